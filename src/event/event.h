@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Events: the registry of probe events (groups, names, ids), each event's
+ * record layout and `format` text, enable state and hit/miss profile.  An
+ * event is fed by one or more probes (the kernel's multi-probe events).
+ * Knows nothing of how probes are armed.
+ */
+#ifndef DPROBE_EVENT_H
+#define DPROBE_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lang/lang.h"
+
+/* Common header of every record: the kernel's struct trace_entry. */
+struct dp_trace_entry {
+	uint16_t type;		/* event id */
+	uint8_t flags;
+	uint8_t preempt_count;
+	int32_t pid;
+};
+
+#define DP_ENTRY_HEAD_SIZE	16	/* common + __probe_ip */
+#define DP_RET_HEAD_SIZE	24	/* common + __probe_func + __probe_ret_ip */
+
+/* How a field's bytes are interpreted (by filters and renderers). */
+enum dp_field_class {
+	DP_FC_NUM,		/* integer of size 1/2/4/8 */
+	DP_FC_ARRAY,		/* count elements of elem_size */
+	DP_FC_STRING,		/* __data_loc char[] */
+	DP_FC_STRING_ARRAY,	/* count __data_loc words */
+};
+
+struct dp_field {
+	const char *name;
+	const char *type;	/* format-file type, e.g. "u32", "unsigned long" */
+	enum dp_field_class fclass;
+	unsigned offset;
+	unsigned size;		/* bytes in the fixed part */
+	unsigned elem_size;
+	unsigned count;		/* array elements, 0 for a scalar */
+	bool is_signed;
+	const struct dp_type *ptype;	/* probe-arg type; NULL for header fields */
+};
+
+/* The four common fields, then the probe header, then the arguments. */
+#define DP_NR_COMMON_FIELDS 4
+extern const struct dp_field dp_common_fields[DP_NR_COMMON_FIELDS];
+
+/* Metadata a renderer or filter needs besides the record bytes. */
+struct dp_rec_meta {
+	uint64_t ts_ns;		/* CLOCK_MONOTONIC nanoseconds */
+	int cpu;
+	int pid;		/* thread id */
+	int tgid;
+	const char *comm;	/* NULL: unknown ("<...>") */
+};
+
+struct dp_event;
+
+struct dp_probe {
+	struct dp_event *event;
+	struct dp_probe_def def;	/* owns args and their fetch programs */
+	uint64_t nhit, nmiss;
+	/* Resolution, filled by a resolver or engine (0 if unknown). */
+	uint64_t file_offset;		/* of the probed instruction */
+	uint64_t vaddr;			/* link-time address */
+	struct dp_probe *next;
+};
+
+struct dp_filter;
+
+struct dp_event {
+	unsigned id;
+	char group[DP_MAX_EVENT_NAME_LEN];
+	char name[DP_MAX_EVENT_NAME_LEN];
+	enum dp_probe_kind kind;
+	bool is_return;
+	bool enabled;
+	struct dp_probe *probes;	/* first probe defines the layout */
+	unsigned nfields;		/* header + argument fields */
+	struct dp_field *fields;	/* without the common fields */
+	unsigned fixed_size;		/* bytes before dynamic data */
+	struct dp_filter *filter;	/* NULL: no filter */
+	char *filter_text;
+	struct dp_event *next;
+};
+
+struct dp_registry {
+	struct dp_event *events;	/* in creation order */
+	unsigned next_id_base;		/* first dynamic id */
+	/*
+	 * Optional check run on a parsed definition before it is applied:
+	 * resolves the place (file, symbol, instruction boundary).  Returns
+	 * 0 or -errno with @err filled.
+	 */
+	int (*resolve)(void *priv, const char *line,
+		       struct dp_probe_def *def, struct dp_probe *probe,
+		       struct dp_error *err);
+	void *resolve_priv;
+	/* error_log: the last 8 entries */
+	struct dp_error log[8];
+	unsigned nlog;
+};
+
+#define DP_FIRST_EVENT_ID 1000
+
+void dp_registry_init(struct dp_registry *reg);
+void dp_registry_free(struct dp_registry *reg);
+
+/*
+ * Apply one line as a write of it to kprobe_events / uprobe_events would:
+ * create, append a probe to an existing event, or delete (-:).  Blank and
+ * comment lines are no-ops.  Returns 0 or -errno; on error the registry is
+ * unchanged and @err (if not NULL) describes the rejection.  On success
+ * *@probe_out (if not NULL) is the probe created (NULL for deletes/no-ops).
+ */
+int dp_registry_apply(struct dp_registry *reg, const char *line,
+		      struct dp_probe **probe_out, struct dp_error *err);
+
+struct dp_event *dp_registry_find(const struct dp_registry *reg,
+				  const char *group, const char *name);
+struct dp_event *dp_registry_find_id(const struct dp_registry *reg,
+				     unsigned id);
+
+/* Field by name: event fields, then the common fields.  NULL if none. */
+const struct dp_field *dp_event_field(const struct dp_event *ev,
+				      const char *name);
+
+/* Write the event's `format` file, byte for byte as the kernel's. */
+void dp_event_format(const struct dp_event *ev, FILE *out);
+/* The `print fmt:` value alone (malloc'd). */
+char *dp_event_print_fmt(const struct dp_event *ev);
+
+/* `*_events` listing: one canonical line per probe. */
+void dp_registry_list(const struct dp_registry *reg, enum dp_probe_kind kind,
+		      FILE *out);
+/* kprobe_profile / uprobe_profile lines. */
+void dp_registry_profile(const struct dp_registry *reg,
+			 enum dp_probe_kind kind, FILE *out);
+
+#endif

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Renderers: records to text people and programs read.  ftrace's `trace`
+ * format (header and lines exactly as the kernel prints probe events) and
+ * JSON lines with typed values.
+ */
+#ifndef DPROBE_OUTPUT_H
+#define DPROBE_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "event/event.h"
+
+/*
+ * Symbolizer for kprobe-style places: fills @sym with the symbol name
+ * containing @addr, @off the offset in it and @size its size.  Returns 0,
+ * or -1 if @addr is in no known symbol.
+ */
+struct dp_symbolizer {
+	int (*lookup)(void *priv, uint64_t addr, const char **sym,
+		      uint64_t *off, uint64_t *size);
+	void *priv;
+};
+
+struct dp_trace_opts {
+	int ncpus;			/* "#P:%d" */
+	const struct dp_symbolizer *sym;	/* may be NULL */
+};
+
+/* "# tracer: nop" ... the column legend, as `trace` prints it. */
+void dp_trace_header(FILE *out, unsigned long entries, unsigned long written,
+		     int ncpus);
+
+/*
+ * One `trace` line (with '\n') for a record of @ev.  Returns 0, or -1 if
+ * the record is malformed (shorter than its fixed part, a __data_loc
+ * outside the record).
+ */
+int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
+		  size_t len, const struct dp_rec_meta *meta,
+		  const struct dp_trace_opts *opts);
+
+/* "[LOST %lu EVENTS]\n" as the kernel prints a ring-buffer overrun. */
+void dp_trace_lost(FILE *out, unsigned long lost);
+
+/*
+ * One JSON object per line: {"event","group","id","ts","cpu","pid","tgid",
+ * "comm","ip"|"func","ret_ip","sym"?,"args":{name: typed value}}.
+ */
+int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
+		 size_t len, const struct dp_rec_meta *meta,
+		 const struct dp_trace_opts *opts);
+
+#endif
