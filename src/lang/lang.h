@@ -83,7 +83,10 @@ enum dp_fetch_op {
 	DP_FOP_COMM,		/* task comm */
 	DP_FOP_DATA,		/* immediate string (data) */
 	DP_FOP_FOFFS,		/* file-offset address: foffs_base + imm */
-	DP_FOP_ENTRY_ARG,	/* param = N: entry value of $argN at return */
+	DP_FOP_ARG,		/* param = N-1: $argN at function entry */
+	DP_FOP_ENTRY_ARG,	/* param = N-1: entry value of $argN at return */
+	DP_FOP_SYMBOL,		/* @SYM placeholder: data = "SYM[+-offs]"; the
+				 * resolver stores its address in the next IMM */
 	/* stage 2: dereferences */
 	DP_FOP_DEREF,		/* val = *(unsigned long *)(val + offset) */
 	DP_FOP_UDEREF,		/* the same, user-space access requested */
@@ -116,7 +119,7 @@ struct dp_arg {
 	char *body;		/* EXPR[:TYPE] as written, shown in listings */
 	char *data;		/* immediate string for DP_FOP_DATA */
 	struct dp_type type;
-	unsigned offset;	/* in the record (set by the event layout) */
+	unsigned offset;	/* after the probe header (16 or 24 bytes) */
 	unsigned n_insn;
 	struct dp_fetch_insn insn[DP_FETCH_INSN_MAX];
 };
@@ -125,6 +128,7 @@ struct dp_arg {
 struct dp_place {
 	/* uprobe: PATH:OFFSET[(REF)] */
 	char *path;
+	uint64_t dev, ino;	/* identity of PATH, as the kernel's inode */
 	uint64_t offset;	/* file offset (uprobe) or symbol offset */
 	uint64_t ref_ctr;	/* 0: none */
 	/* kprobe: [MOD:]SYM[+offs] | MEMADDR */
@@ -142,6 +146,7 @@ struct dp_probe_def {
 	struct dp_place place;
 	unsigned nargs;
 	struct dp_arg *args;
+	unsigned args_size;	/* fixed bytes of all arguments */
 };
 
 /*
@@ -159,10 +164,12 @@ void dp_probe_def_free(struct dp_probe_def *def);
  * criteria; returns 0, or -EINVAL for a malformed delete.
  */
 struct dp_delete_cmd {
-	char group[DP_MAX_EVENT_NAME_LEN];	/* "" = any group */
+	bool any_group;				/* no "GRP/" given */
+	char group[DP_MAX_EVENT_NAME_LEN];
 	char event[DP_MAX_EVENT_NAME_LEN];	/* "" = every event of group */
 	int nmatch;				/* extra tokens */
 	char **match;
+	char **argv_;				/* owner of match */
 };
 int dp_parse_delete(const char *line, struct dp_delete_cmd *cmd,
 		    struct dp_error *err);

@@ -36,14 +36,21 @@ void dp_trace_header(FILE *out, unsigned long entries, unsigned long written,
 /*
  * One `trace` line (with '\n') for a record of @ev.  Returns 0, or -1 if
  * the record is malformed (shorter than its fixed part, a __data_loc
- * outside the record).
+ * outside the record); nothing is written then.  @opts may be NULL (no
+ * symbolizer).
  */
 int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 		  size_t len, const struct dp_rec_meta *meta,
 		  const struct dp_trace_opts *opts);
 
-/* "[LOST %lu EVENTS]\n" as the kernel prints a ring-buffer overrun. */
-void dp_trace_lost(FILE *out, unsigned long lost);
+/*
+ * The marker the kernel prints before the first entry read from a per-CPU
+ * buffer that overran: "CPU:%d [LOST %lu EVENTS]\n", or, when the count is
+ * unknown (DP_LOST_UNKNOWN), "CPU:%d [LOST EVENTS]\n".  Prints nothing for
+ * @lost == 0, as the kernel only prints it when events were lost.
+ */
+#define DP_LOST_UNKNOWN ((unsigned long)-1)
+void dp_trace_lost(FILE *out, int cpu, unsigned long lost);
 
 /*
  * One JSON object per line: {"event","group","id","ts","cpu","pid","tgid",
@@ -52,5 +59,8 @@ void dp_trace_lost(FILE *out, unsigned long lost);
 int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
 		 size_t len, const struct dp_rec_meta *meta,
 		 const struct dp_trace_opts *opts);
+
+/* @s as a JSON string literal (escaped; invalid UTF-8 as \u00XX), or null. */
+void dp_json_string(FILE *out, const char *s);
 
 #endif

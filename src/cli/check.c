@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dprobe check: apply definitions in order, as successive writes to
+ * kprobe_events/uprobe_events would, and say what the kernel would say.
+ * dprobe format: the `format` file of the event a definition makes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "output/output.h"
+
+static void json_line(const char *input, int ret, const struct dp_probe *p,
+		      const struct dp_error *e)
+{
+	char *canon = p ? dp_probe_canonical(&p->def) : NULL;
+
+	fputs("{\"input\":", stdout);
+	dp_json_string(stdout, input);
+	printf(",\"accepted\":%s,\"canonical\":", ret ? "false" : "true");
+	dp_json_string(stdout, canon);
+	if (!ret) {
+		fputs(",\"errno\":null,\"error\":null,\"caret_col\":null}\n",
+		      stdout);
+		free(canon);
+		return;
+	}
+	printf(",\"errno\":\"%s\",\"error\":", dp_errno_name(e->err));
+	dp_json_string(stdout, dp_err_message(e->code));
+	printf(",\"caret_col\":%d,\"command\":", e->pos);
+	dp_json_string(stdout, e->command);
+	printf(",\"logged\":%s", e->logged ? "true" : "false");
+	if (e->detail[0]) {
+		fputs(",\"detail\":", stdout);
+		dp_json_string(stdout, e->detail);
+	}
+	fputs("}\n", stdout);
+	free(canon);
+}
+
+static void text_line(int ret, const struct dp_probe *p,
+		      const struct dp_error *e)
+{
+	char *canon;
+
+	if (ret) {
+		dp_error_print(e, stdout);
+		return;
+	}
+	if (!p)
+		return;
+	canon = dp_probe_canonical(&p->def);
+	if (canon)
+		puts(canon);
+	free(canon);
+}
+
+/* Apply every definition; returns the number rejected, or -1. */
+static int apply_all(struct dp_registry *reg, const struct dp_defs *d,
+		     bool json, bool quiet, char last[2][DP_MAX_EVENT_NAME_LEN])
+{
+	struct dp_error e = { 0 };
+	int rejected = 0;
+
+	for (int i = 0; i < d->n; i++) {
+		struct dp_probe *p = NULL;
+		int ret = dp_registry_apply(reg, d->lines[i], &p, &e);
+
+		rejected += ret != 0;
+		if (p) {
+			memcpy(last[0], p->event->group, DP_MAX_EVENT_NAME_LEN);
+			memcpy(last[1], p->event->name, DP_MAX_EVENT_NAME_LEN);
+		}
+		if (json)
+			json_line(d->lines[i], ret, p, &e);
+		else if (!quiet || ret)
+			text_line(ret, quiet ? NULL : p, &e);
+		dp_error_clear(&e);
+	}
+	return rejected;
+}
+
+static int run(int argc, char **argv, const char *cmd, bool format)
+{
+	struct dp_def_opts o;
+	struct dp_defs d;
+	struct dp_registry reg;
+	struct dp_resolver res;
+	char names[2][DP_MAX_EVENT_NAME_LEN] = { "", "" };
+	struct dp_event *last;
+	int first, rejected;
+
+	first = dp_parse_def_opts(argc, argv, cmd, &o, !format);
+	if (first < 0)
+		return DP_EXIT_USAGE;
+	if (dp_defs_load(&d, &o, argc, argv, first))
+		return DP_EXIT_USAGE;
+	dp_registry_init(&reg);
+	dp_resolver_init(&res, o.binary, o.no_elf);
+	reg.resolve = dp_resolve_cb;
+	reg.resolve_priv = &res;
+
+	rejected = apply_all(&reg, &d, o.json, format, names);
+	/* the event may have been deleted by a later line */
+	last = dp_registry_find(&reg, names[0], names[1]);
+	if (format && !rejected && !last)
+		fprintf(stderr, "dprobe format: no event was defined\n");
+	if (format && !rejected && last)
+		dp_event_format(last, stdout);
+
+	dp_registry_free(&reg);
+	dp_resolver_free(&res);
+	dp_defs_free(&d);
+	if (rejected || (format && !last))
+		return DP_EXIT_REJECTED;
+	return DP_EXIT_OK;
+}
+
+int dp_cmd_check(int argc, char **argv)
+{
+	return run(argc, argv, "check", false);
+}
+
+int dp_cmd_format(int argc, char **argv)
+{
+	return run(argc, argv, "format", true);
+}

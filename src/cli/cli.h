@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The dprobe command: subcommands and shared option handling. */
+#ifndef DPROBE_CLI_H
+#define DPROBE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "event/event.h"
+#include "sym/resolve.h"
+
+/* Exit codes: 0 ok, 1 a definition (or filter) was rejected, 2 usage. */
+enum { DP_EXIT_OK = 0, DP_EXIT_REJECTED = 1, DP_EXIT_USAGE = 2 };
+
+/* Definitions given as arguments or read from -f FILE, in order. */
+struct dp_defs {
+	char **lines;
+	int n;
+	char *file_buf;		/* owner of lines read from a file */
+};
+
+/*
+ * Options shared by the commands that take definitions:
+ *   -f FILE, -x BINARY, --no-elf, --json
+ */
+struct dp_def_opts {
+	const char *file;
+	const char *binary;
+	bool no_elf;
+	bool json;
+};
+
+int dp_cmd_check(int argc, char **argv);
+int dp_cmd_format(int argc, char **argv);
+int dp_cmd_help(int argc, char **argv);
+
+/* Parse the shared options; returns the index of the first DEF, or -1. */
+int dp_parse_def_opts(int argc, char **argv, const char *cmd,
+		      struct dp_def_opts *o, bool allow_json);
+/* Collect DEFs (argv[first..]) or the lines of o->file. 0 or -1. */
+int dp_defs_load(struct dp_defs *d, const struct dp_def_opts *o, int argc,
+		 char **argv, int first);
+void dp_defs_free(struct dp_defs *d);
+
+void dp_usage(FILE *out, const char *cmd);
+
+#endif

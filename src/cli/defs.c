@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading definitions from the command line or a file. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+
+enum { OPT_NO_ELF = 256, OPT_JSON };
+
+int dp_parse_def_opts(int argc, char **argv, const char *cmd,
+		      struct dp_def_opts *o, bool allow_json)
+{
+	static const struct option longopts[] = {
+		{ "file", required_argument, NULL, 'f' },
+		{ "binary", required_argument, NULL, 'x' },
+		{ "no-elf", no_argument, NULL, OPT_NO_ELF },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+f:x:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': o->file = optarg; break;
+		case 'x': o->binary = optarg; break;
+		case OPT_NO_ELF: o->no_elf = true; break;
+		case OPT_JSON:
+			if (!allow_json)
+				goto usage;
+			o->json = true;
+			break;
+		case 'h':
+			dp_usage(stdout, cmd);
+			exit(DP_EXIT_OK);
+		default:
+			goto usage;
+		}
+	}
+	if (!o->file && optind >= argc) {
+		fprintf(stderr, "dprobe %s: no definition given\n", cmd);
+		goto usage;
+	}
+	if (o->file && optind < argc) {
+		fprintf(stderr, "dprobe %s: give -f FILE or DEFs, not both\n", cmd);
+		goto usage;
+	}
+	return optind;
+usage:
+	dp_usage(stderr, cmd);
+	return -1;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f;
+	struct stat st;
+	char *buf;
+	size_t n;
+
+	if (!strcmp(path, "-"))
+		f = stdin;
+	else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return errno = EISDIR, NULL;
+	else if (!(f = fopen(path, "r")))
+		return NULL;
+	buf = malloc(1 << 20);
+	if (!buf) {
+		errno = ENOMEM;
+		goto out;
+	}
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	if (ferror(f) || !feof(f)) {
+		free(buf);
+		buf = NULL;
+		errno = ferror(f) ? EIO : EFBIG;
+		goto out;
+	}
+	buf[n] = '\0';
+	if (memchr(buf, '\0', n)) {
+		/* a NUL would silently end a line: refuse binary input */
+		free(buf);
+		buf = NULL;
+		errno = EINVAL;
+	}
+out:
+	if (f != stdin)
+		fclose(f);
+	return buf;
+}
+
+int dp_defs_load(struct dp_defs *d, const struct dp_def_opts *o, int argc,
+		 char **argv, int first)
+{
+	char *p, *nl;
+	int cap;
+
+	memset(d, 0, sizeof(*d));
+	if (!o->file) {
+		d->lines = argv + first;
+		d->n = argc - first;
+		return 0;
+	}
+	d->file_buf = read_file(o->file);
+	if (!d->file_buf) {
+		fprintf(stderr, "dprobe: %s: %s%s\n", o->file, strerror(errno),
+			errno == EINVAL ? " (the file contains NUL bytes)" : "");
+		return -1;
+	}
+	cap = 16;
+	d->lines = malloc((size_t)cap * sizeof(*d->lines));
+	for (p = d->file_buf; d->lines && *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (d->n == cap)
+			d->lines = realloc(d->lines, (size_t)(cap *= 2) * sizeof(char *));
+		if (!d->lines)
+			break;
+		d->lines[d->n++] = p;
+		if (!nl)
+			break;
+		*nl = '\0';
+	}
+	if (!d->lines) {
+		fprintf(stderr, "dprobe: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+void dp_defs_free(struct dp_defs *d)
+{
+	if (d->file_buf)
+		free(d->lines);
+	free(d->file_buf);
+	memset(d, 0, sizeof(*d));
+}

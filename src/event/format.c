@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Text the kernel shows for events: the `format` file (f_show in
+ * trace_events.c, __set_print_fmt in trace_probe.c), the *_events listing
+ * and the *_profile statistics.  spec §5.2, §2.8, §7.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "event/event.h"
+
+static void field_line(FILE *out, const struct dp_field *f)
+{
+	const char *bracket = strchr(f->type, '[');
+
+	if (!strncmp(f->type, "__data_loc", 10))
+		bracket = NULL;
+	if (bracket)
+		fprintf(out, "\tfield:%.*s %s[];", (int)(bracket - f->type),
+			f->type, f->name);
+	else
+		fprintf(out, "\tfield:%s %s;", f->type, f->name);
+	fprintf(out, "\toffset:%u;\tsize:%u;\tsigned:%d;\n", f->offset, f->size,
+		f->is_signed ? 1 : 0);
+}
+
+static void print_fmt(FILE *f, const struct dp_event *ev)
+{
+	const struct dp_probe_def *def = &ev->probes->def;
+
+	fprintf(f, "\"%s", ev->is_return ? "(%lx <- %lx)" : "(%lx)");
+	for (unsigned i = 0; i < def->nargs; i++) {
+		const struct dp_arg *a = &def->args[i];
+		const char *spec = dp_type_print_fmt(&a->type);
+
+		fprintf(f, " %s=", a->name);
+		if (!a->type.count) {
+			fputs(spec, f);
+			continue;
+		}
+		fprintf(f, "{%s", spec);
+		for (unsigned j = 1; j < a->type.count; j++)
+			fprintf(f, ",%s", spec);
+		fputc('}', f);
+	}
+	fputs(ev->is_return ? "\", REC->__probe_func, REC->__probe_ret_ip"
+			    : "\", REC->__probe_ip", f);
+	for (unsigned i = 0; i < def->nargs; i++) {
+		const struct dp_arg *a = &def->args[i];
+		bool str = dp_type_is_string(&a->type);
+
+		if (!a->type.count) {
+			fprintf(f, str ? ", __get_str(%s)" : ", REC->%s", a->name);
+			continue;
+		}
+		for (unsigned j = 0; j < a->type.count; j++)
+			fprintf(f, str ? ", __get_str(%s[%u])" : ", REC->%s[%u]",
+				a->name, j);
+	}
+}
+
+char *dp_event_print_fmt(const struct dp_event *ev)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	print_fmt(f, ev);
+	fclose(f);
+	return buf;
+}
+
+void dp_event_format(const struct dp_event *ev, FILE *out)
+{
+	fprintf(out, "name: %s\nID: %u\nformat:\n", ev->name, ev->id);
+	for (unsigned i = 0; i < DP_NR_COMMON_FIELDS; i++)
+		field_line(out, &dp_common_fields[i]);
+	fputc('\n', out);
+	for (unsigned i = 0; i < ev->nfields; i++)
+		field_line(out, &ev->fields[i]);
+	fputs("\nprint fmt: ", out);
+	print_fmt(out, ev);
+	fputc('\n', out);
+}
+
+void dp_registry_list(const struct dp_registry *reg, enum dp_probe_kind kind,
+		      FILE *out)
+{
+	for (const struct dp_event *ev = reg->events; ev; ev = ev->next) {
+		if (ev->kind != kind)
+			continue;
+		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
+			char *line = dp_probe_canonical(&p->def);
+
+			if (line)
+				fprintf(out, "%s\n", line);
+			free(line);
+		}
+	}
+}
+
+void dp_registry_profile(const struct dp_registry *reg,
+			 enum dp_probe_kind kind, FILE *out)
+{
+	for (const struct dp_event *ev = reg->events; ev; ev = ev->next) {
+		if (ev->kind != kind)
+			continue;
+		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
+			if (kind == DP_KIND_UPROBE)
+				fprintf(out, "  %s %-44s %15lu\n",
+					p->def.place.path, ev->name,
+					(unsigned long)p->nhit);
+			else
+				fprintf(out, "  %-44s %15lu %15lu\n", ev->name,
+					(unsigned long)p->nhit,
+					(unsigned long)p->nmiss);
+		}
+	}
+}

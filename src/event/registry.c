@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The event registry: what kprobe_events and uprobe_events hold.  A line
+ * creates an event, appends a probe to an existing one (a multi-probe
+ * event, spec §2.6), or deletes probes (spec §2.7).  Every rejected line
+ * leaves the registry exactly as it was.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event/event.h"
+#include "event/filter.h"
+#include "lang/fetch.h"
+
+const struct dp_field dp_common_fields[DP_NR_COMMON_FIELDS] = {
+	{ .name = "common_type", .type = "unsigned short", .offset = 0,
+	  .size = 2, .elem_size = 2 },
+	{ .name = "common_flags", .type = "unsigned char", .offset = 2,
+	  .size = 1, .elem_size = 1 },
+	{ .name = "common_preempt_count", .type = "unsigned char",
+	  .offset = 3, .size = 1, .elem_size = 1 },
+	{ .name = "common_pid", .type = "int", .offset = 4, .size = 4,
+	  .elem_size = 4, .is_signed = true },
+};
+
+void dp_registry_init(struct dp_registry *reg)
+{
+	memset(reg, 0, sizeof(*reg));
+	reg->next_id_base = DP_FIRST_EVENT_ID;
+}
+
+static void probe_free(struct dp_probe *p)
+{
+	dp_probe_def_free(&p->def);
+	free(p);
+}
+
+static void event_free(struct dp_event *ev)
+{
+	struct dp_probe *p, *n;
+
+	for (p = ev->probes; p; p = n) {
+		n = p->next;
+		probe_free(p);
+	}
+	for (unsigned i = 0; i < ev->nfields; i++)
+		free((char *)ev->fields[i].type);
+	free(ev->fields);
+	dp_filter_free(ev->filter);
+	free(ev->filter_text);
+	free(ev);
+}
+
+void dp_registry_free(struct dp_registry *reg)
+{
+	struct dp_event *ev, *n;
+
+	for (ev = reg->events; ev; ev = n) {
+		n = ev->next;
+		event_free(ev);
+	}
+	for (unsigned i = 0; i < 8; i++)
+		dp_error_clear(&reg->log[i]);
+	memset(reg, 0, sizeof(*reg));
+}
+
+struct dp_event *dp_registry_find(const struct dp_registry *reg,
+				  const char *group, const char *name)
+{
+	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
+		if (!strcmp(ev->group, group) && !strcmp(ev->name, name))
+			return ev;
+	return NULL;
+}
+
+struct dp_event *dp_registry_find_id(const struct dp_registry *reg,
+				     unsigned id)
+{
+	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
+		if (ev->id == id)
+			return ev;
+	return NULL;
+}
+
+const struct dp_field *dp_event_field(const struct dp_event *ev,
+				      const char *name)
+{
+	for (unsigned i = 0; i < ev->nfields; i++)
+		if (!strcmp(ev->fields[i].name, name))
+			return &ev->fields[i];
+	for (unsigned i = 0; i < DP_NR_COMMON_FIELDS; i++)
+		if (!strcmp(dp_common_fields[i].name, name))
+			return &dp_common_fields[i];
+	return NULL;
+}
+
+/* Lowest free id, as the kernel's dynamic event ids are handed out. */
+static unsigned alloc_id(const struct dp_registry *reg)
+{
+	unsigned id = reg->next_id_base;
+
+	while (dp_registry_find_id(reg, id))
+		id++;
+	return id;
+}
+
+static void header_field(struct dp_field *f, const char *name, unsigned off)
+{
+	f->name = name;
+	f->type = strdup("unsigned long");
+	f->fclass = DP_FC_NUM;
+	f->offset = off;
+	f->size = f->elem_size = 8;
+}
+
+static void arg_field(struct dp_field *f, const struct dp_arg *a,
+		      unsigned head)
+{
+	const struct dp_type *t = &a->type;
+	char type[64];
+
+	dp_type_format_name(t, type, sizeof(type));
+	f->name = a->name;
+	f->type = strdup(type);
+	f->offset = head + a->offset;
+	f->elem_size = t->size;
+	f->count = t->count;
+	f->size = dp_type_fixed_size(t);
+	f->is_signed = dp_type_is_signed(t);
+	f->ptype = t;
+	if (dp_type_is_string(t))
+		f->fclass = t->count ? DP_FC_STRING_ARRAY : DP_FC_STRING;
+	else
+		f->fclass = t->count ? DP_FC_ARRAY : DP_FC_NUM;
+}
+
+/* The record layout of an event, from its first probe. */
+static int build_fields(struct dp_event *ev)
+{
+	const struct dp_probe_def *def = &ev->probes->def;
+	unsigned nh = def->is_return ? 2 : 1, head = dp_probe_head_size(def);
+
+	ev->nfields = nh + def->nargs;
+	ev->fields = calloc(ev->nfields, sizeof(*ev->fields));
+	if (!ev->fields)
+		return -ENOMEM;
+	if (def->is_return) {
+		header_field(&ev->fields[0], "__probe_func", 8);
+		header_field(&ev->fields[1], "__probe_ret_ip", 16);
+	} else {
+		header_field(&ev->fields[0], "__probe_ip", 8);
+	}
+	for (unsigned i = 0; i < def->nargs; i++)
+		arg_field(&ev->fields[nh + i], &def->args[i], head);
+	for (unsigned i = 0; i < ev->nfields; i++)
+		if (!ev->fields[i].type)
+			return -ENOMEM;
+	ev->fixed_size = head + def->args_size;
+	return 0;
+}
+
+/* Types are equal as the kernel's fetch_type pointers: b4@4/16 is u16. */
+static bool same_type(const struct dp_type *a, const struct dp_type *b)
+{
+	enum dp_type_kind ka = a->kind == DP_T_BITFIELD ? DP_T_U : a->kind;
+	enum dp_type_kind kb = b->kind == DP_T_BITFIELD ? DP_T_U : b->kind;
+
+	return ka == kb && a->size == b->size && a->count == b->count;
+}
+
+/* trace_probe_compare_arg_type(): 0, or the 1-based first difference. */
+static unsigned compare_args(const struct dp_probe_def *a,
+			     const struct dp_probe_def *b)
+{
+	if (a->nargs != b->nargs)
+		return (a->nargs < b->nargs ? a->nargs : b->nargs) + 1;
+	for (unsigned i = 0; i < a->nargs; i++)
+		if (!same_type(&a->args[i].type, &b->args[i].type) ||
+		    strcmp(a->args[i].name, b->args[i].name))
+			return i + 1;
+	return 0;
+}
+
+static bool same_place(const struct dp_probe_def *a,
+		       const struct dp_probe_def *b)
+{
+	const struct dp_place *x = &a->place, *y = &b->place;
+
+	if (a->kind == DP_KIND_UPROBE)
+		return x->dev == y->dev && x->ino == y->ino &&
+		       x->offset == y->offset;
+	if (!x->symbol || !y->symbol)
+		return !x->symbol && !y->symbol && x->addr == y->addr;
+	return !strcmp(x->symbol, y->symbol) && x->offset == y->offset &&
+	       !strcmp(x->module ? x->module : "", y->module ? y->module : "");
+}
+
+static bool same_probe(const struct dp_event *ev,
+		       const struct dp_probe_def *def)
+{
+	for (const struct dp_probe *p = ev->probes; p; p = p->next) {
+		unsigned i;
+
+		if (!same_place(&p->def, def))
+			continue;
+		for (i = 0; i < def->nargs; i++)
+			if (strcmp(p->def.args[i].body, def->args[i].body))
+				break;
+		if (i == def->nargs)
+			return true;
+	}
+	return false;
+}
+
+/* All uprobes on one inode+offset must agree on the reference counter. */
+static bool ref_ctr_mismatch(const struct dp_registry *reg,
+			     const struct dp_probe_def *def)
+{
+	for (const struct dp_event *ev = reg->events; ev; ev = ev->next) {
+		if (ev->kind != DP_KIND_UPROBE)
+			continue;
+		for (const struct dp_probe *p = ev->probes; p; p = p->next)
+			if (p->def.place.dev == def->place.dev &&
+			    p->def.place.ino == def->place.ino &&
+			    p->def.place.offset == def->place.offset &&
+			    p->def.place.ref_ctr != def->place.ref_ctr)
+				return true;
+	}
+	return false;
+}
+
+static struct dp_event *find_kind(const struct dp_registry *reg,
+				  const struct dp_probe_def *def, bool same)
+{
+	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
+		if (!strcmp(ev->group, def->group) &&
+		    !strcmp(ev->name, def->event) &&
+		    (ev->kind == def->kind) == same)
+			return ev;
+	return NULL;
+}
+
+static int append_probe(struct dp_event *ev, struct dp_probe *p)
+{
+	struct dp_probe **tail = &ev->probes;
+
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = p;
+	p->event = ev;
+	return 0;
+}
+
+static int new_event(struct dp_registry *reg, struct dp_probe *p)
+{
+	struct dp_event *ev = calloc(1, sizeof(*ev)), **tail;
+
+	if (!ev)
+		return -ENOMEM;
+	ev->id = alloc_id(reg);
+	memcpy(ev->group, p->def.group, sizeof(ev->group));
+	memcpy(ev->name, p->def.event, sizeof(ev->name));
+	ev->kind = p->def.kind;
+	ev->is_return = p->def.is_return;
+	ev->probes = p;
+	p->event = ev;
+	if (build_fields(ev)) {
+		ev->probes = NULL;
+		event_free(ev);
+		return -ENOMEM;
+	}
+	for (tail = &reg->events; *tail; tail = &(*tail)->next)
+		;
+	*tail = ev;
+	return 0;
+}
+
+/* register_trace_uprobe() / register_trace_kprobe(). */
+static int register_probe(struct dp_registry *reg, const char *line,
+			  struct dp_probe *p, struct dp_error *err)
+{
+	struct dp_event *old;
+	unsigned diff;
+
+	if (p->def.kind == DP_KIND_UPROBE && ref_ctr_mismatch(reg, &p->def)) {
+		dp_error_at(err, line, DP_ERR_REFCTR_MISMATCH, EINVAL, 1, 0);
+		return -EINVAL;
+	}
+	old = find_kind(reg, &p->def, true);
+	if (old) {
+		if (old->is_return != p->def.is_return) {
+			dp_error_at(err, line, DP_ERR_DIFF_PROBE_TYPE, EEXIST, 0, 0);
+			return -EEXIST;
+		}
+		diff = compare_args(&p->def, &old->probes->def);
+		if (diff) {
+			dp_error_at(err, line, DP_ERR_DIFF_ARG_TYPE, EEXIST,
+				    (int)diff + 1, 0);
+			return -EEXIST;
+		}
+		if (same_probe(old, &p->def)) {
+			dp_error_at(err, line, DP_ERR_SAME_PROBE, EEXIST, 0, 0);
+			return -EEXIST;
+		}
+		return append_probe(old, p);
+	}
+	if (find_kind(reg, &p->def, false)) {
+		dp_error_at(err, line, DP_ERR_EVENT_EXIST, EEXIST, 0, 0);
+		return -EEXIST;
+	}
+	return new_event(reg, p);
+}
+
+static int create(struct dp_registry *reg, const char *line,
+		  struct dp_probe **out, struct dp_error *err)
+{
+	struct dp_probe *p = calloc(1, sizeof(*p));
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	ret = dp_parse_probe(line, &p->def, err);
+	if (ret == -ENODATA) {
+		free(p);
+		return 0;
+	}
+	if (!ret && reg->resolve)
+		ret = reg->resolve(reg->resolve_priv, line, &p->def, p, err);
+	if (!ret)
+		ret = register_probe(reg, line, p, err);
+	if (ret) {
+		probe_free(p);
+		return ret;
+	}
+	if (out)
+		*out = p;
+	return 0;
+}
+
+/* "NAME=BODY" tokens after the place must equal the first arguments. */
+static bool args_match(const struct dp_probe_def *def, int argc,
+		       char *const *argv)
+{
+	char buf[DP_MAX_ARGSTR_LEN + 1];
+
+	if ((int)def->nargs < argc)
+		return false;
+	for (int i = 0; i < argc; i++) {
+		snprintf(buf, sizeof(buf), "%s=%s", def->args[i].name,
+			 def->args[i].body);
+		if (strcmp(buf, argv[i]))
+			return false;
+	}
+	return true;
+}
+
+/* trace_{u,k}probe_match_command_head(). */
+static bool head_matches(const struct dp_probe_def *def, int argc,
+			 char *const *argv)
+{
+	char buf[DP_MAX_ARGSTR_LEN + 1];
+	const char *tok;
+	size_t len;
+
+	if (!argc)
+		return true;
+	tok = argv[0];
+	if (def->kind == DP_KIND_UPROBE) {
+		len = strlen(def->place.path);
+		if (strncmp(def->place.path, tok, len) || tok[len] != ':')
+			return false;
+		if (def->place.ref_ctr)
+			snprintf(buf, sizeof(buf), "0x%016lx(0x%lx)",
+				 (unsigned long)def->place.offset,
+				 (unsigned long)def->place.ref_ctr);
+		else
+			snprintf(buf, sizeof(buf), "0x%016lx",
+				 (unsigned long)def->place.offset);
+		tok += len + 1;
+	} else {
+		char *place = dp_place_canonical(def);
+
+		snprintf(buf, sizeof(buf), "%s", place ? place : "");
+		free(place);
+	}
+	return !strcmp(buf, tok) && args_match(def, argc - 1, argv + 1);
+}
+
+static bool delete_matches(const struct dp_delete_cmd *cmd,
+			   const struct dp_event *ev, const struct dp_probe *p)
+{
+	return (!cmd->event[0] || !strcmp(ev->name, cmd->event)) &&
+	       (cmd->any_group || !strcmp(ev->group, cmd->group)) &&
+	       head_matches(&p->def, cmd->nmatch, cmd->match);
+}
+
+/* Unlink matching probes, then events left with none. */
+static void remove_matching(struct dp_registry *reg,
+			    const struct dp_delete_cmd *cmd)
+{
+	struct dp_event **evp = &reg->events;
+
+	while (*evp) {
+		struct dp_event *ev = *evp;
+		struct dp_probe **pp = &ev->probes;
+
+		while (*pp) {
+			struct dp_probe *p = *pp;
+
+			if (delete_matches(cmd, ev, p)) {
+				*pp = p->next;
+				probe_free(p);
+			} else {
+				pp = &p->next;
+			}
+		}
+		if (ev->probes) {
+			evp = &ev->next;
+			continue;
+		}
+		*evp = ev->next;
+		event_free(ev);
+	}
+}
+
+/*
+ * dyn_event_release().  Unlike the kernel, which may delete some matches
+ * before finding a busy one, the whole delete is refused when any match is
+ * busy, so a failed command never half-applies.
+ */
+static int delete(struct dp_registry *reg, const char *line,
+		  struct dp_error *err)
+{
+	struct dp_delete_cmd cmd;
+	bool found = false;
+	int ret = dp_parse_delete(line, &cmd, err);
+
+	if (ret)
+		return ret;
+	for (struct dp_event *ev = reg->events; ev; ev = ev->next) {
+		for (struct dp_probe *p = ev->probes; p; p = p->next) {
+			if (!delete_matches(&cmd, ev, p))
+				continue;
+			found = true;
+			if (ev->enabled) {
+				dp_error_at(err, line, DP_ERR_BUSY, EBUSY, 0, 0);
+				ret = -EBUSY;
+				goto out;
+			}
+		}
+	}
+	if (!found) {
+		dp_error_at(err, line, DP_ERR_NO_SUCH_EVENT, ENOENT, 0, 0);
+		ret = -ENOENT;
+		goto out;
+	}
+	remove_matching(reg, &cmd);
+out:
+	dp_delete_cmd_free(&cmd);
+	return ret;
+}
+
+static void log_error(struct dp_registry *reg, const struct dp_error *e)
+{
+	struct dp_error *slot;
+
+	if (!e->logged)
+		return;
+	if (reg->nlog == 8) {
+		dp_error_clear(&reg->log[0]);
+		memmove(&reg->log[0], &reg->log[1], 7 * sizeof(reg->log[0]));
+		memset(&reg->log[7], 0, sizeof(reg->log[7]));
+		reg->nlog--;
+	}
+	slot = &reg->log[reg->nlog++];
+	*slot = *e;
+	slot->command = e->command ? strdup(e->command) : NULL;
+}
+
+int dp_registry_apply(struct dp_registry *reg, const char *line,
+		      struct dp_probe **probe_out, struct dp_error *err)
+{
+	struct dp_error local = { 0 };
+	struct dp_error *e = err ? err : &local;
+	int ret;
+
+	if (probe_out)
+		*probe_out = NULL;
+	dp_error_clear(e);
+	if (strlen(line) > DP_MAX_LINE_LEN) {
+		dp_error_at(e, "", DP_ERR_LINE_TOO_LONG, EINVAL, 0, 0);
+		ret = -EINVAL;
+	} else if (dp_line_is_delete(line)) {
+		ret = delete(reg, line, e);
+	} else {
+		ret = create(reg, line, probe_out, e);
+	}
+	if (ret)
+		log_error(reg, e);
+	dp_error_clear(&local);
+	return ret;
+}
