@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ftrace `trace` renderer: the file header, one line per record and the
+ * lost-events marker, byte for byte as the kernel prints probe events
+ * (spec §6).  Also the record checks shared with the JSON renderer.
+ *
+ * Deliberate difference from the kernel: the five flag columns are always
+ * "....." (a user-space hit has no irq/preempt context to report); 6.18
+ * prints "DBZff" for uprobes, which is an accident of its handler.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "output/output.h"
+#include "output/render.h"
+
+/* ---- record checks (shared with json.c) -------------------------------- */
+
+int dp_out_geom(const struct dp_field *f, struct dp_out_geom *g)
+{
+	const struct dp_type *t = f->ptype;
+
+	g->off = f->offset;
+	g->array = f->count != 0;
+	g->n = f->count ? f->count : 1;
+	g->esz = f->count ? f->elem_size : f->size;
+	if (!g->esz && t)
+		g->esz = t->size;
+	g->string = (t && dp_type_is_string(t)) ||
+		    f->fclass == DP_FC_STRING || f->fclass == DP_FC_STRING_ARRAY;
+	if (g->string)
+		return g->esz == 4 ? 0 : -1;
+	return g->esz == 1 || g->esz == 2 || g->esz == 4 || g->esz == 8 ? 0 : -1;
+}
+
+/* A __data_loc word: the string's length (with its NUL) << 16 | offset. */
+static int check_loc(const uint8_t *slot, size_t len)
+{
+	uint32_t loc = (uint32_t)dp_out_load(slot, 4);
+	size_t slen = loc >> 16;
+
+	/* Length 0 is a fetch fault: printed, never dereferenced. */
+	if (!slen)
+		return 0;
+	return (loc & 0xffff) + slen <= len ? 0 : -1;
+}
+
+static int check_field(const struct dp_field *f, const uint8_t *r, size_t len)
+{
+	struct dp_out_geom g;
+	unsigned i;
+
+	if (dp_out_geom(f, &g))
+		return -1;
+	if ((uint64_t)g.off + (uint64_t)g.n * g.esz > len)
+		return -1;
+	if (!g.string)
+		return 0;
+	for (i = 0; i < g.n; i++)
+		if (check_loc(r + g.off + (size_t)i * 4, len))
+			return -1;
+	return 0;
+}
+
+int dp_out_check(const struct dp_event *ev, const void *rec, size_t len)
+{
+	size_t head = ev->is_return ? DP_RET_HEAD_SIZE : DP_ENTRY_HEAD_SIZE;
+	unsigned i;
+
+	if (!rec || len < head || len < ev->fixed_size)
+		return -1;
+	for (i = 0; i < ev->nfields; i++) {
+		const struct dp_field *f = &ev->fields[i];
+
+		/* header fields sit at fixed offsets, covered by @head */
+		if (!f->ptype)
+			continue;
+		if (check_field(f, rec, len))
+			return -1;
+	}
+	return 0;
+}
+
+bool dp_out_str(const uint8_t *rec, const uint8_t *slot, const char **s,
+		size_t *n)
+{
+	uint32_t loc = (uint32_t)dp_out_load(slot, 4);
+	size_t slen = loc >> 16;
+	const char *p = (const char *)rec + (loc & 0xffff);
+	const char *nul;
+
+	if (!slen)
+		return false;
+	nul = memchr(p, '\0', slen);
+	*s = p;
+	*n = nul ? (size_t)(nul - p) : slen;
+	return true;
+}
+
+bool dp_out_lookup(const struct dp_trace_opts *opts, uint64_t addr,
+		   const char **name, uint64_t *off, uint64_t *size)
+{
+	const struct dp_symbolizer *sym = opts ? opts->sym : NULL;
+
+	if (!sym || !sym->lookup)
+		return false;
+	*name = NULL;
+	*off = 0;
+	*size = 0;
+	if (sym->lookup(sym->priv, addr, name, off, size) || !*name)
+		return false;
+	/* the kernel treats an empty name as no symbol */
+	return **name != '\0';
+}
+
+/* ---- header and markers ------------------------------------------------ */
+
+/* The column legend of the nop tracer with default options (§6.1). */
+static const char trace_legend[] =
+	"#\n"
+	"#                                _-----=> irqs-off/BH-disabled\n"
+	"#                               / _----=> need-resched\n"
+	"#                              | / _---=> hardirq/softirq\n"
+	"#                              || / _--=> preempt-depth\n"
+	"#                              ||| / _-=> migrate-disable\n"
+	"#                              |||| /     delay\n"
+	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+	"#              | |         |   |||||     |         |\n";
+
+void dp_trace_header(FILE *out, unsigned long entries, unsigned long written,
+		     int ncpus)
+{
+	flockfile(out);
+	fputs_unlocked("# tracer: nop\n#\n", out);
+	fprintf(out, "# entries-in-buffer/entries-written: %lu/%lu   #P:%d\n",
+		entries, written, ncpus);
+	fputs_unlocked(trace_legend, out);
+	funlockfile(out);
+}
+
+void dp_trace_lost(FILE *out, int cpu, unsigned long lost)
+{
+	if (!lost)
+		return;
+	if (lost == DP_LOST_UNKNOWN)
+		fprintf(out, "CPU:%d [LOST EVENTS]\n", cpu);
+	else
+		fprintf(out, "CPU:%d [LOST %lu EVENTS]\n", cpu, lost);
+}
+
+/* ---- one line ---------------------------------------------------------- */
+
+/*
+ * "comm-pid [cpu] flags secs.usecs: ".  Microseconds are rounded to the
+ * nearest, as the kernel's ns2usecs() does (+500 ns, then divide).
+ */
+static void put_context(FILE *out, const struct dp_rec_meta *meta)
+{
+	uint64_t us = meta->ts_ns / 1000 + (meta->ts_ns % 1000 >= 500);
+
+	fprintf(out, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": ",
+		meta->comm ? meta->comm : "<...>", meta->pid, meta->cpu,
+		us / 1000000, us % 1000000);
+}
+
+/*
+ * seq_print_ip_sym(): "0" for 0, "sym+0xoff/0xsize" (or the bare name
+ * without @offset), "0x%08lx" when no symbol covers @addr.
+ */
+static void put_ip_sym(FILE *out, const struct dp_trace_opts *opts,
+		       uint64_t addr, bool offset)
+{
+	const char *name;
+	uint64_t off, size;
+
+	if (!addr) {
+		fputc_unlocked('0', out);
+		return;
+	}
+	if (!dp_out_lookup(opts, addr, &name, &off, &size)) {
+		fprintf(out, "0x%08" PRIx64, addr);
+		return;
+	}
+	fputs_unlocked(name, out);
+	if (offset)
+		fprintf(out, "+0x%" PRIx64 "/0x%" PRIx64, off, size);
+}
+
+/* The parenthesised place: uprobes print raw addresses, kprobes symbols. */
+static void put_head(FILE *out, const struct dp_event *ev, const uint8_t *r,
+		     const struct dp_trace_opts *opts)
+{
+	uint64_t ip, func, ret_ip;
+
+	fputc_unlocked('(', out);
+	if (!ev->is_return) {
+		ip = dp_out_load(r + DP_OUT_IP_OFF, 8);
+		if (ev->kind == DP_KIND_UPROBE)
+			dp_out_hex(out, ip);
+		else
+			put_ip_sym(out, opts, ip, true);
+		fputc_unlocked(')', out);
+		return;
+	}
+	func = dp_out_load(r + DP_OUT_FUNC_OFF, 8);
+	ret_ip = dp_out_load(r + DP_OUT_RET_IP_OFF, 8);
+	/* (return address <- function), the reverse of the record order */
+	if (ev->kind == DP_KIND_UPROBE) {
+		dp_out_hex(out, ret_ip);
+		fputs_unlocked(" <- ", out);
+		dp_out_hex(out, func);
+	} else {
+		put_ip_sym(out, opts, ret_ip, true);
+		fputs_unlocked(" <- ", out);
+		put_ip_sym(out, opts, func, false);
+	}
+	fputc_unlocked(')', out);
+}
+
+/* %pS: "sym+0xoff/0xsize", or the bare address as hex. */
+static void put_symbol(FILE *out, const struct dp_trace_opts *opts,
+		       uint64_t addr)
+{
+	const char *name;
+	uint64_t off, size;
+
+	if (!dp_out_lookup(opts, addr, &name, &off, &size)) {
+		dp_out_hex(out, addr);
+		return;
+	}
+	fprintf(out, "%s+0x%" PRIx64 "/0x%" PRIx64, name, off, size);
+}
+
+static void put_string(FILE *out, const uint8_t *r, const uint8_t *slot)
+{
+	const char *s;
+	size_t n;
+
+	if (!dp_out_str(r, slot, &s, &n)) {
+		fputs_unlocked("(fault)", out);
+		return;
+	}
+	/* raw bytes, no escaping: the kernel prints "\"%s\"" */
+	fputc_unlocked('"', out);
+	fwrite_unlocked(s, 1, n, out);
+	fputc_unlocked('"', out);
+}
+
+/* One element of an argument, as the kernel's print_type_*() functions. */
+static void put_elem(FILE *out, const struct dp_type *t, const uint8_t *r,
+		     const uint8_t *p, unsigned esz,
+		     const struct dp_trace_opts *opts)
+{
+	switch (t->kind) {
+	case DP_T_U:
+	case DP_T_BITFIELD:	/* the record holds the extracted value */
+		dp_out_udec(out, dp_out_load(p, esz));
+		break;
+	case DP_T_S:
+		dp_out_sdec(out, dp_out_sload(p, esz));
+		break;
+	case DP_T_CHAR:
+		fputc_unlocked('\'', out);
+		fputc_unlocked(*p, out);
+		fputc_unlocked('\'', out);
+		break;
+	case DP_T_STRING:
+	case DP_T_USTRING:
+	case DP_T_SYMSTR:
+		put_string(out, r, p);
+		break;
+	case DP_T_SYMBOL:
+		put_symbol(out, opts, dp_out_load(p, esz));
+		break;
+	case DP_T_X:
+	default:
+		dp_out_hex(out, dp_out_load(p, esz));
+		break;
+	}
+}
+
+static void put_arg(FILE *out, const struct dp_field *f, const uint8_t *r,
+		    const struct dp_trace_opts *opts)
+{
+	struct dp_out_geom g;
+	unsigned i;
+
+	dp_out_geom(f, &g);	/* cannot fail: dp_out_check() passed */
+	fputc_unlocked(' ', out);
+	fputs_unlocked(f->name, out);
+	fputc_unlocked('=', out);
+	if (!g.array) {
+		put_elem(out, f->ptype, r, r + g.off, g.esz, opts);
+		return;
+	}
+	fputc_unlocked('{', out);
+	for (i = 0; i < g.n; i++) {
+		if (i)
+			fputc_unlocked(',', out);
+		put_elem(out, f->ptype, r, r + g.off + (size_t)i * g.esz,
+			 g.esz, opts);
+	}
+	fputc_unlocked('}', out);
+}
+
+int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
+		  size_t len, const struct dp_rec_meta *meta,
+		  const struct dp_trace_opts *opts)
+{
+	const uint8_t *r = rec;
+	unsigned i;
+
+	if (!ev || !meta || dp_out_check(ev, rec, len))
+		return -1;
+	/* one lock for the whole line: concurrent writers never interleave */
+	flockfile(out);
+	put_context(out, meta);
+	fputs_unlocked(ev->name, out);
+	fputs_unlocked(": ", out);
+	put_head(out, ev, r, opts);
+	for (i = 0; i < ev->nfields; i++)
+		if (ev->fields[i].ptype)
+			put_arg(out, &ev->fields[i], r, opts);
+	fputc_unlocked('\n', out);
+	funlockfile(out);
+	return 0;
+}
