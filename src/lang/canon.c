@@ -51,7 +51,7 @@ char *dp_probe_canonical(const struct dp_probe_def *def)
 	if (!f)
 		return NULL;
 	fputc(def->is_return ? 'r' : 'p', f);
-	if (def->kind == DP_KIND_KPROBE && def->is_return && def->maxactive)
+	if (def->is_return && def->maxactive)
 		fprintf(f, "%d", def->maxactive);
 	fprintf(f, ":%s/%s ", def->group, def->event);
 	print_place(f, def);

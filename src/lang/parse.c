@@ -373,20 +373,25 @@ static int parse_line(struct line_ctx *c)
 	if (is_bad_uprobe_place(c->a.argv[1]))
 		return fail(c, 1, 0, DP_ERR_BAD_PLACE, EINVAL);
 
+	/*
+	 * uprobe_events silently ignores anything between the letter and
+	 * ':' ("r5:g/e" becomes an unnamed probe in "uprobes"); dprobe reads
+	 * the name part and MAXACTIVE as kprobe_events does (docs/differences.md).
+	 */
+	c->event = strchr(a0 + 1, ':');
+	if (c->event)
+		c->event++;
+	ret = parse_maxactive(c);
+	if (ret)
+		return ret;
 	if (is_uprobe_place(c->a.argv[1])) {
-		/* uprobe_events: a name part only right after the letter */
 		def->kind = DP_KIND_UPROBE;
-		c->event = a0[1] == ':' ? a0 + 2 : NULL;
 		ret = parse_uprobe_place(c);
 		if (!ret)
 			ret = parse_name_part(c, "uprobes", uprobe_auto_name);
 		return ret ? ret : parse_args(c, false, false);
 	}
 	def->kind = DP_KIND_KPROBE;
-	c->event = strchr(a0 + 1, ':');
-	if (c->event)
-		c->event++;
-	ret = parse_maxactive(c);
 	if (!ret)
 		ret = parse_kprobe_place(c, &fentry);
 	if (!ret)

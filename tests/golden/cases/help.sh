@@ -1,0 +1,2 @@
+"$DPROBE" --help
+"$DPROBE" help format

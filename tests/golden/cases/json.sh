@@ -1,0 +1,1 @@
+"$DPROBE" check --json --no-elf 'p:g/e /bin/sh:0x10 x=%di:u32' '# a comment' 'p:g/e /bin/sh:0x10 x=%di:u32' 'p:g/f /bin/sh:0x10 %eax' 'x bad' '-:g/nothing' "p:g/q /bin/sh:0x10 s=\\\"tab	and \"quote\""

@@ -1,0 +1,1 @@
+"$DPROBE" check -x "$EXAMPLE" -f examples/work.probes
