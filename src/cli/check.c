@@ -99,6 +99,10 @@ static int run(int argc, char **argv, const char *cmd, bool format)
 	dp_resolver_init(&res, o.binary, o.no_elf);
 	reg.resolve = dp_resolve_cb;
 	reg.resolve_priv = &res;
+	/* without the ELF, PATH:SYM cannot be resolved: refuse it as the
+	 * kernel does */
+	if (o.no_elf)
+		reg.parse_flags = DP_PARSE_KERNEL_PLACES;
 
 	rejected = apply_all(&reg, &d, o.json, format, names);
 	/* the event may have been deleted by a later line */

@@ -100,6 +100,7 @@ struct dp_registry {
 		       struct dp_probe_def *def, struct dp_probe *probe,
 		       struct dp_error *err);
 	void *resolve_priv;
+	unsigned parse_flags;		/* DP_PARSE_* for every definition */
 	/* error_log: the last 8 entries */
 	struct dp_error log[8];
 	unsigned nlog;

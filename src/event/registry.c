@@ -320,7 +320,7 @@ static int create(struct dp_registry *reg, const char *line,
 
 	if (!p)
 		return -ENOMEM;
-	ret = dp_parse_probe(line, &p->def, err);
+	ret = dp_parse_probe_flags(line, &p->def, err, reg->parse_flags);
 	if (ret == -ENODATA) {
 		free(p);
 		return 0;
@@ -478,17 +478,23 @@ static void log_error(struct dp_registry *reg, const struct dp_error *e)
 	slot->command = e->command ? strdup(e->command) : NULL;
 }
 
-int dp_registry_apply(struct dp_registry *reg, const char *line,
+int dp_registry_apply(struct dp_registry *reg, const char *raw,
 		      struct dp_probe **probe_out, struct dp_error *err)
 {
 	struct dp_error local = { 0 };
 	struct dp_error *e = err ? err : &local;
+	size_t len = strlen(raw);
+	char *line;
 	int ret;
 
 	if (probe_out)
 		*probe_out = NULL;
 	dp_error_clear(e);
-	if (strlen(line) > DP_MAX_LINE_LEN) {
+	/* the kernel's write path cuts each line at its first '#' */
+	line = strndup(raw, strcspn(raw, "#\n"));
+	if (!line)
+		return -ENOMEM;
+	if (len > DP_MAX_LINE_LEN) {
 		dp_error_at(e, "", DP_ERR_LINE_TOO_LONG, EINVAL, 0, 0);
 		ret = -EINVAL;
 	} else if (dp_line_is_delete(line)) {
@@ -499,5 +505,6 @@ int dp_registry_apply(struct dp_registry *reg, const char *line,
 	if (ret)
 		log_error(reg, e);
 	dp_error_clear(&local);
+	free(line);
 	return ret;
 }

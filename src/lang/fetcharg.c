@@ -265,6 +265,9 @@ static int parse_fetch(struct arg_ctx *c, char *arg, int *pci,
 	case '\\':
 		ret = parse_imm(c, arg, in);
 		break;
+	case '(':
+		/* the kernel hands these to its BTF parser, which says so */
+		return fail(c, c->offset, DP_ERR_NOSUP_BTFARG, EOPNOTSUPP);
 	default:
 		if (isalpha((unsigned char)arg[0]) || arg[0] == '_')
 			return fail(c, c->offset, DP_ERR_NOSUP_BTFARG, EINVAL);

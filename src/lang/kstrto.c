@@ -55,13 +55,12 @@ static unsigned parse_digits(const char *s, unsigned base, uint64_t *res,
 	return n;
 }
 
-int dp_kstrtoull(const char *s, unsigned base, uint64_t *res)
+/* _kstrtoull(): digits only, no sign. */
+static int kstrtoull_nosign(const char *s, unsigned base, uint64_t *res)
 {
 	bool overflow;
 	unsigned n;
 
-	if (s[0] == '+')
-		s++;
 	s = fixup_radix(s, &base);
 	n = parse_digits(s, base, res, &overflow);
 	if (n == 0)
@@ -74,13 +73,20 @@ int dp_kstrtoull(const char *s, unsigned base, uint64_t *res)
 	return *s ? -EINVAL : 0;
 }
 
+int dp_kstrtoull(const char *s, unsigned base, uint64_t *res)
+{
+	if (s[0] == '+')
+		s++;
+	return kstrtoull_nosign(s, base, res);
+}
+
 int dp_kstrtoll(const char *s, unsigned base, int64_t *res)
 {
 	uint64_t tmp;
 	int ret;
 
 	if (s[0] == '-') {
-		ret = dp_kstrtoull(s + 1, base, &tmp);
+		ret = kstrtoull_nosign(s + 1, base, &tmp);
 		if (ret < 0)
 			return ret;
 		if (tmp > (uint64_t)INT64_MAX + 1)

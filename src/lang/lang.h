@@ -157,6 +157,15 @@ struct dp_probe_def {
  */
 int dp_parse_probe(const char *line, struct dp_probe_def *def,
 		   struct dp_error *err);
+
+/*
+ * dp_parse_probe() with options.  DP_PARSE_KERNEL_PLACES refuses what
+ * neither kernel parser takes (PATH:SYM, a symbol place in a file), as
+ * uprobe_events does: for checks without ELF resolution.
+ */
+#define DP_PARSE_KERNEL_PLACES	0x1
+int dp_parse_probe_flags(const char *line, struct dp_probe_def *def,
+			 struct dp_error *err, unsigned flags);
 void dp_probe_def_free(struct dp_probe_def *def);
 
 /*

@@ -28,6 +28,7 @@ struct line_ctx {
 	struct dp_error *err;
 	struct dp_probe_def *def;
 	const char *event;	/* name part in argv[0], NULL if none */
+	unsigned flags;		/* DP_PARSE_* */
 };
 
 static int fail(struct line_ctx *c, int index, int offset,
@@ -309,12 +310,28 @@ static bool is_uprobe_place(const char *place)
 	return strchr(place, '/') && colon && isdigit((unsigned char)colon[1]);
 }
 
-/* A PATH:OFFSET-looking place without '/': uprobe_events refuses it. */
-static bool is_bad_uprobe_place(const char *place)
+/*
+ * Places uprobe_events refuses without an error_log entry (ECANCELED):
+ * PATH:OFFSET without a '/', and a place with a '/' that is neither
+ * PATH:OFFSET nor, as dprobe extends it, PATH:SYM[+offs][%return].
+ */
+static bool is_bad_place(const char *place, unsigned flags)
 {
 	const char *colon = strrchr(place, ':');
+	char sym[DP_MAX_LINE_LEN + 1];
 
-	return !strchr(place, '/') && colon && isdigit((unsigned char)colon[1]);
+	if (!strchr(place, '/'))
+		return colon && isdigit((unsigned char)colon[1]);
+	if (!colon)
+		return true;
+	if (isdigit((unsigned char)colon[1]))
+		return false;
+	if (flags & DP_PARSE_KERNEL_PLACES)
+		return true;
+	snprintf(sym, sizeof(sym), "%s", colon + 1);
+	sym[strcspn(sym, "%")] = '\0';
+	sym[strcspn(sym, "+-")] = '\0';
+	return !is_symbol_text(sym);
 }
 
 static int parse_args(struct line_ctx *c, bool kernel, bool fentry)
@@ -370,30 +387,33 @@ static int parse_line(struct line_ctx *c)
 	def->is_return = a0[0] == 'r';
 	if (c->a.argc - 2 > DP_MAX_TRACE_ARGS)
 		return fail(c, 2, 0, DP_ERR_TOO_MANY_ARGS, E2BIG);
-	if (is_bad_uprobe_place(c->a.argv[1]))
+	if (is_bad_place(c->a.argv[1], c->flags))
 		return fail(c, 1, 0, DP_ERR_BAD_PLACE, EINVAL);
 
-	/*
-	 * uprobe_events silently ignores anything between the letter and
-	 * ':' ("r5:g/e" becomes an unnamed probe in "uprobes"); dprobe reads
-	 * the name part and MAXACTIVE as kprobe_events does (docs/differences.md).
-	 */
 	c->event = strchr(a0 + 1, ':');
 	if (c->event)
 		c->event++;
-	ret = parse_maxactive(c);
-	if (ret)
-		return ret;
 	if (is_uprobe_place(c->a.argv[1])) {
+		/*
+		 * uprobe_events ignores anything between the letter and ':'
+		 * ("px:g/e" is an unnamed probe in "uprobes"), MAXACTIVE too;
+		 * dprobe reads "r5:g/e" as kprobe_events does
+		 * (docs/differences.md).
+		 */
+		if (a0[1] != ':' && !isdigit((unsigned char)a0[1]))
+			c->event = NULL;
 		def->kind = DP_KIND_UPROBE;
-		ret = parse_uprobe_place(c);
+		ret = parse_maxactive(c);
+		if (!ret)
+			ret = parse_uprobe_place(c);
 		if (!ret)
 			ret = parse_name_part(c, "uprobes", uprobe_auto_name);
 		return ret ? ret : parse_args(c, false, false);
 	}
 	def->kind = DP_KIND_KPROBE;
+	ret = parse_maxactive(c);
 	if (!ret)
-		ret = parse_kprobe_place(c, &fentry);
+	ret = parse_kprobe_place(c, &fentry);
 	if (!ret)
 		ret = parse_name_part(c, "kprobes", kprobe_auto_name);
 	return ret ? ret : parse_args(c, true, fentry);
@@ -402,7 +422,14 @@ static int parse_line(struct line_ctx *c)
 int dp_parse_probe(const char *line, struct dp_probe_def *def,
 		   struct dp_error *err)
 {
-	struct line_ctx c = { .line = line, .err = err, .def = def };
+	return dp_parse_probe_flags(line, def, err, 0);
+}
+
+int dp_parse_probe_flags(const char *line, struct dp_probe_def *def,
+			 struct dp_error *err, unsigned flags)
+{
+	struct line_ctx c = { .line = line, .err = err, .def = def,
+			      .flags = flags };
 	char *copy = strndup(line, strcspn(line, "#\n"));
 	int ret;
 

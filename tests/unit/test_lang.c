@@ -82,6 +82,14 @@ static const struct row rows[] = {
 	BAD(P "\\\"abc", IMMSTR_NO_CLOSE, EINVAL, 24),
 	BAD(P "\\\"", IMMSTR_NO_CLOSE, EINVAL, 21),
 	BAD(P "*x", BAD_FETCH_ARG, EINVAL, 19),
+	BAD(P "a=(%di)", NOSUP_BTFARG, EOPNOTSUPP, 21),
+	BAD(P "a=-+1(%di)", BAD_DEREF_OFFS, EINVAL, 21),
+	OK(P "a=+-1(%di)", "p:g/e " F ":0x0000000000000010 a=+-1(%di)"),
+	BAD("p:g/e " F ":", BAD_PLACE, EINVAL, 6),
+	BAD("p:g/e " F, BAD_PLACE, EINVAL, 6),
+	BAD("p:g/e " F ":zz%bad", BAD_ADDR_SUFFIX, EINVAL, 16),
+	BAD("p:g/e " F ":(0x30)", BAD_PLACE, EINVAL, 6),
+	OK("p:g/e " F ":main+4", "p:g/e " F ":main+4"),
 	BAD(P "foo", NOSUP_BTFARG, EINVAL, 19),
 	/* dereference (spec §3.4), with the kernel's caret quirks */
 	OK(P "+0(+8(%di)):u32 -8(%sp) +u4(%si)", "p:g/e " F
