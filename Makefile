@@ -63,14 +63,52 @@ $(UNIT_BIN): $(UNIT_SRCS:%.c=$(O)/%.o) $(O)/libdprobe-core.a
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_SRCS:%.c=$(O)/%.d)
 
+# ---- test data (sym) ----
+# Programs the sym/ unit tests resolve probes against.  Fixed flags, no
+# sanitizers: their code must not change with BUILD.
+SYM_DATA_DIR := $(O)/tests/data
+SYM_DATA := $(addprefix $(SYM_DATA_DIR)/,sym_nopie sym_pie sym_dyn \
+	      sym_stripped sym_nosyms sym_dup)
+
+$(SYM_DATA_DIR)/sym_nopie: tests/data/sym_target.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-pie -no-pie -fcf-protection=none -o $@ $<
+$(SYM_DATA_DIR)/sym_pie: tests/data/sym_target.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fPIE -pie -fcf-protection=full -o $@ $<
+$(SYM_DATA_DIR)/sym_dyn: tests/data/sym_target.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fPIE -pie -rdynamic -o $@ $<
+$(SYM_DATA_DIR)/sym_stripped: $(SYM_DATA_DIR)/sym_dyn
+	strip -o $@ $<
+$(SYM_DATA_DIR)/sym_nosyms: $(SYM_DATA_DIR)/sym_pie
+	strip -o $@ $<
+$(SYM_DATA_DIR)/sym_dup: tests/data/sym_dup_a.c tests/data/sym_dup_b.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-pie -no-pie -o $@ $^
+
+unit: $(SYM_DATA)
+# ---- end test data ----
+
+# The bundled example, built the same way whatever BUILD is.
+EXAMPLE := $(O)/examples/work
+$(EXAMPLE): examples/work.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-pie -no-pie -fcf-protection=none -o $@ $<
+
 # ---- running ---------------------------------------------------------------
-run: $(O)/dprobe
+run: $(O)/dprobe $(EXAMPLE)
 	@sh examples/run.sh $(O)/dprobe
 
+# Criterion's own summary is kept, and its counts go to $(DPROBE_RESULTS).
 unit: $(UNIT_BIN) $(O)/dprobe
-	cd tests && DPROBE_BUILD=$(abspath $(O)) $(abspath $(UNIT_BIN)) -j2 --short-filename
+	@cd tests && DPROBE_BUILD=$(abspath $(O)) $(abspath $(UNIT_BIN)) -j2 \
+	  --short-filename > $(abspath $(O))/unit.log 2>&1; rc=$$?; \
+	  grep -v '^\[----\]  *$$' $(abspath $(O))/unit.log | tail -40; \
+	  sed -n 's/.*Tested: \([0-9]*\) | Passing: \([0-9]*\) | Failing: \([0-9]*\).*/unit-$(BUILD) \2 \3 0/p' \
+	    $(abspath $(O))/unit.log >> $(DPROBE_RESULTS); exit $$rc
 
-golden: $(O)/dprobe
+golden: $(O)/dprobe $(EXAMPLE)
 	@sh tests/golden/run.sh $(O)/dprobe
 
 kernel-diff: $(O)/dprobe
@@ -93,11 +131,15 @@ fuzz-short: $(FUZZ_BINS)
 
 # The whole suite: the release build, then again under ASan/UBSan, then the
 # kernel differential (skips itself without root/tracefs) and a short fuzz.
+# Every stage runs; the closing line counts them all.
+export DPROBE_RESULTS ?= $(abspath build)/test-results
+stage_failed = echo "make-$(1) 0 1 0" >> $(DPROBE_RESULTS)
 test: $(DEPS_OK)
-	@$(MAKE) --no-print-directory unit golden
-	@$(MAKE) --no-print-directory BUILD=asan unit golden
-	@$(MAKE) --no-print-directory kernel-diff
-	@$(MAKE) --no-print-directory fuzz-short
+	@rm -f $(DPROBE_RESULTS)
+	@$(MAKE) --no-print-directory unit golden || $(call stage_failed,release)
+	@$(MAKE) --no-print-directory BUILD=asan unit golden || $(call stage_failed,asan)
+	@$(MAKE) --no-print-directory kernel-diff || $(call stage_failed,kernel-diff)
+	@$(MAKE) --no-print-directory fuzz-short || $(call stage_failed,fuzz)
 	@sh tests/summary.sh
 
 clean:
