@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 
 #include "event/event.h"
 #include "event/filter.h"
@@ -276,6 +277,18 @@ static int new_event(struct dp_registry *reg, struct dp_probe *p)
 	return 0;
 }
 
+/*
+ * register_kretprobe() gives a return probe without MAXACTIVE
+ * max(10, 2 * possible CPUs) instances, and kprobe_events lists that
+ * number ("r10:"); dprobe keeps the same default for symbol places.
+ */
+static int default_maxactive(void)
+{
+	int n = 2 * get_nprocs_conf();
+
+	return n > 10 ? n : 10;
+}
+
 /* register_trace_uprobe() / register_trace_kprobe(). */
 static int register_probe(struct dp_registry *reg, const char *line,
 			  struct dp_probe *p, struct dp_error *err)
@@ -283,6 +296,9 @@ static int register_probe(struct dp_registry *reg, const char *line,
 	struct dp_event *old;
 	unsigned diff;
 
+	if (p->def.kind == DP_KIND_KPROBE && p->def.is_return &&
+	    !p->def.maxactive)
+		p->def.maxactive = default_maxactive();
 	if (p->def.kind == DP_KIND_UPROBE && ref_ctr_mismatch(reg, &p->def)) {
 		dp_error_at(err, line, DP_ERR_REFCTR_MISMATCH, EINVAL, 1, 0);
 		return -EINVAL;

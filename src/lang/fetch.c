@@ -260,11 +260,3 @@ size_t dp_fetch_record(const struct dp_probe_def *def, unsigned id,
 			def->args[i].offset);
 	return rb.dyn;
 }
-
-size_t dp_fetch_record_size(const struct dp_probe_def *def,
-			    const struct dp_hit_ctx *ctx)
-{
-	static _Thread_local uint8_t scratch[65536];
-
-	return dp_fetch_record(def, 0, ctx, scratch, sizeof(scratch));
-}

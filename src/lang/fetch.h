@@ -41,13 +41,6 @@ struct dp_hit_ctx {
 };
 
 /*
- * Size of the record this probe would produce for @ctx: fixed part plus the
- * dynamic data (strings).  Used to reserve ring space.
- */
-size_t dp_fetch_record_size(const struct dp_probe_def *def,
-			    const struct dp_hit_ctx *ctx);
-
-/*
  * Build the record into @buf (at most @cap bytes).  @id is the event id
  * stored in common_type.  Returns the record size, or 0 if it does not fit.
  * Strings longer than the space left are recorded as faults.

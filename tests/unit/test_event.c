@@ -245,3 +245,20 @@ Test(event, profile_lines)
 			 "              0               0\n");
 	free(buf);
 }
+
+Test(event, kretprobe_default_maxactive)
+{
+	char *l;
+
+	cr_assert_eq(apply("r:k1 work", NULL, NULL), 0);
+	cr_assert_eq(apply("r7:k2 work", NULL, NULL), 0);
+	cr_assert_eq(apply("r:u " F ":0x10", NULL, NULL), 0);
+	l = listing(DP_KIND_KPROBE);
+	cr_assert(!strncmp(l, "r10:kprobes/k1 work\n", 20) ||
+		  (l[1] >= '1' && l[1] <= '9' && l[2] >= '0'), "%s", l);
+	cr_assert_not_null(strstr(l, "r7:kprobes/k2 work\n"));
+	free(l);
+	l = listing(DP_KIND_UPROBE);
+	cr_assert_str_eq(l, "r:uprobes/u " F ":0x0000000000000010\n");
+	free(l);
+}
