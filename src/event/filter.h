@@ -7,6 +7,7 @@
 #define DPROBE_EVENT_FILTER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "event/event.h"
@@ -71,9 +72,21 @@ const char *dp_filter_err_message(enum dp_filter_err_code code);
 /*
  * What the kernel's `filter` file shows after a failed write:
  *   <text>\n<caret line>\nparse_error: <message>\n  (or "\nError: (<n>)\n")
+ * (the file itself adds one more '\n', see dp_event_filter_print()).
  */
 void dp_filter_error_print(const char *text, const struct dp_filter_error *e,
 			   FILE *out);
+
+/*
+ * The instance error_log entry for the same failure, without the kernel's
+ * "[timestamp] " prefix:
+ *   event filter parse error: error: <message>\n
+ *     Command: <text>\n
+ *   <11+pos spaces>^\n
+ * Without a code the kernel logs "Error" with the caret at 0.
+ */
+void dp_filter_error_log_print(const char *text,
+			       const struct dp_filter_error *e, FILE *out);
 
 /*
  * Set or clear (text "0") an event's filter, as a write to its `filter`
@@ -81,5 +94,23 @@ void dp_filter_error_print(const char *text, const struct dp_filter_error *e,
  */
 int dp_event_set_filter(struct dp_event *ev, const char *text,
 			struct dp_filter_error *err);
+
+/* What reading the event's `filter` file gives ("none\n" without one). */
+void dp_event_filter_print(const struct dp_event *ev, FILE *out);
+
+/* CPU ids CPUS{...} accepts are 0 .. n-1 (the kernel's nr_cpu_ids). */
+unsigned dp_filter_nr_cpus(void);
+
+/*
+ * FIELD.function: the kernel resolves the operand (a symbol name, or an
+ * address) with kallsyms to the function around it.  dprobe asks this
+ * hook instead: resolve @name (NULL when the operand is a number) or @addr
+ * to the enclosing function's [*start, *start + *size); false if none.
+ * Without a hook every .function predicate fails with NO_FUNCTION.
+ */
+typedef bool (*dp_filter_func_lookup_t)(void *priv, const char *name,
+					uint64_t addr, uint64_t *start,
+					uint64_t *size);
+void dp_filter_set_func_lookup(dp_filter_func_lookup_t fn, void *priv);
 
 #endif
