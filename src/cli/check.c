@@ -105,6 +105,8 @@ static int run(int argc, char **argv, const char *cmd, bool format)
 		reg.parse_flags = DP_PARSE_KERNEL_PLACES;
 
 	rejected = apply_all(&reg, &d, o.json, format, names);
+	for (int i = 0; i < o.nfilters; i++)
+		rejected += dp_cli_apply_filter(&reg, o.filters[i], o.json) != 0;
 	/* the event may have been deleted by a later line */
 	last = dp_registry_find(&reg, names[0], names[1]);
 	if (format && !rejected && !last)

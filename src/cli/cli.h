@@ -23,11 +23,15 @@ struct dp_defs {
  * Options shared by the commands that take definitions:
  *   -f FILE, -x BINARY, --no-elf, --json
  */
+#define DP_MAX_FILTERS 64
+
 struct dp_def_opts {
 	const char *file;
 	const char *binary;
 	bool no_elf;
 	bool json;
+	int nfilters;
+	const char *filters[DP_MAX_FILTERS];	/* "EVENT=EXPR" */
 };
 
 int dp_cmd_check(int argc, char **argv);
@@ -43,5 +47,15 @@ int dp_defs_load(struct dp_defs *d, const struct dp_def_opts *o, int argc,
 void dp_defs_free(struct dp_defs *d);
 
 void dp_usage(FILE *out, const char *cmd);
+
+/* The event named "EVENT", "GRP/EVENT" or "GRP:EVENT"; NULL if none. */
+struct dp_event *dp_cli_find_event(const struct dp_registry *reg,
+				   const char *name);
+/*
+ * Apply one --filter "EVENT=EXPR" to @reg as a write to the event's
+ * `filter` file.  On failure prints why (the kernel's error_log entry for
+ * a parse error) and returns -1.  @json prints a JSON object instead.
+ */
+int dp_cli_apply_filter(struct dp_registry *reg, const char *arg, bool json);
 
 #endif

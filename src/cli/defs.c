@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "event/filter.h"
+#include "output/output.h"
 
-enum { OPT_NO_ELF = 256, OPT_JSON };
+enum { OPT_NO_ELF = 256, OPT_JSON, OPT_FILTER };
 
 int dp_parse_def_opts(int argc, char **argv, const char *cmd,
 		      struct dp_def_opts *o, bool allow_json)
@@ -18,6 +20,7 @@ int dp_parse_def_opts(int argc, char **argv, const char *cmd,
 		{ "binary", required_argument, NULL, 'x' },
 		{ "no-elf", no_argument, NULL, OPT_NO_ELF },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -34,6 +37,14 @@ int dp_parse_def_opts(int argc, char **argv, const char *cmd,
 			if (!allow_json)
 				goto usage;
 			o->json = true;
+			break;
+		case OPT_FILTER:
+			if (o->nfilters == DP_MAX_FILTERS) {
+				fprintf(stderr, "dprobe %s: at most %d filters\n",
+					cmd, DP_MAX_FILTERS);
+				goto usage;
+			}
+			o->filters[o->nfilters++] = optarg;
 			break;
 		case 'h':
 			dp_usage(stdout, cmd);
@@ -138,4 +149,68 @@ void dp_defs_free(struct dp_defs *d)
 		free(d->lines);
 	free(d->file_buf);
 	memset(d, 0, sizeof(*d));
+}
+
+struct dp_event *dp_cli_find_event(const struct dp_registry *reg,
+				   const char *name)
+{
+	size_t sep = strcspn(name, "/:");
+	char group[DP_MAX_EVENT_NAME_LEN];
+	struct dp_event *ev;
+
+	if (!name[sep]) {
+		for (ev = reg->events; ev; ev = ev->next)
+			if (!strcmp(ev->name, name))
+				return ev;
+		return NULL;
+	}
+	if (sep >= sizeof(group))
+		return NULL;
+	memcpy(group, name, sep);
+	group[sep] = '\0';
+	return dp_registry_find(reg, group, name + sep + 1);
+}
+
+static void filter_json(const char *event, const char *text, int ret,
+			const struct dp_filter_error *e)
+{
+	fputs("{\"filter\":", stdout);
+	dp_json_string(stdout, text);
+	fputs(",\"event\":", stdout);
+	dp_json_string(stdout, event);
+	if (!ret) {
+		fputs(",\"accepted\":true}\n", stdout);
+		return;
+	}
+	printf(",\"accepted\":false,\"errno\":\"%s\",\"error\":",
+	       dp_errno_name(e->err));
+	dp_json_string(stdout, e->has_code ? dp_filter_err_message(e->code)
+					   : "Error");
+	printf(",\"caret_col\":%d}\n", e->has_code ? e->pos : 0);
+}
+
+int dp_cli_apply_filter(struct dp_registry *reg, const char *arg, bool json)
+{
+	const char *eq = strchr(arg, '=');
+	struct dp_filter_error e = { 0 };
+	char name[2 * DP_MAX_EVENT_NAME_LEN];
+	struct dp_event *ev;
+	int ret;
+
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name)) {
+		fprintf(stderr, "dprobe: --filter takes EVENT=EXPR, not '%s'\n", arg);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+	ev = dp_cli_find_event(reg, name);
+	if (!ev) {
+		fprintf(stderr, "dprobe: --filter: no event '%s'\n", name);
+		return -1;
+	}
+	ret = dp_event_set_filter(ev, eq + 1, &e);
+	if (json)
+		filter_json(name, eq + 1, ret, &e);
+	else if (ret)
+		dp_filter_error_log_print(eq + 1, &e, stdout);
+	return ret ? -1 : 0;
 }

@@ -14,7 +14,8 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "check", dp_cmd_check,
-	  "dprobe check [--json] [--no-elf] [-x BINARY] (-f FILE | DEF...)",
+	  "dprobe check [--json] [--no-elf] [-x BINARY] [--filter EVENT=EXPR]...\n"
+	  "             (-f FILE | DEF...)",
 	  "Apply probe definitions in order, as successive writes to\n"
 	  "kprobe_events/uprobe_events, and print what the kernel would: the\n"
 	  "canonical line of each accepted definition, the error_log block of\n"
@@ -22,6 +23,9 @@ static const struct {
 	  "\n"
 	  "  -f, --file FILE    read definitions from FILE ('-' for stdin)\n"
 	  "  -x, --binary BIN   resolve symbol places without MOD: against BIN\n"
+	  "  --filter EVENT=EXPR  after the definitions, set EVENT's filter as a\n"
+	  "                     write to events/GRP/EVENT/filter would; a bad\n"
+	  "                     filter prints the kernel's error_log entry\n"
 	  "  --no-elf           only the checks the kernel makes when a line is\n"
 	  "                     written (no ELF reading: offsets, symbols and\n"
 	  "                     instruction boundaries are not checked)\n"
