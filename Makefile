@@ -31,7 +31,7 @@ CFLAGS  += -std=gnu17 -Wall -Wextra $(WERROR) -Wshadow -Wno-sign-compare \
 LDFLAGS += $(filter -fsanitize=%,$(XFLAGS))
 LIBS    := -lelf -lZydis
 
-MODULES := lang event output sym arch/x86_64 util
+MODULES := lang event output sym arch/x86_64 engine/ptrace util
 LIB_SRCS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 CLI_SRCS := $(wildcard src/cli/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
@@ -89,6 +89,30 @@ $(SYM_DATA_DIR)/sym_dup: tests/data/sym_dup_a.c tests/data/sym_dup_b.c
 
 unit: $(SYM_DATA)
 # ---- end test data ----
+
+# ---- test data (proc) ----
+# Processes the sym/proc unit tests start and look at: a program that
+# dlopen()s libraries on a signal (non-PIE and PIE), and a library whose
+# file name differs from its soname, twice (two files, one soname).
+PROC_DATA_DIR := $(O)/tests/data
+PROC_DATA := $(addprefix $(PROC_DATA_DIR)/,proc_nopie proc_pie \
+	       libproc_lib.so.1.0 dup/libproc_lib.so.1.0)
+
+$(PROC_DATA_DIR)/proc_nopie: tests/data/proc_target.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-pie -no-pie -o $@ $< -ldl
+$(PROC_DATA_DIR)/proc_pie: tests/data/proc_target.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fPIE -pie -o $@ $< -ldl
+$(PROC_DATA_DIR)/libproc_lib.so.1.0: tests/data/proc_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fPIC -shared -Wl,-soname,libproc_lib.so.1 -o $@ $<
+$(PROC_DATA_DIR)/dup/libproc_lib.so.1.0: $(PROC_DATA_DIR)/libproc_lib.so.1.0
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+unit: $(PROC_DATA)
+# ---- end test data (proc) ----
 
 # The bundled example, built the same way whatever BUILD is.
 EXAMPLE := $(O)/examples/work

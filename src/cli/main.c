@@ -46,6 +46,46 @@ static const struct {
 	  "Apply the definitions, then print the `format` file of the event\n"
 	  "the last definition created or appended to, as the kernel shows\n"
 	  "events/GRP/EVENT/format (with dprobe's own event ID).\n" },
+	{ "list", dp_cmd_list, "dprobe list (-x BINARY | -p PID) [GLOB]",
+	  "List the functions a probe can be placed on, like ftrace's\n"
+	  "available_filter_functions: every function symbol (STT_FUNC or\n"
+	  "STT_GNU_IFUNC, of non-zero size) of BINARY, or of every object the\n"
+	  "process PID has mapped, as SYMBOL MODULE ADDRESS SIZE, sorted by\n"
+	  "module then address.  A version that is not the default is shown\n"
+	  "as NAME@VERSION, as it is written in a place.\n"
+	  "\n"
+	  "  -x, --binary BIN   list BIN's functions at their link-time addresses\n"
+	  "  -p, --pid PID      list the functions of every object mapped in PID\n"
+	  "                     at their run-time addresses\n"
+	  "  GLOB               only the names matching this shell pattern\n" },
+	{ "trace", dp_cmd_trace,
+	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]... [-o FILE]\n"
+	  "             [--json] [--duration SECS] [-f] [--profile]\n"
+	  "             (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "Trace probe events in a command it starts or in running processes,\n"
+	  "printing each as ftrace's trace_pipe does.  On exit, a summary line\n"
+	  "goes to stderr: events, filtered, missed (return probes over their\n"
+	  "MAXACTIVE), lost.  The exit status is the command's.\n"
+	  "\n"
+	  "  -e, --event DEF      a probe definition (see 'dprobe help check');\n"
+	  "                       @FILE reads definitions from FILE\n"
+	  "  --filter EVENT=EXPR  the event's filter, in ftrace's filter language\n"
+	  "  -o, --output FILE    write events to FILE\n"
+	  "  --json               one JSON object per event\n"
+	  "  --duration SECS      detach after SECS seconds\n"
+	  "  -f, --follow-forks   trace forked children too (like strace -f)\n"
+	  "  --profile            print the kprobe_profile table at exit (also on\n"
+	  "                       SIGUSR1)\n"
+	  "  -p, --pid PID[,PID]  attach to running processes (all their threads)\n"
+	  "\n"
+	  "Symbol places without MOD: name the command's executable; MOD is a\n"
+	  "path, or the basename or soname of a loaded object (libc.so.6).\n"
+	  "Ctrl-C, SIGTERM and --duration detach: every original byte goes back\n"
+	  "and the process runs on as if never traced.\n" },
+	{ "stat", dp_cmd_stat,
+	  "dprobe stat [-e DEF]... [--filter EVENT=EXPR]... (-p PID | -- CMD [ARGS...])",
+	  "Count probe hits per event while the command runs (or until Ctrl-C\n"
+	  "for -p), and print them as perf stat does, with the time elapsed.\n" },
 	{ "help", dp_cmd_help, "dprobe help [COMMAND]",
 	  "Show the help of COMMAND, or the list of commands.\n" },
 };

@@ -63,7 +63,8 @@ struct dp_event;
 struct dp_probe {
 	struct dp_event *event;
 	struct dp_probe_def def;	/* owns args and their fetch programs */
-	uint64_t nhit, nmiss;
+	uint64_t nhit, nmiss;		/* kprobe_profile counters */
+	uint64_t nevents;		/* records that passed the filter */
 	/* Resolution, filled by a resolver or engine (0 if unknown). */
 	uint64_t file_offset;		/* of the probed instruction */
 	uint64_t vaddr;			/* link-time address */

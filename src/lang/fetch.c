@@ -130,7 +130,7 @@ static void store_string(const struct dp_fetch_insn *st, const struct dp_arg *a,
 	} else if (st->op == DP_FOP_ST_SYMSTR) {
 		buf[0] = '\0';
 		if (!ctx->symbolize ||
-		    ctx->symbolize(ctx->priv, addr, buf, sizeof(buf)) < 0)
+		    ctx->symbolize(ctx->sym_priv, addr, buf, sizeof(buf)) < 0)
 			snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)addr);
 		len = (long)strlen(buf) + 1;
 	} else {
@@ -200,10 +200,22 @@ static void run_arg(const struct dp_arg *a, const struct dp_hit_ctx *ctx,
 	uint64_t val, lval;
 	int first_op, err = 0;
 
-	if (in->op == DP_FOP_SYMBOL)
+	if (in->op == DP_FOP_SYMBOL) {
+		uint64_t addr;
+
+		/* @SYM: the address in this process, where the engine knows it */
+		if (ctx->sym_addr &&
+		    !ctx->sym_addr(ctx->sym_priv, in->data, &addr)) {
+			in += 2;
+			first_op = DP_FOP_IMM;
+			val = lval = addr;
+			goto loaded;
+		}
 		in++;
+	}
 	first_op = in->op;
 	val = lval = load(in++, ctx);
+loaded:
 	st = follow(in, ctx, &val, &lval, &err);
 
 	if (is_string_store(st->op)) {

@@ -27,9 +27,13 @@ struct dp_hit_ctx {
 	 * when no NUL is found within @max).  NULL: built on read_mem.
 	 */
 	long (*read_str)(void *priv, uint64_t addr, char *dst, size_t max);
+	void *priv;		/* for read_mem and read_str */
 	/* Symbolize @addr as "sym+0xoff/0xsize" for symbol/symstr; NULL ok. */
-	int (*symbolize)(void *priv, uint64_t addr, char *dst, size_t len);
-	void *priv;
+	int (*symbolize)(void *sym_priv, uint64_t addr, char *dst, size_t len);
+	/* Run-time address of "[MOD:]SYM[+|-offs]" for @SYM; NULL: use the
+	 * address the resolver stored (link-time) */
+	int (*sym_addr)(void *sym_priv, const char *text, uint64_t *addr);
+	void *sym_priv;
 	const char *comm;
 	int pid;
 	uint64_t ip;		/* probe address (entry) */

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dprobe trace: stream probe events from a command or running processes,
+ * as ftrace's trace_pipe prints them.
+ * dprobe stat: count them, as `perf stat -e` does.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "engine/ptrace/ptrace.h"
+#include "event/filter.h"
+#include "output/output.h"
+
+#define MAX_DEFS 1024
+#define MAX_PIDS 64
+
+struct trace_opts {
+	bool stat;
+	const char *defs[MAX_DEFS];
+	int ndefs;
+	const char *filters[DP_MAX_FILTERS];
+	int nfilters;
+	const char *output;
+	bool json, follow, profile;
+	double duration;
+	pid_t pids[MAX_PIDS];
+	int npids;
+	char **cmd;
+};
+
+struct trace_ctx {
+	FILE *out;
+	bool json;
+	int ncpus;
+	struct dp_registry reg;
+};
+
+static struct dp_tracer *g_tracer;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	if (g_tracer)
+		dp_ptrace_stop(g_tracer);
+}
+
+static void on_profile_signal(int sig)
+{
+	(void)sig;
+	if (g_tracer)
+		dp_ptrace_request_profile(g_tracer);
+}
+
+static void emit(void *priv, const struct dp_event *ev, const void *rec,
+		 size_t len, const struct dp_rec_meta *meta,
+		 const struct dp_symbolizer *sym)
+{
+	struct trace_ctx *c = priv;
+	struct dp_trace_opts o = { .ncpus = c->ncpus, .sym = sym };
+
+	if (c->json)
+		dp_json_line(c->out, ev, rec, len, meta, &o);
+	else
+		dp_trace_line(c->out, ev, rec, len, meta, &o);
+}
+
+static int parse_pids(struct trace_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+
+		if (*end || v <= 0 || v > INT_MAX || o->npids == MAX_PIDS) {
+			fprintf(stderr, "dprobe: bad process id '%s'\n", tok);
+			free(copy);
+			return -1;
+		}
+		o->pids[o->npids++] = (pid_t)v;
+	}
+	free(copy);
+	return o->npids ? 0 : -1;
+}
+
+enum { OPT_FILTER = 256, OPT_JSON, OPT_DURATION, OPT_PROFILE };
+
+static int parse_opts(int argc, char **argv, struct trace_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "follow-forks", no_argument, NULL, 'f' },
+		{ "profile", no_argument, NULL, OPT_PROFILE },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *cmd = o->stat ? "stat" : "trace";
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:o:fp:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (o->ndefs == MAX_DEFS)
+				goto usage;
+			o->defs[o->ndefs++] = optarg;
+			break;
+		case OPT_FILTER:
+			if (o->nfilters == DP_MAX_FILTERS)
+				goto usage;
+			o->filters[o->nfilters++] = optarg;
+			break;
+		case 'o': o->output = optarg; break;
+		case OPT_JSON: o->json = true; break;
+		case 'f': o->follow = true; break;
+		case OPT_PROFILE: o->profile = true; break;
+		case OPT_DURATION:
+			o->duration = strtod(optarg, &end);
+			if (*end || o->duration <= 0) {
+				fprintf(stderr, "dprobe: bad duration '%s'\n", optarg);
+				goto usage;
+			}
+			break;
+		case 'p':
+			if (parse_pids(o, optarg))
+				goto usage;
+			break;
+		case 'h':
+			dp_usage(stdout, cmd);
+			exit(DP_EXIT_OK);
+		default:
+			goto usage;
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (!o->ndefs) {
+		fprintf(stderr, "dprobe %s: no probe given (-e DEF)\n", cmd);
+		goto usage;
+	}
+	if (!o->cmd == !o->npids) {
+		fprintf(stderr, "dprobe %s: give either -p PID or -- CMD\n", cmd);
+		goto usage;
+	}
+	return 0;
+usage:
+	dp_usage(stderr, cmd);
+	return -1;
+}
+
+/* What execvp() would run for @name; NULL if nothing. */
+static char *find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL, buf[PATH_MAX];
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) ? NULL : strdup(name);
+	copy = strdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+
+		snprintf(buf, sizeof(buf), "%s/%s", *dir ? dir : ".", name);
+		if (!stat(buf, &st) && S_ISREG(st.st_mode) && !access(buf, X_OK)) {
+			free(copy);
+			return strdup(buf);
+		}
+	}
+	free(copy);
+	return NULL;
+}
+
+/* Lines of -e DEF, or of FILE for -e @FILE, applied in order. */
+static int apply_def(struct dp_registry *reg, const char *def)
+{
+	struct dp_def_opts fo = { .file = def + 1 };
+	struct dp_defs d;
+	int bad = 0;
+
+	if (def[0] != '@') {
+		fo.file = NULL;
+		d.lines = (char **)&def;
+		d.n = 1;
+		d.file_buf = NULL;
+	} else if (dp_defs_load(&d, &fo, 0, NULL, 0)) {
+		return -1;
+	}
+	for (int i = 0; i < d.n; i++) {
+		struct dp_error e = { 0 };
+
+		if (dp_registry_apply(reg, d.lines[i], NULL, &e)) {
+			dp_error_print(&e, stderr);
+			bad++;
+		}
+		dp_error_clear(&e);
+	}
+	if (d.file_buf)
+		dp_defs_free(&d);
+	return bad ? -1 : 0;
+}
+
+/* Definitions, then filters; every event enabled. */
+static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
+			const char *binary)
+{
+	struct dp_resolver res;
+	int bad = 0;
+
+	dp_registry_init(&c->reg);
+	dp_resolver_init(&res, binary, false);
+	c->reg.resolve = dp_resolve_cb;
+	c->reg.resolve_priv = &res;
+	for (int i = 0; i < o->ndefs; i++)
+		bad |= apply_def(&c->reg, o->defs[i]);
+	c->reg.resolve = NULL;
+	dp_resolver_free(&res);
+	for (int i = 0; !bad && i < o->nfilters; i++)
+		bad |= dp_cli_apply_filter(&c->reg, o->filters[i], false);
+	if (bad)
+		return -1;
+	if (!c->reg.events) {
+		fprintf(stderr, "dprobe: no probe left to arm\n");
+		return -1;
+	}
+	for (struct dp_event *ev = c->reg.events; ev; ev = ev->next)
+		ev->enabled = true;
+	return 0;
+}
+
+static void install_signals(double duration)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	/* no SA_RESTART: the engine's sigsuspend() must return */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	sa.sa_handler = on_profile_signal;
+	sigaction(SIGUSR1, &sa, NULL);
+	if (duration > 0) {
+		struct itimerval it = { .it_value = {
+			.tv_sec = (time_t)duration,
+			.tv_usec = (suseconds_t)((duration - (time_t)duration) * 1e6) } };
+
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+}
+
+static void print_profile(void *priv)
+{
+	struct trace_ctx *c = priv;
+
+	fflush(c->out);
+	dp_registry_profile(&c->reg, DP_KIND_KPROBE, stderr);
+	dp_registry_profile(&c->reg, DP_KIND_UPROBE, stderr);
+}
+
+/* perf stat's layout: count, then GROUP:EVENT. */
+static void print_stat(const struct trace_ctx *c, const struct trace_opts *o,
+		       double secs)
+{
+	fprintf(stderr, "\n Performance counter stats for '");
+	if (o->cmd) {
+		for (char **a = o->cmd; *a; a++)
+			fprintf(stderr, "%s%s", a == o->cmd ? "" : " ", *a);
+	} else {
+		for (int i = 0; i < o->npids; i++)
+			fprintf(stderr, "%sprocess id %d", i ? "," : "", o->pids[i]);
+	}
+	fprintf(stderr, "':\n\n");
+	for (const struct dp_event *ev = c->reg.events; ev; ev = ev->next) {
+		uint64_t n = 0;
+
+		for (const struct dp_probe *p = ev->probes; p; p = p->next)
+			n += p->nevents;
+		fprintf(stderr, "%18" PRIu64 "      %s:%s\n", n, ev->group, ev->name);
+	}
+	fprintf(stderr, "\n%17.9f seconds time elapsed\n\n", secs);
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 0;
+}
+
+static char *main_binary(const struct trace_opts *o)
+{
+	char path[64];
+
+	if (o->cmd)
+		return find_in_path(o->cmd[0]);
+	snprintf(path, sizeof(path), "/proc/%d/exe", o->pids[0]);
+	return strdup(path);
+}
+
+static int start(struct trace_ctx *c, const struct trace_opts *o,
+		 struct dp_tracer **tr)
+{
+	struct dp_ptrace_opts po = {
+		.reg = &c->reg, .follow = o->follow, .count_only = o->stat,
+		.sink = { emit, c },
+	};
+	char why[512] = "";
+	int err;
+
+	if (o->cmd)
+		err = dp_ptrace_launch(&po, o->cmd, tr, why, sizeof(why));
+	else
+		err = dp_ptrace_attach(&po, o->pids, o->npids, tr, why, sizeof(why));
+	if (err)
+		fprintf(stderr, "dprobe: %s\n", why[0] ? why : strerror(-err));
+	return err;
+}
+
+static int run(int argc, char **argv, bool stat)
+{
+	struct trace_opts o = { .stat = stat };
+	struct trace_ctx c = { .out = stdout };
+	struct timespec t0, t1;
+	const struct dp_ptrace_stats *st;
+	char *binary;
+	int status = 0, ret = DP_EXIT_REJECTED;
+
+	if (parse_opts(argc, argv, &o))
+		return DP_EXIT_USAGE;
+	binary = main_binary(&o);
+	if (!binary) {
+		fprintf(stderr, "dprobe: cannot execute %s: %s\n", o.cmd[0],
+			strerror(ENOENT));
+		return 127;
+	}
+	c.json = o.json;
+	c.ncpus = get_nprocs_conf();
+	if (setup_events(&c, &o, binary))
+		goto out;
+	if (o.output && !(c.out = fopen(o.output, "w"))) {
+		fprintf(stderr, "dprobe: %s: %s\n", o.output, strerror(errno));
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (start(&c, &o, &g_tracer))
+		goto out;
+	dp_ptrace_set_profile_cb(g_tracer, print_profile, &c);
+	install_signals(o.duration);
+	if (dp_ptrace_run(g_tracer, &status))
+		fprintf(stderr, "dprobe: tracing stopped on an error; every probe was removed\n");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fflush(c.out);
+	st = dp_ptrace_stats(g_tracer);
+	if (stat)
+		print_stat(&c, &o, (double)(t1.tv_sec - t0.tv_sec) +
+			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	if (o.profile)
+		print_profile(&c);
+	fprintf(stderr, "dprobe: %" PRIu64 " events, %" PRIu64 " filtered, %" PRIu64
+		" missed, %" PRIu64 " lost\n", st->events, st->filtered,
+		st->missed, st->lost);
+	ret = o.cmd ? exit_code(status) : DP_EXIT_OK;
+	dp_ptrace_free(g_tracer);
+	g_tracer = NULL;
+out:
+	if (c.out && c.out != stdout)
+		fclose(c.out);
+	dp_registry_free(&c.reg);
+	free(binary);
+	return ret;
+}
+
+int dp_cmd_trace(int argc, char **argv)
+{
+	return run(argc, argv, false);
+}
+
+int dp_cmd_stat(int argc, char **argv)
+{
+	return run(argc, argv, true);
+}

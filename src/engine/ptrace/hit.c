@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A thread stopped on one of our int3s: run the probes' fetch programs,
+ * hijack return addresses for return probes, and let the displaced
+ * instruction take effect (out of line, or emulated) before it resumes.
+ *
+ * Return probes (the kernel's uretprobes, done by the tracer):
+ *   entry: save [sp] (the return address) in a per-thread instance and
+ *          write the trampoline address there;
+ *   trampoline hit: the function returned; its instance is the one whose
+ *          slot is just below the current sp.  Instances above it belong
+ *          to frames that were skipped (longjmp, stack switches): they are
+ *          dropped and counted.  ip goes back to the saved address.
+ * When the unwinder starts (a C++ throw, thread cancellation) every
+ * pending return address of the thread is put back first, so it never
+ * meets the trampoline; those returns are counted as dropped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/ptrace/internal.h"
+#include "event/filter.h"
+#include "lang/fetch.h"
+
+#define MAX_URETPROBE_DEPTH 64	/* the kernel's per-task limit */
+
+static int mem_read(void *priv, uint64_t addr, void *dst, size_t len)
+{
+	return dp_mm_read(priv, addr, dst, len);
+}
+
+static int mem_write(void *priv, uint64_t addr, const void *src, size_t len)
+{
+	return dp_mm_write(priv, addr, src, len);
+}
+
+static long mem_read_str(void *priv, uint64_t addr, char *dst, size_t max)
+{
+	return dp_mm_read_str(priv, addr, dst, max);
+}
+
+static int sym_addr(void *priv, const char *text, uint64_t *addr)
+{
+	struct proc *p = priv;
+	char why[160];
+
+	return dp_proc_sym_addr(p->sym, text, addr, why, sizeof(why));
+}
+
+static int symbolize(void *priv, uint64_t addr, char *dst, size_t len)
+{
+	struct proc *p = priv;
+	struct dp_proc_sym s;
+
+	if (dp_proc_symbolize(p->sym, addr, &s) || !s.name)
+		return -1;
+	snprintf(dst, len, "%s+0x%lx/0x%lx", s.name, (unsigned long)s.off,
+		 (unsigned long)s.size);
+	return 0;
+}
+
+/* comm and cpu of a thread from one read of /proc/PID/task/TID/stat. */
+static void thread_comm_cpu(struct thread *t, char *comm, int *cpu)
+{
+	char buf[1024], path[64], *lp, *rp, *f;
+	ssize_t n;
+	int field;
+
+	comm[0] = '\0';
+	*cpu = 0;
+	if (t->stat_fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
+			 t->proc->pid, t->tid);
+		t->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	n = t->stat_fd < 0 ? -1 : pread(t->stat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	lp = strchr(buf, '(');
+	rp = strrchr(buf, ')');
+	if (!lp || !rp || rp < lp)
+		return;
+	snprintf(comm, DP_TASK_COMM_LEN, "%.*s", (int)(rp - lp - 1), lp + 1);
+	/* field 3 (state) follows ") "; the cpu is field 39 */
+	for (f = rp + 2, field = 3; f && field < 39; field++) {
+		f = strchr(f, ' ');
+		if (f)
+			f++;
+	}
+	if (f)
+		*cpu = atoi(f);
+}
+
+struct hit {
+	struct thread *t;
+	struct dp_hit_ctx ctx;
+	struct dp_rec_meta meta;
+	char comm[DP_TASK_COMM_LEN];
+	bool have_meta;
+};
+
+static void hit_init(struct hit *h, struct thread *t, const struct dp_regs *regs)
+{
+	struct proc *p = t->proc;
+
+	memset(h, 0, sizeof(*h));
+	h->t = t;
+	h->ctx.regs = regs;
+	h->ctx.read_mem = mem_read;
+	h->ctx.read_str = mem_read_str;
+	h->ctx.priv = &p->mm;
+	h->ctx.pid = t->tid;
+	h->ctx.symbolize = symbolize;
+	h->ctx.sym_addr = sym_addr;
+	h->ctx.sym_priv = p;
+}
+
+/* Metadata only when a record is made: it costs a /proc read. */
+static void hit_meta(struct hit *h)
+{
+	struct timespec ts;
+
+	if (h->have_meta)
+		return;
+	h->have_meta = true;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	thread_comm_cpu(h->t, h->comm, &h->meta.cpu);
+	h->meta.ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	h->meta.pid = h->t->tid;
+	h->meta.tgid = h->t->proc->pid;
+	h->meta.comm = h->comm[0] ? h->comm : NULL;
+	h->ctx.comm = h->comm;
+}
+
+static void emit(struct hit *h, struct dp_probe *pr)
+{
+	struct proc *p = h->t->proc;
+	struct dp_tracer *tr = p->tracer;
+	struct dp_event *ev = pr->event;
+	size_t len;
+
+	if (p->silent)
+		return;
+	if (tr->o.count_only && !ev->filter) {
+		pr->nevents++;
+		tr->stats.events++;
+		return;
+	}
+	hit_meta(h);
+	len = dp_fetch_record(&pr->def, ev->id, &h->ctx, tr->rec, sizeof(tr->rec));
+	if (!len) {
+		tr->stats.lost++;
+		return;
+	}
+	if (ev->filter && !dp_filter_match(ev->filter, ev, tr->rec, len, &h->meta)) {
+		tr->stats.filtered++;
+		return;
+	}
+	pr->nevents++;
+	tr->stats.events++;
+	if (!tr->o.count_only)
+		tr->o.sink.emit(tr->o.sink.priv, ev, tr->rec, len, &h->meta,
+				&p->symbolizer);
+}
+
+static unsigned site_active(const struct proc *p, const struct site *s)
+{
+	unsigned n = 0;
+
+	for (const struct thread *t = p->threads; t; t = t->next)
+		for (unsigned i = 0; i < t->nrets; i++)
+			n += t->rets[i].site == s;
+	return n;
+}
+
+static void miss_returns(struct site *s)
+{
+	for (unsigned i = 0; i < s->nprobes; i++)
+		if (s->probes[i]->def.is_return)
+			s->probes[i]->nmiss++;
+}
+
+static bool over_limit(struct thread *t, struct site *s)
+{
+	for (unsigned i = 0; i < s->nprobes; i++) {
+		const struct dp_probe_def *d = &s->probes[i]->def;
+
+		if (d->is_return && d->maxactive &&
+		    site_active(t->proc, s) >= (unsigned)d->maxactive)
+			return true;
+	}
+	return t->nrets >= MAX_URETPROBE_DEPTH;
+}
+
+/* Replace the return address of the function entered at @s. */
+static void hijack_return(struct thread *t, struct site *s,
+			  const struct dp_regs *regs)
+{
+	struct proc *p = t->proc;
+	struct ret_inst *ri;
+	uint64_t ret;
+
+	if (over_limit(t, s) || dp_mm_read(&p->mm, regs->sp, &ret, 8))
+		goto miss;
+	if (t->nrets == t->cap) {
+		unsigned cap = t->cap ? 2 * t->cap : 8;
+		struct ret_inst *v = realloc(t->rets, cap * sizeof(*v));
+
+		if (!v)
+			goto miss;
+		t->rets = v;
+		t->cap = cap;
+	}
+	ri = &t->rets[t->nrets];
+	memset(ri, 0, sizeof(*ri));
+	/* a tail call from another probed function: chain to its instance */
+	if (ret == p->tramp) {
+		if (!t->nrets)
+			goto miss;
+		ret = t->rets[t->nrets - 1].orig_ret;
+		ri->chained = true;
+	} else if (dp_mm_write(&p->mm, regs->sp, &p->tramp, 8)) {
+		goto miss;
+	}
+	ri->sp = regs->sp;
+	ri->orig_ret = ret;
+	ri->site = s;
+	for (int i = 0; i < DP_NR_REG_ARGS; i++)
+		ri->args[i] = dp_reg_get(regs, dp_reg_arg(i));
+	t->nrets++;
+	return;
+miss:
+	miss_returns(s);
+	p->tracer->stats.missed++;
+}
+
+static int step_over(struct thread *t, struct site *s, struct dp_regs *regs)
+{
+	struct dp_insn_mem mem = { mem_read, mem_write, &t->proc->mm };
+	struct dp_regs r = *regs;
+	int err;
+
+	if (dp_insn_needs_slot(&s->insn)) {
+		regs->ip = s->slot;
+		return 0;
+	}
+	err = dp_insn_emulate(&s->insn, &r, &mem);
+	if (!err) {
+		*regs = r;
+		return 0;
+	}
+	/* let the real access fault, from the fault slot, for the target */
+	err = site_build_fault_slot(t->proc, s);
+	if (err)
+		return err;
+	regs->ip = s->slot;
+	return 0;
+}
+
+static int site_roles(struct thread *t, struct site *s)
+{
+	struct proc *p = t->proc;
+	char why[256] = "";
+	int err = 0;
+
+	if (s->roles & ROLE_UNWIND)
+		rets_restore(t, true);
+	if (s->roles & (ROLE_ENTRY | ROLE_DLBRK)) {
+		bool initial = (s->roles & ROLE_ENTRY) && !p->armed_libs &&
+			       !p->silent && p->tracer->o.reg;
+
+		s->roles &= ~ROLE_ENTRY;
+		p->armed_libs = true;
+		if (dp_proc_refresh(p->sym, NULL, why, sizeof(why)) == 0) {
+			sites_prune_unmapped(p);
+			err = proc_arm_probes(p, t->tid, initial, why, sizeof(why));
+			proc_arm_internal(p);
+		}
+		if (err)
+			tracer_log(p->tracer, "%s\n", why);
+	}
+	return err;
+}
+
+/* The function entered at @s returned to the trampoline. */
+static void emit_returns(struct thread *t, const struct ret_inst *ri,
+			 const struct dp_regs *regs)
+{
+	struct dp_regs r = *regs;
+	struct site *s = ri->site;
+	struct hit h;
+
+	r.ip = ri->orig_ret;
+	hit_init(&h, t, &r);
+	h.ctx.func = s->addr;
+	h.ctx.ret_ip = ri->orig_ret;
+	h.ctx.ip = s->addr;
+	h.ctx.entry_args = ri->args;
+	h.ctx.n_entry_args = DP_NR_REG_ARGS;
+	for (unsigned i = s->nprobes; i-- > 0;)
+		if (s->probes[i]->def.is_return)
+			emit(&h, s->probes[i]);
+}
+
+static int trampoline_hit(struct thread *t, struct dp_regs *regs)
+{
+	struct dp_tracer *tr = t->proc->tracer;
+	int i = (int)t->nrets - 1;
+	uint64_t orig = 0;
+
+	while (i >= 0 && t->rets[i].sp + 8 != regs->sp)
+		i--;
+	if (i < 0) {
+		/* no instance for this frame: nothing to return to */
+		tracer_log(tr, "dprobe: thread %d returned through the trampoline "
+			   "with no pending return (sp 0x%lx)\n", t->tid,
+			   (unsigned long)regs->sp);
+		return -ENOENT;
+	}
+	tr->stats.dropped += t->nrets - 1 - (unsigned)i;
+	t->nrets = (unsigned)i + 1;
+	while (t->nrets && t->rets[t->nrets - 1].sp + 8 == regs->sp) {
+		const struct ret_inst *ri = &t->rets[--t->nrets];
+
+		emit_returns(t, ri, regs);
+		orig = ri->orig_ret;
+	}
+	regs->ip = orig;
+	return 0;
+}
+
+int hit_handle(struct thread *t, struct dp_regs *regs)
+{
+	struct proc *p = t->proc;
+	uint64_t addr = regs->ip - 1;
+	struct dp_regs r;
+	struct site *s;
+	struct hit h;
+	uint8_t byte;
+	int err;
+
+	if (p->tramp && addr == p->tramp)
+		return trampoline_hit(t, regs) ? -ENOENT : 1;
+	s = site_find(p, addr);
+	if (!s || !s->armed) {
+		/* an int3 of ours taken just before it was removed: rerun */
+		if (s || (!dp_mm_read(&p->mm, addr, &byte, 1) && byte != 0xcc)) {
+			regs->ip = addr;
+			return 1;
+		}
+		return 0;	/* the target's own int3 */
+	}
+	if (s->roles && (err = site_roles(t, s)) < 0)
+		return err;
+	/* the site may have been pruned and re-made by a dlopen refresh */
+	s = site_find(p, addr);
+	if (!s)
+		return regs->ip = addr, 1;
+	r = *regs;
+	r.ip = addr;	/* %ip reads as the probed address */
+	hit_init(&h, t, &r);
+	h.ctx.ip = addr;
+	h.ctx.foffs_base = s->foffs_base;
+	for (unsigned i = s->nprobes; i-- > 0;) {
+		struct dp_probe *pr = s->probes[i];
+
+		pr->nhit++;
+		if (!pr->def.is_return)
+			emit(&h, pr);
+	}
+	for (unsigned i = 0; i < s->nprobes; i++) {
+		if (s->probes[i]->def.is_return) {
+			hijack_return(t, s, &r);
+			break;
+		}
+	}
+	return step_over(t, s, regs) ? -EFAULT : 1;
+}
+
+void rets_restore(struct thread *t, bool count_dropped)
+{
+	struct proc *p = t->proc;
+
+	while (t->nrets) {
+		const struct ret_inst *ri = &t->rets[--t->nrets];
+		uint64_t cur;
+
+		if (!dp_mm_read(&p->mm, ri->sp, &cur, 8) && cur == p->tramp)
+			dp_mm_write(&p->mm, ri->sp, &ri->orig_ret, 8);
+		if (count_dropped)
+			p->tracer->stats.dropped++;
+	}
+}
+
+/* A fork copies the stack: the child's instances are the parent's, with
+ * sites looked up again in the child's own site table. */
+int rets_copy(struct thread *dst, const struct thread *src)
+{
+	if (!src->nrets)
+		return 0;
+	dst->rets = malloc(src->nrets * sizeof(*dst->rets));
+	if (!dst->rets)
+		return -ENOMEM;
+	memcpy(dst->rets, src->rets, src->nrets * sizeof(*dst->rets));
+	dst->nrets = dst->cap = src->nrets;
+	for (unsigned i = 0; i < dst->nrets; i++)
+		dst->rets[i].site = site_find(dst->proc, src->rets[i].site->addr);
+	return 0;
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Private to src/engine/ptrace/: the tracer's view of its targets. */
+#ifndef DPROBE_PTRACE_INTERNAL_H
+#define DPROBE_PTRACE_INTERNAL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86_64/insn.h"
+#include "engine/ptrace/ptrace.h"
+#include "engine/ptrace/remote.h"
+#include "sym/proc.h"
+
+#define SITE_HASH 256
+
+/* Internal breakpoints the tracer sets for itself. */
+enum site_role {
+	ROLE_PROBE,		/* user probes only */
+	ROLE_ENTRY = 1,		/* program entry: initial libraries are mapped */
+	ROLE_DLBRK = 2,		/* the dynamic linker's r_brk: dlopen/dlclose */
+	ROLE_UNWIND = 4,	/* _Unwind_RaiseException & co: give back returns */
+};
+
+/* One breakpoint address in one address space. */
+struct site {
+	uint64_t addr;
+	uint8_t orig;			/* the byte under the int3 */
+	bool armed;
+	unsigned roles;			/* enum site_role bits */
+	struct dp_insn insn;
+	uint64_t slot;			/* XOL copy, or a lazily built fault slot */
+	uint64_t foffs_base;		/* run-time address of file offset 0 */
+	unsigned nprobes;
+	struct dp_probe **probes;	/* in arming order */
+	struct site *next;		/* hash chain */
+};
+
+/* A page of slots near the code it serves (rel32 reach). */
+struct xol_page {
+	uint64_t base;
+	unsigned used;			/* slots handed out */
+	struct xol_page *next;
+};
+
+/* A pending return: the return address at @sp was replaced. */
+struct ret_inst {
+	uint64_t sp;			/* where the return address lives */
+	uint64_t orig_ret;
+	struct site *site;		/* the function entry */
+	bool chained;			/* orig_ret came from an earlier instance */
+	uint64_t args[DP_NR_REG_ARGS];	/* entry values for $argN */
+};
+
+struct proc;
+
+struct thread {
+	pid_t tid;
+	struct proc *proc;
+	bool stopped;			/* in a ptrace-stop we have not resumed */
+	int pending_sig;		/* to deliver when resumed */
+	int stat_fd;			/* /proc/PID/task/TID/stat */
+	struct ret_inst *rets;
+	unsigned nrets, cap;
+	struct thread *next;
+};
+
+struct proc {
+	pid_t pid;
+	struct dp_tracer *tracer;
+	bool silent;			/* not followed: service hits, no events */
+	bool detach_after_exec;		/* an unfollowed vfork child */
+	bool armed_libs;		/* probes in libraries resolved (entry seen) */
+	struct dp_mm mm;
+	struct dp_proc *sym;		/* maps, objects, symbols */
+	struct dp_symbolizer symbolizer;
+	struct site *sites[SITE_HASH];
+	struct xol_page *pages;
+	uint64_t tramp;			/* return trampoline (an int3) */
+	struct thread *threads;
+	struct proc *next;
+};
+
+struct dp_tracer {
+	struct dp_ptrace_opts o;
+	struct dp_ptrace_stats stats;
+	struct proc *procs;
+	pid_t root;			/* the launched command, 0 on attach */
+	int root_status;
+	bool root_done;
+	volatile sig_atomic_t stop_req, profile_req;
+	pid_t early[64];		/* new tracees that stopped before their
+					 * creator's clone/fork event arrived */
+	int nearly;
+	void (*profile_cb)(void *);
+	void *profile_priv;
+	uint8_t rec[65536];		/* record scratch */
+};
+
+/* ---- site.c: breakpoints, slots, arming -------------------------------- */
+struct site *site_find(struct proc *p, uint64_t addr);
+int site_add_probe(struct proc *p, uint64_t addr, struct dp_probe *probe,
+		   uint64_t foffs_base, char *why, size_t whylen);
+int site_add_role(struct proc *p, uint64_t addr, enum site_role role);
+int site_build_fault_slot(struct proc *p, struct site *s);
+/* Take every int3 out (original bytes back); the sites stay known. */
+void sites_disarm_all(struct proc *p);
+/* Forget sites and pages (after exec: the address space is new). */
+void sites_forget(struct proc *p);
+/* Forget sites whose code is no longer mapped (after dlclose). */
+void sites_prune_unmapped(struct proc *p);
+int proc_trampoline(struct proc *p, pid_t tid);
+/* Resolve and arm every probe of the registry in @p; @initial makes a
+ * resolution error fatal.  Returns 0 or -errno with @why. */
+int proc_arm_probes(struct proc *p, pid_t tid, bool initial, char *why,
+		    size_t whylen);
+/* Set the tracer's own breakpoints (entry, r_brk, unwinder). */
+void proc_arm_internal(struct proc *p);
+
+/* ---- hit.c: what happens at a breakpoint -------------------------------- */
+/* A SIGTRAP stop of @t: 1 if it was ours (handled, regs updated), 0 if
+ * the signal belongs to the target, -errno on error. */
+int hit_handle(struct thread *t, struct dp_regs *regs);
+/* Give every pending return of @t back (detach, unwinding). */
+void rets_restore(struct thread *t, bool count_dropped);
+int rets_copy(struct thread *dst, const struct thread *src);
+
+/* ---- tracer.c ----------------------------------------------------------- */
+struct thread *thread_find(struct dp_tracer *t, pid_t tid);
+void tracer_log(struct dp_tracer *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,799 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Processes and threads under ptrace: launch or attach, the stop loop,
+ * clone/fork/vfork/exec, and a detach that gives every byte back.
+ *
+ * Every tracee is attached with PTRACE_SEIZE, so any thread can be stopped
+ * with PTRACE_INTERRUPT for a detach.  The loop never blocks in waitpid():
+ * it reaps every pending stop with WNOHANG, then sleeps in sigsuspend()
+ * with SIGCHLD and the stop signals unblocked, so a Ctrl-C can never fall
+ * between a check and a wait.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/ptrace/internal.h"
+
+#define TRACE_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |		\
+		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
+
+void tracer_log(struct dp_tracer *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(t->o.log ? t->o.log : stderr, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- bookkeeping -------------------------------------------------------- */
+
+struct thread *thread_find(struct dp_tracer *tr, pid_t tid)
+{
+	for (struct proc *p = tr->procs; p; p = p->next)
+		for (struct thread *t = p->threads; t; t = t->next)
+			if (t->tid == tid)
+				return t;
+	return NULL;
+}
+
+static struct thread *thread_add(struct proc *p, pid_t tid)
+{
+	struct thread *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->proc = p;
+	t->stat_fd = -1;
+	t->next = p->threads;
+	p->threads = t;
+	return t;
+}
+
+static void thread_del(struct thread *t)
+{
+	struct thread **tp = &t->proc->threads;
+
+	while (*tp && *tp != t)
+		tp = &(*tp)->next;
+	if (*tp)
+		*tp = t->next;
+	if (t->stat_fd >= 0)
+		close(t->stat_fd);
+	free(t->rets);
+	free(t);
+}
+
+static struct proc *proc_new(struct dp_tracer *tr, pid_t pid, char *why,
+			     size_t whylen)
+{
+	struct proc *p = calloc(1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->tracer = tr;
+	p->mm.mem_fd = -1;
+	err = dp_mm_open(&p->mm, pid);
+	if (!err)
+		err = dp_proc_open(pid, &p->sym, why, whylen);
+	else
+		snprintf(why, whylen, "cannot open /proc/%d/mem: %s", pid,
+			 strerror(-err));
+	if (err) {
+		dp_mm_close(&p->mm);
+		free(p);
+		return NULL;
+	}
+	dp_proc_symbolizer(p->sym, &p->symbolizer);
+	p->next = tr->procs;
+	tr->procs = p;
+	return p;
+}
+
+static void proc_del(struct proc *p)
+{
+	struct proc **pp = &p->tracer->procs;
+
+	while (p->threads)
+		thread_del(p->threads);
+	while (*pp && *pp != p)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = p->next;
+	sites_forget(p);
+	dp_proc_close(p->sym);
+	dp_mm_close(&p->mm);
+	free(p);
+}
+
+static void resume(struct thread *t, int sig)
+{
+	if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)sig) == 0 ||
+	    errno == ESRCH)
+		t->stopped = false;
+}
+
+/* ---- clone, fork, exec ------------------------------------------------- */
+
+/* Was @tid's first stop already reaped (before its creator's event)? */
+static bool take_early(struct dp_tracer *tr, pid_t tid)
+{
+	for (int i = 0; i < tr->nearly; i++) {
+		if (tr->early[i] == tid) {
+			tr->early[i] = tr->early[--tr->nearly];
+			return true;
+		}
+	}
+	return false;
+}
+
+static void add_early(struct dp_tracer *tr, pid_t tid)
+{
+	if (tr->nearly < (int)(sizeof(tr->early) / sizeof(tr->early[0])))
+		tr->early[tr->nearly++] = tid;
+	else
+		ptrace(PTRACE_CONT, tid, NULL, NULL);
+}
+
+/* Copy the parent's sites into a fork child (its memory is a copy). */
+static int copy_sites(struct proc *dst, const struct proc *src)
+{
+	for (unsigned h = 0; h < SITE_HASH; h++) {
+		for (const struct site *s = src->sites[h]; s; s = s->next) {
+			struct site *c = malloc(sizeof(*c));
+
+			if (!c)
+				return -ENOMEM;
+			*c = *s;
+			c->probes = malloc(s->nprobes * sizeof(*c->probes) + 1);
+			if (!c->probes) {
+				free(c);
+				return -ENOMEM;
+			}
+			memcpy(c->probes, s->probes, s->nprobes * sizeof(*c->probes));
+			c->next = dst->sites[h];
+			dst->sites[h] = c;
+		}
+	}
+	for (const struct xol_page *pg = src->pages; pg; pg = pg->next) {
+		struct xol_page *c = malloc(sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		*c = *pg;
+		c->next = dst->pages;
+		dst->pages = c;
+	}
+	dst->tramp = src->tramp;
+	dst->armed_libs = src->armed_libs;
+	return 0;
+}
+
+/* Wait for the first stop of a new tracee (it may have come already). */
+static int wait_first_stop(pid_t tid)
+{
+	int status;
+
+	for (;;) {
+		if (waitpid(tid, &status, __WALL) < 0)
+			return -errno;
+		if (!WIFSTOPPED(status))
+			return -ESRCH;
+		if (status >> 16 == PTRACE_EVENT_STOP)
+			return 0;
+		/* anything else first: keep the signal for later */
+		if (ptrace(PTRACE_CONT, tid, NULL,
+			   (void *)(long)(status >> 16 ? 0 : WSTOPSIG(status))))
+			return -errno;
+	}
+}
+
+/* An unfollowed fork child: take our bytes out of its copy and let go. */
+static void release_child(struct proc *c, struct thread *ct)
+{
+	if (ct->stopped || wait_first_stop(ct->tid) == 0) {
+		sites_disarm_all(c);
+		rets_restore(ct, false);
+		ptrace(PTRACE_DETACH, ct->tid, NULL, NULL);
+	}
+	proc_del(c);
+}
+
+static void on_fork(struct thread *t, pid_t child, bool vfork, bool follow)
+{
+	struct dp_tracer *tr = t->proc->tracer;
+	char why[256];
+	struct proc *c = proc_new(tr, child, why, sizeof(why));
+	struct thread *ct = c ? thread_add(c, child) : NULL;
+
+	if (!ct || copy_sites(c, t->proc) || rets_copy(ct, t)) {
+		tracer_log(tr, "dprobe: cannot follow child %d: %s\n", child,
+			   c ? "out of memory" : why);
+		if (c)
+			proc_del(c);
+		ptrace(PTRACE_DETACH, child, NULL, NULL);
+		return;
+	}
+	ct->stopped = take_early(tr, child);
+	if (!follow && !vfork) {
+		release_child(c, ct);
+		return;
+	}
+	if (!follow) {
+		/* a vfork child shares our memory: serve its hits until it
+		 * execs, then let it go */
+		c->silent = true;
+		c->detach_after_exec = true;
+	}
+	if (ct->stopped)
+		resume(ct, 0);
+}
+
+static void on_exec(struct thread *t, bool initial, char *why, size_t whylen,
+		    int *err)
+{
+	struct proc *p = t->proc;
+	struct dp_tracer *tr = p->tracer;
+
+	/* the exec'ing thread now has the pid; the others are gone */
+	while (p->threads != t || t->next) {
+		struct thread *o = p->threads != t ? p->threads : t->next;
+
+		thread_del(o);
+	}
+	t->tid = p->pid;
+	if (t->stat_fd >= 0)
+		close(t->stat_fd);
+	t->stat_fd = -1;
+	t->nrets = 0;
+	sites_forget(p);
+	p->armed_libs = false;
+	dp_mm_close(&p->mm);
+	dp_proc_close(p->sym);
+	p->sym = NULL;
+	if (p->detach_after_exec) {
+		ptrace(PTRACE_DETACH, t->tid, NULL, NULL);
+		t->stopped = false;
+		p->mm.mem_fd = -1;
+		proc_del(p);
+		return;
+	}
+	*err = dp_mm_open(&p->mm, p->pid);
+	if (!*err)
+		*err = dp_proc_open(p->pid, &p->sym, why, whylen);
+	if (*err)
+		return;
+	dp_proc_symbolizer(p->sym, &p->symbolizer);
+	*err = proc_arm_probes(p, t->tid, initial && !p->silent && tr->o.reg,
+			       why, whylen);
+	if (!*err)
+		proc_arm_internal(p);
+}
+
+/* ---- the stop loop ------------------------------------------------------ */
+
+static int on_trap(struct thread *t)
+{
+	struct dp_regs regs;
+	siginfo_t si;
+	int r;
+
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si) || si.si_code != SI_KERNEL)
+		return 0;
+	if (dp_get_regs(t->tid, &regs))
+		return 0;
+	r = hit_handle(t, &regs);
+	if (r == 1 && dp_set_regs(t->tid, &regs))
+		return -ESRCH;
+	return r;
+}
+
+static int on_event(struct thread *t, int event)
+{
+	struct dp_tracer *tr = t->proc->tracer;
+	unsigned long msg = 0;
+	char why[256];
+	int err = 0;
+
+	ptrace(PTRACE_GETEVENTMSG, t->tid, NULL, &msg);
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+		if (!thread_find(tr, (pid_t)msg)) {
+			struct thread *n = thread_add(t->proc, (pid_t)msg);
+
+			if (n && take_early(tr, n->tid)) {
+				n->stopped = true;
+				resume(n, 0);
+			}
+		}
+		break;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		on_fork(t, (pid_t)msg, event == PTRACE_EVENT_VFORK,
+			tr->o.follow && !t->proc->silent && !tr->stop_req);
+		break;
+	case PTRACE_EVENT_EXEC:
+		on_exec(t, false, why, sizeof(why), &err);
+		if (err)
+			tracer_log(tr, "dprobe: after exec in %d: %s\n",
+				   t->proc->pid, why);
+		return 0;
+	}
+	return 0;
+}
+
+static bool is_group_stop_sig(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+static void on_exit_status(struct dp_tracer *tr, pid_t tid, int status)
+{
+	struct thread *t = thread_find(tr, tid);
+
+	if (tid == tr->root) {
+		tr->root_status = status;
+		tr->root_done = true;
+	}
+	if (!t)
+		return;
+	if (t->tid == t->proc->pid || !t->proc->threads->next) {
+		/* the leader's exit ends the process for us */
+		struct proc *p = t->proc;
+
+		thread_del(t);
+		if (!p->threads)
+			proc_del(p);
+		return;
+	}
+	thread_del(t);
+}
+
+/* One wait status; returns <0 on a fatal tracer error. */
+static int handle_status(struct dp_tracer *tr, pid_t tid, int status)
+{
+	struct thread *t;
+	int sig, event, r;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		on_exit_status(tr, tid, status);
+		return 0;
+	}
+	t = thread_find(tr, tid);
+	if (!t) {
+		/* a new tracee reporting before its creator's event: keep
+		 * it stopped until the event registers it */
+		add_early(tr, tid);
+		return 0;
+	}
+	t->stopped = true;
+	sig = WSTOPSIG(status);
+	event = status >> 16;
+	if (event == PTRACE_EVENT_STOP) {
+		if (is_group_stop_sig(sig)) {
+			ptrace(PTRACE_LISTEN, tid, NULL, NULL);
+			t->stopped = false;
+		} else {
+			resume(t, 0);
+		}
+		return 0;
+	}
+	if (event) {
+		/* after an exec the thread carries the process id */
+		pid_t now = event == PTRACE_EVENT_EXEC ? t->proc->pid : tid;
+
+		r = on_event(t, event);
+		t = thread_find(tr, now);
+		if (t && t->stopped)
+			resume(t, 0);
+		return r;
+	}
+	if (sig == SIGTRAP) {
+		r = on_trap(t);
+		if (r < 0)
+			return r;
+		resume(t, r ? 0 : SIGTRAP);
+		return 0;
+	}
+	resume(t, sig);
+	return 0;
+}
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+}
+
+static void block_signals(sigset_t *old)
+{
+	struct sigaction sa = { .sa_handler = on_sigchld };
+	sigset_t set;
+
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* ---- detach ------------------------------------------------------------- */
+
+/*
+ * Bring @t to a stop we can detach from.  What arrives first is handled:
+ * our own traps (the thread then resumes past them once detached), other
+ * signals (kept for the detach), new threads and children (registered, so
+ * they are detached too).  Returns false if the thread is gone.
+ */
+static bool stop_for_detach(struct thread *t)
+{
+	struct dp_tracer *tr = t->proc->tracer;
+	pid_t tid = t->tid;
+	int status;
+
+	if (t->stopped)
+		return true;
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
+		return false;
+	for (;;) {
+		if (waitpid(tid, &status, __WALL) < 0)
+			return false;
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			if (tid == tr->root) {
+				tr->root_status = status;
+				tr->root_done = true;
+			}
+			return false;
+		}
+		t->stopped = true;
+		switch (status >> 16) {
+		case PTRACE_EVENT_STOP:
+			return true;
+		case PTRACE_EVENT_CLONE:
+		case PTRACE_EVENT_FORK:
+		case PTRACE_EVENT_VFORK:
+			on_event(t, status >> 16);
+			return true;
+		case PTRACE_EVENT_EXEC:
+			/* a new image: none of our bytes are left in it */
+			sites_forget(t->proc);
+			t->nrets = 0;
+			return true;
+		case 0:
+			if (WSTOPSIG(status) != SIGTRAP || on_trap(t) == 0)
+				t->pending_sig = WSTOPSIG(status);
+			return true;
+		default:
+			return true;
+		}
+	}
+}
+
+static void detach_proc(struct proc *p)
+{
+	struct thread *t, *n;
+
+	/* new threads may be registered meanwhile: loop until all stop */
+	for (bool again = true; again;) {
+		again = false;
+		for (t = p->threads; t; t = n) {
+			n = t->next;
+			if (t->stopped)
+				continue;
+			again = true;
+			if (!stop_for_detach(t))
+				thread_del(t);
+		}
+	}
+	sites_disarm_all(p);
+	for (t = p->threads; t; t = t->next)
+		rets_restore(t, true);
+	for (t = p->threads; t; t = t->next)
+		ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(long)t->pending_sig);
+}
+
+static void detach_all(struct dp_tracer *tr)
+{
+	while (tr->procs) {
+		struct proc *p = tr->procs;
+
+		detach_proc(p);
+		proc_del(p);
+	}
+}
+
+/* ---- public ------------------------------------------------------------- */
+
+int dp_ptrace_run(struct dp_tracer *tr, int *status)
+{
+	sigset_t old;
+	int st, err = 0;
+	pid_t pid;
+
+	block_signals(&old);
+	/* launch and attach leave every thread stopped */
+	for (struct proc *p = tr->procs; p; p = p->next)
+		for (struct thread *t = p->threads; t; t = t->next)
+			if (t->stopped)
+				resume(t, t->pending_sig);
+	while (tr->procs && !tr->stop_req) {
+		pid = waitpid(-1, &st, __WALL | WNOHANG);
+		if (pid > 0) {
+			err = handle_status(tr, pid, st);
+			if (err < 0)
+				break;
+			continue;
+		}
+		if (pid < 0 && errno == ECHILD)
+			break;
+		if (tr->profile_req) {
+			tr->profile_req = 0;
+			if (tr->profile_cb)
+				tr->profile_cb(tr->profile_priv);
+		}
+		if (!tr->stop_req)
+			sigsuspend(&old);
+	}
+	if (tr->procs)
+		detach_all(tr);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* a launched command keeps running after a detach: wait for it */
+	while (tr->root && !tr->root_done) {
+		if (waitpid(tr->root, &st, 0) == tr->root) {
+			tr->root_status = st;
+			tr->root_done = true;
+		} else if (errno != EINTR) {
+			break;
+		}
+	}
+	if (status)
+		*status = tr->root_status;
+	return err < 0 ? err : 0;
+}
+
+void dp_ptrace_stop(struct dp_tracer *t)
+{
+	t->stop_req = 1;
+}
+
+void dp_ptrace_request_profile(struct dp_tracer *t)
+{
+	t->profile_req = 1;
+}
+
+void dp_ptrace_set_profile_cb(struct dp_tracer *t, void (*cb)(void *),
+			      void *priv)
+{
+	t->profile_cb = cb;
+	t->profile_priv = priv;
+}
+
+const struct dp_ptrace_stats *dp_ptrace_stats(const struct dp_tracer *t)
+{
+	return &t->stats;
+}
+
+void dp_ptrace_free(struct dp_tracer *t)
+{
+	while (t->procs)
+		proc_del(t->procs);
+	free(t);
+}
+
+static struct dp_tracer *tracer_new(const struct dp_ptrace_opts *o)
+{
+	struct dp_tracer *tr = calloc(1, sizeof(*tr));
+
+	if (tr)
+		tr->o = *o;
+	return tr;
+}
+
+/* Child side of a launch: stop so the tracer can seize us, then exec. */
+static void launch_child(char *const argv[], int errfd)
+{
+	int err;
+
+	raise(SIGSTOP);
+	execvp(argv[0], argv);
+	err = errno;
+	if (write(errfd, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Run the launched child up to its exec, with every stop serviced. */
+static int launch_until_exec(struct dp_tracer *tr, struct thread *t,
+			     char *why, size_t whylen)
+{
+	int status, err = 0;
+
+	for (;;) {
+		if (waitpid(t->tid, &status, __WALL) < 0)
+			return -errno;
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			tr->root_status = status;
+			tr->root_done = true;
+			return -ENOEXEC;
+		}
+		if (status >> 16 == PTRACE_EVENT_EXEC)
+			break;
+		if (status >> 16 == PTRACE_EVENT_STOP || WSTOPSIG(status) == SIGCONT)
+			ptrace(PTRACE_CONT, t->tid, NULL, NULL);
+		else
+			ptrace(PTRACE_CONT, t->tid, NULL,
+			       (void *)(long)WSTOPSIG(status));
+	}
+	t->stopped = true;
+	on_exec(t, true, why, whylen, &err);
+	return err;
+}
+
+int dp_ptrace_launch(const struct dp_ptrace_opts *o, char *const argv[],
+		     struct dp_tracer **out, char *why, size_t whylen)
+{
+	struct dp_tracer *tr = tracer_new(o);
+	struct proc *p;
+	struct thread *t;
+	int pipefd[2], status, err, cerr;
+	pid_t pid;
+
+	if (!tr || pipe2(pipefd, O_CLOEXEC)) {
+		free(tr);
+		return -ENOMEM;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		goto fail_pipe;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		launch_child(argv, pipefd[1]);
+	}
+	close(pipefd[1]);
+	tr->root = pid;
+	if (waitpid(pid, &status, WUNTRACED) != pid || !WIFSTOPPED(status) ||
+	    ptrace(PTRACE_SEIZE, pid, NULL, (void *)(long)TRACE_OPTS)) {
+		err = -ECHILD;
+		snprintf(why, whylen, "cannot trace the command: %s", strerror(errno));
+		goto fail_kill;
+	}
+	kill(pid, SIGCONT);
+	p = proc_new(tr, pid, why, whylen);
+	t = p ? thread_add(p, pid) : NULL;
+	if (!t) {
+		err = -ENOMEM;
+		goto fail_kill;
+	}
+	err = launch_until_exec(tr, t, why, whylen);
+	if (err == -ENOEXEC) {
+		if (read(pipefd[0], &cerr, sizeof(cerr)) == sizeof(cerr))
+			snprintf(why, whylen, "cannot execute %s: %s", argv[0],
+				 strerror(cerr));
+		else
+			snprintf(why, whylen, "%s exited before its exec", argv[0]);
+		goto fail_pipe;
+	}
+	if (err)
+		goto fail_kill;
+	close(pipefd[0]);
+	*out = tr;
+	return 0;
+fail_kill:
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, __WALL);
+fail_pipe:
+	close(pipefd[0]);
+	dp_ptrace_free(tr);
+	return err;
+}
+
+/* The tid list of @pid, attached and interrupted until it stops growing. */
+static int attach_threads(struct proc *p, char *why, size_t whylen)
+{
+	char path[64];
+	bool again = true;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", p->pid);
+	while (again) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		if (!d) {
+			snprintf(why, whylen, "no process %d", p->pid);
+			return -ESRCH;
+		}
+		again = false;
+		while ((de = readdir(d))) {
+			pid_t tid = atoi(de->d_name);
+			struct thread *t;
+
+			if (tid <= 0 || thread_find(p->tracer, tid))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)TRACE_OPTS)) {
+				int e = errno;
+
+				closedir(d);
+				snprintf(why, whylen, "cannot trace %d: %s%s", tid,
+					 strerror(e), e == EPERM ?
+					 " (already traced, or not allowed: see "
+					 "/proc/sys/kernel/yama/ptrace_scope)" : "");
+				return -e;
+			}
+			ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
+			t = thread_add(p, tid);
+			if (!t) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			again = true;
+		}
+		closedir(d);
+	}
+	for (struct thread *t = p->threads; t; t = t->next) {
+		int status;
+
+		if (waitpid(t->tid, &status, __WALL) == t->tid && WIFSTOPPED(status)) {
+			t->stopped = true;
+			if (!(status >> 16))
+				t->pending_sig = WSTOPSIG(status);
+		}
+	}
+	return 0;
+}
+
+int dp_ptrace_attach(const struct dp_ptrace_opts *o, const pid_t *pids,
+		     int npids, struct dp_tracer **out, char *why,
+		     size_t whylen)
+{
+	struct dp_tracer *tr = tracer_new(o);
+	int err = 0;
+
+	if (!tr)
+		return -ENOMEM;
+	for (int i = 0; !err && i < npids; i++) {
+		struct proc *p;
+
+		if (kill(pids[i], 0) && errno == ESRCH) {
+			snprintf(why, whylen, "no process %d", pids[i]);
+			err = -ESRCH;
+			break;
+		}
+		p = proc_new(tr, pids[i], why, whylen);
+		if (!p) {
+			err = -EPERM;
+			break;
+		}
+		err = attach_threads(p, why, whylen);
+		if (!err) {
+			p->armed_libs = true;	/* everything is mapped */
+			err = proc_arm_probes(p, p->pid, true, why, whylen);
+		}
+		if (!err)
+			proc_arm_internal(p);
+	}
+	if (err) {
+		detach_all(tr);
+		dp_ptrace_free(tr);
+		return err;
+	}
+	*out = tr;
+	return 0;
+}
