@@ -123,12 +123,21 @@ static uint64_t find_syscall_insn(struct dp_mm *mm)
 	return 0;
 }
 
-/* Single-step @tid once; signals that stop it meanwhile are kept. */
-static int step_once(pid_t tid, int *pending_sig)
+/*
+ * Single-step @tid once from the registers @r; signals that stop it
+ * meanwhile are kept.  A thread resumed from a syscall-exit stop (the exec
+ * event of a launch) finishes that syscall first (which overwrites %rax)
+ * and reports the step before executing anything: the registers are then
+ * set again and the step repeated until ip has moved.
+ */
+static int step_once(pid_t tid, const struct dp_regs *r, int *pending_sig)
 {
-	int status;
+	struct dp_regs now;
+	int status, err;
 
-	for (;;) {
+	for (int tries = 0; tries < 4;) {
+		if ((err = dp_set_regs(tid, r)))
+			return err;
 		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
 			return -errno;
 		if (waitpid(tid, &status, __WALL) < 0)
@@ -136,13 +145,20 @@ static int step_once(pid_t tid, int *pending_sig)
 		if (WIFEXITED(status) || WIFSIGNALED(status))
 			return -ESRCH;
 		if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP &&
-		    status >> 16 == 0)
-			return 0;
+		    status >> 16 == 0) {
+			if (dp_get_regs(tid, &now))
+				return -ESRCH;
+			if (now.ip != r->ip)
+				return 0;
+			tries++;
+			continue;
+		}
 		/* a signal arrived before the step: deliver it later */
 		if (WIFSTOPPED(status) && WSTOPSIG(status) != SIGTRAP &&
 		    pending_sig && !*pending_sig)
 			*pending_sig = WSTOPSIG(status);
 	}
+	return -EIO;
 }
 
 int dp_remote_syscall(struct dp_mm *mm, pid_t tid, long nr,
@@ -168,9 +184,7 @@ int dp_remote_syscall(struct dp_mm *mm, pid_t tid, long nr,
 	r.r10 = args[3];
 	r.r8 = args[4];
 	r.r9 = args[5];
-	err = dp_set_regs(tid, &r);
-	if (!err)
-		err = step_once(tid, pending_sig);
+	err = step_once(tid, &r, pending_sig);
 	if (!err)
 		err = dp_get_regs(tid, &r);
 	if (!err)
