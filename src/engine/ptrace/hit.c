@@ -186,6 +186,15 @@ static void miss_returns(struct site *s)
 			s->probes[i]->nmiss++;
 }
 
+/* A pending return that will never be seen: a miss for its probes. */
+static void drop_return(struct dp_tracer *tr, const struct ret_inst *ri)
+{
+	tr->stats.dropped++;
+	tr->stats.missed++;
+	if (ri->site)
+		miss_returns(ri->site);
+}
+
 static bool over_limit(struct thread *t, struct site *s)
 {
 	for (unsigned i = 0; i < s->nprobes; i++) {
@@ -323,8 +332,8 @@ static int trampoline_hit(struct thread *t, struct dp_regs *regs)
 			   (unsigned long)regs->sp);
 		return -ENOENT;
 	}
-	tr->stats.dropped += t->nrets - 1 - (unsigned)i;
-	t->nrets = (unsigned)i + 1;
+	while (t->nrets > (unsigned)i + 1)
+		drop_return(tr, &t->rets[--t->nrets]);
 	while (t->nrets && t->rets[t->nrets - 1].sp + 8 == regs->sp) {
 		const struct ret_inst *ri = &t->rets[--t->nrets];
 
@@ -394,8 +403,14 @@ void rets_restore(struct thread *t, bool count_dropped)
 		if (!dp_mm_read(&p->mm, ri->sp, &cur, 8) && cur == p->tramp)
 			dp_mm_write(&p->mm, ri->sp, &ri->orig_ret, 8);
 		if (count_dropped)
-			p->tracer->stats.dropped++;
+			drop_return(p->tracer, ri);
 	}
+}
+
+void rets_discard(struct thread *t)
+{
+	while (t->nrets)
+		drop_return(t->proc->tracer, &t->rets[--t->nrets]);
 }
 
 /* A fork copies the stack: the child's instances are the parent's, with

@@ -124,6 +124,8 @@ int hit_handle(struct thread *t, struct dp_regs *regs);
 /* Give every pending return of @t back (detach, unwinding). */
 void rets_restore(struct thread *t, bool count_dropped);
 int rets_copy(struct thread *dst, const struct thread *src);
+/* The thread is gone: its pending returns are misses. */
+void rets_discard(struct thread *t);
 
 /* ---- tracer.c ----------------------------------------------------------- */
 struct thread *thread_find(struct dp_tracer *t, pid_t tid);

@@ -350,6 +350,7 @@ static void on_exit_status(struct dp_tracer *tr, pid_t tid, int status)
 	}
 	if (!t)
 		return;
+	rets_discard(t);
 	if (t->tid == t->proc->pid || !t->proc->threads->next) {
 		/* the leader's exit ends the process for us */
 		struct proc *p = t->proc;
