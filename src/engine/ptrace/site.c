@@ -361,6 +361,7 @@ static void arm_symbol(struct proc *p, const char *text, enum site_role role)
 void proc_arm_internal(struct proc *p)
 {
 	uint64_t addr;
+	char why[160];
 
 	if (!p->armed_libs) {
 		addr = auxv_entry(p->pid);
@@ -369,7 +370,7 @@ void proc_arm_internal(struct proc *p)
 		else
 			p->armed_libs = true;	/* no entry point: arm now */
 	}
-	if (!dp_proc_dl_breakpoint(p->pid, &addr))
+	if (!dp_proc_dl_brk(p->sym, &addr, why, sizeof(why)))
 		site_add_role(p, addr, ROLE_DLBRK);
 	/* C++ exceptions and thread cancellation unwind through return
 	 * addresses: they must not meet the trampoline */

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dprobe list: the functions a probe can be placed on, in one binary
+ * (link-time addresses) or in every object a process has mapped (run-time
+ * addresses), as ftrace's available_filter_functions lists the kernel's.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "sym/elf.h"
+#include "sym/proc.h"
+
+struct row {
+	const struct dp_elf_sym *sym;
+	const char *module;
+	uint64_t addr;
+};
+
+struct rows {
+	struct row *v;
+	size_t n, cap;
+};
+
+/*
+ * The name a user writes to probe @s: "name", or "name@VER" for a
+ * non-default version (libc's older memcpy@GLIBC_2.2.5).
+ */
+static void display_name(const struct dp_elf_sym *s, char *buf, size_t len)
+{
+	if (s->hidden && s->version)
+		snprintf(buf, len, "%.*s@%s", (int)s->base_len, s->name,
+			 s->version);
+	else
+		snprintf(buf, len, "%.*s", (int)s->base_len, s->name);
+}
+
+static bool probeable(const struct dp_elf_sym *s)
+{
+	return (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) && s->size;
+}
+
+/* Add @elf's functions matching @glob, moved by @bias. */
+static int add_object(struct rows *r, const struct dp_elf *elf,
+		      const char *module, uint64_t bias, const char *glob)
+{
+	char name[512];
+	struct row *tmp;
+
+	for (size_t i = 0; i < dp_elf_nsyms(elf); i++) {
+		const struct dp_elf_sym *s = dp_elf_sym(elf, i);
+
+		if (!probeable(s))
+			continue;
+		display_name(s, name, sizeof(name));
+		if (glob && fnmatch(glob, name, 0))
+			continue;
+		if (r->n == r->cap) {
+			r->cap = r->cap ? 2 * r->cap : 1024;
+			tmp = realloc(r->v, r->cap * sizeof(*tmp));
+			if (!tmp)
+				return -ENOMEM;
+			r->v = tmp;
+		}
+		r->v[r->n++] = (struct row){ s, module, s->value + bias };
+	}
+	return 0;
+}
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	int c = strcmp(a->module, b->module);
+
+	if (c)
+		return c;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return strcmp(a->sym->name, b->sym->name);
+}
+
+static void print_rows(struct rows *r)
+{
+	char name[512];
+
+	if (r->n)
+		qsort(r->v, r->n, sizeof(*r->v), row_cmp);
+	printf("%-40s %-24s %-14s %6s\n", "SYMBOL", "MODULE", "ADDRESS",
+	       "SIZE");
+	for (size_t i = 0; i < r->n; i++) {
+		display_name(r->v[i].sym, name, sizeof(name));
+		printf("%-40s %-24s 0x%012" PRIx64 " %6" PRIu64 "\n", name,
+		       r->v[i].module, r->v[i].addr, r->v[i].sym->size);
+	}
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static int list_binary(const char *path, const char *glob)
+{
+	struct rows r = { 0 };
+	struct dp_elf *elf;
+	char why[192];
+	int ret;
+
+	ret = dp_elf_open_why(path, &elf, why, sizeof(why));
+	if (ret) {
+		fprintf(stderr, "dprobe list: %s: %s\n", path, why);
+		return DP_EXIT_REJECTED;
+	}
+	ret = add_object(&r, elf, base_name(path), 0, glob);
+	if (!ret)
+		print_rows(&r);
+	else
+		fprintf(stderr, "dprobe list: out of memory\n");
+	free(r.v);
+	dp_elf_close(elf);
+	return ret ? DP_EXIT_REJECTED : DP_EXIT_OK;
+}
+
+static int list_process(pid_t pid, const char *glob)
+{
+	const struct dp_proc_objs *s;
+	struct rows r = { 0 };
+	struct dp_proc *p;
+	char why[256];
+	int ret = 0;
+
+	if (dp_proc_open(pid, &p, why, sizeof(why))) {
+		fprintf(stderr, "dprobe list: %s\n", why);
+		return DP_EXIT_REJECTED;
+	}
+	s = dp_proc_objs(p);
+	if (!s->n) {
+		fprintf(stderr, "dprobe list: process %d has no ELF object "
+			"mapped (a kernel thread, or exiting)\n", (int)pid);
+		dp_proc_close(p);
+		return DP_EXIT_REJECTED;
+	}
+	for (size_t i = 0; i < s->n && !ret; i++) {
+		const struct dp_proc_obj *o = &s->v[i];
+
+		if (!o->elf) {
+			fprintf(stderr, "dprobe list: skipping %s: %s\n",
+				o->path, o->why);
+			continue;
+		}
+		ret = add_object(&r, o->elf, base_name(o->path), o->bias, glob);
+	}
+	if (!ret)
+		print_rows(&r);
+	else
+		fprintf(stderr, "dprobe list: out of memory\n");
+	free(r.v);
+	dp_proc_close(p);
+	return ret ? DP_EXIT_REJECTED : DP_EXIT_OK;
+}
+
+/* A whole positive decimal number that fits a pid_t, or -1. */
+static pid_t parse_pid(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > INT_MAX)
+		return -1;
+	return v;
+}
+
+int dp_cmd_list(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "binary", required_argument, NULL, 'x' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *binary = NULL, *pidarg = NULL, *glob;
+	pid_t pid = -1;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+x:p:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'x': binary = optarg; break;
+		case 'p': pidarg = optarg; break;
+		case 'h':
+			dp_usage(stdout, "list");
+			return DP_EXIT_OK;
+		default:
+			goto usage;
+		}
+	}
+	if (!binary == !pidarg) {
+		fprintf(stderr, "dprobe list: give one of -x BINARY or -p PID\n");
+		goto usage;
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "dprobe list: one GLOB at most\n");
+		goto usage;
+	}
+	glob = optind < argc ? argv[optind] : NULL;
+	if (binary)
+		return list_binary(binary, glob);
+	pid = parse_pid(pidarg);
+	if (pid < 0) {
+		fprintf(stderr, "dprobe list: invalid process id '%s'\n", pidarg);
+		goto usage;
+	}
+	return list_process(pid, glob);
+usage:
+	dp_usage(stderr, "list");
+	return DP_EXIT_USAGE;
+}
