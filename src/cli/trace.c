@@ -313,6 +313,12 @@ static char *main_binary(const struct trace_opts *o)
 
 	if (o->cmd)
 		return find_in_path(o->cmd[0]);
+	for (int i = 0; i < o->npids; i++) {
+		if (kill(o->pids[i], 0) && errno == ESRCH) {
+			fprintf(stderr, "dprobe: no process %d\n", o->pids[i]);
+			return NULL;
+		}
+	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", o->pids[0]);
 	return strdup(path);
 }
@@ -343,16 +349,18 @@ static int run(int argc, char **argv, bool stat)
 	struct timespec t0, t1;
 	const struct dp_ptrace_stats *st;
 	char *binary;
-	int status = 0, ret = DP_EXIT_REJECTED;
+	int status = 0, ret = DP_EXIT_REJECTED, rerr;
 
 	if (parse_opts(argc, argv, &o))
 		return DP_EXIT_USAGE;
 	binary = main_binary(&o);
-	if (!binary) {
+	if (!binary && o.cmd) {
 		fprintf(stderr, "dprobe: cannot execute %s: %s\n", o.cmd[0],
 			strerror(ENOENT));
 		return 127;
 	}
+	if (!binary)
+		return DP_EXIT_REJECTED;
 	c.json = o.json;
 	c.ncpus = get_nprocs_conf();
 	if (setup_events(&c, &o, binary))
@@ -366,7 +374,8 @@ static int run(int argc, char **argv, bool stat)
 		goto out;
 	dp_ptrace_set_profile_cb(g_tracer, print_profile, &c);
 	install_signals(o.duration);
-	if (dp_ptrace_run(g_tracer, &status))
+	rerr = dp_ptrace_run(g_tracer, &status);
+	if (rerr)
 		fprintf(stderr, "dprobe: tracing stopped on an error; every probe was removed\n");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	fflush(c.out);
@@ -379,7 +388,7 @@ static int run(int argc, char **argv, bool stat)
 	fprintf(stderr, "dprobe: %" PRIu64 " events, %" PRIu64 " filtered, %" PRIu64
 		" missed, %" PRIu64 " lost\n", st->events, st->filtered,
 		st->missed, st->lost);
-	ret = o.cmd ? exit_code(status) : DP_EXIT_OK;
+	ret = rerr ? DP_EXIT_REJECTED : o.cmd ? exit_code(status) : DP_EXIT_OK;
 	dp_ptrace_free(g_tracer);
 	g_tracer = NULL;
 out:

@@ -281,18 +281,24 @@ static int site_roles(struct thread *t, struct site *s)
 	if (s->roles & ROLE_UNWIND)
 		rets_restore(t, true);
 	if (s->roles & (ROLE_ENTRY | ROLE_DLBRK)) {
-		bool initial = (s->roles & ROLE_ENTRY) && !p->armed_libs &&
-			       !p->silent && p->tracer->o.reg;
+		/* at the program's entry every initial library is mapped:
+		 * a probe that still does not resolve is an error */
+		bool entry = s->roles & ROLE_ENTRY;
+		bool initial = entry && !p->armed_libs && !p->silent;
 
-		s->roles &= ~ROLE_ENTRY;
-		p->armed_libs = true;
+		if (entry) {
+			s->roles &= ~ROLE_ENTRY;
+			p->armed_libs = true;
+		}
 		if (dp_proc_refresh(p->sym, NULL, why, sizeof(why)) == 0) {
 			sites_prune_unmapped(p);
 			err = proc_arm_probes(p, t->tid, initial, why, sizeof(why));
 			proc_arm_internal(p);
 		}
 		if (err)
-			tracer_log(p->tracer, "%s\n", why);
+			tracer_log(p->tracer, "dprobe: %s\n", why);
+		else if (entry)
+			p->started = true;
 	}
 	return err;
 }

@@ -71,6 +71,7 @@ struct proc {
 	bool silent;			/* not followed: service hits, no events */
 	bool detach_after_exec;		/* an unfollowed vfork child */
 	bool armed_libs;		/* probes in libraries resolved (entry seen) */
+	bool started;			/* every probe armed; its code is running */
 	struct dp_mm mm;
 	struct dp_proc *sym;		/* maps, objects, symbols */
 	struct dp_symbolizer symbolizer;

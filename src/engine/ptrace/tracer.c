@@ -295,6 +295,13 @@ static int on_trap(struct thread *t)
 	if (dp_get_regs(t->tid, &regs))
 		return 0;
 	r = hit_handle(t, &regs);
+	if (r < 0) {
+		/* the tracer gives up: the thread re-runs the original
+		 * instruction once the bytes are back */
+		regs.ip--;
+		dp_set_regs(t->tid, &regs);
+		return r;
+	}
 	if (r == 1 && dp_set_regs(t->tid, &regs))
 		return -ESRCH;
 	return r;
@@ -551,6 +558,11 @@ int dp_ptrace_run(struct dp_tracer *tr, int *status)
 		if (!tr->stop_req)
 			sigsuspend(&old);
 	}
+	/* a launched command whose probes cannot all be armed by its entry
+	 * point has not run any of its own code yet: it is not run at all */
+	if (err < 0 && tr->root && !tr->root_done && thread_find(tr, tr->root) &&
+	    !thread_find(tr, tr->root)->proc->started)
+		kill(tr->root, SIGKILL);
 	if (tr->procs)
 		detach_all(tr);
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -784,7 +796,7 @@ int dp_ptrace_attach(const struct dp_ptrace_opts *o, const pid_t *pids,
 		}
 		err = attach_threads(p, why, whylen);
 		if (!err) {
-			p->armed_libs = true;	/* everything is mapped */
+			p->armed_libs = p->started = true;	/* all mapped */
 			err = proc_arm_probes(p, p->pid, true, why, whylen);
 		}
 		if (!err)
