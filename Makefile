@@ -41,7 +41,7 @@ UNIT_BIN  := $(O)/tests/unit-tests
 
 DEPS_OK := $(O)/.deps-ok
 
-.PHONY: all run test unit golden kernel-diff fuzz fuzz-short clean deps asan-test
+.PHONY: all run test unit golden kernel-diff e2e safety fuzz fuzz-short clean
 all: $(O)/dprobe
 
 $(DEPS_OK): mk/deps.sh
@@ -138,6 +138,14 @@ golden: $(O)/dprobe $(EXAMPLE)
 kernel-diff: $(O)/dprobe
 	@sh tests/kernel/run.sh $(O)/dprobe
 
+# Tracing real processes: end-to-end cases (with the kernel's uprobe_events
+# as a reference where tracefs exists) and the safety sweeps.
+e2e: $(O)/dprobe
+	@sh tests/e2e/run.sh $(O)/dprobe
+
+safety: $(O)/dprobe
+	@sh tests/safety/sweep.sh $(O)/dprobe
+
 FUZZ_SECONDS ?= 600
 FUZZERS := lang filter
 FUZZ_BINS := $(FUZZERS:%=build-fuzz/fuzz-%)
@@ -163,6 +171,7 @@ test: $(DEPS_OK)
 	@$(MAKE) --no-print-directory unit golden || $(call stage_failed,release)
 	@$(MAKE) --no-print-directory BUILD=asan unit golden || $(call stage_failed,asan)
 	@$(MAKE) --no-print-directory kernel-diff || $(call stage_failed,kernel-diff)
+	@$(MAKE) --no-print-directory -k e2e safety || $(call stage_failed,e2e)
 	@$(MAKE) --no-print-directory fuzz-short || $(call stage_failed,fuzz)
 	@sh tests/summary.sh
 

@@ -1,14 +1,16 @@
 #!/bin/sh
-# `make run`: check the example's probe definitions against the example
-# program and show what the kernel would list and the event formats.
+# `make run`: trace the bundled example with the seed documents' probes,
+# then show what the kernel would list, an event's format, and a mistake.
 set -eu
 dprobe=$1
 bin=$(dirname "$dprobe")/examples/work
 [ -x "$bin" ] || { echo "run.sh: $bin is not built" >&2; exit 1; }
 
-echo "== the example program =="
-"$bin"
+echo "== dprobe trace -e @examples/work.probes -- $bin =="
+"$dprobe" trace -e @examples/work.probes --profile -- "$bin"
 echo
+echo "== dprobe stat -e 'p work' -- $bin =="
+"$dprobe" stat -e 'p work' -- "$bin"
 echo "== dprobe check -x $bin -f examples/work.probes =="
 "$dprobe" check -x "$bin" -f examples/work.probes
 echo
