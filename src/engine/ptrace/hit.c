@@ -215,6 +215,13 @@ static void hijack_return(struct thread *t, struct site *s,
 	struct ret_inst *ri;
 	uint64_t ret;
 
+	/*
+	 * Instances below this frame's return-address slot belong to frames
+	 * that are gone (left by longjmp): drop them now, as the kernel's
+	 * cleanup_return_instances() does, so they do not fill the stack.
+	 */
+	while (t->nrets && t->rets[t->nrets - 1].sp < regs->sp)
+		drop_return(p->tracer, &t->rets[--t->nrets]);
 	if (over_limit(t, s) || dp_mm_read(&p->mm, regs->sp, &ret, 8))
 		goto miss;
 	if (t->nrets == t->cap) {
@@ -318,9 +325,15 @@ static void emit_returns(struct thread *t, const struct ret_inst *ri,
 	h.ctx.ip = s->addr;
 	h.ctx.entry_args = ri->args;
 	h.ctx.n_entry_args = DP_NR_REG_ARGS;
-	for (unsigned i = s->nprobes; i-- > 0;)
-		if (s->probes[i]->def.is_return)
-			emit(&h, s->probes[i]);
+	for (unsigned i = s->nprobes; i-- > 0;) {
+		struct dp_probe *pr = s->probes[i];
+
+		if (!pr->def.is_return)
+			continue;
+		if (pr->def.kind == DP_KIND_KPROBE)
+			pr->nhit++;
+		emit(&h, pr);
+	}
 }
 
 static int trampoline_hit(struct thread *t, struct dp_regs *regs)
@@ -385,7 +398,10 @@ int hit_handle(struct thread *t, struct dp_regs *regs)
 	for (unsigned i = s->nprobes; i-- > 0;) {
 		struct dp_probe *pr = s->probes[i];
 
-		pr->nhit++;
+		/* kprobe_profile counts a return probe when it fires,
+		 * uprobe_profile when its function is entered (spec §7) */
+		if (!pr->def.is_return || pr->def.kind == DP_KIND_UPROBE)
+			pr->nhit++;
 		if (!pr->def.is_return)
 			emit(&h, pr);
 	}

@@ -78,6 +78,11 @@ struct proc {
 	struct site *sites[SITE_HASH];
 	struct xol_page *pages;
 	uint64_t tramp;			/* return trampoline (an int3) */
+	uint64_t scratch;		/* a read-write page for syscall args */
+	bool trap_watch;		/* the program has a SIGTRAP action */
+	struct {			/* the kernel's struct sigaction */
+		uint64_t handler, flags, restorer, mask;
+	} trap_act;
 	struct thread *threads;
 	struct proc *next;
 };
@@ -127,6 +132,12 @@ void rets_restore(struct thread *t, bool count_dropped);
 int rets_copy(struct thread *dst, const struct thread *src);
 /* The thread is gone: its pending returns are misses. */
 void rets_discard(struct thread *t);
+
+/* ---- sigtrap.c: the program's own SIGTRAP action ---------------------- */
+/* Copy the SIGTRAP action (thread @t stopped, about to get a SIGTRAP). */
+void sigtrap_snapshot(struct thread *t);
+/* After one of our traps in @t: undo the kernel's reset of the action. */
+void sigtrap_fixup(struct thread *t);
 
 /* ---- tracer.c ----------------------------------------------------------- */
 struct thread *thread_find(struct dp_tracer *t, pid_t tid);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +14,8 @@
 #include <unistd.h>
 
 #include "engine/ptrace/remote.h"
+
+#define TRAP_MASK (1ull << (SIGTRAP - 1))
 
 _Static_assert(sizeof(struct dp_regs) == sizeof(struct user_regs_struct),
 	       "dp_regs must have the user_regs_struct layout");
@@ -165,6 +168,9 @@ int dp_remote_syscall(struct dp_mm *mm, pid_t tid, long nr,
 		      const uint64_t args[6], int64_t *ret, int *pending_sig)
 {
 	struct dp_regs saved, r;
+	siginfo_t si;
+	uint64_t mask;
+	bool have_si, have_mask;
 	int err;
 
 	if (!mm->syscall_insn)
@@ -173,6 +179,19 @@ int dp_remote_syscall(struct dp_mm *mm, pid_t tid, long nr,
 		return -ENOEXEC;
 	if ((err = dp_get_regs(tid, &saved)))
 		return err;
+	/* in a signal-delivery-stop the signal's siginfo must survive */
+	have_si = !ptrace(PTRACE_GETSIGINFO, tid, NULL, &si);
+	/*
+	 * The step's trap is a forced SIGTRAP: with SIGTRAP blocked (inside
+	 * the program's own SIGTRAP handler) it would reset the program's
+	 * action to SIG_DFL.  Unblock it for the step.
+	 */
+	have_mask = !ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask);
+	if (have_mask && (mask & TRAP_MASK)) {
+		uint64_t m = mask & ~TRAP_MASK;
+
+		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(m), &m);
+	}
 	r = saved;
 	r.ip = mm->syscall_insn;
 	r.ax = (uint64_t)nr;
@@ -192,14 +211,18 @@ int dp_remote_syscall(struct dp_mm *mm, pid_t tid, long nr,
 	/* the registers go back whatever happened */
 	if (dp_set_regs(tid, &saved) && !err)
 		err = -ESRCH;
+	if (have_si)
+		ptrace(PTRACE_SETSIGINFO, tid, NULL, &si);
+	if (have_mask && (mask & TRAP_MASK))
+		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask);
 	return err;
 }
 
 uint64_t dp_remote_mmap_near(struct dp_mm *mm, pid_t tid, uint64_t near,
-			     size_t len, int *pending_sig)
+			     size_t len, int prot, int *pending_sig)
 {
 	const uint64_t step = 1 << 20;
-	uint64_t args[6] = { 0, len, PROT_READ | PROT_EXEC,
+	uint64_t args[6] = { 0, len, (uint64_t)prot,
 			     MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1, 0 };
 	int64_t ret;
 

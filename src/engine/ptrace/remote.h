@@ -46,11 +46,11 @@ int dp_remote_syscall(struct dp_mm *mm, pid_t tid, long nr,
 		      const uint64_t args[6], int64_t *ret, int *pending_sig);
 
 /*
- * Map @len bytes RWX(read-exec) anonymous memory in the target, as near
- * as possible below @near (within ±2 GB when @near is not 0).  Returns the
- * address or 0 on failure.
+ * Map @len bytes of anonymous memory with protection @prot in the target,
+ * within rel32 reach of @near when @near is not 0 (below it first).
+ * Returns the address or 0 on failure.
  */
 uint64_t dp_remote_mmap_near(struct dp_mm *mm, pid_t tid, uint64_t near,
-			     size_t len, int *pending_sig);
+			     size_t len, int prot, int *pending_sig);
 
 #endif

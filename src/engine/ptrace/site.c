@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "engine/ptrace/internal.h"
@@ -70,7 +71,7 @@ static uint64_t slot_alloc(struct proc *p, uint64_t near)
 	if (!t)
 		return 0;
 	base = dp_remote_mmap_near(&p->mm, t->tid, near, PAGE_SIZE,
-				   &t->pending_sig);
+				   PROT_READ | PROT_EXEC, &t->pending_sig);
 	if (!base)
 		return 0;
 	pg = calloc(1, sizeof(*pg));

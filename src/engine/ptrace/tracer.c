@@ -120,6 +120,11 @@ static void proc_del(struct proc *p)
 
 static void resume(struct thread *t, int sig)
 {
+	/* a signal that arrived while the tracer ran code in the thread */
+	if (!sig)
+		sig = t->pending_sig;
+	if (sig == t->pending_sig)
+		t->pending_sig = 0;
 	if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)sig) == 0 ||
 	    errno == ESRCH)
 		t->stopped = false;
@@ -290,11 +295,17 @@ static int on_trap(struct thread *t)
 	siginfo_t si;
 	int r;
 
-	if (ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si) || si.si_code != SI_KERNEL)
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si))
 		return 0;
+	if (si.si_code != SI_KERNEL)
+		goto theirs;
 	if (dp_get_regs(t->tid, &regs))
 		return 0;
 	r = hit_handle(t, &regs);
+	if (r == 0)
+		goto theirs;
+	if (r == 1)
+		sigtrap_fixup(t);
 	if (r < 0) {
 		/* the tracer gives up: the thread re-runs the original
 		 * instruction once the bytes are back */
@@ -305,6 +316,10 @@ static int on_trap(struct thread *t)
 	if (r == 1 && dp_set_regs(t->tid, &regs))
 		return -ESRCH;
 	return r;
+theirs:
+	/* the program's own SIGTRAP: keep a copy of its action first */
+	sigtrap_snapshot(t);
+	return 0;
 }
 
 static int on_event(struct thread *t, int event)
@@ -799,6 +814,8 @@ int dp_ptrace_attach(const struct dp_ptrace_opts *o, const pid_t *pids,
 			p->armed_libs = p->started = true;	/* all mapped */
 			err = proc_arm_probes(p, p->pid, true, why, whylen);
 		}
+		if (!err)
+			sigtrap_snapshot(p->threads);
 		if (!err)
 			proc_arm_internal(p);
 	}
