@@ -220,9 +220,15 @@ static void hijack_return(struct thread *t, struct site *s,
 	 * that are gone (left by longjmp): drop them now, as the kernel's
 	 * cleanup_return_instances() does, so they do not fill the stack.
 	 */
-	while (t->nrets && t->rets[t->nrets - 1].sp < regs->sp)
+	if (dp_mm_read(&p->mm, regs->sp, &ret, 8))
+		goto miss;
+	/* ... and one for this very slot, unless the slot still holds the
+	 * trampoline (a tail call chaining to it), was left there too */
+	while (t->nrets && (t->rets[t->nrets - 1].sp < regs->sp ||
+			    (t->rets[t->nrets - 1].sp == regs->sp &&
+			     ret != p->tramp)))
 		drop_return(p->tracer, &t->rets[--t->nrets]);
-	if (over_limit(t, s) || dp_mm_read(&p->mm, regs->sp, &ret, 8))
+	if (over_limit(t, s))
 		goto miss;
 	if (t->nrets == t->cap) {
 		unsigned cap = t->cap ? 2 * t->cap : 8;

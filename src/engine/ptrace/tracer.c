@@ -508,6 +508,47 @@ static bool stop_for_detach(struct thread *t)
 	}
 }
 
+/* A SIGTRAP generated but not yet reported (SigPnd of the thread)? */
+static bool sigtrap_pending(const struct thread *t)
+{
+	char path[64], line[256];
+	unsigned long long pnd = 0, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->proc->pid,
+		 t->tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &v) == 1)
+			pnd |= v;
+	fclose(f);
+	return pnd & (1ull << (SIGTRAP - 1));
+}
+
+/*
+ * A thread interrupted just after executing one of our int3s has the
+ * SIGTRAP queued: detached like that, it would die of it.  Let it report
+ * the trap (handled as any hit) and stop there instead.
+ */
+static void drain_traps(struct thread *t)
+{
+	int status;
+
+	for (int i = 0; i < 4 && t->stopped && !t->pending_sig &&
+			sigtrap_pending(t); i++) {
+		if (ptrace(PTRACE_CONT, t->tid, NULL, NULL) ||
+		    waitpid(t->tid, &status, __WALL) != t->tid ||
+		    !WIFSTOPPED(status))
+			return;
+		if (status >> 16)
+			continue;
+		if (WSTOPSIG(status) != SIGTRAP || on_trap(t) == 0)
+			t->pending_sig = WSTOPSIG(status);
+	}
+}
+
 static void detach_proc(struct proc *p)
 {
 	struct thread *t, *n;
@@ -524,6 +565,8 @@ static void detach_proc(struct proc *p)
 				thread_del(t);
 		}
 	}
+	for (t = p->threads; t; t = t->next)
+		drain_traps(t);
 	sites_disarm_all(p);
 	for (t = p->threads; t; t = t->next)
 		rets_restore(t, true);
