@@ -31,7 +31,7 @@ CFLAGS  += -std=gnu17 -Wall -Wextra $(WERROR) -Wshadow -Wno-sign-compare \
 LDFLAGS += $(filter -fsanitize=%,$(XFLAGS))
 LIBS    := -lelf -lZydis
 
-MODULES := lang event output sym arch/x86_64 engine/ptrace util
+MODULES := lang event output ring sym arch/x86_64 engine/ptrace util
 LIB_SRCS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 CLI_SRCS := $(wildcard src/cli/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
