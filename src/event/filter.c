@@ -36,6 +36,7 @@
 #include <sys/sysinfo.h>
 
 #include "event/filter.h"
+#include "lang/kstrto.h"
 
 /* Operators, in the order the kernel tries them ("<=" before "<"). */
 enum filter_op {
@@ -212,60 +213,7 @@ static size_t parse_digits(const char *s, unsigned base, uint64_t *res,
 	return n;
 }
 
-/* The unsigned conversion without a sign: "0x" hex, leading-0 octal. */
-static int str_to_u64_nosign(const char *s, uint64_t *res)
-{
-	unsigned base = 10;
-	bool ovf;
-	size_t n;
-
-	if (s[0] == '0') {
-		base = 8;
-		if ((s[1] | 0x20) == 'x' && digit_val(s[2]) < 16) {
-			base = 16;
-			s += 2;
-		}
-	}
-	n = parse_digits(s, base, res, &ovf);
-	if (ovf)
-		return -ERANGE;
-	if (!n)
-		return -EINVAL;
-	s += n;
-	if (*s == '\n')
-		s++;
-	return *s ? -EINVAL : 0;
-}
-
-static int str_to_u64(const char *s, uint64_t *res)
-{
-	if (s[0] == '+')
-		s++;
-	return str_to_u64_nosign(s, res);
-}
-
-static int str_to_s64(const char *s, int64_t *res)
-{
-	uint64_t v;
-	int ret;
-
-	if (s[0] == '-') {
-		ret = str_to_u64_nosign(s + 1, &v);
-		if (ret)
-			return ret;
-		if ((int64_t)-v > 0)
-			return -ERANGE;
-		*res = (int64_t)-v;
-		return 0;
-	}
-	ret = str_to_u64(s, &v);
-	if (ret)
-		return ret;
-	if ((int64_t)v < 0)
-		return -ERANGE;
-	*res = (int64_t)v;
-	return 0;
-}
+/* kstrtoull / kstrtoll with base 0 are lang/kstrto.c's. */
 
 /* ---- CPU lists: the kernel's bitmap_parselist() ----------------------- */
 
@@ -597,7 +545,7 @@ static int pred_function(struct pcur *c)
 			return perr(c, DP_FERR_OPERAND_TOO_LONG, i);
 		memcpy(num, s + start, i - start);
 		num[i - start] = '\0';
-		if (str_to_u64(num, &addr))
+		if (dp_kstrtoull(num, 0, &addr))
 			return perr(c, DP_FERR_INVALID_VALUE, i);
 	} else {
 		/* a name runs to the next space, quotes and "&&" included */
@@ -812,10 +760,10 @@ static int pred_number(struct pcur *c)
 	memcpy(num, s + start, i - start);
 	num[i - start] = '\0';
 	if (c->fld.is_signed) {
-		ret = str_to_s64(num, &sval);
+		ret = dp_kstrtoll(num, 0, &sval);
 		val = (uint64_t)sval;
 	} else {
-		ret = str_to_u64(num, &val);
+		ret = dp_kstrtoull(num, 0, &val);
 	}
 	if (ret)
 		return perr(c, DP_FERR_ILLEGAL_INTVAL, start);
