@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,4 +117,19 @@ void dp_error_print(const struct dp_error *e, FILE *out)
 	fprintf(out, "%*s\n", 11 + e->pos + 1, "^");
 	if (e->detail[0])
 		fprintf(out, "  (%s)\n", e->detail);
+}
+
+int dp_error_detail(struct dp_error *e, const char *line,
+		    enum dp_err_code code, int err, int index, int offset,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return -err;
+	dp_error_at(e, line, code, err, index, offset);
+	va_start(ap, fmt);
+	vsnprintf(e->detail, sizeof(e->detail), fmt, ap);
+	va_end(ap);
+	return -err;
 }

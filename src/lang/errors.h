@@ -145,6 +145,14 @@ void dp_error_at(struct dp_error *e, const char *line, enum dp_err_code code,
 /* "EINVAL", "EEXIST", ... */
 const char *dp_errno_name(int err);
 void dp_error_clear(struct dp_error *e);
+/*
+ * dp_error_at() plus a dprobe detail (printf-style) for a rejection found
+ * while resolving a place.  Returns -@err; does nothing but that if @e is
+ * NULL.
+ */
+int dp_error_detail(struct dp_error *e, const char *line,
+		    enum dp_err_code code, int err, int index, int offset,
+		    const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 /* Print the error_log block (without the kernel's timestamp). */
 void dp_error_print(const struct dp_error *e, FILE *out);
 

@@ -1009,20 +1009,8 @@ static ssize_t named_objects(struct dp_proc *p, const char *mod, size_t **idx,
 
 /* ---- resolving places --------------------------------------------------- */
 
-__attribute__((format(printf, 5, 6)))
-static int fail(struct dp_error *err, const char *line, enum dp_err_code code,
-		int errnum, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return -errnum;
-	dp_error_at(err, line, code, errnum, 1, 0);
-	va_start(ap, fmt);
-	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
-	va_end(ap);
-	return -errnum;
-}
+#define fail(err, line, code, errnum, ...) \
+	dp_error_detail(err, line, code, errnum, 1, 0, __VA_ARGS__)
 
 static int obj_unreadable(const struct dp_proc_obj *o, const char *line,
 			  struct dp_error *err)

@@ -138,20 +138,8 @@ static int offset_caret(const char *line)
 	return 0;
 }
 
-__attribute__((format(printf, 6, 7)))
-static int fail(struct dp_error *err, const char *line, enum dp_err_code code,
-		int errnum, int caret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return -errnum;
-	dp_error_at(err, line, code, errnum, 1, caret);
-	va_start(ap, fmt);
-	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
-	va_end(ap);
-	return -errnum;
-}
+#define fail(err, line, code, errnum, caret, ...) \
+	dp_error_detail(err, line, code, errnum, 1, caret, __VA_ARGS__)
 
 /* A file that could not be opened as an ELF, reported at token 1 +0. */
 static int open_fail(struct dp_error *err, const char *line, const char *path,
