@@ -142,6 +142,7 @@ kernel-diff: $(O)/dprobe
 # as a reference where tracefs exists) and the safety sweeps.
 e2e: $(O)/dprobe
 	@sh tests/e2e/run.sh $(O)/dprobe
+	@sh tests/e2e/kernel-ref.sh $(O)/dprobe
 
 safety: $(O)/dprobe
 	@sh tests/safety/sweep.sh $(O)/dprobe

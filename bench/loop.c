@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmark target: a loop calling one small function N times.
+ *
+ *   loop N      prints "<ns for the loop> <N> <checksum>"
+ *
+ * work() is kept a real call (noipa: not inlined, not specialised), its
+ * first instruction an ordinary one (what a probe displaces), and its
+ * result used, so the loop cannot be optimised away.  Only the loop is
+ * timed (CLOCK_MONOTONIC), not start-up or a tracer's attach, so
+ * (probed - unprobed) / N is the cost of one hit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+__attribute__((noipa)) long work(int a, long b, const char *s)
+{
+	return a + b + s[a & 3];
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000000;
+	long sum = 0;
+	long long t0, t1;
+
+	t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		sum += work((int)i, i * 3, "bench");
+	t1 = now_ns();
+	printf("%lld %ld %ld\n", t1 - t0, n, sum);
+	return 0;
+}

@@ -1,0 +1,256 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Per-hit overhead of a probe: the kernel's uprobe_events and dprobe's
+# ptrace engine on the same loop, in the same run.
+#
+#   sh bench/run.sh [DPROBE]        (DPROBE default: build/dprobe)
+#
+# bench/loop.c calls work(a, b, s) N times and times only its loop.  For
+# each configuration N is chosen from a short pilot run so that one run
+# takes about BENCH_SECONDS (default 2) seconds; the run is repeated
+# BENCH_REPEATS (default 5) times and the median ns per call is kept.
+# ovh ns/hit = median(probed) - median(unprobed baseline): the cost of one
+# call of work() with the probe(s) on it.
+#
+#   b0  baseline, no probe
+#   k2  uprobe_events  p work  a=%di:s32 b=%si:s64
+#   k3  k2 + s=+0(%dx):string
+#   k4  k2 + r work ret=$retval:s64 (entry + return on each call)
+#   d2, d3, d4  the same definitions with `dprobe trace -o /dev/null`
+#   d2p d2 with dprobe and the loop pinned to one CPU (taskset -c 0): a
+#       ptrace stop wakes the tracer, and a wake-up on another CPU costs
+#       far more than on the same one on this kind of VM
+#
+# Kernel rows: the definitions are PATH:OFFSET probes on a private copy of
+# the loop (a uprobe is armed on the inode for every process), in the
+# group "dpbench", enabled only in a private instance
+# (instances/dpbench-PID); everything is removed afterwards, also on
+# failure or a signal.  Without root or tracefs they print "n/a", as do
+# the dprobe rows until `dprobe trace` works.  Every run's hit count is
+# checked (uprobe_profile, dprobe's summary line) against N.
+# Prints a Markdown table.  Only sh, awk and the C compiler are needed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+DPROBE=${1:-$here/../build/dprobe}
+case $DPROBE in /*) ;; *) DPROBE=$(pwd)/$DPROBE ;; esac
+SECONDS_PER_RUN=${BENCH_SECONDS:-2}
+REPEATS=${BENCH_REPEATS:-5}
+TRACEFS=/sys/kernel/tracing
+GROUP=dpbench
+
+tmp=$(mktemp -d /tmp/dpbench.XXXXXX) || exit 2
+INST=$TRACEFS/instances/dpbench-$$
+kernel=0
+
+kclean() {
+	if [ -d "$INST" ]; then
+		echo 0 >"$INST/events/$GROUP/enable" 2>/dev/null
+		rmdir "$INST" 2>/dev/null
+	fi
+	if [ $kernel = 1 ] && grep -q "^[pr]:$GROUP/" $TRACEFS/uprobe_events; then
+		echo "-:$GROUP/" >>$TRACEFS/uprobe_events
+	fi
+}
+cleanup() {
+	trap - EXIT HUP INT PIPE TERM
+	kclean
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 141' PIPE
+trap 'exit 143' TERM
+
+gcc -O2 -o "$tmp/loop" "$here/loop.c" || exit 2
+LOOP=$tmp/loop
+
+# ---- the kernel --------------------------------------------------------
+why_no_kernel=
+if [ "$(id -u)" != 0 ]; then
+	why_no_kernel="not root"
+else
+	if [ ! -e $TRACEFS/uprobe_events ] && [ -d $TRACEFS ]; then
+		mount -t tracefs nodev $TRACEFS 2>/dev/null
+	fi
+	if [ ! -e $TRACEFS/uprobe_events ] || [ ! -d $TRACEFS/instances ]; then
+		why_no_kernel="no tracefs with uprobe_events and instances"
+	fi
+fi
+if [ -z "$why_no_kernel" ]; then
+	exec 9>/tmp/dpbench.lock
+	if flock -w 600 9; then
+		kernel=1
+		# leftovers of a killed run (we hold the lock)
+		for i in "$TRACEFS"/instances/dpbench-*; do
+			[ -d "$i" ] || continue
+			echo 0 >"$i/events/$GROUP/enable" 2>/dev/null
+			rmdir "$i" 2>/dev/null
+		done
+		kclean
+	else
+		why_no_kernel="another run holds /tmp/dpbench.lock"
+	fi
+fi
+
+# The file offset of work() in the copy.
+va=$(nm "$LOOP" | awk '$3 == "work" { print $1 }')
+off=$(readelf -lW "$LOOP" | awk '$1 == "LOAD" { print $2, $3, $5 }' |
+	while read -r o v fs; do
+		if [ $((0x$va >= v && 0x$va < v + fs)) = 1 ]; then
+			printf '0x%x\n' $((0x$va - v + o))
+		fi
+	done)
+
+ENTRY2='a=%di:s32 b=%si:s64'
+STR='s=+0(%dx):string'
+# shellcheck disable=SC2016  # $retval is the probe language's
+RET='ret=$retval:s64'
+
+# defs ID -> the definitions of a configuration (kernel form with K).
+defs() {
+	case $1 in
+	k2) echo "p:$GROUP/bench $LOOP:$off $ENTRY2" ;;
+	k3) echo "p:$GROUP/bench $LOOP:$off $ENTRY2 $STR" ;;
+	k4) echo "p:$GROUP/bench $LOOP:$off $ENTRY2"
+	    echo "r:$GROUP/benchret $LOOP:$off $RET" ;;
+	d2 | d2p) echo "p:bench work $ENTRY2" ;;
+	d3) echo "p:bench work $ENTRY2 $STR" ;;
+	d4) echo "p:bench work $ENTRY2"
+	    echo "r:benchret work $RET" ;;
+	esac
+}
+
+# hits_per_call ID
+hits_per_call() {
+	case $1 in k4 | d4) echo 2 ;; *) echo 1 ;; esac
+}
+
+# run_once ID N -> "ns_per_call" on stdout, or fails (reason on stderr).
+run_once() {
+	id=$1
+	n=$2
+	case $id in
+	b0)
+		out=$("$LOOP" "$n") || return 1
+		;;
+	k*)
+		mkdir "$INST" || return 1
+		defs "$id" | while IFS= read -r l; do
+			printf '%s\n' "$l" >>$TRACEFS/uprobe_events || exit 1
+		done || { echo "bench: the kernel refused $(defs "$id")" >&2; kclean; return 1; }
+		echo 1 >"$INST/events/$GROUP/enable"
+		out=$("$LOOP" "$n")
+		echo 0 >"$INST/events/$GROUP/enable"
+		hits=$(awk -v d="$LOOP" '$1 == d && $2 == "bench" { print $3 }' \
+			$TRACEFS/uprobe_profile)
+		kclean
+		if [ "$hits" != "$n" ]; then
+			echo "bench: $id: $hits uprobe hits for $n calls" >&2
+			return 1
+		fi
+		;;
+	d*)
+		set --
+		while IFS= read -r l; do
+			set -- "$@" -e "$l"
+		done <<EOF
+$(defs "$id")
+EOF
+		pin=
+		[ "$id" = d2p ] && pin="taskset -c 0"
+		# shellcheck disable=SC2086  # $pin: a command prefix or nothing
+		out=$($pin "$DPROBE" trace -o /dev/null "$@" -- "$LOOP" "$n" \
+			2>"$tmp/err") || { cat "$tmp/err" >&2; return 1; }
+		want=$((n * $(hits_per_call "$id")))
+		if ! grep -q "^dprobe: $want events, 0 filtered, 0 missed, 0 lost\$" \
+			"$tmp/err"; then
+			echo "bench: $id: expected $want events, got: $(tail -n 1 "$tmp/err")" >&2
+			return 1
+		fi
+		;;
+	esac
+	echo "$out" | awk '{ printf "%.3f\n", $1 / $2 }'
+}
+
+median() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR % 2) print v[(NR + 1) / 2]
+		else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# measure ID -> "N MIN MEDIAN", or "n/a" with the reason on stderr.
+measure() {
+	id=$1
+	case $id in
+	b0) pilot=20000000 ;;
+	k*) pilot=3000 ;;
+	*) pilot=1000 ;;
+	esac
+	p=$(run_once "$id" $pilot) || { echo n/a; return; }
+	# N for about SECONDS_PER_RUN seconds, to two significant digits
+	n=$(awk -v p="$p" -v s="$SECONDS_PER_RUN" 'BEGIN {
+		n = s * 1e9 / p; e = 1; while (n >= 100) { n /= 10; e *= 10 }
+		printf "%d\n", int(n + 0.5) * e }')
+	: >"$tmp/samples"
+	r=0
+	while [ $r -lt "$REPEATS" ]; do
+		run_once "$id" "$n" >>"$tmp/samples" || { echo n/a; return; }
+		r=$((r + 1))
+	done
+	echo "$n $(sort -n "$tmp/samples" | head -n 1) $(median <"$tmp/samples")"
+}
+
+dprobe_ok=1
+"$DPROBE" trace --help >/dev/null 2>&1 || dprobe_ok=0
+
+printf '%s\n' "machine: $(nproc) CPUs, $(uname -r); $REPEATS repeats, ~${SECONDS_PER_RUN} s per run" >&2
+results=$tmp/results
+: >"$results"
+for id in b0 k2 k3 k4 d2 d3 d4 d2p; do
+	case $id in
+	d2p) command -v taskset >/dev/null 2>&1 ||
+		{ echo "$id n/a" >>"$results"; continue; } ;;
+	esac
+	case $id in
+	k*) [ $kernel = 1 ] || { echo "$id n/a" >>"$results"; continue; } ;;
+	d*) [ $dprobe_ok = 1 ] || { echo "$id n/a" >>"$results"; continue; } ;;
+	esac
+	echo "bench: $id..." >&2
+	echo "$id $(measure "$id")" >>"$results"
+done
+
+awk -v nok="$why_no_kernel" -v dok=$dprobe_ok '
+BEGIN {
+	name["b0"] = "baseline, no probe"
+	name["k2"] = "uprobe_events: entry, a=%di:s32 b=%si:s64"
+	name["k3"] = "uprobe_events: k2 + s=+0(%dx):string"
+	name["k4"] = "uprobe_events: k2 + return ret=$retval:s64"
+	name["d2"] = "dprobe trace (ptrace): entry, a=%di:s32 b=%si:s64"
+	name["d3"] = "dprobe trace (ptrace): d2 + s=+0(%dx):string"
+	name["d4"] = "dprobe trace (ptrace): d2 + return ret=$retval:s64"
+	name["d2p"] = "d2, dprobe and the loop pinned to one CPU"
+}
+{ n[$1] = $2; mn[$1] = $3; md[$1] = $4; ids[++k] = $1 }
+END {
+	print "| id | case | N | min ns/call | median ns/call | ovh ns/hit | x k2 |"
+	print "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+	base = md["b0"]; k2 = md["k2"] - base
+	for (i = 1; i <= k; i++) {
+		id = ids[i]
+		if (n[id] == "n/a" || n[id] == "") {
+			printf "| %s | %s | n/a | n/a | n/a | n/a | n/a |\n", id, name[id]
+			continue
+		}
+		ovh = id == "b0" ? "-" : sprintf("%.0f", md[id] - base)
+		x = "-"
+		if (id != "b0" && n["k2"] != "n/a" && n["k2"] != "")
+			x = sprintf("%.2f", (md[id] - base) / k2)
+		printf "| %s | %s | %d | %.1f | %.1f | %s | %s |\n", id, name[id],
+			n[id], mn[id], md[id], ovh, x
+	}
+	if (nok != "") print "\nkernel rows n/a: " nok
+	if (!dok) print "\ndprobe rows n/a: dprobe trace is not built yet"
+}' "$results"

@@ -1,0 +1,187 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# End-to-end tests of `dprobe trace` and `dprobe stat` on real processes.
+#
+#   sh tests/e2e/run.sh DPROBE [CASE...]
+#
+# Builds the programs of tests/e2e/progs at -O0 and -O2 (into
+# $(dirname DPROBE)/tests/e2e, or $E2E_BUILD), runs every case of
+# tests/e2e/cases (or the named ones) at each level the case allows, and
+# compares what dprobe printed, after normalisation, with the case's
+# expected output.  One line per case and level: PASS, FAIL (with the
+# difference and a command to reproduce it) or SKIP with the reason; then
+# "e2e: N passed, N failed, N skipped".  With $DPROBE_RESULTS set, appends
+# "e2e P F S" to that file.  Exit status 1 if anything failed.
+#
+# Env: E2E_LEVELS (default "O0 O2"), E2E_TIMEOUT (seconds per dprobe run,
+# default 60), E2E_KEEP=1 (keep the scratch directory), E2E_BUILD.
+#
+# Until `DPROBE trace --help` works, every case is skipped and the exit
+# status is 0, so this can sit in `make test` before the engine exists.
+#
+# Case files are sh fragments; see tests/e2e/README.md.
+set -u
+
+if [ $# -lt 1 ]; then
+	echo "usage: $0 DPROBE [CASE...]" >&2
+	exit 2
+fi
+E2E=$(cd "$(dirname "$0")" && pwd)
+case $1 in
+/*) DPROBE=$1 ;;
+*) DPROBE=$(pwd)/$1 ;;
+esac
+shift
+BUILD=${E2E_BUILD:-$(cd "$(dirname "$DPROBE")" && pwd)/tests/e2e}
+TMO=${E2E_TIMEOUT:-60}
+LEVELS=${E2E_LEVELS:-O0 O2}
+export E2E DPROBE BUILD TMO
+
+# shellcheck source=tests/e2e/lib.sh
+. "$E2E/lib.sh"
+
+if [ $# -gt 0 ]; then
+	cases=
+	for c in "$@"; do
+		cases="$cases $E2E/cases/${c%.sh}.sh"
+	done
+else
+	cases=$(ls "$E2E"/cases/*.sh)
+fi
+
+pass=0 fail=0 skip=0
+record() {
+	echo "e2e: $pass passed, $fail failed, $skip skipped"
+	if [ -n "${DPROBE_RESULTS:-}" ]; then
+		echo "e2e $pass $fail $skip" >>"$DPROBE_RESULTS"
+	fi
+}
+
+if ! "$DPROBE" trace --help >/dev/null 2>&1; then
+	for c in $cases; do
+		n=$(basename "$c" .sh)
+		echo "SKIP: $n: dprobe trace is not built yet"
+		skip=$((skip + 1))
+	done
+	record
+	exit 0
+fi
+
+WORK=$(mktemp -d /tmp/dpe2e.XXXXXX) || exit 2
+trap 'exit 130' INT
+trap 'exit 143' TERM
+cleanup() {
+	if [ "${E2E_KEEP:-0}" = 1 ] || [ "$fail" -gt 0 ]; then
+		echo "e2e: scratch files kept in $WORK"
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+
+# run_one CASEFILE LEVEL: 0 pass, 1 fail, 2 skip (reason in $T/skip),
+# 3 the case does not run at this level.
+run_one() {
+	(
+		# the settings a case may make (see README.md), and defaults
+		# shellcheck disable=SC2034
+		{
+			desc='' prog='' variant='' args='' opts='' defs='' needs=''
+			json='' sort_events='' stdout_events='' kdiff=no libs=''
+			syslibs='' DP_WRAP='' kexpect='' LIB=''
+		}
+		levels="O0 O2"
+		# shellcheck disable=SC1090
+		. "$1"
+		case " $levels " in *" $LEVEL "*) ;; *) exit 3 ;; esac
+		for need in $needs; do
+			case $need in
+			root) [ "$(id -u)" = 0 ] || { echo "needs root" >"$T/skip"; exit 2; } ;;
+			*) command -v "$need" >/dev/null 2>&1 ||
+				{ echo "needs $need" >"$T/skip"; exit 2; } ;;
+			esac
+		done
+		if [ -n "$prog" ]; then
+			P=$(build_prog "$prog" "$variant") ||
+				{ echo "cannot build $prog" >"$T/why"; exit 1; }
+		fi
+		LIB=
+		if [ -n "$libs" ]; then
+			# shellcheck disable=SC2034  # used by the case
+			LIB=$(build_prog "$libs" "$variant") ||
+				{ echo "cannot build $libs" >"$T/why"; exit 1; }
+		fi
+		cd "$T" || exit 1
+		if command -v case_run >/dev/null 2>&1; then
+			case_run
+		else
+			# shellcheck disable=SC2086  # opts, args: word lists
+			dp_trace $opts -- "$P" $args
+		fi
+		if command -v case_result >/dev/null 2>&1; then
+			case_result >"$T/got"
+		else
+			trace_result >"$T/got"
+		fi
+		expected | subst >"$T/exp" ||
+			{ echo "cannot work out the expected output" >"$T/why"; exit 1; }
+		if [ -n "$sort_events" ]; then
+			# events sorted as trace_result sorts them; "> " and "# "
+			# lines stay in order after them
+			{
+				grep -v -e "^> " -e "^# " "$T/exp" | LC_ALL=C sort
+				grep -e "^> " "$T/exp"
+				grep -e "^# " "$T/exp"
+			} >"$T/exp.sorted"
+			mv "$T/exp.sorted" "$T/exp"
+		fi
+		rc=0
+		diff -u "$T/exp" "$T/got" >"$T/diff" || rc=1
+		if command -v case_check >/dev/null 2>&1; then
+			case_check >"$T/check" 2>&1 || rc=1
+		fi
+		exit $rc
+	)
+}
+
+for c in $cases; do
+	name=$(basename "$c" .sh)
+	if [ ! -f "$c" ]; then
+		echo "FAIL: $name: no such case"
+		fail=$((fail + 1))
+		continue
+	fi
+	for LEVEL in $LEVELS; do
+		export LEVEL
+		T=$WORK/$name.$LEVEL
+		mkdir -p "$T"
+		export T
+		run_one "$c" "$LEVEL"
+		case $? in
+		0)
+			echo "PASS: $name ($LEVEL)"
+			pass=$((pass + 1))
+			;;
+		2)
+			echo "SKIP: $name ($LEVEL): $(cat "$T/skip")"
+			skip=$((skip + 1))
+			;;
+		3) ;;
+		*)
+			echo "FAIL: $name ($LEVEL)"
+			fail=$((fail + 1))
+			[ -s "$T/why" ] && sed 's/^/    /' "$T/why"
+			[ -s "$T/diff" ] && head -n 60 "$T/diff" | sed 's/^/    /'
+			[ -s "$T/check" ] && head -n 30 "$T/check" | sed 's/^/    /'
+			if [ -s "$T/stderr" ] && [ ! -s "$T/diff" ]; then
+				echo "    dprobe's stderr:"
+				tail -n 5 "$T/stderr" | sed 's/^/      /'
+			fi
+			[ -s "$T/cmd" ] && echo "    repro: $(cat "$T/cmd")"
+			;;
+		esac
+	done
+done
+record
+[ "$fail" = 0 ]
