@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "arch/x86_64/optprobe.h"
+
+static bool is_endbr64(const struct dp_insn *in)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+	return in->len == 4 && !memcmp(in->bytes, endbr64, 4);
+}
+
+static bool has_target(const struct dp_insn *in)
+{
+	switch (in->op) {
+	case DP_OP_JMP: case DP_OP_JCC: case DP_OP_CALL: case DP_OP_LOOP:
+	case DP_OP_LOOPE: case DP_OP_LOOPNE: case DP_OP_JRCXZ:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Walk the function: no indirect jump (a jump table may land anywhere),
+ * no relative branch into (patch, patch + nbytes).
+ */
+static int check_branches(const uint8_t *fcode, uint64_t fstart, size_t fsize,
+			  uint64_t patch, unsigned nbytes, const char **why)
+{
+	for (size_t off = 0; off < fsize;) {
+		struct dp_insn in;
+		int len;
+
+		if (dp_insn_analyze(fcode + off, fsize - off, fstart + off, &in,
+				    NULL) == 0) {
+			len = in.len;
+			if (in.op == DP_OP_JMP_IND) {
+				*why = "the function has an indirect jump";
+				return -EOPNOTSUPP;
+			}
+			if (has_target(&in) && in.target > patch &&
+			    in.target < patch + nbytes) {
+				*why = "a branch targets the replaced bytes";
+				return -EOPNOTSUPP;
+			}
+		} else {
+			/* ud2, hlt...: skip it, it jumps nowhere */
+			len = dp_insn_length(fcode + off, fsize - off);
+			if (len <= 0) {
+				*why = "the function does not decode";
+				return -EILSEQ;
+			}
+		}
+		off += (size_t)len;
+	}
+	return 0;
+}
+
+int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
+		   uint64_t addr, struct dp_optprobe *op, const char **why)
+{
+	const char *dummy;
+	uint64_t end = fstart + fsize, at;
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	memset(op, 0, sizeof(*op));
+	if (addr < fstart || addr >= end) {
+		*why = "the probe is outside the function";
+		return -EINVAL;
+	}
+	op->addr = op->patch = addr;
+	op->save_flags = addr != fstart;
+	for (at = addr; op->nbytes < DP_OPT_JMP_LEN;) {
+		struct dp_insn *in = &op->insn[op->ninsn];
+		int err;
+
+		if (at >= end) {
+			*why = "fewer than 5 bytes to the end of the function";
+			return -EOPNOTSUPP;
+		}
+		err = dp_insn_analyze(fcode + (at - fstart), (size_t)(end - at), at,
+				      in, why);
+		if (err)
+			return err;
+		/* an endbr64 where the probe is stays: indirect calls land on it */
+		if (at == addr && is_endbr64(in)) {
+			at += in->len;
+			op->patch = at;
+			continue;
+		}
+		if (in->kind != DP_INSN_XOL && in->op != DP_OP_NOP) {
+			*why = "a branch, call or return in the replaced bytes";
+			return -EOPNOTSUPP;
+		}
+		op->nbytes += in->len;
+		op->ninsn++;
+		at += in->len;
+	}
+	return check_branches(fcode, fstart, fsize, op->patch, op->nbytes, why);
+}
+
+/* ---- a tiny x86-64 emitter ---------------------------------------------- */
+
+struct emit {
+	uint8_t *buf;
+	size_t cap, n;
+	bool overflow;
+};
+
+static void put(struct emit *e, const void *p, size_t len)
+{
+	if (e->n + len > e->cap) {
+		e->overflow = true;
+		return;
+	}
+	memcpy(e->buf + e->n, p, len);
+	e->n += len;
+}
+
+static void b(struct emit *e, uint8_t v)
+{
+	put(e, &v, 1);
+}
+
+static void u32(struct emit *e, uint32_t v)
+{
+	put(e, &v, 4);
+}
+
+static void u64(struct emit *e, uint64_t v)
+{
+	put(e, &v, 8);
+}
+
+enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13,
+       R14, R15 };
+
+/* mov %reg, disp(%rsp) (store) or mov disp(%rsp), %reg (load) */
+static void mov_rsp(struct emit *e, bool load, int reg, int32_t disp)
+{
+	bool d8 = disp >= -128 && disp <= 127;
+
+	b(e, 0x48 | (reg >= 8 ? 0x04 : 0));
+	b(e, load ? 0x8b : 0x89);
+	b(e, (d8 ? 0x40 : 0x80) | (reg & 7) << 3 | 0x04);
+	b(e, 0x24);
+	if (d8)
+		b(e, (uint8_t)disp);
+	else
+		u32(e, (uint32_t)disp);
+}
+
+/* lea disp(%rsp),%rsp or lea disp(%rsp),%rax */
+static void lea_rsp(struct emit *e, int dst, int32_t disp)
+{
+	b(e, 0x48);
+	b(e, 0x8d);
+	b(e, 0x84 | (dst & 7) << 3);
+	b(e, 0x24);
+	u32(e, (uint32_t)disp);
+}
+
+static void movabs(struct emit *e, int reg, uint64_t v)
+{
+	b(e, 0x48 | (reg >= 8 ? 0x01 : 0));
+	b(e, 0xb8 + (reg & 7));
+	u64(e, v);
+}
+
+/* The struct dp_regs slot of each register we save, in save order. */
+static const struct { int reg; int off; } saved[] = {
+	{ R15, 0 }, { R14, 8 }, { R13, 16 }, { R12, 24 }, { RBP, 32 },
+	{ RBX, 40 }, { R11, 48 }, { R10, 56 }, { R9, 64 }, { R8, 72 },
+	{ RAX, 80 }, { RCX, 88 }, { RDX, 96 }, { RSI, 104 }, { RDI, 112 },
+};
+
+#define OFF_ORIG_AX	120
+#define OFF_IP		128
+#define OFF_FLAGS	144
+#define OFF_SP		152
+#define ABOVE		(DP_OPT_FRAME + DP_OPT_RED_ZONE)
+
+static void save_frame(struct emit *e, const struct dp_optprobe *op)
+{
+	lea_rsp(e, RSP, -DP_OPT_RED_ZONE);
+	lea_rsp(e, RSP, -DP_OPT_FRAME);
+	for (size_t i = 0; i < sizeof(saved) / sizeof(saved[0]); i++)
+		mov_rsp(e, false, saved[i].reg, saved[i].off);
+	if (op->save_flags) {
+		b(e, 0x9c);			/* pushfq */
+		b(e, 0x58);			/* pop %rax */
+		mov_rsp(e, false, RAX, OFF_FLAGS);
+	}
+	lea_rsp(e, RAX, ABOVE);			/* the probed code's %rsp */
+	mov_rsp(e, false, RAX, OFF_SP);
+	movabs(e, RAX, op->addr);
+	mov_rsp(e, false, RAX, OFF_IP);
+	movabs(e, RAX, (uint64_t)-1);
+	mov_rsp(e, false, RAX, OFF_ORIG_AX);
+}
+
+static void call_handler(struct emit *e, uint64_t handler, uint64_t arg)
+{
+	static const uint8_t mov_rdi_rsp[] = { 0x48, 0x89, 0xe7 };
+	static const uint8_t mov_rbx_rsp[] = { 0x48, 0x89, 0xe3 };
+	static const uint8_t and_rsp[] = { 0x48, 0x83, 0xe4, 0xf0 };
+	static const uint8_t call_rax[] = { 0xff, 0xd0 };
+	static const uint8_t mov_rsp_rbx[] = { 0x48, 0x89, 0xdc };
+
+	put(e, mov_rdi_rsp, sizeof(mov_rdi_rsp));	/* regs = frame */
+	movabs(e, RSI, arg);
+	put(e, mov_rbx_rsp, sizeof(mov_rbx_rsp));	/* %rbx keeps the frame */
+	put(e, and_rsp, sizeof(and_rsp));		/* ABI: 16-byte aligned */
+	movabs(e, RAX, handler);
+	put(e, call_rax, sizeof(call_rax));
+	put(e, mov_rsp_rbx, sizeof(mov_rsp_rbx));
+}
+
+static void restore_frame(struct emit *e, const struct dp_optprobe *op)
+{
+	if (op->save_flags) {
+		mov_rsp(e, true, RAX, OFF_FLAGS);
+		b(e, 0x50);			/* push %rax */
+		b(e, 0x9d);			/* popfq */
+	}
+	for (size_t i = 0; i < sizeof(saved) / sizeof(saved[0]); i++)
+		mov_rsp(e, true, saved[i].reg, saved[i].off);
+	lea_rsp(e, RSP, ABOVE);			/* lea: flags stay */
+}
+
+/* The displaced instructions, relocated where they now run. */
+static int relocate(struct emit *e, const struct dp_optprobe *op,
+		    uint64_t detour)
+{
+	for (unsigned i = 0; i < op->ninsn; i++) {
+		const struct dp_insn *in = &op->insn[i];
+		uint8_t slot[DP_INSN_SLOT_SIZE];
+		int n;
+
+		if (in->op == DP_OP_NOP)
+			continue;	/* a nop does nothing: leave it out */
+		n = dp_insn_make_slot(in, detour + e->n, slot, sizeof(slot));
+		if (n < 0)
+			return n;
+		/* the slot is the relocated instruction + a jump back */
+		put(e, slot, in->len);
+	}
+	return 0;
+}
+
+static void jump_back(struct emit *e, uint64_t from_base, uint64_t to)
+{
+	int64_t rel = (int64_t)(to - (from_base + e->n + 5));
+
+	if (rel == (int32_t)rel) {
+		b(e, 0xe9);
+		u32(e, (uint32_t)rel);
+		return;
+	}
+	b(e, 0xff);
+	b(e, 0x25);
+	u32(e, 0);			/* jmp *0(%rip) */
+	u64(e, to);
+}
+
+int dp_opt_make_detour(const struct dp_optprobe *op, uint64_t detour,
+		       uint64_t handler, uint64_t arg, uint8_t *buf,
+		       size_t cap)
+{
+	struct emit e = { .buf = buf, .cap = cap };
+	int err;
+
+	save_frame(&e, op);
+	call_handler(&e, handler, arg);
+	restore_frame(&e, op);
+	err = relocate(&e, op, detour);
+	if (err)
+		return err;
+	jump_back(&e, detour, op->patch + op->nbytes);
+	return e.overflow ? -ENOSPC : (int)e.n;
+}
+
+int dp_opt_make_jump(const struct dp_optprobe *op, uint64_t detour,
+		     uint8_t out[DP_OPT_JMP_LEN])
+{
+	int64_t rel = (int64_t)(detour - (op->patch + DP_OPT_JMP_LEN));
+
+	if (rel != (int32_t)rel)
+		return -ERANGE;
+	out[0] = 0xe9;
+	memcpy(out + 1, &(int32_t){ (int32_t)rel }, 4);
+	return 0;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Jump-optimised probes, as the kernel's optprobes: the instructions
+ * covering at least 5 bytes at the probe point are replaced by a
+ * `jmp rel32` to a per-probe detour that saves the registers as a
+ * struct dp_regs frame, calls the handler, restores them, runs the
+ * displaced instructions (relocated) and jumps back.
+ *
+ * Detour layout (addresses grow down the page):
+ *
+ *   lea  -128(%rsp),%rsp          skip the red zone the probed code may use
+ *   sub  $216,%rsp                a struct dp_regs frame
+ *   mov  %r15..%rdi -> frame      every general register
+ *   [pushf; pop; -> frame.flags]  only where flags may be live (not at entry)
+ *   frame.sp = %rsp+344, frame.ip = probe address, frame.orig_ax = -1
+ *   mov  %rsp,%rbx; and $-16,%rsp  align for the call (%rbx is saved)
+ *   call handler(frame, arg)
+ *   mov  %rbx,%rsp
+ *   [flags back]; registers back; lea 344(%rsp),%rsp (lea keeps flags)
+ *   <displaced instructions, relocated>
+ *   jmp  probe+N
+ *
+ * Everything here works on byte arrays: patching live code and deciding
+ * when no thread can be inside the replaced bytes belong to the engine.
+ */
+#ifndef DPROBE_ARCH_OPTPROBE_H
+#define DPROBE_ARCH_OPTPROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/x86_64/insn.h"
+
+#define DP_OPT_JMP_LEN		5
+#define DP_OPT_MAX_INSNS	5	/* 5 bytes are covered by at most 5 */
+#define DP_OPT_DETOUR_SIZE	512	/* upper bound of a detour's bytes */
+#define DP_OPT_RED_ZONE		128
+#define DP_OPT_FRAME		216	/* sizeof(struct dp_regs) */
+
+struct dp_optprobe {
+	uint64_t addr;		/* the probe point (reported as %ip) */
+	uint64_t patch;		/* where the jmp goes (after an endbr64) */
+	unsigned nbytes;	/* bytes replaced at @patch, >= 5 */
+	unsigned ninsn;
+	struct dp_insn insn[DP_OPT_MAX_INSNS];
+	bool save_flags;	/* flags may be live at the probe point */
+};
+
+/*
+ * Can the probe at @addr be optimised?  @fcode holds the whole function
+ * (@fsize bytes from @fstart), as originally compiled (no int3 of ours).
+ * Refused, with a reason in *@why: the function has an indirect jump (a
+ * jump table could land in the replaced bytes), a branch targets them,
+ * the function ends before 5 bytes, or an instruction in them cannot be
+ * relocated (it must run out of line: relative branches, calls, ret).
+ * Returns 0, or -EOPNOTSUPP / -EINVAL / -EILSEQ.
+ */
+int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
+		   uint64_t addr, struct dp_optprobe *op, const char **why);
+
+/*
+ * Build the detour at run-time address @detour into @buf (@cap bytes):
+ * @handler(struct dp_regs *regs, void *@arg) is called with the frame.
+ * Returns the number of bytes, or -ERANGE (a %rip-relative operand of a
+ * displaced instruction cannot reach from @detour), -ENOSPC.
+ */
+int dp_opt_make_detour(const struct dp_optprobe *op, uint64_t detour,
+		       uint64_t handler, uint64_t arg, uint8_t *buf,
+		       size_t cap);
+
+/* The `jmp rel32` from op->patch to @detour; -ERANGE if out of reach. */
+int dp_opt_make_jump(const struct dp_optprobe *op, uint64_t detour,
+		     uint8_t out[DP_OPT_JMP_LEN]);
+
+#endif

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Jump-optimised probes: which probe points can be optimised, and a detour
+ * that really runs: built in a page near a test function, called in its
+ * place, it must call the handler with the right register frame and then
+ * give the function's own result.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "arch/x86_64/optprobe.h"
+
+/* opt_target(a, b) = opt_const * a + b, with a %rip-relative load first. */
+__asm__(".text\n"
+	".globl opt_target\n"
+	"opt_target:\n"
+	"	movq opt_const(%rip), %rax\n"
+	"	imulq %rdi, %rax\n"
+	"	addq %rsi, %rax\n"
+	"	ret\n"
+	".globl opt_target_end\n"
+	"opt_target_end:\n"
+	".data\n"
+	"opt_const: .quad 3\n"
+	".text\n");
+long opt_target(long a, long b);
+extern const uint8_t opt_target_end[];
+
+static struct dp_regs seen;
+static void *seen_arg;
+static int calls;
+
+static void handler(struct dp_regs *regs, void *arg)
+{
+	seen = *regs;
+	seen_arg = arg;
+	calls++;
+}
+
+/* An RWX page within rel32 reach of @near (tests only). */
+static uint8_t *page_near(uint64_t near)
+{
+	for (uint64_t d = 1 << 20; d < (1ull << 30); d += 1 << 20) {
+		void *p = mmap((void *)((near & ~0xfffull) - d), 4096,
+			       PROT_READ | PROT_WRITE | PROT_EXEC,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			       -1, 0);
+
+		if (p != MAP_FAILED)
+			return p;
+	}
+	return NULL;
+}
+
+static void analyze_bytes(const uint8_t *code, size_t n, uint64_t addr_off,
+			  int want, const char *why_part)
+{
+	struct dp_optprobe op;
+	const char *why = NULL;
+	int ret = dp_opt_analyze(code, 0x1000, n, 0x1000 + addr_off, &op, &why);
+
+	cr_expect_eq(ret, want, "ret %d (%s), want %d", ret, why ? why : "",
+		     want);
+	if (why_part)
+		cr_expect(why && strstr(why, why_part), "why: %s", why ? why : "");
+}
+
+Test(optprobe, analysis)
+{
+	/* push %rbp; mov %rsp,%rbp; mov %edi,%eax; pop %rbp; ret */
+	static const uint8_t plain[] = { 0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8,
+					 0x5d, 0xc3 };
+	/* endbr64; push %rbp; mov %rsp,%rbp; mov %edi,%eax; pop; ret */
+	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48,
+					 0x89, 0xe5, 0x89, 0xf8, 0x5d, 0xc3 };
+	/* push %rbp; mov %rsp,%rbp; jmp back to +1 (into the region) */
+	static const uint8_t into[] = { 0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8,
+					0xeb, 0xf9, 0xc3 };
+	/* call rel32 first */
+	static const uint8_t call[] = { 0xe8, 0, 0, 0, 0, 0x90, 0xc3 };
+	/* mov %rdi,%rax; jmp *%rax */
+	static const uint8_t ind[] = { 0x48, 0x89, 0xf8, 0x48, 0x89, 0xc0,
+				       0xff, 0xe0 };
+	static const uint8_t nops[] = { 0x90, 0x90, 0x90 };
+	struct dp_optprobe op;
+
+	analyze_bytes(plain, sizeof(plain), 0, 0, NULL);
+	cr_assert_eq(dp_opt_analyze(plain, 0x1000, sizeof(plain), 0x1000, &op,
+				    NULL), 0);
+	cr_expect_eq(op.nbytes, 6);
+	cr_expect_eq(op.ninsn, 3);
+	cr_expect(!op.save_flags, "flags are dead at a function entry");
+	cr_assert_eq(dp_opt_analyze(endbr, 0x1000, sizeof(endbr), 0x1000, &op,
+				    NULL), 0);
+	cr_expect_eq(op.patch, 0x1004, "the jmp goes after endbr64");
+	cr_expect_eq(op.addr, 0x1000);
+	cr_assert_eq(dp_opt_analyze(plain, 0x1000, sizeof(plain), 0x1001, &op,
+				    NULL), 0);
+	cr_expect(op.save_flags, "mid-function flags may be live");
+	analyze_bytes(into, sizeof(into), 0, -EOPNOTSUPP, "branch targets");
+	analyze_bytes(call, sizeof(call), 0, -EOPNOTSUPP, "call");
+	analyze_bytes(ind, sizeof(ind), 0, -EOPNOTSUPP, "indirect jump");
+	analyze_bytes(plain, sizeof(plain), 6, -EOPNOTSUPP, "a branch, call");
+	analyze_bytes(nops, sizeof(nops), 0, -EOPNOTSUPP, "fewer than 5 bytes");
+}
+
+static void run_detour(bool save_flags)
+{
+	uint64_t fn = (uint64_t)(uintptr_t)opt_target;
+	size_t size = (size_t)(opt_target_end - (const uint8_t *)opt_target);
+	uint8_t *page = page_near(fn), jmp[DP_OPT_JMP_LEN];
+	long (*detour)(long, long) = (long (*)(long, long))(void *)page;
+	struct dp_optprobe op;
+	const char *why = NULL;
+	int n;
+
+	cr_assert_not_null(page);
+	cr_assert_eq(dp_opt_analyze((const uint8_t *)opt_target, fn, size, fn,
+				    &op, &why), 0, "%s", why ? why : "");
+	cr_expect_eq(op.nbytes, 7, "the %%rip-relative load alone covers 5");
+	op.save_flags = save_flags;
+	n = dp_opt_make_detour(&op, (uint64_t)(uintptr_t)page,
+			       (uint64_t)(uintptr_t)handler, 0x1234, page, 4096);
+	cr_assert_gt(n, 0, "detour: %d", n);
+	cr_assert_eq(dp_opt_make_jump(&op, (uint64_t)(uintptr_t)page, jmp), 0);
+	cr_expect_eq(jmp[0], 0xe9);
+
+	calls = 0;
+	/* entering the detour as the jmp would: it is a call of opt_target */
+	cr_expect_eq(detour(7, 5), 3 * 7 + 5);
+	cr_expect_eq(detour(-2, 100), 94);
+	cr_expect_eq(calls, 2);
+	cr_expect_eq((long)seen.di, -2);
+	cr_expect_eq((long)seen.si, 100);
+	cr_expect_eq(seen.ip, fn);
+	cr_expect_eq(seen.orig_ax, (uint64_t)-1);
+	cr_expect_eq(seen.sp % 16, 8, "sp at entry: just below a return address");
+	cr_expect_eq((uintptr_t)seen_arg, 0x1234);
+	munmap(page, 4096);
+}
+
+Test(optprobe, detour_runs)
+{
+	run_detour(false);
+}
+
+Test(optprobe, detour_runs_saving_flags)
+{
+	run_detour(true);
+}
+
+Test(optprobe, jump_out_of_reach)
+{
+	struct dp_optprobe op = { .patch = 0x1000 };
+	uint8_t jmp[DP_OPT_JMP_LEN];
+
+	cr_expect_eq(dp_opt_make_jump(&op, 0x1000 + (3ull << 31), jmp), -ERANGE);
+	cr_expect_eq(dp_opt_make_jump(&op, 0x1000ull + 5 + 0x7fffffff, jmp), 0);
+}
