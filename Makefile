@@ -114,6 +114,90 @@ $(PROC_DATA_DIR)/dup/libproc_lib.so.1.0: $(PROC_DATA_DIR)/libproc_lib.so.1.0
 unit: $(PROC_DATA)
 # ---- end test data (proc) ----
 
+# ---- agent (libdprobe.so) ----
+# The in-process engine and its C kprobes API (include/dprobe/kprobes.h).
+# libdprobe.so runs inside the traced program, so it is never sanitized
+# (that would need a sanitized program) and is built:
+#   -mgeneral-regs-only   its code never touches the program's SIMD or x87
+#                         registers (uftrace builds libmcount the same way)
+#   -minline-all-stringops -fno-tree-loop-distribute-patterns
+#                         no memcpy/memset calls slipped in by the compiler:
+#                         the hit path calls no library function
+#   -fno-stack-protector  no __stack_chk_fail, wherever it is the default
+#   -fvisibility=hidden   only the API and the interposed signal functions
+#                         are exported; internal calls never go through PLT
+#   -z nodelete           once loaded its code stays (return trampolines)
+#   -z now                no lazy binding from inside a signal handler
+# The test programs and examples are built with the sanitizers of BUILD.
+AGENT_SO    := $(O)/libdprobe.so
+AGENT_SRCS  := $(wildcard src/engine/agent/*.c) src/arch/x86_64/insn.c \
+	       src/arch/x86_64/decode.c src/sym/elf.c
+AGENT_ASMS  := $(wildcard src/engine/agent/*.S)
+AGENT_OBJS  := $(AGENT_SRCS:%.c=$(O)/agent/%.o) $(AGENT_ASMS:%.S=$(O)/agent/%.o)
+AGENT_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS)) \
+	-fPIC -fvisibility=hidden -mgeneral-regs-only -minline-all-stringops \
+	-fno-tree-loop-distribute-patterns -fno-omit-frame-pointer \
+	-fno-stack-protector
+AGENT_SAN   := $(filter -fsanitize=% -fno-sanitize-recover=%,$(XFLAGS))
+AGENT_USER  := -std=gnu17 -Wall -Wextra $(WERROR) -Wno-missing-field-initializers \
+	-D_GNU_SOURCE -Iinclude -O2 -g $(AGENT_SAN)
+AGENT_LINK  := -L$(O) -ldprobe -Wl,-rpath,$(abspath $(O))
+
+# t_*: linked with libdprobe.so; dl_*: dlopen() it themselves
+AGENT_TESTS := $(patsubst tests/agent/%.c,$(O)/tests/agent/%,$(wildcard tests/agent/t_*.c)) \
+	       $(patsubst tests/agent/%.cc,$(O)/tests/agent/%,$(wildcard tests/agent/t_*.cc)) \
+	       $(patsubst tests/agent/%.c,$(O)/tests/agent/%,$(wildcard tests/agent/dl_*.c))
+AGENT_EXAMPLES := $(O)/examples/kprobe_example $(O)/examples/kretprobe_example
+
+$(O)/agent/%.o: %.c $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(AGENT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/agent/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
+$(AGENT_SO): $(AGENT_OBJS)
+	$(CC) -shared -Wl,-z,nodelete -Wl,-z,now -Wl,--no-undefined -o $@ \
+	  $(AGENT_OBJS) -lelf -lZydis -lpthread -ldl
+
+$(O)/examples/%: examples/%.c include/dprobe/kprobes.h $(AGENT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(AGENT_USER) -o $@ $< $(AGENT_LINK)
+
+$(O)/tests/agent/dl_%: tests/agent/dl_%.c tests/agent/agent_test.h \
+		       include/dprobe/kprobes.h $(AGENT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(AGENT_USER) -o $@ $< -ldl -lpthread
+
+$(O)/tests/agent/%: tests/agent/%.c tests/agent/agent_test.h \
+		    include/dprobe/kprobes.h $(AGENT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(AGENT_USER) -o $@ $< $(AGENT_LINK) -lpthread -lZydis
+
+$(O)/tests/agent/%: tests/agent/%.cc tests/agent/agent_test.h \
+		    include/dprobe/kprobes.h $(AGENT_SO)
+	@mkdir -p $(dir $@)
+	$(CXX) $(filter-out -std=gnu17,$(AGENT_USER)) -std=gnu++17 -o $@ $< \
+	  $(AGENT_LINK)
+
+$(O)/bench/agent_bench: bench/agent_bench.c include/dprobe/kprobes.h $(AGENT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 -Wall -Wextra -D_GNU_SOURCE -Iinclude -O2 -g -o $@ $< \
+	  $(AGENT_LINK)
+
+.PHONY: agent agent-test agent-bench
+agent: $(AGENT_SO) $(AGENT_EXAMPLES)
+
+agent-test: $(AGENT_SO) $(AGENT_EXAMPLES) $(AGENT_TESTS)
+	@sh tests/agent/run.sh $(O)
+
+agent-bench: $(O)/bench/agent_bench
+	@sh bench/agent_bench.sh $(O)
+
+-include $(AGENT_OBJS:.o=.d)
+# ---- end agent ----
+
 # The bundled example, built the same way whatever BUILD is.
 EXAMPLE := $(O)/examples/work
 $(EXAMPLE): examples/work.c
@@ -173,6 +257,7 @@ test: $(DEPS_OK)
 	@$(MAKE) --no-print-directory BUILD=asan unit golden || $(call stage_failed,asan)
 	@$(MAKE) --no-print-directory kernel-diff || $(call stage_failed,kernel-diff)
 	@$(MAKE) --no-print-directory -k e2e safety || $(call stage_failed,e2e)
+	@$(MAKE) --no-print-directory agent-test || $(call stage_failed,agent)
 	@$(MAKE) --no-print-directory fuzz-short || $(call stage_failed,fuzz)
 	@sh tests/summary.sh
 

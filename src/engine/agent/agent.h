@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libdprobe.so internals: the in-process probe engine behind
+ * include/dprobe/kprobes.h.
+ *
+ *   core.c      initialisation, the registration mutex, the grace period
+ *               that lets unregister return only when no handler can still
+ *               use a probe, and writes to our own text
+ *   sym.c       loaded objects (dl_iterate_phdr) and their ELF symbols
+ *   slots.c     pages of out-of-line slots within rel32 reach of the code
+ *   site.c      probed addresses: a lock-free table, arming and disarming
+ *   hit.c       the SIGTRAP handler's work: handlers, then the displaced
+ *               instruction (the hit path)
+ *   signal.c    our SIGTRAP/SIGSEGV/SIGBUS actions, the program's actions
+ *               kept behind them (sigaction and friends are interposed)
+ *   kprobes.c   the kprobes API
+ *   kretprobe.c return probes: registration, pools, unwinder hooks
+ *   rethook.c   return probes on the hit path: the entry handler and the
+ *               C half of the return trampoline (trampoline.S)
+ *   nofault.c   dp_probe_read(), over the copies of nofault_copy.S that
+ *               return -EFAULT instead of crashing
+ *
+ * The hit path (hit.c, rethook.c, nofault.c, the .S files, the emulation
+ * in arch/x86_64/insn.c, and the few helpers of core.c, site.c and slots.c
+ * they call) takes no lock, allocates nothing and calls no library
+ * function, and like the whole library is built with -mgeneral-regs-only:
+ * it never touches SIMD or x87 state.
+ */
+#ifndef DPROBE_ENGINE_AGENT_H
+#define DPROBE_ENGINE_AGENT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "arch/x86_64/insn.h"
+#include "dprobe/kprobes.h"
+
+#define DP_HIDDEN __attribute__((visibility("hidden")))
+#define DP_EXPORT __attribute__((visibility("default")))
+#define DP_PAGE_SIZE 4096ul
+#define DP_INT3 0xcc
+
+/* ---- per-thread state (initial-exec TLS: no allocation, no call) -------- */
+
+struct dp_tls {
+	int depth;			/* > 0: inside a handler of ours */
+	unsigned int lease[2];		/* grace-period read sides held */
+	struct kprobe *cur;		/* kprobe_running() */
+	struct kretprobe_instance *ri;	/* calls in flight, newest first */
+	bool segv_blocked;		/* the probed code blocks SIGSEGV/BUS */
+	int prog_fault;			/* in the program's SIGSEGV/BUS handler */
+	uintptr_t alt_lo, alt_hi;	/* the thread's sigaltstack, last seen */
+	ucontext_t *uc;			/* the trap's context, in pre handlers */
+};
+
+extern __thread struct dp_tls dp_tls
+	__attribute__((tls_model("initial-exec"))) DP_HIDDEN;
+
+/* ---- core.c -------------------------------------------------------------- */
+
+extern bool dp_have_fsgsbase DP_HIDDEN;
+
+DP_HIDDEN int dp_agent_init(void);
+DP_HIDDEN void dp_lock(void);
+DP_HIDDEN void dp_unlock(void);
+
+/*
+ * Grace periods.  Every hit takes a read side (two counters, as SRCU: a
+ * reader increments the one the current epoch names); dp_synchronize()
+ * flips the epoch twice and waits for each old counter to drain, so after
+ * it no handler that could see a removed kprobe is still running.  The
+ * caller's own read sides (a handler that unregisters) are not waited for.
+ */
+DP_HIDDEN int dp_gp_enter(void);
+DP_HIDDEN void dp_gp_leave(int idx);
+DP_HIDDEN void dp_synchronize(void);
+
+/*
+ * Write @len bytes of our own code at @addr through /proc/self/mem, which
+ * writes through read-only mappings as ptrace does, without changing page
+ * protections under running threads.  With @expect, the current bytes are
+ * read first and must equal it (-EBUSY otherwise).  Then every CPU running
+ * one of our threads is made to serialise (membarrier SYNC_CORE).
+ */
+DP_HIDDEN int dp_text_write(uint64_t addr, const void *src, size_t len,
+			    const void *expect);
+
+/* The address range of libdprobe.so itself, never probed. */
+DP_HIDDEN bool dp_in_self(uint64_t addr);
+
+/* A message on stderr with a raw write (usable anywhere). */
+DP_HIDDEN void dp_warn(const char *msg);
+
+/* System calls without libc, which the hit path may not call. */
+static inline long dp_raw_syscall6(long nr, long a, long b, long c, long d,
+				   long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
+			   "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+static inline long dp_raw_syscall(long nr, long a, long b, long c)
+{
+	return dp_raw_syscall6(nr, a, b, c, 0, 0, 0);
+}
+
+/* ---- sym.c --------------------------------------------------------------- */
+
+/* A known instruction start to decode from, and how far code goes. */
+struct dp_code_range {
+	uint64_t start;		/* function (or known instruction) start */
+	uint64_t end;		/* end of the executable mapping */
+	bool func_entry;	/* the address is a function symbol's start */
+};
+
+/* "SYM" or "LIB:SYM": 0 with *@addr, or -ENOENT / -EADDRNOTAVAIL. */
+DP_HIDDEN int dp_sym_lookup(const char *name, uint64_t *addr);
+/* Every definition of @name in any loaded object; returns the count. */
+DP_HIDDEN int dp_sym_lookup_all(const char *name, uint64_t *addrs, int max);
+/* Where to decode @addr from: 0, or -EINVAL (not in loaded code). */
+DP_HIDDEN int dp_sym_code_range(uint64_t addr, struct dp_code_range *r);
+
+/* ---- slots.c ------------------------------------------------------------- */
+
+/*
+ * A site's slots: 64 bytes in an executable page near the code.
+ *   [0, 32)   the copy and a jump back (or an emulated instruction's
+ *             fault slot)
+ *   [32, 64)  the copy, an int3, and the jump back: used when a post
+ *             handler must run after the instruction
+ */
+#define DP_SLOT_BYTES 64
+#define DP_SLOT_POST 32
+
+struct dp_site;
+
+DP_HIDDEN int dp_slots_build(struct dp_site *s);
+/* The site whose slots contain @addr (any slot page), or NULL. */
+DP_HIDDEN struct dp_site *dp_slot_site(uint64_t addr, uint64_t *slot);
+
+/* ---- site.c -------------------------------------------------------------- */
+
+struct dp_site {
+	struct dp_site *hnext;		/* hash chain, never unlinked */
+	struct dp_site *all_next;	/* every site (under the mutex) */
+	uint64_t addr;
+	struct dp_insn insn;
+	uint64_t slot;			/* 0 when the instruction needs none */
+	struct kprobe *probes;		/* linked by __next, RCU-style */
+	int armed;			/* our int3 is in the code */
+};
+
+DP_HIDDEN struct dp_site *dp_site_lookup(uint64_t addr);
+/* The site for @addr, made (and checked) if needed; -errno. */
+DP_HIDDEN int dp_site_get(uint64_t addr, struct dp_site **out);
+/* Arm when some probe on it is enabled, disarm otherwise. */
+DP_HIDDEN int dp_site_update(struct dp_site *s);
+/* Copy the code at @addr as it is without our int3s. */
+DP_HIDDEN void dp_site_recover(uint64_t addr, uint8_t *buf, size_t len);
+DP_HIDDEN void dp_sites_disarm_all(void);
+DP_HIDDEN struct dp_site *dp_sites_first(void);
+
+/* ---- hit.c --------------------------------------------------------------- */
+
+/* An int3 trap at ip-1 in @uc: true if it was ours and is dealt with. */
+DP_HIDDEN bool dp_hit_trap(ucontext_t *uc);
+DP_HIDDEN void dp_regs_from_uc(const ucontext_t *uc, struct pt_regs *regs);
+DP_HIDDEN void dp_regs_to_uc(const struct pt_regs *regs, ucontext_t *uc);
+DP_HIDDEN void dp_regs_bases(struct pt_regs *regs);
+
+/* ---- signal.c ------------------------------------------------------------ */
+
+DP_HIDDEN int dp_signals_install(void);
+/* Guard libc's own sigaction() and mask functions when ours do not
+ * interpose (libdprobe.so was dlopen()ed). */
+DP_HIDDEN void dp_signals_guard(void);
+/* The signal return trampoline our actions use (never probed). */
+DP_HIDDEN uint64_t dp_sigreturn_addr(void);
+DP_HIDDEN void dp_chain(int sig, siginfo_t *si, ucontext_t *uc);
+
+/* ---- nofault.c, nofault_copy.S ------------------------------------------- */
+
+/* 0 or -EFAULT; see dp_probe_read(). */
+DP_HIDDEN long dp_copy_nofault(void *dst, const void *src, size_t len);
+DP_HIDDEN long dp_strncpy_nofault(char *dst, const void *src, size_t size);
+/* The fixup for a fault at @ip in one of the copies above, or 0. */
+DP_HIDDEN uint64_t dp_nofault_fixup(uint64_t ip);
+
+/* ---- rethook.c, kretprobe.c, trampoline.S -------------------------------- */
+
+struct kretprobe_holder {
+	struct kretprobe *rp;		/* NULL once unregistered */
+	char *inst;
+	size_t isize;
+	uint32_t n;
+	uint64_t free_head;		/* tag << 32 | (index + 1), 0: empty */
+	int outstanding;		/* instances not in the free stack */
+	struct kretprobe_holder *next_dead;
+};
+
+static inline struct kretprobe_instance *
+dp_rp_instance(struct kretprobe_holder *h, uint32_t i)
+{
+	return (struct kretprobe_instance *)(h->inst + (size_t)i * h->isize);
+}
+
+DP_HIDDEN extern const char dp_kretprobe_trampoline[];
+DP_HIDDEN extern uint64_t dp_xsave_size;
+DP_HIDDEN extern uint8_t dp_xsave_mode;
+/* rp->kp's pre handler: hijack the return address. */
+DP_HIDDEN int dp_kretprobe_pre(struct kprobe *kp, struct pt_regs *regs);
+/* Called by the trampoline; returns the real return address. */
+DP_HIDDEN uint64_t dp_kretprobe_handler(struct pt_regs *regs);
+/* Put back every hijacked return address of this thread (unwinding). */
+DP_HIDDEN void dp_kretprobe_unhijack_thread(void);
+
+/* ---- kprobes.c ----------------------------------------------------------- */
+
+/* Register @p; @func_entry: it must be at a function's first byte. */
+DP_HIDDEN int dp_register(struct kprobe *p, bool func_entry);
+/* Unlink @p and disarm its site if it was the last (caller holds the
+ * mutex, waits for the grace period, then calls the bottom half). */
+DP_HIDDEN bool dp_unregister_top(struct kprobe *p);
+DP_HIDDEN void dp_unregister_bottom(struct kprobe *p);
+DP_HIDDEN bool dp_kprobe_registered(const struct kprobe *p);
+/* True (with a message) when called from a handler: refuse. */
+DP_HIDDEN bool dp_in_handler(const char *what);
+
+/* ---- for the agent's other layers ---------------------------------------- */
+
+/* How the instruction under @p is handled: "xol", "emulate:call", ... */
+const char *dp_kprobe_strategy(const struct kprobe *p) DP_HIDDEN;
+/*
+ * Restore every probed byte (the agent's controller went away): probes
+ * stay registered and silent until one at the same address is enabled or
+ * registered again.
+ */
+void dp_agent_disarm_all(void) DP_HIDDEN;
+
+#endif

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Return probes: registration, pools, and the unwinder hooks (rethook.c
+ * has the hit path).
+ *
+ * C++ exceptions and thread cancellation unwind through return addresses.
+ * An unwinder that meets the trampoline stops (its CFI says the return
+ * address is undefined), so libdprobe puts a kprobe of its own on
+ * _Unwind_RaiseException and _Unwind_ForcedUnwind in every loaded object
+ * that has them: when a thread starts unwinding, all of its hijacked
+ * return addresses are put back first and their instances dropped
+ * (counted in nmissed).  An unwinder loaded later (libgcc_s dlopen()ed by
+ * the first pthread_cancel) is hooked at the next register_kretprobe().
+ * The int3 is in the unwinder's own code, so every way in is covered
+ * (__cxa_throw, __cxa_rethrow, pthread_exit...), with or without
+ * interposition.
+ *
+ * A pool whose kretprobe is unregistered while some of its instances are
+ * still in flight is kept (get_kretprobe() returns NULL for them) and
+ * freed by a later register/unregister once they have all come back.
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/agent/agent.h"
+
+static struct kretprobe_holder *dead;
+static struct kprobe unwind_kps[8];
+static int n_unwind;
+
+/* ---- unwinding ------------------------------------------------------------ */
+
+static int unwind_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	(void)p;
+	(void)regs;
+	dp_kretprobe_unhijack_thread();
+	return 0;
+}
+
+static bool unwind_hooked(uint64_t addr)
+{
+	for (int i = 0; i < n_unwind; i++)
+		if ((uint64_t)(uintptr_t)unwind_kps[i].addr == addr)
+			return true;
+	return false;
+}
+
+/*
+ * Best effort: a failure only means exceptions stop at the trampoline.
+ * Called without the registration mutex (dp_register() takes it).
+ */
+static void hook_unwinders(void)
+{
+	static const char *const names[] = {
+		"_Unwind_RaiseException", "_Unwind_ForcedUnwind",
+	};
+	static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+	uint64_t addrs[4];
+	int n;
+
+	pthread_mutex_lock(&hook_lock);
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		dp_lock();
+		n = dp_sym_lookup_all(names[k], addrs, 4);
+		dp_unlock();
+		for (int i = 0; i < n && n_unwind < 8; i++) {
+			struct kprobe *kp = &unwind_kps[n_unwind];
+
+			if (unwind_hooked(addrs[i]))
+				continue;
+			memset(kp, 0, sizeof(*kp));
+			kp->addr = (kprobe_opcode_t *)(uintptr_t)addrs[i];
+			kp->pre_handler = unwind_pre;
+			if (!dp_register(kp, false))
+				n_unwind++;
+		}
+	}
+	pthread_mutex_unlock(&hook_lock);
+}
+
+/* ---- registration -------------------------------------------------------- */
+
+static void xsave_setup(void)
+{
+	unsigned int a, b, c, d;
+
+	dp_xsave_size = 512;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)))
+		return;		/* no OSXSAVE: fxsave */
+	__cpuid_count(0xd, 0, a, b, c, d);
+	if (b < 576)
+		return;
+	dp_xsave_size = (b + 63) & ~63ull;
+	dp_xsave_mode = 1;
+}
+
+static int default_maxactive(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 5 ? (int)(2 * n) : 10;
+}
+
+static struct kretprobe_holder *holder_new(struct kretprobe *rp)
+{
+	struct kretprobe_holder *h = calloc(1, sizeof(*h));
+	int n = rp->maxactive > 0 ? rp->maxactive : default_maxactive();
+
+	if (!h)
+		return NULL;
+	h->n = (uint32_t)n;
+	h->isize = (sizeof(struct kretprobe_instance) + rp->data_size + 15) &
+		   ~(size_t)15;
+	h->inst = aligned_alloc(16, h->isize * h->n);
+	if (!h->inst) {
+		free(h);
+		return NULL;
+	}
+	memset(h->inst, 0, h->isize * h->n);
+	for (uint32_t i = 0; i < h->n; i++) {
+		dp_rp_instance(h, i)->rph = h;
+		dp_rp_instance(h, i)->__free_next = i + 1 < h->n ? i + 2 : 0;
+	}
+	h->free_head = 1;
+	h->rp = rp;
+	return h;
+}
+
+static void holder_free(struct kretprobe_holder *h)
+{
+	free(h->inst);
+	free(h);
+}
+
+/* Free the pools of unregistered kretprobes whose instances are back. */
+static void reap_dead(void)
+{
+	struct kretprobe_holder **pp = &dead, *h;
+
+	while ((h = *pp)) {
+		if (__atomic_load_n(&h->outstanding, __ATOMIC_ACQUIRE)) {
+			pp = &h->next_dead;
+			continue;
+		}
+		*pp = h->next_dead;
+		holder_free(h);
+	}
+}
+
+DP_EXPORT int register_kretprobe(struct kretprobe *rp)
+{
+	static bool xsave_done;
+	struct kretprobe_holder *h;
+	int err;
+
+	if (!rp || rp->maxactive > KRETPROBE_MAXACTIVE_MAX)
+		return !rp ? -EINVAL : -E2BIG;
+	if (dp_tls.depth)
+		return -EBUSY;
+	err = dp_agent_init();
+	if (err)
+		return err;
+	/* before rph is touched: it belongs to the registration */
+	if (dp_kprobe_registered(&rp->kp))
+		return -EEXIST;
+	h = holder_new(rp);
+	if (!h)
+		return -ENOMEM;
+	dp_lock();
+	if (!xsave_done) {
+		xsave_setup();
+		xsave_done = true;
+	}
+	reap_dead();
+	dp_unlock();
+	rp->kp.pre_handler = dp_kretprobe_pre;
+	rp->kp.post_handler = NULL;
+	rp->nmissed = 0;
+	rp->rph = h;
+	err = dp_register(&rp->kp, true);
+	if (err) {
+		rp->rph = NULL;
+		holder_free(h);
+		return err;
+	}
+	hook_unwinders();
+	return 0;
+}
+
+DP_EXPORT void unregister_kretprobes(struct kretprobe **rps, int num)
+{
+	if (!rps || num <= 0 || dp_in_handler("unregister_kretprobe"))
+		return;
+	dp_lock();
+	for (int i = 0; i < num; i++) {
+		if (!rps[i] || !rps[i]->rph || !dp_unregister_top(&rps[i]->kp))
+			continue;
+		__atomic_store_n(&rps[i]->rph->rp, NULL, __ATOMIC_RELEASE);
+	}
+	dp_synchronize();
+	for (int i = 0; i < num; i++) {
+		struct kretprobe_holder *h = rps[i] ? rps[i]->rph : NULL;
+
+		if (!h || h->rp)
+			continue;	/* not registered */
+		dp_unregister_bottom(&rps[i]->kp);
+		rps[i]->rph = NULL;
+		h->next_dead = dead;
+		dead = h;
+	}
+	reap_dead();
+	dp_unlock();
+}
+
+DP_EXPORT void unregister_kretprobe(struct kretprobe *rp)
+{
+	unregister_kretprobes(&rp, 1);
+}
+
+DP_EXPORT int register_kretprobes(struct kretprobe **rps, int num)
+{
+	int err;
+
+	if (!rps || num <= 0)
+		return -EINVAL;
+	for (int i = 0; i < num; i++) {
+		err = register_kretprobe(rps[i]);
+		if (err) {
+			if (i > 0)
+				unregister_kretprobes(rps, i);
+			return err;
+		}
+	}
+	return 0;
+}
+
+DP_EXPORT struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
+{
+	return ri && ri->rph ? __atomic_load_n(&ri->rph->rp, __ATOMIC_ACQUIRE)
+			     : NULL;
+}

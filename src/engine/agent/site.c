@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probed addresses ("sites"): what the int3 displaced, its slots, and the
+ * kprobes on it.
+ *
+ * The table is a fixed array of hash chains that readers (the SIGTRAP
+ * handler) walk with no lock.  A site is inserted at the head of its chain
+ * with a release store after it is fully built, and is never unlinked or
+ * freed: a thread may trap on an int3 an instant before it is removed and
+ * reach the handler after, and must still find the site to be sent back
+ * to the original instruction.  A site that loses its probes stays,
+ * disarmed, and is reused when its address is probed again with the same
+ * code there; if the code has changed (another library mapped there), a
+ * new site is inserted in front of the old one.
+ *
+ * States seen by the handler, and the order of the writes that make them:
+ *   arm:    armed = 1 (release), then the int3 is written;
+ *   disarm: the original byte is written back, then armed = 0 (release).
+ * So a trap on a site whose armed is 0 finds either our byte gone (it was
+ * removed meanwhile: rerun the original instruction) or an int3 that is
+ * not ours (passed on to the program).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/agent/agent.h"
+
+#define HASH_BITS 12
+
+static struct dp_site *buckets[1u << HASH_BITS];
+static struct dp_site *all_sites;
+
+static unsigned int site_hash(uint64_t addr)
+{
+	return (unsigned int)((addr * 0x9e3779b97f4a7c15ull) >> (64 - HASH_BITS));
+}
+
+struct dp_site *dp_site_lookup(uint64_t addr)
+{
+	struct dp_site *s;
+
+	s = __atomic_load_n(&buckets[site_hash(addr)], __ATOMIC_ACQUIRE);
+	for (; s; s = s->hnext)
+		if (s->addr == addr)
+			return s;
+	return NULL;
+}
+
+struct dp_site *dp_sites_first(void)
+{
+	return all_sites;
+}
+
+void dp_site_recover(uint64_t addr, uint8_t *buf, size_t len)
+{
+	memcpy(buf, (const void *)(uintptr_t)addr, len);
+	for (struct dp_site *s = all_sites; s; s = s->all_next)
+		if (s->armed && s->addr - addr < len)
+			buf[s->addr - addr] = s->insn.bytes[0];
+}
+
+static bool wants_arming(const struct dp_site *s)
+{
+	for (const struct kprobe *p = s->probes; p; p = p->__next)
+		if (!kprobe_disabled(p))
+			return true;
+	return false;
+}
+
+int dp_site_update(struct dp_site *s)
+{
+	const uint8_t int3 = DP_INT3;
+	bool want = wants_arming(s);
+	int err;
+
+	if (want && !s->armed) {
+		__atomic_store_n(&s->armed, 1, __ATOMIC_RELEASE);
+		err = dp_text_write(s->addr, &int3, 1, s->insn.bytes);
+		if (err) {
+			__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
+			return err == -EBUSY ? -EOPNOTSUPP : err;
+		}
+	} else if (!want && s->armed) {
+		/* not our int3 any more (the code was replaced): leave it */
+		dp_text_write(s->addr, s->insn.bytes, 1, &int3);
+		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+void dp_sites_disarm_all(void)
+{
+	const uint8_t int3 = DP_INT3;
+
+	for (struct dp_site *s = all_sites; s; s = s->all_next) {
+		if (!s->armed)
+			continue;
+		dp_text_write(s->addr, s->insn.bytes, 1, &int3);
+		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * Decide how the instruction at @addr (bytes @code, @avail of them) is
+ * handled and build its slots.
+ */
+static int site_make(uint64_t addr, const uint8_t *code, size_t avail,
+		     struct dp_site **out)
+{
+	struct dp_site *s = calloc(1, sizeof(*s));
+	unsigned int h = site_hash(addr);
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	s->addr = addr;
+	err = dp_insn_analyze(code, avail, addr, &s->insn, NULL);
+	/* an int3 we do not own: another debugger's, or the program's */
+	if (err == -EEXIST)
+		err = -EOPNOTSUPP;
+	/* %gs operands need gs_base, which only rdgsbase gives cheaply */
+	if (!err && s->insn.rm.seg == DP_SEG_GS && !dp_have_fsgsbase &&
+	    (s->insn.op == DP_OP_CALL_IND || s->insn.op == DP_OP_JMP_IND))
+		err = -EOPNOTSUPP;
+	if (!err)
+		err = dp_slots_build(s);
+	if (err) {
+		free(s);
+		return err;
+	}
+	s->hnext = buckets[h];
+	__atomic_store_n(&buckets[h], s, __ATOMIC_RELEASE);
+	s->all_next = all_sites;
+	all_sites = s;
+	*out = s;
+	return 0;
+}
+
+int dp_site_get(uint64_t addr, struct dp_site **out)
+{
+	struct dp_code_range r;
+	uint8_t code[DP_INSN_MAX_LEN];
+	struct dp_site *s;
+	size_t avail;
+	int err = dp_sym_code_range(addr, &r);
+
+	if (err)
+		return err;
+	avail = r.end - addr < sizeof(code) ? r.end - addr : sizeof(code);
+	dp_site_recover(addr, code, avail);
+	s = dp_site_lookup(addr);
+	if (s && s->insn.len <= avail && !memcmp(s->insn.bytes, code, s->insn.len)) {
+		*out = s;
+		return 0;
+	}
+	return site_make(addr, code, avail, out);
+}

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kretprobes: return values and per-instance data, changing the return
+ * value, recursion against maxactive, entry handlers that skip, longjmp
+ * out of probed frames, tail calls, floating-point returns, backtraces
+ * from a handler, threads, unregistering with calls in flight, and a
+ * signal handler on a sigaltstack above the thread's stack.
+ */
+#include <errno.h>
+#include <execinfo.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <dprobe/kprobes.h>
+
+#include "agent_test.h"
+
+__attribute__((noipa)) long square(long x)
+{
+	return x * x;
+}
+
+struct sq_data {
+	long arg;
+	char pad[56];
+};
+
+static int sq_rets, sq_bad;
+
+static int sq_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct sq_data *d = (struct sq_data *)ri->data;
+
+	d->arg = (long)regs->di;
+	memset(d->pad, 0x5a, sizeof(d->pad));
+	return 0;
+}
+
+static struct kretprobe sq_rp;
+
+static int sq_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct sq_data *d = (struct sq_data *)ri->data;
+
+	__atomic_fetch_add(&sq_rets, 1, __ATOMIC_RELAXED);
+	if ((long)regs_return_value(regs) != d->arg * d->arg ||
+	    get_kretprobe(ri) != &sq_rp || regs->ip != get_kretprobe_retaddr(ri) ||
+	    regs->sp != (unsigned long)ri->fp + 8 || d->pad[55] != 0x5a)
+		__atomic_fetch_add(&sq_bad, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static struct kretprobe sq_rp = {
+	.kp.symbol_name = "square",
+	.handler = sq_ret,
+	.entry_handler = sq_entry,
+	.data_size = sizeof(struct sq_data),
+	.maxactive = 64,
+};
+
+static void test_values(void)
+{
+	long sum = 0;
+
+	BEGIN("return value, data, retaddr and sp seen by the handlers");
+	CHECK_EQ(register_kretprobe(&sq_rp), 0);
+	sq_rets = sq_bad = 0;
+	for (long i = 0; i < 10; i++)
+		sum += square(i);
+	CHECK_EQ(sum, 285);
+	CHECK_EQ(sq_rets, 10);
+	CHECK_EQ(sq_bad, 0);
+	CHECK_EQ(sq_rp.nmissed, 0);
+	END();
+}
+
+static int set_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	(void)ri;
+	regs_set_return_value(regs, 99);
+	return 0;
+}
+
+static int skip_odd(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	(void)ri;
+	return regs->di & 1;
+}
+
+static void test_change_and_skip(void)
+{
+	struct kretprobe rp = { .kp.symbol_name = "square", .handler = set_ret,
+				.entry_handler = skip_odd };
+
+	BEGIN("a handler changes the return value; entry_handler skips calls");
+	unregister_kretprobe(&sq_rp);
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	CHECK_EQ(square(4), 99);
+	CHECK_EQ(square(3), 9);
+	unregister_kretprobe(&rp);
+	CHECK_EQ(square(4), 16);
+	sq_rp.kp.addr = NULL;
+	CHECK_EQ(register_kretprobe(&sq_rp), 0);
+	END();
+}
+
+/* ---- recursion ------------------------------------------------------------ */
+
+static int depth, calls_deeper_than;
+static int fib_rets;
+
+/* The asm keeps GCC from turning the recursion into a loop. */
+__attribute__((noipa)) long fib(long n)
+{
+	long a, b;
+
+	if (n < 2)
+		return n;
+	a = fib(n - 1);
+	__asm__ volatile("" : "+r"(a));
+	b = fib(n - 2);
+	__asm__ volatile("" : "+r"(b));
+	return a + b;
+}
+
+/* The same recursion, counting calls made deeper than @limit. */
+static long fib_count(long n, int limit)
+{
+	long r;
+
+	if (++depth > limit)
+		calls_deeper_than++;
+	r = n < 2 ? n : fib_count(n - 1, limit) + fib_count(n - 2, limit);
+	depth--;
+	return r;
+}
+
+static int fib_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	(void)ri;
+	(void)regs;
+	fib_rets++;
+	return 0;
+}
+
+static void test_recursion(void)
+{
+	struct kretprobe rp = { .kp.symbol_name = "fib", .handler = fib_ret,
+				.maxactive = 100 };
+	long calls;
+
+	BEGIN("recursion: every call traced when maxactive suffices, else missed");
+	calls_deeper_than = 0;
+	CHECK_EQ(fib_count(15, 1000), 610);
+	calls = 1973;		/* calls of fib(15) */
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	fib_rets = 0;
+	CHECK_EQ(fib(15), 610);
+	CHECK_EQ(fib_rets, calls);
+	CHECK_EQ(rp.nmissed, 0);
+	unregister_kretprobe(&rp);
+
+	rp.kp.addr = NULL;
+	rp.maxactive = 5;
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	fib_rets = 0;
+	calls_deeper_than = 0;
+	fib_count(15, 5);
+	CHECK_EQ(fib(15), 610);
+	CHECK_EQ(rp.nmissed, calls_deeper_than);
+	CHECK_EQ(fib_rets, calls - calls_deeper_than);
+	unregister_kretprobe(&rp);
+	END();
+}
+
+/* ---- longjmp -------------------------------------------------------------- */
+
+static jmp_buf jb;
+static int deep_rets;
+
+__attribute__((noipa)) long deep(long n, int jump)
+{
+	long r;
+
+	if (n == 0) {
+		if (jump)
+			longjmp(jb, 1);
+		return 0;
+	}
+	r = deep(n - 1, jump);
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+static int deep_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	(void)ri;
+	(void)regs;
+	deep_rets++;
+	return 0;
+}
+
+static void test_longjmp(void)
+{
+	struct kretprobe rp = { .kp.symbol_name = "deep", .handler = deep_ret,
+				.maxactive = 8 };
+
+	BEGIN("longjmp out of probed frames: stale instances dropped, counted");
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	deep_rets = 0;
+	for (int i = 0; i < 50; i++)
+		if (!setjmp(jb))
+			deep(3, 1);
+	CHECK_EQ(deep_rets, 0);
+	/* each round's 4 instances are dropped by the next round's calls */
+	CHECK_EQ(rp.nmissed, 4 * 49);
+	CHECK_EQ(deep(3, 0), 3);
+	CHECK_EQ(deep_rets, 4);
+	CHECK_EQ(rp.nmissed, 4 * 50);
+	unregister_kretprobe(&rp);
+	END();
+}
+
+/* ---- tail calls ----------------------------------------------------------- */
+
+__asm__("\t.text\n"
+	"\t.globl tail_outer\n\t.type tail_outer, @function\ntail_outer:\n"
+	"\tjmp tail_inner\n"
+	"\t.size tail_outer, . - tail_outer\n"
+	"\t.globl tail_inner\n\t.type tail_inner, @function\ntail_inner:\n"
+	"\tlea 3(%rdi), %rax\n"
+	"\tret\n"
+	"\t.size tail_inner, . - tail_inner\n");
+extern long tail_outer(long), tail_inner(long);
+
+static char tail_order[8];
+static int ntail;
+
+static int tail_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	if (ntail < 6 && regs_return_value(regs) == 7)
+		tail_order[ntail++] = rp->kp.symbol_name[5];	/* o / i */
+	return 0;
+}
+
+static void test_tail_call(void)
+{
+	struct kretprobe o = { .kp.symbol_name = "tail_outer", .handler = tail_ret };
+	struct kretprobe i = { .kp.symbol_name = "tail_inner", .handler = tail_ret };
+
+	BEGIN("a tail call between two probed functions: both returns seen");
+	CHECK_EQ(register_kretprobe(&o), 0);
+	CHECK_EQ(register_kretprobe(&i), 0);
+	ntail = 0;
+	CHECK_EQ(tail_outer(4), 7);
+	tail_order[ntail] = '\0';
+	CHECK(!strcmp(tail_order, "io"), "order %s", tail_order);
+	CHECK_EQ(o.nmissed + i.nmissed, 0);
+	unregister_kretprobe(&o);
+	unregister_kretprobe(&i);
+	END();
+}
+
+/* ---- floating point ------------------------------------------------------- */
+
+__attribute__((noipa)) double fdiv(double a, double b)
+{
+	return a / b;
+}
+
+__attribute__((noipa)) long double ldiv_(long double a, long double b)
+{
+	return a / b;
+}
+
+static volatile double fp_junk;
+static volatile long double ld_junk;
+
+static int fp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	(void)ri;
+	/* clobber SSE and x87 registers the return values live in */
+	fp_junk = (double)regs->sp * 1.25 + fp_junk / 3.0;
+	ld_junk = (long double)regs->sp / 7.0L + ld_junk * 1.5L;
+	return 0;
+}
+
+static void test_float(void)
+{
+	struct kretprobe a = { .kp.symbol_name = "fdiv", .handler = fp_ret };
+	struct kretprobe b = { .kp.symbol_name = "ldiv_", .handler = fp_ret };
+
+	BEGIN("double and long double return values survive the handler");
+	CHECK_EQ(register_kretprobe(&a), 0);
+	CHECK_EQ(register_kretprobe(&b), 0);
+	CHECK(fdiv(1.0, 4.0) == 0.25, "fdiv %g", fdiv(1.0, 4.0));
+	CHECK(ldiv_(3.0L, 4.0L) == 0.75L, "ldiv %Lg", ldiv_(3.0L, 4.0L));
+	CHECK(fdiv(1.0, 8.0) + (double)ldiv_(1.0L, 2.0L) == 0.625, "sum");
+	unregister_kretprobe(&a);
+	unregister_kretprobe(&b);
+	END();
+}
+
+/* ---- backtrace ------------------------------------------------------------ */
+
+static int bt_found, bt_frames;
+
+static int bt_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	void *frames[32];
+	int n = backtrace(frames, 32);
+
+	(void)regs;
+	bt_frames = n;
+	for (int i = 0; i < n; i++)
+		if ((unsigned long)frames[i] == get_kretprobe_retaddr(ri))
+			bt_found = 1;
+	return 0;
+}
+
+__attribute__((noipa)) long bt_target(long x)
+{
+	return x + 1;
+}
+
+static void test_backtrace(void)
+{
+	struct kretprobe rp = { .kp.symbol_name = "bt_target", .handler = bt_ret };
+
+	BEGIN("backtrace() in a return handler unwinds into the real caller");
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	bt_found = 0;
+	CHECK_EQ(bt_target(1), 2);
+	CHECK(bt_found, "caller not in a %d-frame backtrace", bt_frames);
+	unregister_kretprobe(&rp);
+	END();
+}
+
+/* ---- threads -------------------------------------------------------------- */
+
+#define NTHREADS 4
+#define NCALLS 20000
+
+static void *sq_thread(void *arg)
+{
+	long bad = 0;
+
+	for (long i = 0; i < NCALLS; i++)
+		if (square(i & 255) != (i & 255) * (i & 255))
+			bad++;
+	(void)arg;
+	return (void *)bad;
+}
+
+static void test_threads(void)
+{
+	pthread_t t[NTHREADS];
+	long bad = 0;
+	void *r;
+
+	BEGIN("threads: every call traced or counted missed");
+	sq_rets = sq_bad = 0;
+	sq_rp.nmissed = 0;
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_create(&t[i], NULL, sq_thread, NULL);
+	for (int i = 0; i < NTHREADS; i++) {
+		pthread_join(t[i], &r);
+		bad += (long)r;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(sq_bad, 0);
+	CHECK_EQ(sq_rets + sq_rp.nmissed, NTHREADS * NCALLS);
+	CHECK(sq_rets > 0, "no return traced");
+	END();
+}
+
+/* ---- unregister with a call in flight ------------------------------------ */
+
+static int pipefd[2];
+
+__attribute__((noipa)) long waiter(long x)
+{
+	char c;
+
+	if (read(pipefd[0], &c, 1) != 1)
+		return -1;
+	return x + c;
+}
+
+static void *waiter_thread(void *arg)
+{
+	(void)arg;
+	return (void *)waiter(100);
+}
+
+static int waiter_rets;
+
+static int waiter_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	(void)ri;
+	(void)regs;
+	waiter_rets++;
+	return 0;
+}
+
+static void test_unregister_in_flight(void)
+{
+	struct kretprobe rp = { .kp.symbol_name = "waiter", .handler = waiter_ret };
+	pthread_t t;
+	void *r;
+
+	BEGIN("unregister while a call is in flight: it returns home, untraced");
+	CHECK_EQ(pipe(pipefd), 0);
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	pthread_create(&t, NULL, waiter_thread, NULL);
+	usleep(50000);
+	unregister_kretprobe(&rp);
+	CHECK(write(pipefd[1], "\5", 1) == 1, "write");
+	pthread_join(t, &r);
+	CHECK_EQ((long)r, 105);
+	CHECK_EQ(waiter_rets, 0);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	END();
+}
+
+/* ---- a sigaltstack above the thread's stack ------------------------------ */
+
+static long alt_result;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	alt_result = square(12);
+}
+
+__attribute__((noipa)) long raiser(long x)
+{
+	raise(SIGUSR1);
+	return x + 1;
+}
+
+static int raiser_rets;
+
+static int raiser_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	(void)ri;
+	raiser_rets += regs_return_value(regs) == 8;
+	return 0;
+}
+
+static void *alt_thread(void *arg)
+{
+	stack_t ss = { .ss_sp = arg, .ss_size = 1 << 16 };
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_ONSTACK };
+
+	sigaltstack(&ss, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	return (void *)raiser(7);
+}
+
+static void test_altstack(void)
+{
+	struct kretprobe rp = { .kp.symbol_name = "raiser", .handler = raiser_ret };
+	pthread_attr_t attr;
+	size_t stack_size = 1 << 20;
+	void *stack, *alt;
+	pthread_t t;
+	void *r = NULL;
+
+	BEGIN("a probed call on a sigaltstack above the stack drops nothing");
+	/* thread stack low, alternate stack high in the address space */
+	stack = mmap((void *)0x20000000, stack_size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	alt = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(stack != MAP_FAILED && alt != MAP_FAILED && alt > stack, "mmap");
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	sq_rets = 0;
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, stack, stack_size);
+	pthread_create(&t, &attr, alt_thread, alt);
+	pthread_join(t, &r);
+	CHECK_EQ((long)r, 8);
+	CHECK_EQ(alt_result, 144);
+	CHECK_EQ(raiser_rets, 1);
+	CHECK_EQ(sq_rets, 1);
+	CHECK_EQ(rp.nmissed, 0);
+	unregister_kretprobe(&rp);
+	END();
+}
+
+int main(void)
+{
+	test_values();
+	test_change_and_skip();
+	test_recursion();
+	test_longjmp();
+	test_tail_call();
+	test_float();
+	test_backtrace();
+	test_threads();
+	test_unregister_in_flight();
+	test_altstack();
+	unregister_kretprobe(&sq_rp);
+	return t_exit();
+}
