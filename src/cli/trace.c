@@ -246,9 +246,19 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 	return 0;
 }
 
-static void install_signals(double duration)
+/* Handlers for the stop signals, blocked for now (*@old: the mask before). */
+static void install_signals(double duration, sigset_t *old)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGALRM);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, old);
 
 	/* no SA_RESTART: the engine's sigsuspend() must return */
 	sigaction(SIGINT, &sa, NULL);
@@ -324,11 +334,11 @@ static char *main_binary(const struct trace_opts *o)
 }
 
 static int start(struct trace_ctx *c, const struct trace_opts *o,
-		 struct dp_tracer **tr)
+		 const sigset_t *mask, struct dp_tracer **tr)
 {
 	struct dp_ptrace_opts po = {
 		.reg = &c->reg, .follow = o->follow, .count_only = o->stat,
-		.sink = { emit, c },
+		.sink = { emit, c }, .child_mask = mask,
 	};
 	char why[512] = "";
 	int err;
@@ -348,6 +358,7 @@ static int run(int argc, char **argv, bool stat)
 	struct trace_ctx c = { .out = stdout };
 	struct timespec t0, t1;
 	const struct dp_ptrace_stats *st;
+	sigset_t blocked;
 	char *binary;
 	int status = 0, ret = DP_EXIT_REJECTED, rerr;
 
@@ -370,11 +381,18 @@ static int run(int argc, char **argv, bool stat)
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (start(&c, &o, &g_tracer))
+	/*
+	 * Ctrl-C while attaching must not kill dprobe with probes armed:
+	 * the signals stay blocked until the engine's loop can take them.
+	 */
+	install_signals(o.duration, &blocked);
+	if (start(&c, &o, &blocked, &g_tracer)) {
+		sigprocmask(SIG_SETMASK, &blocked, NULL);
 		goto out;
+	}
 	dp_ptrace_set_profile_cb(g_tracer, print_profile, &c);
-	install_signals(o.duration);
 	rerr = dp_ptrace_run(g_tracer, &status);
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
 	if (rerr)
 		fprintf(stderr, "dprobe: tracing stopped on an error; every probe was removed\n");
 	clock_gettime(CLOCK_MONOTONIC, &t1);

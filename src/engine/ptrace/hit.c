@@ -16,6 +16,7 @@
  * meets the trampoline; those returns are counted as dropped.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,12 +188,33 @@ static void miss_returns(struct site *s)
 }
 
 /* A pending return that will never be seen: a miss for its probes. */
-static void drop_return(struct dp_tracer *tr, const struct ret_inst *ri)
+/* Give a hijacked return address back, if the slot still holds ours. */
+static void restore_slot(struct proc *p, const struct ret_inst *ri)
+{
+	uint64_t cur;
+
+	if (!dp_mm_read(&p->mm, ri->sp, &cur, 8) && cur == p->tramp)
+		dp_mm_write(&p->mm, ri->sp, &ri->orig_ret, 8);
+}
+
+/* A pending return that will not be seen: a miss for its probes. */
+static void count_drop(struct dp_tracer *tr, const struct ret_inst *ri)
 {
 	tr->stats.dropped++;
 	tr->stats.missed++;
 	if (ri->site)
 		miss_returns(ri->site);
+}
+
+/*
+ * Drop an instance judged stale.  Its frame may still live on another
+ * stack (coroutines) and return later: it must then return to its real
+ * caller, so the slot gets the return address back.
+ */
+static void drop_return(struct proc *p, const struct ret_inst *ri)
+{
+	restore_slot(p, ri);
+	count_drop(p->tracer, ri);
 }
 
 static bool over_limit(struct thread *t, struct site *s)
@@ -227,7 +249,7 @@ static void hijack_return(struct thread *t, struct site *s,
 	while (t->nrets && (t->rets[t->nrets - 1].sp < regs->sp ||
 			    (t->rets[t->nrets - 1].sp == regs->sp &&
 			     ret != p->tramp)))
-		drop_return(p->tracer, &t->rets[--t->nrets]);
+		drop_return(p, &t->rets[--t->nrets]);
 	if (over_limit(t, s))
 		goto miss;
 	if (t->nrets == t->cap) {
@@ -324,6 +346,9 @@ static void emit_returns(struct thread *t, const struct ret_inst *ri,
 	struct site *s = ri->site;
 	struct hit h;
 
+	if (!s)
+		return;	/* its code was unmapped meanwhile (dlclose) */
+
 	r.ip = ri->orig_ret;
 	hit_init(&h, t, &r);
 	h.ctx.func = s->addr;
@@ -351,14 +376,16 @@ static int trampoline_hit(struct thread *t, struct dp_regs *regs)
 	while (i >= 0 && t->rets[i].sp + 8 != regs->sp)
 		i--;
 	if (i < 0) {
-		/* no instance for this frame: nothing to return to */
+		/* no instance for this frame: nothing to return to; the
+		 * kernel's uretprobes send SIGILL in this case */
 		tracer_log(tr, "dprobe: thread %d returned through the trampoline "
 			   "with no pending return (sp 0x%lx)\n", t->tid,
 			   (unsigned long)regs->sp);
-		return -ENOENT;
+		t->pending_sig = SIGILL;
+		return 0;
 	}
 	while (t->nrets > (unsigned)i + 1)
-		drop_return(tr, &t->rets[--t->nrets]);
+		drop_return(t->proc, &t->rets[--t->nrets]);
 	while (t->nrets && t->rets[t->nrets - 1].sp + 8 == regs->sp) {
 		const struct ret_inst *ri = &t->rets[--t->nrets];
 
@@ -376,19 +403,17 @@ int hit_handle(struct thread *t, struct dp_regs *regs)
 	struct dp_regs r;
 	struct site *s;
 	struct hit h;
-	uint8_t byte;
 	int err;
 
 	if (p->tramp && addr == p->tramp)
 		return trampoline_hit(t, regs) ? -ENOENT : 1;
 	s = site_find(p, addr);
-	if (!s || !s->armed) {
+	if (!s)
+		return 0;	/* the target's own int3 (or int $3) */
+	if (!s->armed) {
 		/* an int3 of ours taken just before it was removed: rerun */
-		if (s || (!dp_mm_read(&p->mm, addr, &byte, 1) && byte != 0xcc)) {
-			regs->ip = addr;
-			return 1;
-		}
-		return 0;	/* the target's own int3 */
+		regs->ip = addr;
+		return 1;
 	}
 	if (s->roles && (err = site_roles(t, s)) < 0)
 		return err;
@@ -426,19 +451,18 @@ void rets_restore(struct thread *t, bool count_dropped)
 
 	while (t->nrets) {
 		const struct ret_inst *ri = &t->rets[--t->nrets];
-		uint64_t cur;
 
-		if (!dp_mm_read(&p->mm, ri->sp, &cur, 8) && cur == p->tramp)
-			dp_mm_write(&p->mm, ri->sp, &ri->orig_ret, 8);
+		restore_slot(p, ri);
 		if (count_dropped)
-			drop_return(p->tracer, ri);
+			count_drop(p->tracer, ri);
 	}
 }
 
 void rets_discard(struct thread *t)
 {
+	/* the thread is gone: its stack is not written */
 	while (t->nrets)
-		drop_return(t->proc->tracer, &t->rets[--t->nrets]);
+		count_drop(t->proc->tracer, &t->rets[--t->nrets]);
 }
 
 /* A fork copies the stack: the child's instances are the parent's, with
@@ -453,6 +477,7 @@ int rets_copy(struct thread *dst, const struct thread *src)
 	memcpy(dst->rets, src->rets, src->nrets * sizeof(*dst->rets));
 	dst->nrets = dst->cap = src->nrets;
 	for (unsigned i = 0; i < dst->nrets; i++)
-		dst->rets[i].site = site_find(dst->proc, src->rets[i].site->addr);
+		dst->rets[i].site = src->rets[i].site ?
+			site_find(dst->proc, src->rets[i].site->addr) : NULL;
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -35,6 +36,9 @@ struct dp_ptrace_opts {
 	bool count_only;		/* stat: no records unless filtered */
 	struct dp_sink sink;
 	FILE *log;			/* warnings; NULL: stderr */
+	/* The signal mask a launched command starts with (the caller may
+	 * have signals blocked for itself); NULL: the caller's. */
+	const sigset_t *child_mask;
 };
 
 struct dp_ptrace_stats {

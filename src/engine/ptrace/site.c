@@ -235,20 +235,39 @@ void sites_forget(struct proc *p)
 	p->tramp = 0;
 }
 
+/* Pending returns must not keep a pointer to a site about to go. */
+static void forget_site_in_rets(struct proc *p, const struct site *s)
+{
+	for (struct thread *t = p->threads; t; t = t->next)
+		for (unsigned i = 0; i < t->nrets; i++)
+			if (t->rets[i].site == s)
+				t->rets[i].site = NULL;
+}
+
 void sites_prune_unmapped(struct proc *p)
 {
 	const struct dp_proc_objs *objs = dp_proc_objs(p->sym);
 
+	/* no object at all is a failed reading (a zombie leader), not a
+	 * process without code */
+	if (!objs || !objs->n)
+		return;
 	for (unsigned h = 0; h < SITE_HASH; h++) {
 		struct site **sp = &p->sites[h];
 
 		while (*sp) {
 			struct site *s = *sp;
+			uint8_t byte;
 
 			if (dp_proc_obj_at(objs, s->addr)) {
 				sp = &s->next;
 				continue;
 			}
+			/* still readable and still ours: give the byte back */
+			if (s->armed && !dp_mm_read(&p->mm, s->addr, &byte, 1) &&
+			    byte == INT3)
+				dp_mm_write(&p->mm, s->addr, &s->orig, 1);
+			forget_site_in_rets(p, s);
 			*sp = s->next;
 			site_free(s);
 		}

@@ -183,6 +183,11 @@ static int copy_sites(struct proc *dst, const struct proc *src)
 	}
 	dst->tramp = src->tramp;
 	dst->armed_libs = src->armed_libs;
+	dst->started = src->started;
+	/* fork keeps the SIGTRAP action and our scratch page */
+	dst->scratch = src->scratch;
+	dst->trap_watch = src->trap_watch;
+	dst->trap_act = src->trap_act;
 	return 0;
 }
 
@@ -265,6 +270,9 @@ static void on_exec(struct thread *t, bool initial, char *why, size_t whylen,
 	t->nrets = 0;
 	sites_forget(p);
 	p->armed_libs = false;
+	/* the new image has its own (no) SIGTRAP action and no page of ours */
+	p->scratch = 0;
+	p->trap_watch = false;
 	dp_mm_close(&p->mm);
 	dp_proc_close(p->sym);
 	p->sym = NULL;
@@ -285,6 +293,8 @@ static void on_exec(struct thread *t, bool initial, char *why, size_t whylen,
 			       why, whylen);
 	if (!*err)
 		proc_arm_internal(p);
+	if (!*err)
+		sigtrap_snapshot(t);	/* an ignored SIGTRAP survives exec */
 }
 
 /* ---- the stop loop ------------------------------------------------------ */
@@ -440,20 +450,26 @@ static void on_sigchld(int sig)
 	(void)sig;
 }
 
-static void block_signals(sigset_t *old)
+/*
+ * Block the signals the loop waits for; *@wait is the mask to sleep with
+ * (them unblocked, whatever the caller had blocked: a signal that came
+ * while the caller was still attaching is taken at the first sleep).
+ */
+static void block_signals(sigset_t *old, sigset_t *wait)
 {
 	struct sigaction sa = { .sa_handler = on_sigchld };
+	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1,
+				    SIGALRM };
 	sigset_t set;
 
 	sigaction(SIGCHLD, &sa, NULL);
 	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGALRM);
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&set, sigs[i]);
 	sigprocmask(SIG_BLOCK, &set, old);
+	*wait = *old;
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigdelset(wait, sigs[i]);
 }
 
 /* ---- detach ------------------------------------------------------------- */
@@ -497,6 +513,8 @@ static bool stop_for_detach(struct thread *t)
 			/* a new image: none of our bytes are left in it */
 			sites_forget(t->proc);
 			t->nrets = 0;
+			t->proc->scratch = 0;
+			t->proc->trap_watch = false;
 			return true;
 		case 0:
 			if (WSTOPSIG(status) != SIGTRAP || on_trap(t) == 0)
@@ -520,9 +538,16 @@ static bool sigtrap_pending(const struct thread *t)
 	f = fopen(path, "re");
 	if (!f)
 		return false;
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "SigPnd: %llx", &v) == 1)
 			pnd |= v;
+		/* a blocked SIGTRAP is the program's own: it stays queued */
+		if (sscanf(line, "SigBlk: %llx", &v) == 1 &&
+		    (v & (1ull << (SIGTRAP - 1)))) {
+			fclose(f);
+			return false;
+		}
+	}
 	fclose(f);
 	return pnd & (1ull << (SIGTRAP - 1));
 }
@@ -588,11 +613,11 @@ static void detach_all(struct dp_tracer *tr)
 
 int dp_ptrace_run(struct dp_tracer *tr, int *status)
 {
-	sigset_t old;
+	sigset_t old, wait;
 	int st, err = 0;
 	pid_t pid;
 
-	block_signals(&old);
+	block_signals(&old, &wait);
 	/* launch and attach leave every thread stopped */
 	for (struct proc *p = tr->procs; p; p = p->next)
 		for (struct thread *t = p->threads; t; t = t->next)
@@ -614,7 +639,7 @@ int dp_ptrace_run(struct dp_tracer *tr, int *status)
 				tr->profile_cb(tr->profile_priv);
 		}
 		if (!tr->stop_req)
-			sigsuspend(&old);
+			sigsuspend(&wait);
 	}
 	/* a launched command whose probes cannot all be armed by its entry
 	 * point has not run any of its own code yet: it is not run at all */
@@ -677,9 +702,12 @@ static struct dp_tracer *tracer_new(const struct dp_ptrace_opts *o)
 }
 
 /* Child side of a launch: stop so the tracer can seize us, then exec. */
-static void launch_child(char *const argv[], int errfd)
+static void launch_child(char *const argv[], int errfd, const sigset_t *mask)
 {
 	int err;
+
+	if (mask)
+		sigprocmask(SIG_SETMASK, mask, NULL);
 
 	raise(SIGSTOP);
 	execvp(argv[0], argv);
@@ -736,7 +764,7 @@ int dp_ptrace_launch(const struct dp_ptrace_opts *o, char *const argv[],
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		launch_child(argv, pipefd[1]);
+		launch_child(argv, pipefd[1], o->child_mask);
 	}
 	close(pipefd[1]);
 	tr->root = pid;
@@ -776,11 +804,88 @@ fail_pipe:
 	return err;
 }
 
-/* The tid list of @pid, attached and interrupted until it stops growing. */
+/* Is @tid already traced by us (attached automatically at a clone)? */
+static bool traced_by_us(pid_t tid)
+{
+	char path[64], line[128];
+	int tracer = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer == getpid();
+}
+
+/* Seize one thread found in /proc/PID/task; 0, or -errno with @why. */
+static int seize_thread(struct proc *p, pid_t tid, char *why, size_t whylen)
+{
+	int e;
+
+	if (!ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)TRACE_OPTS)) {
+		ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
+		return thread_add(p, tid) ? 0 : -ENOMEM;
+	}
+	e = errno;
+	if (e == ESRCH)
+		return 0;	/* it exited since it was listed */
+	if (e == EPERM && traced_by_us(tid))
+		return thread_add(p, tid) ? 0 : -ENOMEM;	/* a clone of ours */
+	snprintf(why, whylen, "cannot trace %d: %s%s", tid, strerror(e),
+		 e == EPERM ? " (already traced, or not allowed: see "
+		 "/proc/sys/kernel/yama/ptrace_scope)" : "");
+	return -e;
+}
+
+/* Wait until @t is stopped, registering what it creates meanwhile. */
+static void wait_attach_stop(struct thread *t)
+{
+	int status;
+
+	for (;;) {
+		if (waitpid(t->tid, &status, __WALL) != t->tid)
+			return;
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			thread_del(t);
+			return;
+		}
+		if (status >> 16 == PTRACE_EVENT_STOP) {
+			t->stopped = true;
+			return;
+		}
+		if (status >> 16) {
+			unsigned long msg = 0;
+
+			ptrace(PTRACE_GETEVENTMSG, t->tid, NULL, &msg);
+			if (status >> 16 == PTRACE_EVENT_CLONE)
+				thread_add(t->proc, (pid_t)msg);
+			else if (status >> 16 != PTRACE_EVENT_EXEC)
+				on_fork(t, (pid_t)msg, status >> 16 ==
+					PTRACE_EVENT_VFORK, false);
+			ptrace(PTRACE_CONT, t->tid, NULL, NULL);
+			continue;
+		}
+		t->stopped = true;
+		t->pending_sig = WSTOPSIG(status);
+		return;
+	}
+}
+
+/*
+ * Attach every thread of @p: seize and interrupt each one listed in
+ * /proc/PID/task, again until the list stops growing, then wait until all
+ * of them (and threads they created meanwhile) are stopped.
+ */
 static int attach_threads(struct proc *p, char *why, size_t whylen)
 {
 	char path[64];
 	bool again = true;
+	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", p->pid);
 	while (again) {
@@ -794,38 +899,33 @@ static int attach_threads(struct proc *p, char *why, size_t whylen)
 		again = false;
 		while ((de = readdir(d))) {
 			pid_t tid = atoi(de->d_name);
-			struct thread *t;
 
 			if (tid <= 0 || thread_find(p->tracer, tid))
 				continue;
-			if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)TRACE_OPTS)) {
-				int e = errno;
-
+			err = seize_thread(p, tid, why, whylen);
+			if (err) {
 				closedir(d);
-				snprintf(why, whylen, "cannot trace %d: %s%s", tid,
-					 strerror(e), e == EPERM ?
-					 " (already traced, or not allowed: see "
-					 "/proc/sys/kernel/yama/ptrace_scope)" : "");
-				return -e;
-			}
-			ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
-			t = thread_add(p, tid);
-			if (!t) {
-				closedir(d);
-				return -ENOMEM;
+				return err;
 			}
 			again = true;
 		}
 		closedir(d);
 	}
-	for (struct thread *t = p->threads; t; t = t->next) {
-		int status;
+	for (bool waiting = true; waiting;) {
+		struct thread *t, *n;
 
-		if (waitpid(t->tid, &status, __WALL) == t->tid && WIFSTOPPED(status)) {
-			t->stopped = true;
-			if (!(status >> 16))
-				t->pending_sig = WSTOPSIG(status);
+		waiting = false;
+		for (t = p->threads; t; t = n) {
+			n = t->next;
+			if (!t->stopped) {
+				waiting = true;
+				wait_attach_stop(t);
+			}
 		}
+	}
+	if (!p->threads) {
+		snprintf(why, whylen, "process %d exited", p->pid);
+		return -ESRCH;
 	}
 	return 0;
 }
