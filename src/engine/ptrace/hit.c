@@ -327,7 +327,7 @@ static int site_roles(struct thread *t, struct site *s)
 		}
 		if (dp_proc_refresh(p->sym, NULL, why, sizeof(why)) == 0) {
 			sites_prune_unmapped(p);
-			err = proc_arm_probes(p, t->tid, initial, why, sizeof(why));
+			err = proc_arm_probes(p, initial, why, sizeof(why));
 			proc_arm_internal(p);
 		}
 		if (err)

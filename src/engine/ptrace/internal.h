@@ -115,11 +115,10 @@ void sites_disarm_all(struct proc *p);
 void sites_forget(struct proc *p);
 /* Forget sites whose code is no longer mapped (after dlclose). */
 void sites_prune_unmapped(struct proc *p);
-int proc_trampoline(struct proc *p, pid_t tid);
+int proc_trampoline(struct proc *p);
 /* Resolve and arm every probe of the registry in @p; @initial makes a
  * resolution error fatal.  Returns 0 or -errno with @why. */
-int proc_arm_probes(struct proc *p, pid_t tid, bool initial, char *why,
-		    size_t whylen);
+int proc_arm_probes(struct proc *p, bool initial, char *why, size_t whylen);
 /* Set the tracer's own breakpoints (entry, r_brk, unwinder). */
 void proc_arm_internal(struct proc *p);
 

@@ -84,7 +84,7 @@ static uint64_t slot_alloc(struct proc *p, uint64_t near)
 	return base;
 }
 
-static int write_slot(struct proc *p, struct site *s, bool fault_slot)
+static int write_slot(struct proc *p, struct site *s)
 {
 	uint8_t buf[DP_INSN_SLOT_SIZE];
 	uint64_t slot = slot_alloc(p, s->addr);
@@ -95,7 +95,6 @@ static int write_slot(struct proc *p, struct site *s, bool fault_slot)
 	n = dp_insn_make_slot(&s->insn, slot, buf, sizeof(buf));
 	if (n < 0)
 		return n;
-	(void)fault_slot;
 	if (dp_mm_write(&p->mm, slot, buf, sizeof(buf)))
 		return -EFAULT;
 	s->slot = slot;
@@ -104,7 +103,7 @@ static int write_slot(struct proc *p, struct site *s, bool fault_slot)
 
 int site_build_fault_slot(struct proc *p, struct site *s)
 {
-	return s->slot ? 0 : write_slot(p, s, true);
+	return s->slot ? 0 : write_slot(p, s);
 }
 
 static struct site *site_new(struct proc *p, uint64_t addr, char *why,
@@ -128,7 +127,7 @@ static struct site *site_new(struct proc *p, uint64_t addr, char *why,
 	s->orig = code[0];
 	err = dp_insn_analyze(code, sizeof(code), addr, &s->insn, &reason);
 	if (!err && dp_insn_needs_slot(&s->insn))
-		err = write_slot(p, s, false);
+		err = write_slot(p, s);
 	if (err) {
 		snprintf(why, whylen, "cannot probe 0x%lx: %s", (unsigned long)addr,
 			 reason ? reason : err == -ERANGE ?
@@ -275,12 +274,11 @@ void sites_prune_unmapped(struct proc *p)
 }
 
 /* The return trampoline: one int3 in a slot of its own. */
-int proc_trampoline(struct proc *p, pid_t tid)
+int proc_trampoline(struct proc *p)
 {
 	uint8_t code[DP_INSN_SLOT_SIZE];
 	uint64_t slot;
 
-	(void)tid;
 	if (p->tramp)
 		return 0;
 	slot = slot_alloc(p, 0);
@@ -316,7 +314,7 @@ static int arm_probe(struct proc *p, struct dp_probe *pr, bool initial,
 	for (size_t i = 0; !ret && i < res.n; i++) {
 		const struct dp_proc_loc *l = &res.loc[i];
 
-		if (pr->def.is_return && proc_trampoline(p, 0)) {
+		if (pr->def.is_return && proc_trampoline(p)) {
 			snprintf(why, whylen, "cannot map the return trampoline");
 			ret = -ENOMEM;
 			break;
@@ -332,12 +330,10 @@ static int arm_probe(struct proc *p, struct dp_probe *pr, bool initial,
 	return initial ? ret : 0;
 }
 
-int proc_arm_probes(struct proc *p, pid_t tid, bool initial, char *why,
-		    size_t whylen)
+int proc_arm_probes(struct proc *p, bool initial, char *why, size_t whylen)
 {
 	int ret;
 
-	(void)tid;
 	for (struct dp_event *ev = p->tracer->o.reg->events; ev; ev = ev->next) {
 		for (struct dp_probe *pr = ev->probes; pr; pr = pr->next) {
 			ret = arm_probe(p, pr, initial, why, whylen);

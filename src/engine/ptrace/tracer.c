@@ -289,7 +289,7 @@ static void on_exec(struct thread *t, bool initial, char *why, size_t whylen,
 	if (*err)
 		return;
 	dp_proc_symbolizer(p->sym, &p->symbolizer);
-	*err = proc_arm_probes(p, t->tid, initial && !p->silent && tr->o.reg,
+	*err = proc_arm_probes(p, initial && !p->silent && tr->o.reg,
 			       why, whylen);
 	if (!*err)
 		proc_arm_internal(p);
@@ -955,7 +955,7 @@ int dp_ptrace_attach(const struct dp_ptrace_opts *o, const pid_t *pids,
 		err = attach_threads(p, why, whylen);
 		if (!err) {
 			p->armed_libs = p->started = true;	/* all mapped */
-			err = proc_arm_probes(p, p->pid, true, why, whylen);
+			err = proc_arm_probes(p, true, why, whylen);
 		}
 		if (!err)
 			sigtrap_snapshot(p->threads);
