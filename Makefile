@@ -131,7 +131,7 @@ unit: $(PROC_DATA)
 # The test programs and examples are built with the sanitizers of BUILD.
 AGENT_SO    := $(O)/libdprobe.so
 AGENT_SRCS  := $(wildcard src/engine/agent/*.c) src/arch/x86_64/insn.c \
-	       src/arch/x86_64/decode.c src/sym/elf.c
+	       src/arch/x86_64/decode.c src/arch/x86_64/optprobe.c src/sym/elf.c
 AGENT_ASMS  := $(wildcard src/engine/agent/*.S)
 AGENT_OBJS  := $(AGENT_SRCS:%.c=$(O)/agent/%.o) $(AGENT_ASMS:%.S=$(O)/agent/%.o)
 AGENT_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS)) \

@@ -11,15 +11,32 @@
  *             after the instruction, run out of line)
  *   kretprobe a kretprobe on work() with an empty handler (entry trap +
  *             the return trampoline)
+ *   floor     no probe: the loop calls a hook through a function pointer
+ *             that writes a 32-byte record (rdtsc, ip, two arguments) to a
+ *             thread-local array, then work(): the floor of the issue
+ *   opt       a jump-optimised kprobe on work(), empty pre_handler
+ *   optrec    the same, the pre_handler writing the floor's record from
+ *             regs (ip, di, si)
+ *   optsimd   optrec without KPROBE_FLAG_NOSIMD: the detour saves the
+ *             extended (SIMD/x87) state around the handler
+ * (opt, optrec: the handlers are built with general-regs-only and say
+ * so with KPROBE_FLAG_NOSIMD.)  A run of an opt mode fails when the
+ * probe is not optimised.
  *
  * The handlers count their calls; a count other than N fails the run.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <stdint.h>
+#include <x86intrin.h>
+
 #include <dprobe/kprobes.h>
+
+#define GPR_ONLY __attribute__((target("general-regs-only")))
 
 __attribute__((noipa)) long work(int a, long b, const char *s)
 {
@@ -32,6 +49,49 @@ static int on_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	(void)p;
 	(void)regs;
+	hits++;
+	return 0;
+}
+
+/* The record of the issue's floor: 32 bytes to a thread-local array. */
+struct rec {
+	uint64_t ts, ip, a, b;
+};
+
+#define RING 4096
+static __thread struct rec ring[RING];
+static __thread unsigned int ring_head;
+
+static inline GPR_ONLY void record(uint64_t ip, uint64_t a, uint64_t b)
+{
+	struct rec *r = &ring[ring_head++ & (RING - 1)];
+
+	r->ts = __rdtsc();
+	r->ip = ip;
+	r->a = a;
+	r->b = b;
+}
+
+static GPR_ONLY void hook(uint64_t ip, uint64_t a, uint64_t b)
+{
+	record(ip, a, b);
+	hits++;
+}
+
+static void (*volatile hookp)(uint64_t, uint64_t, uint64_t) = hook;
+
+static GPR_ONLY int on_pre_nosimd(struct kprobe *p, struct pt_regs *regs)
+{
+	(void)p;
+	(void)regs;
+	hits++;
+	return 0;
+}
+
+static GPR_ONLY int on_record(struct kprobe *p, struct pt_regs *regs)
+{
+	(void)p;
+	record(regs->ip, regs->di, regs->si);
 	hits++;
 	return 0;
 }
@@ -69,14 +129,35 @@ int main(int argc, char **argv)
 	long long t0, t1;
 	int err = 0;
 
+	bool opt = !strcmp(mode, "opt") || !strcmp(mode, "optrec") ||
+		   !strcmp(mode, "optsimd");
+	bool floor = !strcmp(mode, "floor");
+
 	if (!strcmp(mode, "post"))
 		kp.post_handler = on_post;
-	if (!strcmp(mode, "kprobe") || !strcmp(mode, "post"))
+	if (!strcmp(mode, "opt")) {
+		kp.pre_handler = on_pre_nosimd;
+		kp.flags = KPROBE_FLAG_NOSIMD;
+	} else if (!strcmp(mode, "optrec")) {
+		kp.pre_handler = on_record;
+		kp.flags = KPROBE_FLAG_NOSIMD;
+	} else if (!strcmp(mode, "optsimd")) {
+		kp.pre_handler = on_record;
+	} else if (!strcmp(mode, "kprobe") || !strcmp(mode, "post")) {
+		/* the int3 path, as before jump optimisation existed */
+		kp.flags = KPROBE_FLAG_NOOPT;
+	}
+	if (!strcmp(mode, "kprobe") || !strcmp(mode, "post") || opt)
 		err = register_kprobe(&kp);
 	else if (!strcmp(mode, "kretprobe"))
 		err = register_kretprobe(&rp);
-	else if (strcmp(mode, "base"))
+	else if (strcmp(mode, "base") && !floor)
 		err = -1;
+	if (!err && opt && !kprobe_optimized(&kp)) {
+		fprintf(stderr, "agent_bench: %s: not optimised: %s\n", mode,
+			kprobe_opt_reason(&kp));
+		return 2;
+	}
 	if (err) {
 		fprintf(stderr, "agent_bench: %s: cannot register (%d)\n", mode,
 			err);
@@ -86,8 +167,16 @@ int main(int argc, char **argv)
 		want = n;
 
 	t0 = now_ns();
-	for (long i = 0; i < n; i++)
-		sum += work((int)i, i * 3, "bench");
+	if (floor) {
+		for (long i = 0; i < n; i++) {
+			hookp((uint64_t)(uintptr_t)work, (uint64_t)i,
+			      (uint64_t)i * 3);
+			sum += work((int)i, i * 3, "bench");
+		}
+	} else {
+		for (long i = 0; i < n; i++)
+			sum += work((int)i, i * 3, "bench");
+	}
 	t1 = now_ns();
 
 	if (!strcmp(mode, "kretprobe"))

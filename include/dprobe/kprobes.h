@@ -48,7 +48,8 @@
  * was found by symbol_name, as in the kernel).
  *
  * Limits:
- *  - libdprobe owns SIGTRAP, SIGSEGV and SIGBUS and passes what is not its
+ *  - libdprobe owns SIGTRAP, SIGSEGV, SIGBUS and SIGRTMAX-2 (sent to every
+ *    thread before a probe is jump-optimised) and passes what is not its
  *    own on to the program's handlers: sigaction(), signal() and friends
  *    see and change the program's actions, never libdprobe's.
  *  - A probe hit while SIGTRAP is blocked kills the process (the kernel
@@ -133,6 +134,36 @@ struct kprobe {
 #define KPROBE_FLAG_OPTIMIZED	4	/* jump-optimised */
 #define KPROBE_FLAG_FTRACE	8	/* (unused in user space) */
 #define KPROBE_FLAG_ON_FUNC_ENTRY 16	/* at a function's first byte */
+/* Set before registering (kept by register_kprobe): */
+#define KPROBE_FLAG_NOOPT	32	/* never jump-optimise this probe */
+#define KPROBE_FLAG_NOSIMD	64	/* the handlers never touch SIMD, x87
+					 * or MXCSR state (built with
+					 * -mgeneral-regs-only): an optimised
+					 * hit need not save it */
+
+/*
+ * Jump optimisation (the kernel's optprobes).  A registered probe is an
+ * int3 first; where it is safe, libdprobe then replaces the instructions
+ * covering 5 bytes at the probe point by a jmp to a per-probe detour that
+ * calls the pre handlers directly, with no signal: a hit costs tens of
+ * nanoseconds instead of microseconds.  Not optimised: probes with a
+ * post_handler, kretprobes and probes sharing their address, probes with
+ * KPROBE_FLAG_NOOPT, everything when the environment has DPROBE_NOOPT=1,
+ * and sites that fail the kernel's checks (see kprobe_opt_reason()).
+ *
+ * In an optimised hit, pre_handler sees the same registers as with the
+ * int3 (ip = address + 1; flags are meaningful only past a function's
+ * first instruction) and its changes to the general registers take
+ * effect, but changes of regs->ip and regs->sp and its return value are
+ * ignored, as in the kernel: a probe that redirects execution needs
+ * KPROBE_FLAG_NOOPT (or a post_handler).  dp_probe_read() in an optimised
+ * hit cannot know whether the probed code blocks SIGSEGV: do not read
+ * memory that may fault from probes on code that runs with it blocked.
+ */
+/* 1 if @p is jump-optimised now, else 0. */
+int kprobe_optimized(const struct kprobe *p);
+/* Why @p is not jump-optimised ("" when it is), or NULL if unregistered. */
+const char *kprobe_opt_reason(const struct kprobe *p);
 
 static inline int kprobe_gone(const struct kprobe *p)
 {

@@ -37,6 +37,14 @@ static const char *t_name;
 	CHECK((long long)(a) == (long long)(b), "%lld != %lld",	\
 	      (long long)(a), (long long)(b))
 
+/* String equality (NULL is a failure), both shown. */
+#define CHECK_STR_EQ(a, b)						\
+	do {								\
+		const char *a_ = (a), *b_ = (b);			\
+		CHECK(a_ && b_ && !strcmp(a_, b_), "\"%s\" != \"%s\"", \
+		      a_ ? a_ : "(null)", b_ ? b_ : "(null)");		\
+	} while (0)
+
 #define END()								\
 	do {								\
 		t_cases++;						\

@@ -49,6 +49,25 @@ for t in "$B"/tests/agent/t_* "$B"/tests/agent/dl_*; do
 	fi
 done
 
+# ---- again without jump optimisation --------------------------------------
+# The programs that exercise optimisation, with every probe left an int3.
+for name in t_hammer t_opt t_sweep; do
+	t=$B/tests/agent/$name
+	[ -x "$t" ] || continue
+	DPROBE_NOOPT=1 timeout 300 "$t" >"$tmp/out" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) result ok "$name (DPROBE_NOOPT=1): ${line#ok * - }" ;;
+		"not ok "*) result fail "$name (DPROBE_NOOPT=1): ${line#not ok * - }" ;;
+		"#"*) echo "    $line" ;;
+		esac
+	done <"$tmp/out"
+	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$tmp/out"; then
+		result fail "$name (DPROBE_NOOPT=1)" "exit status $rc: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
+	fi
+done
+
 # ---- the examples ----------------------------------------------------------
 # kprobe_example: the kernel sample's lines, ip one byte after the probe.
 check_kprobe_example() {	# symbol
@@ -125,7 +144,7 @@ fi
 
 # ---- the hit path calls no library function ---------------------------------
 # Objects that hold only hit-path code; any undefined symbol must be ours.
-for o in hit rethook nofault nofault_copy trampoline; do
+for o in hit rethook nofault nofault_copy trampoline opt_hit opt_entry; do
 	f=$B/agent/src/engine/agent/$o.o
 	if [ ! -f "$f" ]; then
 		result fail "hit path $o.o" "not built"

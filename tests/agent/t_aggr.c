@@ -53,7 +53,10 @@ static void reset(void)
 
 static bool armed(void)
 {
-	return *(volatile uint8_t *)target == 0xcc;
+	uint8_t b = *(volatile uint8_t *)target;
+
+	/* an int3, or the jmp of a jump-optimised probe */
+	return b == 0xcc || b == 0xe9;
 }
 
 static void test_order(void)

@@ -339,7 +339,8 @@ static void test_batch(void)
 
 	BEGIN("register_kprobes: all or nothing");
 	CHECK_EQ(register_kprobes(bad, 3), -ENOENT);
-	CHECK_EQ(*(volatile uint8_t *)traced == 0xcc, 0);
+	CHECK(*(volatile uint8_t *)traced != 0xcc &&
+	      *(volatile uint8_t *)traced != 0xe9, "armed");
 	a.addr = b.addr = NULL;
 	CHECK_EQ(register_kprobes(ok, 2), 0);
 	lib_hits = 0;
@@ -375,9 +376,12 @@ static void test_api_in_handler(void)
 	CHECK_EQ(traced(1, 2, 3), 123);
 	CHECK_EQ(api_register, -EBUSY);
 	CHECK_EQ(api_enable, -EBUSY);
-	CHECK_EQ(*(volatile uint8_t *)traced, 0xcc);
+	/* an int3, or the jmp of a jump-optimised probe */
+	CHECK(*(volatile uint8_t *)traced == 0xcc ||
+	      *(volatile uint8_t *)traced == 0xe9, "not armed");
 	unregister_kprobe(&self_kp);
-	CHECK(*(volatile uint8_t *)traced != 0xcc, "int3 left behind");
+	CHECK(*(volatile uint8_t *)traced != 0xcc &&
+	      *(volatile uint8_t *)traced != 0xe9, "int3 left behind");
 	END();
 }
 

@@ -13,6 +13,10 @@
  * counter tells).  A call that starts and ends in the same "on" phase must
  * have been hit exactly once, one in the same "off" phase never.
  *
+ * With jump optimisation on (not DPROBE_NOOPT=1), register_kprobe()
+ * optimises the probe while the threads run through it: some rounds must
+ * end optimised, and the counts must be exact all the same.
+ *
  * AGENT_HAMMER_ROUNDS overrides the number of rounds (default 1000).
  */
 #include <pthread.h>
@@ -94,6 +98,9 @@ int main(void)
 {
 	const char *env = getenv("AGENT_HAMMER_ROUNDS");
 	int rounds = env ? atoi(env) : 1000, reg_err = 0, en_err = 0;
+	const char *noopt = getenv("DPROBE_NOOPT");
+	int opt_reg = 0, opt_en = 0;
+	const char *why = NULL;
 	struct report rep[NTHREADS];
 	pthread_t t[NTHREADS];
 	struct report sum = { 0 };
@@ -108,6 +115,10 @@ int main(void)
 		kp.addr = NULL;
 		reg_err += register_kprobe(&kp) != 0;
 		atomic_fetch_add(&phase, 1);
+		if (kprobe_optimized(&kp))
+			opt_reg++;
+		else
+			why = kprobe_opt_reason(&kp);
 		dwell();
 		atomic_fetch_add(&phase, 1);
 		unregister_kprobe(&kp);
@@ -122,6 +133,7 @@ int main(void)
 		atomic_fetch_add(&phase, 1);
 		en_err += enable_kprobe(&kp) != 0;
 		atomic_fetch_add(&phase, 1);
+		opt_en += kprobe_optimized(&kp);
 		dwell();
 		atomic_fetch_add(&phase, 1);
 		en_err += disable_kprobe(&kp) != 0;
@@ -146,7 +158,17 @@ int main(void)
 	printf("# %d rounds, %ld calls, %ld hits; checked %ld calls while on, "
 	       "%ld while off\n", rounds, sum.calls, sum.hits, sum.on_checked,
 	       sum.off_checked);
-	BEGIN("8 threads vs 1000 register/unregister and enable/disable rounds");
+	printf("# optimised in %d register and %d enable rounds%s%s\n",
+	       opt_reg, opt_en, why ? "; else: " : "", why ? why : "");
+	BEGIN(noopt ? "8 threads vs 1000 register/unregister and enable/disable "
+		      "rounds (DPROBE_NOOPT=1)" :
+		      "8 threads vs 1000 register/unregister and enable/disable "
+		      "rounds, optimising");
+	if (noopt)
+		CHECK_EQ(opt_reg + opt_en, 0);
+	else
+		CHECK(opt_reg > 0 && opt_en > 0, "never optimised: %s",
+		      why ? why : "?");
 	CHECK_EQ(reg_err, 0);
 	CHECK_EQ(en_err, 0);
 	CHECK_EQ(sum.wrong, 0);

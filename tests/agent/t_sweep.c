@@ -167,6 +167,52 @@ static void sweep(const struct region *r)
 	END();
 }
 
+/*
+ * One instruction at a time, with a pre handler only, so that each may
+ * be jump-optimised (no probe in its replaced bytes): the program must
+ * compute the same with every one of them.
+ */
+static int n_optimised;
+
+static void sweep_one_by_one(const struct region *r, unsigned long want)
+{
+	uint8_t is[1024];
+	int probed = 0, optimised = 0, bad = 0;
+	const char *why = "";
+	char name[96];
+
+	snprintf(name, sizeof(name), "sweep %s one by one, jump-optimised "
+		 "where possible", r->name);
+	BEGIN(name);
+	boundaries(r->start, r->len, is);
+	for (size_t off = 0; off < r->len; off++) {
+		struct kprobe kp = { .addr = (kprobe_opcode_t *)(r->start + off),
+				     .pre_handler = on_pre };
+		unsigned long got;
+
+		if (!is[off] || register_kprobe(&kp))
+			continue;
+		probed++;
+		if (kprobe_optimized(&kp))
+			optimised++;
+		else
+			why = kprobe_opt_reason(&kp);
+		got = workload();
+		if (got != want && bad++ < 5)
+			printf("#   +%zu (%s): checksum %lx\n", off,
+			       kprobe_optimized(&kp) ? "optimised" :
+			       kprobe_opt_reason(&kp), got);
+		unregister_kprobe(&kp);
+	}
+	printf("# %s: %d probes, %d jump-optimised%s%s\n", r->name, probed,
+	       optimised, *why ? "; not: " : "", why);
+	CHECK_EQ(bad, 0);
+	if (getenv("DPROBE_NOOPT"))
+		CHECK_EQ(optimised, 0);
+	n_optimised += optimised;
+	END();
+}
+
 int main(void)
 {
 	unsigned long want = workload(), got;
@@ -180,6 +226,11 @@ int main(void)
 
 	static uint8_t saved[4][1024];
 
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		sweep_one_by_one(&regs[i], want);
+	BEGIN("the one-by-one sweep optimised some probes (unless DPROBE_NOOPT)");
+	CHECK(getenv("DPROBE_NOOPT") || n_optimised > 0, "none");
+	END();
 	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
 		memcpy(saved[i], regs[i].start, regs[i].len);
 		sweep(&regs[i]);
@@ -193,6 +244,13 @@ int main(void)
 	CHECK(posts > 100, "%ld post handler calls", posts);
 	printf("# %d probes, %ld hits, %ld post handler calls\n", nkps, hits,
 	       posts);
+	{
+		int nopt = 0;
+
+		for (int i = 0; i < nkps; i++)
+			nopt += kprobe_optimized(&kps[i]);
+		printf("# %d of them jump-optimised\n", nopt);
+	}
 	END();
 
 	BEGIN("all unregistered: every byte back, the same result");

@@ -19,8 +19,13 @@
  *               C half of the return trampoline (trampoline.S)
  *   nofault.c   dp_probe_read(), over the copies of nofault_copy.S that
  *               return -EFAULT instead of crashing
+ *   opt.c       jump optimisation of armed sites (the kernel's optprobes):
+ *               analysis, detours, the live patching protocol
+ *   opt_hit.c   the hit path of optimised sites, and the handler of the
+ *               signal that asks each thread where it is
+ *   opt_entry.S what a detour calls: saves the extended state if needed
  *
- * The hit path (hit.c, rethook.c, nofault.c, the .S files, the emulation
+ * The hit path (hit.c, rethook.c, nofault.c, opt_hit.c, the .S files, the emulation
  * in arch/x86_64/insn.c, and the few helpers of core.c, site.c and slots.c
  * they call) takes no lock, allocates nothing and calls no library
  * function, and like the whole library is built with -mgeneral-regs-only:
@@ -77,6 +82,7 @@ DP_HIDDEN int dp_gp_enter(void);
 DP_HIDDEN void dp_gp_leave(int idx);
 DP_HIDDEN void dp_synchronize(void);
 
+
 /*
  * Write @len bytes of our own code at @addr through /proc/self/mem, which
  * writes through read-only mappings as ptrace does, without changing page
@@ -130,6 +136,9 @@ DP_HIDDEN int dp_sym_lookup(const char *name, uint64_t *addr);
 DP_HIDDEN int dp_sym_lookup_all(const char *name, uint64_t *addrs, int max);
 /* Where to decode @addr from: 0, or -EINVAL (not in loaded code). */
 DP_HIDDEN int dp_sym_code_range(uint64_t addr, struct dp_code_range *r);
+/* The function symbol with a size that contains @addr: 0, or -ENOENT. */
+DP_HIDDEN int dp_sym_func_bounds(uint64_t addr, uint64_t *start,
+				 uint64_t *size);
 
 /* ---- slots.c ------------------------------------------------------------- */
 
@@ -148,17 +157,38 @@ struct dp_site;
 DP_HIDDEN int dp_slots_build(struct dp_site *s);
 /* The site whose slots contain @addr (any slot page), or NULL. */
 DP_HIDDEN struct dp_site *dp_slot_site(uint64_t addr, uint64_t *slot);
+/*
+ * @size bytes (<= a page) of executable memory within rel32 reach of
+ * @near, filled with int3, never freed (detours); 0 if there is none.
+ */
+DP_HIDDEN uint64_t dp_slots_alloc_near(uint64_t near, size_t size);
 
 /* ---- site.c -------------------------------------------------------------- */
 
 struct dp_site {
 	struct dp_site *hnext;		/* hash chain, never unlinked */
+	bool nosimd;			/* (opt_entry.S reads it at offset 8)
+					 * every probe has KPROBE_FLAG_NOSIMD */
 	struct dp_site *all_next;	/* every site (under the mutex) */
 	uint64_t addr;
 	struct dp_insn insn;
 	uint64_t slot;			/* 0 when the instruction needs none */
 	struct kprobe *probes;		/* linked by __next, RCU-style */
 	int armed;			/* our int3 is in the code */
+
+	/* jump optimisation (opt.c), under the mutex unless said */
+	uint64_t step;			/* read by the trap: when non-zero, the
+					 * int3 resumes here (the detour's
+					 * tail), skipping the replaced bytes */
+	bool optimized;			/* the jmp is in the code */
+	bool opt_tried;			/* analysed (the results below hold) */
+	const char *why;		/* why it is not optimised, or NULL */
+	uint64_t patch;			/* where the jmp goes */
+	unsigned int nbytes;		/* bytes replaced from there */
+	uint64_t detour, tail;		/* 0 until built, never freed */
+	uint8_t orig[24];		/* the replaced bytes */
+	uint8_t jmp[24];		/* what replaces them */
+	bool flags_live;		/* the detour saves the flags */
 };
 
 DP_HIDDEN struct dp_site *dp_site_lookup(uint64_t addr);
@@ -169,6 +199,9 @@ DP_HIDDEN int dp_site_update(struct dp_site *s);
 /* Copy the code at @addr as it is without our int3s. */
 DP_HIDDEN void dp_site_recover(uint64_t addr, uint8_t *buf, size_t len);
 DP_HIDDEN void dp_sites_disarm_all(void);
+/* The site's probes, all of them (not only the enabled ones). */
+#define dp_site_for_each(s, p) \
+	for (struct kprobe *p = (s)->probes; p; p = p->__next)
 DP_HIDDEN struct dp_site *dp_sites_first(void);
 
 /* ---- hit.c --------------------------------------------------------------- */
@@ -178,6 +211,39 @@ DP_HIDDEN bool dp_hit_trap(ucontext_t *uc);
 DP_HIDDEN void dp_regs_from_uc(const ucontext_t *uc, struct pt_regs *regs);
 DP_HIDDEN void dp_regs_to_uc(const struct pt_regs *regs, ucontext_t *uc);
 DP_HIDDEN void dp_regs_bases(struct pt_regs *regs);
+
+/* ---- opt.c, opt_hit.c, opt_entry.S ---------------------------------------- */
+
+/*
+ * The signal opt.c sends to every thread to learn where it is (see
+ * opt.c): libdprobe owns it as it owns SIGTRAP.
+ */
+#define DP_SIG_WHERE (SIGRTMAX - 2)
+/* The high half of its si_value (the low half is the round). */
+#define DP_WHERE_MAGIC 0x64707277u
+
+/* Optimise @s if it can and should be, unoptimise it if it should not. */
+DP_HIDDEN void dp_opt_update(struct dp_site *s);
+/* Unoptimise the sites whose replaced bytes hold @addr (about to be
+ * armed), as the kernel does for a probe inside an optimised one. */
+DP_HIDDEN void dp_opt_make_room(uint64_t addr);
+/* Put the int3 back in place of the jmp (before disarming). */
+DP_HIDDEN void dp_opt_unoptimize(struct dp_site *s);
+DP_HIDDEN extern const char dp_opt_entry[];
+DP_HIDDEN void dp_opt_hit(struct pt_regs *regs, struct dp_site *s);
+/* DP_SIG_WHERE from us (true), noted; false: the program's. */
+DP_HIDDEN bool dp_opt_where(siginfo_t *si, ucontext_t *uc);
+/* The question DP_SIG_WHERE asks: is anything in (lo, hi) or [slo, shi)? */
+struct dp_where {
+	uint64_t lo, hi;		/* the replaced bytes, open at lo */
+	uint64_t slo, shi;		/* the site's slot pair */
+	uint64_t restorer;		/* the signal return trampoline */
+	int gen;			/* the round; older answers are ignored */
+	int pid;			/* ours: answers come from no one else */
+	int answers;			/* threads that answered */
+	int inside;			/* of them, inside */
+};
+DP_HIDDEN extern struct dp_where dp_where;
 
 /* ---- signal.c ------------------------------------------------------------ */
 
@@ -218,6 +284,8 @@ dp_rp_instance(struct kretprobe_holder *h, uint32_t i)
 DP_HIDDEN extern const char dp_kretprobe_trampoline[];
 DP_HIDDEN extern uint64_t dp_xsave_size;
 DP_HIDDEN extern uint8_t dp_xsave_mode;
+/* Size the extended-state save of trampoline.S and opt_entry.S (mutex). */
+DP_HIDDEN void dp_xsave_setup(void);
 /* rp->kp's pre handler: hijack the return address. */
 DP_HIDDEN int dp_kretprobe_pre(struct kprobe *kp, struct pt_regs *regs);
 /* Called by the trampoline; returns the real return address. */
@@ -239,7 +307,8 @@ DP_HIDDEN bool dp_in_handler(const char *what);
 
 /* ---- for the agent's other layers ---------------------------------------- */
 
-/* How the instruction under @p is handled: "xol", "emulate:call", ... */
+/* How the instruction under @p is handled: "xol", "emulate:call", ...,
+ * or "optimized" when its site is jump-optimised. */
 const char *dp_kprobe_strategy(const struct kprobe *p) DP_HIDDEN;
 /*
  * Restore every probed byte (the agent's controller went away): probes

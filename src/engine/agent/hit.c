@@ -206,8 +206,14 @@ static void step(const struct dp_site *s, struct pt_regs *regs, bool post,
 		 bool blocked)
 {
 	const struct dp_insn *in = &s->insn;
+	uint64_t tail = __atomic_load_n(&s->step, __ATOMIC_ACQUIRE);
 	struct pt_regs r;
 
+	/* optimised, or being optimised: skip the whole replaced region */
+	if (tail) {
+		regs->ip = tail;
+		return;
+	}
 	if (dp_insn_needs_slot(in)) {
 		regs->ip = s->slot + (post ? DP_SLOT_POST : 0);
 		return;

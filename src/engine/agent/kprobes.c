@@ -153,12 +153,20 @@ int dp_register(struct kprobe *p, bool func_entry)
 	if (err)
 		goto out;
 	p->addr = (kprobe_opcode_t *)(uintptr_t)addr;
-	p->flags &= KPROBE_FLAG_DISABLED;
+	p->flags &= KPROBE_FLAG_DISABLED | KPROBE_FLAG_NOOPT |
+		    KPROBE_FLAG_NOSIMD;
 	if (r.func_entry)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
 	p->nmissed = 0;
 	p->opcode = s->insn.bytes[0];
 	p->__site = s;
+	/* before a detour's thread can see it: save the SIMD state for it */
+	if (!(p->flags & KPROBE_FLAG_NOSIMD))
+		__atomic_store_n(&s->nosimd, false, __ATOMIC_RELEASE);
+	/* a probe an optimised hit cannot serve: the int3 back first */
+	if (p->post_handler || (p->flags & KPROBE_FLAG_NOOPT) ||
+	    p->pre_handler == dp_kretprobe_pre)
+		dp_opt_unoptimize(s);
 	list_append(s, p);
 	err = dp_site_update(s);
 	if (err) {
@@ -299,7 +307,38 @@ const char *dp_kprobe_strategy(const struct kprobe *p)
 {
 	const struct dp_site *s = p ? p->__site : NULL;
 
+	if (s && s->optimized)
+		return "optimized";
 	return s ? dp_insn_strategy(&s->insn) : NULL;
+}
+
+DP_EXPORT int kprobe_optimized(const struct kprobe *p)
+{
+	int r;
+
+	dp_lock();
+	r = p && is_registered(p) && ((struct dp_site *)p->__site)->optimized;
+	dp_unlock();
+	return r;
+}
+
+DP_EXPORT const char *kprobe_opt_reason(const struct kprobe *p)
+{
+	const struct dp_site *s;
+	const char *r = NULL;
+
+	dp_lock();
+	if (p && is_registered(p)) {
+		s = p->__site;
+		if (s->optimized)
+			r = "";
+		else if (kprobe_disabled(p))
+			r = "disabled";
+		else
+			r = s->why ? s->why : "not tried";
+	}
+	dp_unlock();
+	return r;
 }
 
 void dp_agent_disarm_all(void)

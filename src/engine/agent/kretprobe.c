@@ -85,10 +85,14 @@ static void hook_unwinders(void)
 
 /* ---- registration -------------------------------------------------------- */
 
-static void xsave_setup(void)
+void dp_xsave_setup(void)
 {
+	static bool done;
 	unsigned int a, b, c, d;
 
+	if (done)
+		return;
+	done = true;
 	dp_xsave_size = 512;
 	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)))
 		return;		/* no OSXSAVE: fxsave */
@@ -154,7 +158,6 @@ static void reap_dead(void)
 
 DP_EXPORT int register_kretprobe(struct kretprobe *rp)
 {
-	static bool xsave_done;
 	struct kretprobe_holder *h;
 	int err;
 
@@ -172,10 +175,7 @@ DP_EXPORT int register_kretprobe(struct kretprobe *rp)
 	if (!h)
 		return -ENOMEM;
 	dp_lock();
-	if (!xsave_done) {
-		xsave_setup();
-		xsave_done = true;
-	}
+	dp_xsave_setup();
 	reap_dead();
 	dp_unlock();
 	rp->kp.pre_handler = dp_kretprobe_pre;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Our SIGTRAP, SIGSEGV and SIGBUS actions, and the program's behind them.
+ * Our SIGTRAP, SIGSEGV and SIGBUS actions, and the program's behind them;
+ * likewise DP_SIG_WHERE (a real-time signal opt.c sends to every thread
+ * before patching a jump), whose other senders reach the program's action.
  *
  * When the library loads, it takes those three actions (SA_SIGINFO |
  * SA_ONSTACK | SA_NODEFER, nothing blocked) and keeps the program's
@@ -51,7 +53,7 @@ static bool installed;
 static uint64_t restorer;
 
 /*
- * The program's actions for our three signals.  Two copies and a
+ * The program's actions for our four signals.  Two copies and a
  * generation count: a writer fills the copy not in use, then bumps the
  * count; a reader (maybe a signal handler) retries if two writes passed
  * while it copied.  Writers are serialised by prog_lock.
@@ -61,7 +63,7 @@ struct prog_action {
 	unsigned long gen;
 };
 
-static struct prog_action prog[3];
+static struct prog_action prog[4];
 static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int slot_of(int sig)
@@ -70,7 +72,7 @@ static int slot_of(int sig)
 	case SIGTRAP: return 0;
 	case SIGSEGV: return 1;
 	case SIGBUS: return 2;
-	default: return -1;
+	default: return sig == DP_SIG_WHERE ? 3 : -1;
 	}
 }
 
@@ -187,6 +189,13 @@ static void trap_handler(int sig, siginfo_t *si, void *ctx)
 	dp_chain(sig, si, ctx);
 }
 
+/* opt.c asks where this thread is; anything else is the program's */
+static void where_handler(int sig, siginfo_t *si, void *ctx)
+{
+	if (!dp_opt_where(si, ctx))
+		dp_chain(sig, si, ctx);
+}
+
 static void fault_handler(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
@@ -244,7 +253,7 @@ static void find_real(void)
 
 int dp_signals_install(void)
 {
-	static const int sigs[] = { SIGTRAP, SIGSEGV, SIGBUS };
+	const int sigs[] = { SIGTRAP, SIGSEGV, SIGBUS, DP_SIG_WHERE };
 	struct sigaction ours, old;
 
 	find_real();
@@ -253,6 +262,7 @@ int dp_signals_install(void)
 	ours.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		ours.sa_sigaction = sigs[i] == SIGTRAP ? trap_handler :
+				    sigs[i] == DP_SIG_WHERE ? where_handler :
 				    fault_handler;
 		if (real_sigaction(sigs[i], &ours, &old))
 			return -errno;
@@ -349,12 +359,13 @@ static int guard_sigmask(struct kprobe *p, struct pt_regs *regs)
 void dp_signals_guard(void)
 {
 	static struct kprobe guards[] = {
+		/* they change regs->ip: never optimised */
 		{ .symbol_name = "libc.so.6:sigaction",
-		  .pre_handler = guard_sigaction },
+		  .pre_handler = guard_sigaction, .flags = KPROBE_FLAG_NOOPT },
 		{ .symbol_name = "libc.so.6:sigprocmask",
-		  .pre_handler = guard_sigmask },
+		  .pre_handler = guard_sigmask, .flags = KPROBE_FLAG_NOOPT },
 		{ .symbol_name = "libc.so.6:pthread_sigmask",
-		  .pre_handler = guard_sigmask },
+		  .pre_handler = guard_sigmask, .flags = KPROBE_FLAG_NOOPT },
 	};
 	void *next = dlsym(RTLD_DEFAULT, "sigaction");
 

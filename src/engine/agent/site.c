@@ -55,9 +55,16 @@ struct dp_site *dp_sites_first(void)
 void dp_site_recover(uint64_t addr, uint8_t *buf, size_t len)
 {
 	memcpy(buf, (const void *)(uintptr_t)addr, len);
-	for (struct dp_site *s = all_sites; s; s = s->all_next)
+	for (struct dp_site *s = all_sites; s; s = s->all_next) {
 		if (s->armed && s->addr - addr < len)
 			buf[s->addr - addr] = s->insn.bytes[0];
+		if (!s->optimized)
+			continue;
+		/* the jmp of an optimised site: its replaced bytes */
+		for (unsigned int i = 0; i < s->nbytes; i++)
+			if (s->patch + i - addr < len)
+				buf[s->patch + i - addr] = s->orig[i];
+	}
 }
 
 static bool wants_arming(const struct dp_site *s)
@@ -75,6 +82,7 @@ int dp_site_update(struct dp_site *s)
 	int err;
 
 	if (want && !s->armed) {
+		dp_opt_make_room(s->addr);
 		__atomic_store_n(&s->armed, 1, __ATOMIC_RELEASE);
 		err = dp_text_write(s->addr, &int3, 1, s->insn.bytes);
 		if (err) {
@@ -82,10 +90,12 @@ int dp_site_update(struct dp_site *s)
 			return err == -EBUSY ? -EOPNOTSUPP : err;
 		}
 	} else if (!want && s->armed) {
+		dp_opt_unoptimize(s);
 		/* not our int3 any more (the code was replaced): leave it */
 		dp_text_write(s->addr, s->insn.bytes, 1, &int3);
 		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 	}
+	dp_opt_update(s);
 	return 0;
 }
 
@@ -96,6 +106,7 @@ void dp_sites_disarm_all(void)
 	for (struct dp_site *s = all_sites; s; s = s->all_next) {
 		if (!s->armed)
 			continue;
+		dp_opt_unoptimize(s);
 		dp_text_write(s->addr, s->insn.bytes, 1, &int3);
 		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 	}

@@ -252,3 +252,40 @@ struct dp_site *dp_slot_site(uint64_t addr, uint64_t *slot)
 	}
 	return NULL;
 }
+
+/* ---- detours ------------------------------------------------------------- */
+
+/* Pages for detours: bump-allocated, never freed (see dp_opt_unoptimize). */
+struct detour_page {
+	struct detour_page *next;
+	uint64_t base;
+	size_t used;
+};
+
+static struct detour_page *detour_pages;
+
+uint64_t dp_slots_alloc_near(uint64_t near, size_t size)
+{
+	struct detour_page *pg;
+
+	size = (size + 15) & ~(size_t)15;
+	if (size > DP_PAGE_SIZE)
+		return 0;
+	for (pg = detour_pages; pg; pg = pg->next)
+		if (pg->used + size <= DP_PAGE_SIZE && in_reach(pg->base, near) &&
+		    in_reach(pg->base + DP_PAGE_SIZE, near))
+			goto found;
+	pg = calloc(1, sizeof(*pg));
+	if (!pg)
+		return 0;
+	pg->base = map_near(near);
+	if (!pg->base) {
+		free(pg);
+		return 0;
+	}
+	pg->next = detour_pages;
+	detour_pages = pg;
+found:
+	pg->used += size;
+	return pg->base + pg->used - size;
+}

@@ -334,3 +334,23 @@ int dp_sym_code_range(uint64_t addr, struct dp_code_range *r)
 	r->start = o->bias + (end > sec->addr ? end : sec->addr);
 	return 0;
 }
+
+int dp_sym_func_bounds(uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	const struct dp_elf_sym *sym;
+	const struct obj *o;
+	uint64_t end;
+
+	if (refresh())
+		return -ENOMEM;
+	o = obj_at(addr, &end);
+	if (!o || o->vdso || o->self || !o->elf)
+		return -ENOENT;
+	sym = dp_elf_sym_at(o->elf, addr - o->bias, NULL);
+	if (!sym || !sym->size || o->bias + sym->value + sym->size > end ||
+	    addr - (o->bias + sym->value) >= sym->size)
+		return -ENOENT;
+	*start = o->bias + sym->value;
+	*size = sym->size;
+	return 0;
+}

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Jump optimisation of armed sites, as the kernel's optprobes
+ * (kernel/kprobes.c's optimizer, arch/x86/kernel/kprobes/opt.c).
+ *
+ * A site is optimised when every probe on it allows it (no post_handler,
+ * not a kretprobe, no KPROBE_FLAG_NOOPT, no DPROBE_NOOPT=1 in the
+ * environment) and dp_opt_analyze() accepts it over its whole function
+ * (known by a sized symbol).  The instructions covering 5 bytes at the
+ * probe point ("the region", after an endbr64 if there is one) are then
+ * replaced by a jmp to a detour near the code that calls dp_opt_hit().
+ * Everything runs synchronously under the registration mutex: the probe
+ * works as an int3 first and register_kprobe() returns optimised or not.
+ *
+ * Patching live code, with the int3 already at the probe address:
+ *   1. site->step = the tail (the relocated region + a jmp past it): a
+ *      thread trapping on the int3 from now on skips the whole region;
+ *      a grace period lets trap handlers that read the old value finish;
+ *   2. no thread may be inside the region (or the site's slots, which
+ *      jump into it): every thread gets DP_SIG_WHERE and looks at the
+ *      context it was interrupted in, and at the contexts saved in the
+ *      signal frames above it (a handler running on top of the region);
+ *      if any is inside, try again a little later, then give up and stay
+ *      an int3;
+ *   3. bytes 1..N-1 (rel32, int3 padding), sync cores, then byte 0 = jmp,
+ *      sync; each write first verifies the bytes it replaces.  With an
+ *      endbr64 the int3 is before the region: byte 0 of the region is
+ *      written like the rest, then the endbr64 is restored.
+ * Unoptimising reverses it: the int3 back at the probe address, sync,
+ * the region's bytes restored, sync.  With an endbr64 a thread may sit
+ * between it and the jmp, so step 2 comes first.  Detours are never
+ * freed: a thread may be preempted inside one for any length of time.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch/x86_64/optprobe.h"
+#include "engine/agent/agent.h"
+
+#define TAIL_BYTES 64
+#define WHERE_TRIES 20
+#define WHERE_WAIT_NS (100 * 1000 * 1000)	/* for the answers of a round */
+
+static int noopt_env = -1;
+
+static bool env_noopt(void)
+{
+	if (noopt_env < 0) {
+		const char *v = getenv("DPROBE_NOOPT");
+
+		noopt_env = v && *v && strcmp(v, "0");
+	}
+	return noopt_env;
+}
+
+/* Why the probes on @s do not allow optimising it, or NULL. */
+static const char *probes_refuse(const struct dp_site *s)
+{
+	if (env_noopt())
+		return "DPROBE_NOOPT is set";
+	dp_site_for_each(s, p) {
+		if (p->flags & KPROBE_FLAG_NOOPT)
+			return "KPROBE_FLAG_NOOPT";
+		if (p->post_handler)
+			return "a post_handler is set";
+		if (p->pre_handler == dp_kretprobe_pre)
+			return "shared with a kretprobe";
+	}
+	return NULL;
+}
+
+static bool all_nosimd(const struct dp_site *s)
+{
+	dp_site_for_each(s, p)
+		if (!(p->flags & KPROBE_FLAG_NOSIMD))
+			return false;
+	return true;
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+static bool has_target(const struct dp_insn *in)
+{
+	switch (in->op) {
+	case DP_OP_JMP: case DP_OP_JCC: case DP_OP_CALL: case DP_OP_LOOP:
+	case DP_OP_LOOPE: case DP_OP_LOOPNE: case DP_OP_JRCXZ:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * With an endbr64 the int3 guards the region only for threads coming
+ * through the probe address: a branch to the region's first byte would
+ * bypass it (dp_opt_analyze() allows that, the jmp starting there).
+ */
+static bool branch_to(const uint8_t *code, uint64_t start, size_t size,
+		      uint64_t to)
+{
+	for (size_t off = 0; off < size;) {
+		struct dp_insn in;
+		int len;
+
+		if (!dp_insn_analyze(code + off, size - off, start + off, &in,
+				     NULL)) {
+			if (has_target(&in) && in.target == to)
+				return true;
+			len = in.len;
+		} else {
+			len = dp_insn_length(code + off, size - off);
+			if (len <= 0)
+				return true;
+		}
+		off += (size_t)len;
+	}
+	return false;
+}
+
+static int analyze(struct dp_site *s, struct dp_optprobe *op)
+{
+	uint64_t start, size;
+	uint8_t *code;
+	int err;
+
+	if (dp_sym_func_bounds(s->addr, &start, &size)) {
+		s->why = "no function symbol with a size";
+		return -ENOENT;
+	}
+	code = malloc(size);
+	if (!code) {
+		s->why = "out of memory";
+		return -ENOMEM;
+	}
+	dp_site_recover(start, code, size);
+	err = dp_opt_analyze(code, start, size, s->addr, op, &s->why);
+	if (!err && op->nbytes > sizeof(s->orig)) {
+		s->why = "too many bytes to replace";
+		err = -EOPNOTSUPP;
+	}
+	if (!err && op->patch != s->addr &&
+	    branch_to(code, start, size, op->patch)) {
+		s->why = "a branch targets the instruction after the endbr64";
+		err = -EOPNOTSUPP;
+	}
+	if (err && !s->why)
+		s->why = "the function cannot be analysed";
+	free(code);
+	return err;
+}
+
+static void put_jmp(uint8_t *p, uint64_t at, uint64_t to)
+{
+	int32_t rel = (int32_t)(to - (at + 5));
+
+	p[0] = 0xe9;
+	memcpy(p + 1, &rel, 4);
+}
+
+/* The region relocated to @at, then a jmp past it: where the int3 skips. */
+static int make_tail(const struct dp_optprobe *op, uint64_t at, uint8_t *buf)
+{
+	size_t n = 0;
+
+	memset(buf, DP_INT3, TAIL_BYTES);
+	for (unsigned int i = 0; i < op->ninsn; i++) {
+		const struct dp_insn *in = &op->insn[i];
+		uint8_t slot[DP_INSN_SLOT_SIZE];
+		int len;
+
+		if (in->op == DP_OP_NOP)
+			continue;
+		len = dp_insn_make_slot(in, at + n, slot, sizeof(slot));
+		if (len < 0)
+			return len;
+		memcpy(buf + n, slot, in->len);
+		n += in->len;
+	}
+	/* the tail is in reach of the region: the detour just before it is */
+	put_jmp(buf + n, at + n, op->patch + op->nbytes);
+	return 0;
+}
+
+static int build(struct dp_site *s)
+{
+	struct dp_optprobe op;
+	uint8_t detour[DP_OPT_DETOUR_SIZE], tail[TAIL_BYTES];
+	uint64_t at;
+	int n;
+
+	if (analyze(s, &op))
+		return -EOPNOTSUPP;
+	at = dp_slots_alloc_near(op.patch, DP_OPT_DETOUR_SIZE + TAIL_BYTES);
+	if (!at) {
+		s->why = "no memory for a detour within reach";
+		return -ENOMEM;
+	}
+	dp_xsave_setup();
+	n = dp_opt_make_detour(&op, at, (uint64_t)(uintptr_t)dp_opt_entry,
+			       (uint64_t)(uintptr_t)s, detour, sizeof(detour));
+	if (n < 0 || make_tail(&op, at + DP_OPT_DETOUR_SIZE, tail) ||
+	    dp_opt_make_jump(&op, at, s->jmp)) {
+		/* the memory stays allocated, unused: it is never freed */
+		s->why = "an operand of the region cannot reach from the detour";
+		return -ERANGE;
+	}
+	if (dp_text_write(at, detour, (size_t)n, NULL) ||
+	    dp_text_write(at + DP_OPT_DETOUR_SIZE, tail, sizeof(tail), NULL)) {
+		s->why = "cannot write the detour";
+		return -EFAULT;
+	}
+	s->patch = op.patch;
+	s->nbytes = op.nbytes;
+	s->flags_live = op.save_flags;
+	dp_site_recover(op.patch, s->orig, op.nbytes);
+	memset(s->jmp + DP_OPT_JMP_LEN, DP_INT3, op.nbytes - DP_OPT_JMP_LEN);
+	s->detour = at;
+	s->tail = at + DP_OPT_DETOUR_SIZE;
+	return 0;
+}
+
+/* ---- where the threads are ----------------------------------------------- */
+
+static void nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+
+	nanosleep(&ts, NULL);
+}
+
+static bool send_where(pid_t pid, pid_t tid, int gen)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	si.si_signo = DP_SIG_WHERE;
+	si.si_code = SI_QUEUE;
+	si.si_pid = pid;
+	si.si_uid = getuid();
+	si.si_value.sival_ptr = (void *)(uintptr_t)
+		((uint64_t)DP_WHERE_MAGIC << 32 | (uint32_t)gen);
+	return !syscall(SYS_rt_tgsigqueueinfo, pid, tid, DP_SIG_WHERE, &si);
+}
+
+/*
+ * One round: is any other thread inside (@lo, @hi) or @s's slots?
+ * 0: none, -EBUSY: some, -ETIMEDOUT: some did not answer (blocked the
+ * signal, stopped, or exited meanwhile).
+ */
+static int where_round(const struct dp_site *s, uint64_t lo, uint64_t hi)
+{
+	pid_t pid = getpid(), self = (pid_t)syscall(SYS_gettid);
+	struct dirent *d;
+	int sent = 0, gen;
+	DIR *dir;
+
+	dp_where.lo = lo;
+	dp_where.hi = hi;
+	dp_where.slo = s->slot;
+	dp_where.shi = s->slot ? s->slot + DP_SLOT_BYTES : 0;
+	dp_where.restorer = dp_sigreturn_addr();
+	__atomic_store_n(&dp_where.pid, pid, __ATOMIC_RELAXED);
+	__atomic_store_n(&dp_where.inside, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&dp_where.answers, 0, __ATOMIC_RELAXED);
+	gen = dp_where.gen + 1;
+	__atomic_store_n(&dp_where.gen, gen, __ATOMIC_RELEASE);
+	dir = opendir("/proc/self/task");
+	if (!dir)
+		return -ETIMEDOUT;
+	while ((d = readdir(dir))) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+
+		if (tid > 0 && tid != self && send_where(pid, tid, gen))
+			sent++;
+	}
+	closedir(dir);
+	for (long waited = 0; waited < WHERE_WAIT_NS; waited += 20000) {
+		if (__atomic_load_n(&dp_where.answers, __ATOMIC_ACQUIRE) >= sent)
+			return __atomic_load_n(&dp_where.inside,
+					       __ATOMIC_RELAXED) ? -EBUSY : 0;
+		nap(20000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Rounds until no thread is inside, or a few tries; 0 or -errno. */
+static int wait_outside(const struct dp_site *s, uint64_t lo, uint64_t hi)
+{
+	int err = 0;
+
+	for (int i = 0; i < WHERE_TRIES; i++) {
+		err = where_round(s, lo, hi);
+		if (!err || err == -ETIMEDOUT)
+			break;
+		nap(200000);
+	}
+	/* answers of this round that come late must count for nothing */
+	__atomic_store_n(&dp_where.gen, dp_where.gen + 1, __ATOMIC_RELEASE);
+	return err;
+}
+
+/* ---- patching ------------------------------------------------------------ */
+
+static int write_region(const struct dp_site *s, const uint8_t *to,
+			const uint8_t *from)
+{
+	int err = dp_text_write(s->patch + 1, to + 1, s->nbytes - 1, from + 1);
+
+	if (!err)
+		err = dp_text_write(s->patch, to, 1, from);
+	return err;
+}
+
+static void optimize(struct dp_site *s)
+{
+	const uint8_t int3 = DP_INT3;
+	uint8_t gate[sizeof(s->orig)];
+	int err;
+
+	__atomic_store_n(&s->step, s->tail, __ATOMIC_RELEASE);
+	dp_synchronize();
+	err = wait_outside(s, s->addr, s->patch + s->nbytes);
+	if (err) {
+		s->why = err == -EBUSY ? "a thread stayed inside the replaced bytes" :
+			 "a thread did not answer (blocked signal?)";
+		__atomic_store_n(&s->step, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	/* what is there now: the int3 at byte 0 unless behind an endbr64 */
+	memcpy(gate, s->orig, s->nbytes);
+	if (s->patch == s->addr)
+		gate[0] = DP_INT3;
+	err = write_region(s, s->jmp, gate);
+	if (!err && s->patch != s->addr)
+		err = dp_text_write(s->addr, s->insn.bytes, 1, &int3);
+	if (err) {
+		/* the code changed under us: leave what is there alone */
+		s->why = "the code changed while it was being patched";
+		return;
+	}
+	s->optimized = true;
+	s->why = NULL;
+}
+
+void dp_opt_unoptimize(struct dp_site *s)
+{
+	const uint8_t int3 = DP_INT3;
+
+	if (!s->optimized)
+		return;
+	if (s->patch == s->addr) {
+		/* the int3 first: then nobody enters the half-restored bytes */
+		dp_text_write(s->addr, &int3, 1, s->jmp);
+		dp_text_write(s->addr + 1, s->orig + 1, s->nbytes - 1,
+			      s->jmp + 1);
+	} else {
+		dp_text_write(s->addr, &int3, 1, s->insn.bytes);
+		if (wait_outside(s, s->addr, s->patch + s->nbytes)) {
+			/*
+			 * A thread sits between the endbr64 and the jmp: the
+			 * jmp stays (the detour with no probe is harmless)
+			 * and the int3 keeps sending threads to the tail.
+			 */
+			s->why = "could not be unoptimised: the jmp stays";
+			return;
+		}
+		write_region(s, s->orig, s->jmp);
+	}
+	s->optimized = false;
+	__atomic_store_n(&s->step, 0, __ATOMIC_RELEASE);
+}
+
+/* Another armed site inside @s's region: its int3 would be overwritten. */
+static bool region_has_probe(const struct dp_site *s)
+{
+	for (const struct dp_site *t = dp_sites_first(); t; t = t->all_next)
+		if (t != s && t->armed && t->addr > s->addr &&
+		    t->addr < s->patch + s->nbytes)
+			return true;
+	return false;
+}
+
+void dp_opt_make_room(uint64_t addr)
+{
+	for (struct dp_site *t = dp_sites_first(); t; t = t->all_next) {
+		if (!t->optimized || addr <= t->addr ||
+		    addr >= t->patch + t->nbytes)
+			continue;
+		dp_opt_unoptimize(t);
+		if (!t->optimized)
+			t->why = "another probe in the replaced bytes";
+	}
+}
+
+static bool site_wanted(const struct dp_site *s)
+{
+	dp_site_for_each(s, p)
+		if (!kprobe_disabled(p))
+			return true;
+	return false;
+}
+
+void dp_opt_update(struct dp_site *s)
+{
+	const char *refuse = probes_refuse(s);
+
+	__atomic_store_n(&s->nosimd, all_nosimd(s), __ATOMIC_RELEASE);
+	if (s->optimized) {
+		if (refuse || !site_wanted(s))
+			dp_opt_unoptimize(s);
+		if (!s->optimized)
+			s->why = refuse;
+		return;
+	}
+	if (!s->armed || !site_wanted(s))
+		return;
+	if (refuse) {
+		s->why = refuse;
+		return;
+	}
+	if (!s->opt_tried) {
+		s->opt_tried = true;
+		if (build(s))
+			return;
+	}
+	if (!s->detour)
+		return;	/* refused for good: s->why says why */
+	if (region_has_probe(s)) {
+		s->why = "another probe in the replaced bytes";
+		return;
+	}
+	optimize(s);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a detour calls (arch/x86_64/optprobe.c builds the detour): %rdi is
+ * the struct pt_regs frame, %rsi the site, the stack 16-byte aligned at
+ * the call.  The detour saves only the general registers; the pre
+ * handlers are ordinary C code that may use SIMD registers the probed
+ * code still needs (float arguments, vectorised loops), so the extended
+ * state is saved around them as trampoline.S does, unless every probe on
+ * the site promised not to touch it (KPROBE_FLAG_NOSIMD, site->nosimd).
+ */
+#define SITE_NOSIMD	8
+
+	.text
+	.p2align 4
+	.globl	dp_opt_entry
+	.hidden	dp_opt_entry
+	.type	dp_opt_entry, @function
+dp_opt_entry:
+	.cfi_startproc
+	cmpb	$0, SITE_NOSIMD(%rsi)
+	jne	dp_opt_hit			/* a tail call, same alignment */
+	push	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset rbp, -16
+	mov	%rsp, %rbp
+	.cfi_def_cfa_register rbp
+	push	%rdi
+	push	%rsi
+	and	$-64, %rsp
+	sub	dp_xsave_size(%rip), %rsp
+	cmpb	$0, dp_xsave_mode(%rip)
+	je	1f
+	/* XRSTOR wants the XSAVE header's reserved bytes zero */
+	xor	%eax, %eax
+	mov	%rax, 512(%rsp)
+	mov	%rax, 520(%rsp)
+	mov	%rax, 528(%rsp)
+	mov	%rax, 536(%rsp)
+	mov	%rax, 544(%rsp)
+	mov	%rax, 552(%rsp)
+	mov	%rax, 560(%rsp)
+	mov	%rax, 568(%rsp)
+	mov	$-1, %eax
+	mov	$-1, %edx
+	xsave64	(%rsp)
+	jmp	2f
+1:	fxsave64 (%rsp)
+	/* the handlers start with an empty x87 stack, as the ABI wants */
+2:	emms
+	mov	-8(%rbp), %rdi
+	mov	-16(%rbp), %rsi
+	call	dp_opt_hit
+	cmpb	$0, dp_xsave_mode(%rip)
+	je	3f
+	mov	$-1, %eax
+	mov	$-1, %edx
+	xrstor64 (%rsp)
+	jmp	4f
+3:	fxrstor64 (%rsp)
+4:	mov	%rbp, %rsp
+	.cfi_def_cfa_register rsp
+	pop	%rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbp
+	ret
+	.cfi_endproc
+	.size	dp_opt_entry, . - dp_opt_entry
+
+	.section .note.GNU-stack, "", @progbits

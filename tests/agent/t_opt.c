@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Jump optimisation: what pre handlers see is the same as with the int3,
+ * the kernel's refusals, rip-relative code, an endbr64, handlers that
+ * use SIMD registers, the program's own signal handlers, fork.
+ *
+ * The probed functions are written in assembly so that their bytes, and
+ * so what can be optimised, do not depend on the compiler.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <dprobe/kprobes.h>
+
+#include "agent_test.h"
+
+#define FN(name) ".globl " #name "\n.type " #name ", @function\n" #name ":\n"
+#define END_FN(name) ".size " #name ", . - " #name "\n"
+
+__asm__(".text\n"
+	/* a + b + 1, with a mid-function probe where the flags are live */
+	FN(o_add)
+	"mov %rdi, %rax\n"		/* +0 entry probe: replaces 6 bytes */
+	"add %rsi, %rax\n"		/* +3 */
+	"cmp $5, %rax\n"		/* +6 */
+	".globl o_add_mid\no_add_mid:\n"
+	"lea 1(%rax), %rax\n"		/* +10 mid probe: flags of the cmp */
+	"mov %rax, %rdx\n"		/* +14 */
+	"ret\n"
+	END_FN(o_add)
+	/* endbr64 first: the jmp goes after it */
+	FN(o_endbr)
+	"endbr64\n"
+	"mov %rdi, %rax\n"
+	"add %rsi, %rax\n"
+	"ret\n"
+	END_FN(o_endbr)
+	/* a rip-relative load in the replaced bytes */
+	FN(o_riprel)
+	"mov o_counter(%rip), %rax\n"
+	"add %rdi, %rax\n"
+	"ret\n"
+	END_FN(o_riprel)
+	/* a loop back into the bytes the jmp would replace */
+	FN(o_branch)
+	"mov %rdi, %rax\n"
+	"1: add $1, %rax\n"
+	"dec %rsi\n"
+	"jnz 1b\n"
+	"ret\n"
+	END_FN(o_branch)
+	/* an indirect jump (a jump table could land anywhere) */
+	FN(o_indirect)
+	"mov %rdi, %rax\n"
+	"add %rsi, %rax\n"
+	"lea 1f(%rip), %rcx\n"
+	"jmp *%rcx\n"
+	"1: ret\n"
+	END_FN(o_indirect)
+	/* a ret in the bytes to replace */
+	FN(o_short)
+	"mov %rdi, %rax\n"
+	"ret\n"
+	END_FN(o_short)
+	/* fewer than 5 bytes in the function (never called) */
+	FN(o_tiny)
+	"mov %rdi, %rax\n"
+	"nop\n"
+	END_FN(o_tiny)
+	"ret\n"
+	/* a double in %xmm0, live across the probe */
+	FN(o_double)
+	"mov %rdi, %rax\n"
+	"add %rsi, %rax\n"
+	"addsd %xmm1, %xmm0\n"
+	"ret\n"
+	END_FN(o_double)
+	".data\n.globl o_counter\no_counter: .quad 1000\n.text\n");
+
+long o_add(long a, long b);
+extern const char o_add_mid[];
+long o_endbr(long a, long b);
+long o_riprel(long a);
+long o_branch(long a, long n);
+long o_indirect(long a, long b);
+long o_short(long a);
+double o_double(long a, long b, double x, double y);
+
+static struct pt_regs seen;
+static long nhits;
+
+static int record(struct kprobe *p, struct pt_regs *regs)
+{
+	(void)p;
+	seen = *regs;
+	nhits++;
+	return 0;
+}
+
+static void post_nop(struct kprobe *p, struct pt_regs *regs,
+		     unsigned long flags)
+{
+	(void)p;
+	(void)regs;
+	(void)flags;
+}
+
+/* Register @kp (opt or not), call o_add(20, 22), return what was seen. */
+static struct pt_regs hit_add(const void *addr, unsigned int flags, bool *opt)
+{
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)addr,
+			     .pre_handler = record, .flags = flags };
+
+	memset(&seen, 0, sizeof(seen));
+	CHECK_EQ(register_kprobe(&kp), 0);
+	*opt = kprobe_optimized(&kp);
+	CHECK_EQ(o_add(20, 22), 43);
+	unregister_kprobe(&kp);
+	return seen;
+}
+
+static void test_same_regs(const char *what, const void *addr, bool flags_live)
+{
+	struct pt_regs a, b;
+	bool opt_a, opt_b;
+	char name[96];
+
+	snprintf(name, sizeof(name), "%s: optimised hit sees the int3's registers",
+		 what);
+	BEGIN(name);
+	a = hit_add(addr, KPROBE_FLAG_NOOPT, &opt_a);
+	b = hit_add(addr, 0, &opt_b);
+	CHECK(!opt_a, "optimised with KPROBE_FLAG_NOOPT");
+	CHECK(opt_b, "not optimised");
+	CHECK_EQ(a.ip, (unsigned long)addr + 1);
+	CHECK_EQ(b.ip, a.ip);
+	CHECK_EQ(b.di, 20);
+	CHECK_EQ(b.si, 22);
+	CHECK_EQ(b.di, a.di);
+	CHECK_EQ(b.si, a.si);
+	CHECK_EQ(b.sp, a.sp);
+	CHECK_EQ(b.cs, a.cs);
+	CHECK_EQ(b.ss, a.ss);
+	CHECK_EQ(b.fs_base, a.fs_base);
+	CHECK_EQ(b.orig_ax, -1l);
+	if (flags_live) {
+		/* the arithmetic flags after cmp $5, 42: all clear */
+		CHECK_EQ(b.flags & 0x8d5, a.flags & 0x8d5);
+		CHECK_EQ(b.ax, 42);
+	}
+	END();
+}
+
+static int set_di(struct kprobe *p, struct pt_regs *regs)
+{
+	(void)p;
+	regs->di = 100;
+	nhits++;
+	return 0;
+}
+
+static void test_change_regs(void)
+{
+	struct kprobe kp = { .symbol_name = "o_add", .pre_handler = set_di };
+
+	BEGIN("an optimised pre handler's register changes take effect");
+	nhits = 0;
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK(kprobe_optimized(&kp), "not optimised: %s", kprobe_opt_reason(&kp));
+	CHECK_STR_EQ(kprobe_opt_reason(&kp), "");
+	CHECK_EQ(o_add(1, 2), 103);
+	CHECK_EQ(nhits, 1);
+	unregister_kprobe(&kp);
+	CHECK_EQ(o_add(1, 2), 4);
+	CHECK_EQ(nhits, 1);
+	END();
+}
+
+static void test_endbr_riprel(void)
+{
+	struct kprobe kp = { .symbol_name = "o_endbr", .pre_handler = record };
+	struct kprobe kr = { .symbol_name = "o_riprel", .pre_handler = record };
+	uint8_t before[16], before_r[16];
+
+	BEGIN("endbr64 first, and a rip-relative load in the replaced bytes");
+	memcpy(before, (const void *)o_endbr, sizeof(before));
+	memcpy(before_r, (const void *)o_riprel, sizeof(before_r));
+	nhits = 0;
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK_EQ(register_kprobe(&kr), 0);
+	CHECK(kprobe_optimized(&kp), "endbr: %s", kprobe_opt_reason(&kp));
+	CHECK(kprobe_optimized(&kr), "riprel: %s", kprobe_opt_reason(&kr));
+	/* the endbr64 stays in place, the jmp after it */
+	CHECK_EQ(*(volatile uint8_t *)o_endbr, 0xf3);
+	CHECK_EQ(((volatile uint8_t *)o_endbr)[4], 0xe9);
+	CHECK_EQ(o_endbr(3, 4), 7);
+	CHECK_EQ(seen.ip, (unsigned long)o_endbr + 1);
+	CHECK_EQ(seen.di, 3);
+	CHECK_EQ(o_riprel(5), 1005);
+	CHECK_EQ(nhits, 2);
+	unregister_kprobe(&kp);
+	unregister_kprobe(&kr);
+	CHECK(!memcmp(before, (const void *)o_endbr, sizeof(before)), "bytes");
+	CHECK(!memcmp(before_r, (const void *)o_riprel, sizeof(before_r)),
+	      "bytes");
+	CHECK_EQ(o_riprel(5), 1005);
+	END();
+}
+
+static void refused(const char *sym, kprobe_post_handler_t post,
+		    const char *want, long (*call)(void), long result)
+{
+	struct kprobe kp = { .symbol_name = sym, .pre_handler = record,
+			     .post_handler = post };
+	const char *why;
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s: not optimised (%s), works as an int3",
+		 sym, want);
+	BEGIN(name);
+	nhits = 0;
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK(!kprobe_optimized(&kp), "optimised");
+	why = kprobe_opt_reason(&kp);
+	CHECK(why && strstr(why, want), "reason: %s", why ? why : "(null)");
+	CHECK_EQ(*(volatile uint8_t *)kp.addr, 0xcc);
+	if (call) {
+		long r = call();
+
+		CHECK_EQ(r, result);
+		CHECK_EQ(nhits, 1);
+	}
+	unregister_kprobe(&kp);
+	END();
+}
+
+static long call_branch(void) { return o_branch(10, 3); }
+static long call_indirect(void) { return o_indirect(10, 3); }
+static long call_short(void) { return o_short(9); }
+static long call_add(void) { return o_add(1, 1); }
+
+static int clobber_simd(struct kprobe *p, struct pt_regs *regs)
+{
+	volatile double d = (double)regs->di;
+
+	(void)p;
+	/* makes the compiler use %xmm0 and %xmm1 */
+	__asm__ volatile("xorpd %%xmm0, %%xmm0; xorpd %%xmm1, %%xmm1" ::: "xmm0",
+			 "xmm1");
+	d = d * 3.5;
+	nhits += d > 0;
+	return 0;
+}
+
+static void test_simd(void)
+{
+	struct kprobe kp = { .symbol_name = "o_double",
+			     .pre_handler = clobber_simd };
+
+	BEGIN("a handler that uses SIMD registers: the program's are kept");
+	nhits = 0;
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK(kprobe_optimized(&kp), "%s", kprobe_opt_reason(&kp));
+	CHECK(o_double(1, 2, 1.25, 2.5) == 3.75, "double");
+	CHECK_EQ(nhits, 1);
+	unregister_kprobe(&kp);
+	END();
+}
+
+static volatile sig_atomic_t prog_traps, prog_segvs;
+static int *volatile bad_ptr = (int *)8;
+static sigjmp_buf segv_jb;
+
+static void prog_trap(int sig)
+{
+	(void)sig;
+	prog_traps++;
+}
+
+static void prog_segv(int sig)
+{
+	(void)sig;
+	prog_segvs++;
+	siglongjmp(segv_jb, 1);
+}
+
+static void test_program_handlers(void)
+{
+	struct kprobe kp = { .symbol_name = "o_add", .pre_handler = record };
+
+	BEGIN("the program's SIGTRAP and SIGSEGV handlers, optimised probe");
+	signal(SIGTRAP, prog_trap);
+	signal(SIGSEGV, prog_segv);
+	nhits = 0;
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK(kprobe_optimized(&kp), "%s", kprobe_opt_reason(&kp));
+	CHECK_EQ(o_add(2, 3), 6);
+	raise(SIGTRAP);
+	__asm__ volatile("int3");
+	if (!sigsetjmp(segv_jb, 1))
+		*bad_ptr = 1;
+	CHECK_EQ(o_add(2, 3), 6);
+	CHECK_EQ(prog_traps, 2);
+	CHECK_EQ(prog_segvs, 1);
+	CHECK_EQ(nhits, 2);
+	unregister_kprobe(&kp);
+	signal(SIGTRAP, SIG_DFL);
+	signal(SIGSEGV, SIG_DFL);
+	END();
+}
+
+static void test_fork(void)
+{
+	struct kprobe kp = { .symbol_name = "o_add", .pre_handler = record };
+	int status = -1;
+	pid_t pid;
+
+	BEGIN("fork after optimisation: the child's probe works");
+	nhits = 0;
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK(kprobe_optimized(&kp), "%s", kprobe_opt_reason(&kp));
+	pid = fork();
+	if (!pid) {
+		long r = o_add(4, 5) + o_add(1, 1);
+
+		/* the child can also unregister: bytes back, no more hits */
+		unregister_kprobe(&kp);
+		r += o_add(1, 1);
+		_exit(r == 10 + 3 + 3 && nhits == 2 ? 0 : 1);
+	}
+	CHECK(pid > 0, "fork");
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %x",
+	      status);
+	CHECK_EQ(o_add(4, 5), 10);
+	CHECK_EQ(nhits, 1);
+	unregister_kprobe(&kp);
+	END();
+}
+
+int main(void)
+{
+	if (getenv("DPROBE_NOOPT")) {
+		struct kprobe kp = { .symbol_name = "o_add",
+				     .pre_handler = record };
+
+		BEGIN("DPROBE_NOOPT=1: nothing is optimised, and says why");
+		CHECK_EQ(register_kprobe(&kp), 0);
+		CHECK(!kprobe_optimized(&kp), "optimised");
+		CHECK_STR_EQ(kprobe_opt_reason(&kp), "DPROBE_NOOPT is set");
+		CHECK_EQ(o_add(1, 1), 3);
+		unregister_kprobe(&kp);
+		END();
+		return t_exit();
+	}
+	test_same_regs("o_add entry", (const void *)o_add, false);
+	test_same_regs("o_add+10", o_add_mid, true);
+	test_change_regs();
+	test_endbr_riprel();
+	refused("o_branch", NULL, "a branch targets the replaced bytes",
+		call_branch, 13);
+	refused("o_indirect", NULL, "indirect jump", call_indirect, 13);
+	refused("o_short", NULL, "return", call_short, 9);
+	refused("o_tiny", NULL, "fewer than 5 bytes", NULL, 0);
+	refused("o_add", post_nop, "post_handler", call_add, 3);
+	test_simd();
+	test_program_handlers();
+	test_fork();
+	return t_exit();
+}
