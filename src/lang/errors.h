@@ -122,6 +122,8 @@ enum dp_err_code {
  *     Command: <command>
  *   <11+pos spaces>^
  */
+#define DP_ERROR_DETAIL_MAX 640
+
 struct dp_error {
 	enum dp_err_code code;
 	int err;		/* positive errno */
@@ -129,7 +131,8 @@ struct dp_error {
 	char *command;		/* argv joined by single spaces (malloc'd) */
 	int pos;		/* caret column in command */
 	bool logged;		/* the kernel writes an error_log entry */
-	char detail[160];	/* extra dprobe context, "" if none */
+	/* extra dprobe context, "" if none; long enough for two full paths */
+	char detail[DP_ERROR_DETAIL_MAX];
 };
 
 const char *dp_err_message(enum dp_err_code code);

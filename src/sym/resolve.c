@@ -253,7 +253,7 @@ static int resolve_uprobe(struct dp_resolver *r, const char *line,
 	uint64_t off = def->place.offset, vaddr, start, insn;
 	struct dp_elf *elf;
 	struct stat st;
-	char why[128], detail[160];
+	char why[128], detail[DP_ERROR_DETAIL_MAX];
 	int ret;
 
 	/* What the kernel's kern_path(LOOKUP_FOLLOW) and d_is_reg() check. */
@@ -374,7 +374,7 @@ static int resolve_sym_arg(struct dp_resolver *r, struct dp_elf *elf,
 			   const char *line, const char *text, uint64_t *imm,
 			   struct dp_error *err)
 {
-	char buf[DP_MAX_ARGSTR_LEN + 2], why[128], detail[160];
+	char buf[DP_MAX_ARGSTR_LEN + 2], why[128], detail[DP_ERROR_DETAIL_MAX];
 	const struct dp_elf_sym *first;
 	const char *path = dp_elf_path(elf), *mod = NULL;
 	struct dp_elf_sym sym;
@@ -458,7 +458,7 @@ static int kprobe_symbol(struct dp_resolver *r, struct dp_elf *elf,
 	const char *name = def->place.symbol;
 	uint64_t off = def->place.offset, vaddr, insn, foff = 0;
 	struct dp_elf_sym sym;
-	char detail[160];
+	char detail[DP_ERROR_DETAIL_MAX];
 	int ret;
 
 	ret = dp_elf_lookup(elf, name, &sym);
@@ -513,7 +513,7 @@ static int kprobe_addr(struct dp_resolver *r, struct dp_elf *elf,
 		       struct dp_probe *probe, struct dp_error *err)
 {
 	uint64_t vaddr = def->place.addr, start, insn, foff = 0;
-	char detail[160];
+	char detail[DP_ERROR_DETAIL_MAX];
 	int ret;
 
 	ret = resolve_sym_args(r, elf, line, def, err);
