@@ -31,7 +31,7 @@ CFLAGS  += -std=gnu17 -Wall -Wextra $(WERROR) -Wshadow -Wno-sign-compare \
 LDFLAGS += $(filter -fsanitize=%,$(XFLAGS))
 LIBS    := -lelf -lZydis
 
-MODULES := lang event output ring sym arch/x86_64 engine/ptrace util
+MODULES := lang event output ring sym arch/x86_64 engine/ptrace engine/inproc util
 LIB_SRCS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 CLI_SRCS := $(wildcard src/cli/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
@@ -42,7 +42,7 @@ UNIT_BIN  := $(O)/tests/unit-tests
 DEPS_OK := $(O)/.deps-ok
 
 .PHONY: all run test unit golden kernel-diff e2e safety fuzz fuzz-short clean
-all: $(O)/dprobe
+all: $(O)/dprobe $(O)/libdprobe.so
 
 $(DEPS_OK): mk/deps.sh
 	@sh mk/deps.sh --test
@@ -114,6 +114,30 @@ $(PROC_DATA_DIR)/dup/libproc_lib.so.1.0: $(PROC_DATA_DIR)/libproc_lib.so.1.0
 unit: $(PROC_DATA)
 # ---- end test data (proc) ----
 
+# ---- test data (inject) ----
+# What the engine/ptrace injection tests load libraries into: a process
+# with threads in read(), nanosleep() and a spin loop (and a static build
+# of it), and the library they load (again with a slow constructor).
+INJECT_DATA_DIR := $(O)/tests/data
+INJECT_DATA := $(addprefix $(INJECT_DATA_DIR)/,inject_target inject_static \
+		 libinject_lib.so libinject_slow.so)
+
+$(INJECT_DATA_DIR)/inject_target: tests/data/inject_target.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -pthread -o $@ $<
+$(INJECT_DATA_DIR)/inject_static: tests/data/inject_target.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -static -pthread -o $@ $<
+$(INJECT_DATA_DIR)/libinject_lib.so: tests/data/inject_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fPIC -shared -o $@ $<
+$(INJECT_DATA_DIR)/libinject_slow.so: tests/data/inject_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fPIC -shared -DINJECT_SLOW -o $@ $<
+
+unit: $(INJECT_DATA)
+# ---- end test data (inject) ----
+
 # ---- agent (libdprobe.so) ----
 # The in-process engine and its C kprobes API (include/dprobe/kprobes.h).
 # libdprobe.so runs inside the traced program, so it is never sanitized
@@ -131,13 +155,15 @@ unit: $(PROC_DATA)
 # The test programs and examples are built with the sanitizers of BUILD.
 AGENT_SO    := $(O)/libdprobe.so
 AGENT_SRCS  := $(wildcard src/engine/agent/*.c) src/arch/x86_64/insn.c \
-	       src/arch/x86_64/decode.c src/arch/x86_64/optprobe.c src/sym/elf.c
+	       src/arch/x86_64/decode.c src/arch/x86_64/optprobe.c \
+	       src/arch/x86_64/regs.c src/sym/elf.c src/ring/ring.c \
+	       $(wildcard src/lang/*.c)
 AGENT_ASMS  := $(wildcard src/engine/agent/*.S)
 AGENT_OBJS  := $(AGENT_SRCS:%.c=$(O)/agent/%.o) $(AGENT_ASMS:%.S=$(O)/agent/%.o)
 AGENT_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS)) \
 	-fPIC -fvisibility=hidden -mgeneral-regs-only -minline-all-stringops \
 	-fno-tree-loop-distribute-patterns -fno-omit-frame-pointer \
-	-fno-stack-protector
+	-fno-stack-protector -DDP_IN_AGENT
 AGENT_SAN   := $(filter -fsanitize=% -fno-sanitize-recover=%,$(XFLAGS))
 AGENT_USER  := -std=gnu17 -Wall -Wextra $(WERROR) -Wno-missing-field-initializers \
 	-D_GNU_SOURCE -Iinclude -O2 -g $(AGENT_SAN)
@@ -224,8 +250,11 @@ kernel-diff: $(O)/dprobe
 
 # Tracing real processes: end-to-end cases (with the kernel's uprobe_events
 # as a reference where tracefs exists) and the safety sweeps.
-e2e: $(O)/dprobe
+# The cases run twice: on the default engine (in-process wherever it can)
+# and on the ptrace engine.
+e2e: $(O)/dprobe $(AGENT_SO)
 	@sh tests/e2e/run.sh $(O)/dprobe
+	@DPROBE_ENGINE=ptrace sh tests/e2e/run.sh $(O)/dprobe
 	@sh tests/e2e/kernel-ref.sh $(O)/dprobe
 
 safety: $(O)/dprobe

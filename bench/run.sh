@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Per-hit overhead of a probe: the kernel's uprobe_events and dprobe's
-# ptrace engine on the same loop, in the same run.
+# Per-hit overhead of a probe: the kernel's uprobe_events, dprobe's two
+# engines and the in-process floor, on the same loop, in the same run.
 #
 #   sh bench/run.sh [DPROBE]        (DPROBE default: build/dprobe)
 #
@@ -14,10 +14,19 @@
 # call of work() with the probe(s) on it.
 #
 #   b0  baseline, no probe
+#   f0  the floor: each call preceded by a hook through a function pointer
+#       writing a 32-byte record (rdtsc, ip, two args) to a thread-local
+#       ring (bench/floor.h)
 #   k2  uprobe_events  p work  a=%di:s32 b=%si:s64
 #   k3  k2 + s=+0(%dx):string
 #   k4  k2 + r work ret=$retval:s64 (entry + return on each call)
-#   d2, d3, d4  the same definitions with `dprobe trace -o /dev/null`
+#   a2, a3, a4  the same definitions with `dprobe trace --engine agent
+#       -o /dev/null` (in-process, jump-optimised; every record is read
+#       and formatted by dprobe)
+#   a2s a2 with `dprobe stat --engine agent` (hits counted, no records)
+#   a2i a2 with jump optimisation off (DPROBE_NOOPT=1): the int3 path
+#   d2, d3, d4  the same definitions with `dprobe trace --engine ptrace
+#       -o /dev/null`
 #   d2p d2 with dprobe and the loop pinned to one CPU (taskset -c 0): a
 #       ptrace stop wakes the tracer, and a wake-up on another CPU costs
 #       far more than on the same one on this kind of VM
@@ -39,6 +48,9 @@ SECONDS_PER_RUN=${BENCH_SECONDS:-2}
 REPEATS=${BENCH_REPEATS:-5}
 TRACEFS=/sys/kernel/tracing
 GROUP=dpbench
+# agent trace rows: per-thread buffer, and N so that every record fits
+AGENT_BUF=512M
+AGENT_MAX_N=6000000
 
 tmp=$(mktemp -d /tmp/dpbench.XXXXXX) || exit 2
 INST=$TRACEFS/instances/dpbench-$$
@@ -116,16 +128,16 @@ defs() {
 	k3) echo "p:$GROUP/bench $LOOP:$off $ENTRY2 $STR" ;;
 	k4) echo "p:$GROUP/bench $LOOP:$off $ENTRY2"
 	    echo "r:$GROUP/benchret $LOOP:$off $RET" ;;
-	d2 | d2p) echo "p:bench work $ENTRY2" ;;
-	d3) echo "p:bench work $ENTRY2 $STR" ;;
-	d4) echo "p:bench work $ENTRY2"
+	d2 | d2p | a2 | a2s | a2i) echo "p:bench work $ENTRY2" ;;
+	d3 | a3) echo "p:bench work $ENTRY2 $STR" ;;
+	d4 | a4) echo "p:bench work $ENTRY2"
 	    echo "r:benchret work $RET" ;;
 	esac
 }
 
 # hits_per_call ID
 hits_per_call() {
-	case $1 in k4 | d4) echo 2 ;; *) echo 1 ;; esac
+	case $1 in k4 | d4 | a4) echo 2 ;; *) echo 1 ;; esac
 }
 
 # run_once ID N -> "ns_per_call" on stdout, or fails (reason on stderr).
@@ -135,6 +147,9 @@ run_once() {
 	case $id in
 	b0)
 		out=$("$LOOP" "$n") || return 1
+		;;
+	f0)
+		out=$("$LOOP" "$n" floor) || return 1
 		;;
 	k*)
 		mkdir "$INST" || return 1
@@ -152,18 +167,28 @@ run_once() {
 			return 1
 		fi
 		;;
-	d*)
+	d* | a*)
 		set --
 		while IFS= read -r l; do
 			set -- "$@" -e "$l"
 		done <<EOF
 $(defs "$id")
 EOF
-		pin=
+		pin= cmd="trace -o /dev/null" engine=ptrace
 		[ "$id" = d2p ] && pin="taskset -c 0"
+		case $id in a*) engine=agent ;; esac
+		# a buffer that holds every record of the run: dprobe formats
+		# lines far slower than the probe makes records (as a
+		# trace_pipe reader would), so the run's records are read as
+		# they come and the rest once the loop is done
+		case $id in a2 | a3 | a4) cmd="$cmd --buffer-size $AGENT_BUF" ;; esac
+		[ "$id" = a2s ] && cmd=stat
+		noopt=
+		[ "$id" = a2i ] && noopt=1
 		# shellcheck disable=SC2086  # $pin: a command prefix or nothing
-		out=$($pin "$DPROBE" trace -o /dev/null "$@" -- "$LOOP" "$n" \
-			2>"$tmp/err") || { cat "$tmp/err" >&2; return 1; }
+		out=$(DPROBE_NOOPT=$noopt $pin "$DPROBE" $cmd --engine $engine \
+			"$@" -- "$LOOP" "$n" 2>"$tmp/err") ||
+			{ cat "$tmp/err" >&2; return 1; }
 		want=$((n * $(hits_per_call "$id")))
 		if ! grep -q "^dprobe: $want events, 0 filtered, 0 missed, 0 lost\$" \
 			"$tmp/err"; then
@@ -185,7 +210,8 @@ median() {
 measure() {
 	id=$1
 	case $id in
-	b0) pilot=20000000 ;;
+	b0 | f0) pilot=20000000 ;;
+	a*) pilot=1000000 ;;
 	k*) pilot=3000 ;;
 	*) pilot=1000 ;;
 	esac
@@ -194,6 +220,9 @@ measure() {
 	n=$(awk -v p="$p" -v s="$SECONDS_PER_RUN" 'BEGIN {
 		n = s * 1e9 / p; e = 1; while (n >= 100) { n /= 10; e *= 10 }
 		printf "%d\n", int(n + 0.5) * e }')
+	case $id in
+	a2 | a3 | a4) [ "$n" -gt $AGENT_MAX_N ] && n=$AGENT_MAX_N ;;
+	esac
 	: >"$tmp/samples"
 	r=0
 	while [ $r -lt "$REPEATS" ]; do
@@ -209,7 +238,7 @@ dprobe_ok=1
 printf '%s\n' "machine: $(nproc) CPUs, $(uname -r); $REPEATS repeats, ~${SECONDS_PER_RUN} s per run" >&2
 results=$tmp/results
 : >"$results"
-for id in b0 k2 k3 k4 d2 d3 d4 d2p; do
+for id in ${BENCH_IDS:-b0 f0 a2 a2s a3 a4 a2i k2 k3 k4 d2 d3 d4 d2p}; do
 	case $id in
 	d2p) command -v taskset >/dev/null 2>&1 ||
 		{ echo "$id n/a" >>"$results"; continue; } ;;
@@ -225,6 +254,12 @@ done
 awk -v nok="$why_no_kernel" -v dok=$dprobe_ok '
 BEGIN {
 	name["b0"] = "baseline, no probe"
+	name["f0"] = "floor: hook through a pointer, 32-byte record to a TLS ring"
+	name["a2"] = "dprobe trace (agent): entry, a=%di:s32 b=%si:s64"
+	name["a2s"] = "dprobe stat (agent): a2 counted"
+	name["a3"] = "dprobe trace (agent): a2 + s=+0(%dx):string"
+	name["a4"] = "dprobe trace (agent): a2 + return ret=$retval:s64"
+	name["a2i"] = "a2 not optimised (DPROBE_NOOPT=1): int3 in process"
 	name["k2"] = "uprobe_events: entry, a=%di:s32 b=%si:s64"
 	name["k3"] = "uprobe_events: k2 + s=+0(%dx):string"
 	name["k4"] = "uprobe_events: k2 + return ret=$retval:s64"
@@ -235,21 +270,23 @@ BEGIN {
 }
 { n[$1] = $2; mn[$1] = $3; md[$1] = $4; ids[++k] = $1 }
 END {
-	print "| id | case | N | min ns/call | median ns/call | ovh ns/hit | x k2 |"
-	print "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
-	base = md["b0"]; k2 = md["k2"] - base
+	print "| id | case | N | min ns/call | median ns/call | ovh ns/hit | x floor | k2 / this |"
+	print "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+	base = md["b0"]; k2 = md["k2"] - base; fl = md["f0"] - base
+	okk2 = n["k2"] != "n/a" && n["k2"] != ""
+	okfl = n["f0"] != "n/a" && n["f0"] != ""
 	for (i = 1; i <= k; i++) {
 		id = ids[i]
 		if (n[id] == "n/a" || n[id] == "") {
-			printf "| %s | %s | n/a | n/a | n/a | n/a | n/a |\n", id, name[id]
+			printf "| %s | %s | n/a | n/a | n/a | n/a | n/a | n/a |\n", id, name[id]
 			continue
 		}
-		ovh = id == "b0" ? "-" : sprintf("%.0f", md[id] - base)
-		x = "-"
-		if (id != "b0" && n["k2"] != "n/a" && n["k2"] != "")
-			x = sprintf("%.2f", (md[id] - base) / k2)
-		printf "| %s | %s | %d | %.1f | %.1f | %s | %s |\n", id, name[id],
-			n[id], mn[id], md[id], ovh, x
+		o = md[id] - base
+		ovh = id == "b0" ? "-" : (o < 100 ? sprintf("%.1f", o) : sprintf("%.0f", o))
+		x = id == "b0" || !okfl ? "-" : sprintf("%.2f", o / fl)
+		y = id == "b0" || !okk2 || o <= 0 ? "-" : sprintf("%.0f", k2 / o)
+		printf "| %s | %s | %d | %.1f | %.1f | %s | %s | %s |\n", id, name[id],
+			n[id], mn[id], md[id], ovh, x, y
 	}
 	if (nok != "") print "\nkernel rows n/a: " nok
 	if (!dok) print "\ndprobe rows n/a: dprobe trace is not built yet"

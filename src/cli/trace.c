@@ -20,12 +20,16 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "engine/inproc/inproc.h"
 #include "engine/ptrace/ptrace.h"
 #include "event/filter.h"
 #include "output/output.h"
+#include "ring/ring.h"
 
 #define MAX_DEFS 1024
 #define MAX_PIDS 64
+
+enum engine_kind { ENGINE_AUTO, ENGINE_AGENT, ENGINE_PTRACE };
 
 struct trace_opts {
 	bool stat;
@@ -39,6 +43,9 @@ struct trace_opts {
 	pid_t pids[MAX_PIDS];
 	int npids;
 	char **cmd;
+	enum engine_kind engine;
+	uint64_t buffer_size;
+	bool overwrite;
 };
 
 struct trace_ctx {
@@ -48,20 +55,30 @@ struct trace_ctx {
 	struct dp_registry reg;
 };
 
-static struct dp_tracer *g_tracer;
+/* The engine running: one of the two (set before signals can arrive). */
+struct engine {
+	struct dp_tracer *pt;
+	struct dp_inproc *ip;
+};
+
+static struct engine g_eng;
 
 static void on_stop_signal(int sig)
 {
 	(void)sig;
-	if (g_tracer)
-		dp_ptrace_stop(g_tracer);
+	if (g_eng.pt)
+		dp_ptrace_stop(g_eng.pt);
+	if (g_eng.ip)
+		dp_inproc_stop(g_eng.ip);
 }
 
 static void on_profile_signal(int sig)
 {
 	(void)sig;
-	if (g_tracer)
-		dp_ptrace_request_profile(g_tracer);
+	if (g_eng.pt)
+		dp_ptrace_request_profile(g_eng.pt);
+	if (g_eng.ip)
+		dp_inproc_request_profile(g_eng.ip);
 }
 
 static void emit(void *priv, const struct dp_event *ev, const void *rec,
@@ -75,6 +92,20 @@ static void emit(void *priv, const struct dp_event *ev, const void *rec,
 		dp_json_line(c->out, ev, rec, len, meta, &o);
 	else
 		dp_trace_line(c->out, ev, rec, len, meta, &o);
+}
+
+static void emit_lost(void *priv, int cpu, unsigned long n)
+{
+	struct trace_ctx *c = priv;
+
+	if (!c->json) {
+		dp_trace_lost(c->out, cpu, n);
+		return;
+	}
+	if (n == DP_LOST_UNKNOWN)
+		fprintf(c->out, "{\"lost\":null,\"cpu\":%d}\n", cpu);
+	else
+		fprintf(c->out, "{\"lost\":%lu,\"cpu\":%d}\n", n, cpu);
 }
 
 static int parse_pids(struct trace_opts *o, const char *arg)
@@ -96,7 +127,41 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 	return o->npids ? 0 : -1;
 }
 
-enum { OPT_FILTER = 256, OPT_JSON, OPT_DURATION, OPT_PROFILE };
+enum { OPT_FILTER = 256, OPT_JSON, OPT_DURATION, OPT_PROFILE, OPT_ENGINE,
+       OPT_BUFFER_SIZE, OPT_OVERWRITE };
+
+static int parse_engine(const char *arg, enum engine_kind *e)
+{
+	if (!strcmp(arg, "auto"))
+		*e = ENGINE_AUTO;
+	else if (!strcmp(arg, "agent"))
+		*e = ENGINE_AGENT;
+	else if (!strcmp(arg, "ptrace"))
+		*e = ENGINE_PTRACE;
+	else
+		return -1;
+	return 0;
+}
+
+/* ftrace's buffer_size_kb, in bytes, with an optional K, M or G. */
+static int parse_size(const char *arg, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+	unsigned shift = 0;
+
+	if (end == arg)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end || !v || v > (DP_RING_MAX_SIZE >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
 
 static int parse_opts(int argc, char **argv, struct trace_opts *o)
 {
@@ -109,13 +174,21 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "follow-forks", no_argument, NULL, 'f' },
 		{ "profile", no_argument, NULL, OPT_PROFILE },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "engine", required_argument, NULL, OPT_ENGINE },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
+		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *cmd = o->stat ? "stat" : "trace";
+	const char *cmd = o->stat ? "stat" : "trace", *env;
 	char *end;
 	int c;
 
+	env = getenv("DPROBE_ENGINE");
+	if (env && *env && parse_engine(env, &o->engine)) {
+		fprintf(stderr, "dprobe: bad DPROBE_ENGINE '%s'\n", env);
+		goto usage;
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:o:fp:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -144,6 +217,21 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			if (parse_pids(o, optarg))
 				goto usage;
 			break;
+		case OPT_ENGINE:
+			if (parse_engine(optarg, &o->engine)) {
+				fprintf(stderr, "dprobe: bad engine '%s' (auto, "
+					"agent or ptrace)\n", optarg);
+				goto usage;
+			}
+			break;
+		case OPT_BUFFER_SIZE:
+			if (parse_size(optarg, &o->buffer_size)) {
+				fprintf(stderr, "dprobe: bad buffer size '%s'\n",
+					optarg);
+				goto usage;
+			}
+			break;
+		case OPT_OVERWRITE: o->overwrite = true; break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -283,6 +371,11 @@ static void print_profile(void *priv)
 	fflush(c->out);
 	dp_registry_profile(&c->reg, DP_KIND_KPROBE, stderr);
 	dp_registry_profile(&c->reg, DP_KIND_UPROBE, stderr);
+	/* how the agent placed each probe: optimised, or why not */
+	if (g_eng.ip) {
+		fprintf(stderr, "# probes (in-process engine):\n");
+		dp_inproc_list_probes(g_eng.ip, stderr);
+	}
 }
 
 /* perf stat's layout: count, then GROUP:EVENT. */
@@ -333,23 +426,114 @@ static char *main_binary(const struct trace_opts *o)
 	return strdup(path);
 }
 
-static int start(struct trace_ctx *c, const struct trace_opts *o,
-		 const sigset_t *mask, struct dp_tracer **tr)
+static int start_ptrace(struct trace_ctx *c, const struct trace_opts *o,
+			const sigset_t *mask)
 {
 	struct dp_ptrace_opts po = {
 		.reg = &c->reg, .follow = o->follow, .count_only = o->stat,
-		.sink = { emit, c }, .child_mask = mask,
+		.sink = { emit, emit_lost, c }, .child_mask = mask,
 	};
 	char why[512] = "";
 	int err;
 
 	if (o->cmd)
-		err = dp_ptrace_launch(&po, o->cmd, tr, why, sizeof(why));
+		err = dp_ptrace_launch(&po, o->cmd, &g_eng.pt, why, sizeof(why));
 	else
-		err = dp_ptrace_attach(&po, o->pids, o->npids, tr, why, sizeof(why));
+		err = dp_ptrace_attach(&po, o->pids, o->npids, &g_eng.pt, why,
+				       sizeof(why));
 	if (err)
 		fprintf(stderr, "dprobe: %s\n", why[0] ? why : strerror(-err));
 	return err;
+}
+
+/* Why the in-process engine cannot take this session, or NULL. */
+static const char *agent_unsuitable(const struct trace_opts *o,
+				    const char *binary, const char *agent)
+{
+	if (o->follow)
+		return "it does not follow forks (-f)";
+	if (o->npids > 1)
+		return "it attaches to one process at a time";
+	if (o->cmd)
+		return dp_inproc_unsuitable(binary, agent);
+	return agent ? NULL : "libdprobe.so was not found next to dprobe";
+}
+
+/*
+ * The in-process engine: 0, -ENOTSUP when it cannot take the session
+ * (the caller may use the ptrace engine), or another -errno (reported).
+ */
+static int start_agent(struct trace_ctx *c, const struct trace_opts *o,
+		       const sigset_t *mask, const char *binary)
+{
+	char *agent = dp_inproc_find_agent(), why[512] = "";
+	const char *bad = agent_unsuitable(o, binary, agent);
+	struct dp_inproc_opts io = {
+		.reg = &c->reg, .count_only = o->stat,
+		.sink = { emit, emit_lost, c }, .child_mask = mask,
+		.agent = agent, .buffer_size = o->buffer_size,
+		.overwrite = o->overwrite,
+	};
+	int err;
+
+	if (bad) {
+		if (o->engine == ENGINE_AGENT)
+			fprintf(stderr, "dprobe: cannot use the in-process "
+				"engine: %s\n", bad);
+		free(agent);
+		return o->engine == ENGINE_AGENT ? -EINVAL : -ENOTSUP;
+	}
+	if (o->cmd)
+		err = dp_inproc_launch(&io, o->cmd, &g_eng.ip, why, sizeof(why));
+	else
+		err = dp_inproc_attach(&io, o->pids[0], &g_eng.ip, why,
+				       sizeof(why));
+	free(agent);
+	if (!err)
+		return 0;
+	/* a user error (a probe that cannot be placed) is one on either
+	 * engine; what only the agent cannot do is not */
+	if (o->engine == ENGINE_AUTO && err != -EALREADY &&
+	    (err == -ENOTSUP || !o->cmd)) {
+		fprintf(stderr, "dprobe: the in-process engine cannot trace "
+			"this (%s); using the ptrace engine\n",
+			why[0] ? why : strerror(-err));
+		return -ENOTSUP;
+	}
+	fprintf(stderr, "dprobe: %s\n", why[0] ? why : strerror(-err));
+	return err;
+}
+
+static int start(struct trace_ctx *c, const struct trace_opts *o,
+		 const sigset_t *mask, const char *binary)
+{
+	int err = -ENOTSUP;
+
+	if (o->engine != ENGINE_PTRACE)
+		err = start_agent(c, o, mask, binary);
+	if (err == -ENOTSUP)
+		err = start_ptrace(c, o, mask);
+	return err;
+}
+
+static int engine_run(int *status)
+{
+	if (g_eng.ip)
+		return dp_inproc_run(g_eng.ip, status);
+	return dp_ptrace_run(g_eng.pt, status);
+}
+
+static const struct dp_ptrace_stats *engine_stats(void)
+{
+	return g_eng.ip ? dp_inproc_stats(g_eng.ip) : dp_ptrace_stats(g_eng.pt);
+}
+
+static void engine_free(void)
+{
+	dp_inproc_free(g_eng.ip);
+	if (g_eng.pt)
+		dp_ptrace_free(g_eng.pt);
+	g_eng = (struct engine){ 0 };
 }
 
 static int run(int argc, char **argv, bool stat)
@@ -386,18 +570,21 @@ static int run(int argc, char **argv, bool stat)
 	 * the signals stay blocked until the engine's loop can take them.
 	 */
 	install_signals(o.duration, &blocked);
-	if (start(&c, &o, &blocked, &g_tracer)) {
+	if (start(&c, &o, &blocked, binary)) {
 		sigprocmask(SIG_SETMASK, &blocked, NULL);
 		goto out;
 	}
-	dp_ptrace_set_profile_cb(g_tracer, print_profile, &c);
-	rerr = dp_ptrace_run(g_tracer, &status);
+	if (g_eng.ip)
+		dp_inproc_set_profile_cb(g_eng.ip, print_profile, &c);
+	else
+		dp_ptrace_set_profile_cb(g_eng.pt, print_profile, &c);
+	rerr = engine_run(&status);
 	sigprocmask(SIG_SETMASK, &blocked, NULL);
 	if (rerr)
 		fprintf(stderr, "dprobe: tracing stopped on an error; every probe was removed\n");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	fflush(c.out);
-	st = dp_ptrace_stats(g_tracer);
+	st = engine_stats();
 	if (stat)
 		print_stat(&c, &o, (double)(t1.tv_sec - t0.tv_sec) +
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
@@ -407,8 +594,7 @@ static int run(int argc, char **argv, bool stat)
 		" missed, %" PRIu64 " lost\n", st->events, st->filtered,
 		st->missed, st->lost);
 	ret = rerr ? DP_EXIT_REJECTED : o.cmd ? exit_code(status) : DP_EXIT_OK;
-	dp_ptrace_free(g_tracer);
-	g_tracer = NULL;
+	engine_free();
 out:
 	if (c.out && c.out != stdout)
 		fclose(c.out);

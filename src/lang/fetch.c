@@ -11,11 +11,12 @@
  * renderer prints as "(fault)".
  */
 #include <errno.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "event/event.h"
 #include "lang/fetch.h"
+
+/* "sym+0xoff/0xsize" of a symstr: the kernel's KSYM_SYMBOL_LEN is ~600 */
+#define SYMSTR_MAX 1024
 
 struct rec_buf {
 	uint8_t *base;		/* record start */
@@ -94,50 +95,129 @@ static uint64_t load(const struct dp_fetch_insn *in, const struct dp_hit_ctx *ct
 	}
 }
 
-/* Append a string to the dynamic area; store its __data_loc in @dest. */
-static void put_string(struct rec_buf *rb, uint8_t *dest, const char *s,
-		       long len)
+/*
+ * The interpreter also runs inside traced programs (libdprobe.so), on the
+ * hit path, where it may call no library function: the few string and
+ * byte helpers it needs are here.
+ */
+static void copy_bytes(void *dst, const void *src, size_t n)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	while (n--) {
+		*d++ = *s++;
+		__asm__("" : "+r"(d));	/* not a memcpy call */
+	}
+}
+
+static void zero_bytes(void *dst, size_t n)
+{
+	uint8_t *d = dst;
+
+	while (n--) {
+		*d++ = 0;
+		__asm__("" : "+r"(d));	/* not a memset call */
+	}
+}
+
+/*
+ * Copy @s, cut at @limit bytes, with a NUL, into @room bytes at @dst:
+ * the length incl. NUL, or -EFAULT if that does not fit.
+ */
+static long copy_str(char *dst, const char *s, size_t limit, size_t room)
+{
+	size_t n = 0;
+
+	while (n < limit && s[n])
+		n++;
+	if (n + 1 > room)
+		return -EFAULT;
+	copy_bytes(dst, s, n);
+	dst[n] = '\0';
+	return (long)n + 1;
+}
+
+/* "0x%lx" of @v; length incl. NUL. */
+static long hex_str(char *dst, uint64_t v)
+{
+	char tmp[16];
+	int n = 0;
+	long len = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	dst[len++] = '0';
+	dst[len++] = 'x';
+	while (n)
+		dst[len++] = tmp[--n];
+	dst[len++] = '\0';
+	return len;
+}
+
+/* Room for a string in the dynamic area: at most DP_MAX_STRING_SIZE. */
+static size_t string_room(const struct rec_buf *rb)
+{
+	size_t room = rb->dyn < rb->cap ? rb->cap - rb->dyn : 0;
+
+	if (room > 0xffff - rb->dyn)
+		room = rb->dyn < 0xffff ? 0xffff - rb->dyn : 0;
+	return room < DP_MAX_STRING_SIZE ? room : DP_MAX_STRING_SIZE;
+}
+
+/*
+ * The string of @len bytes (incl. NUL) now at the start of the dynamic
+ * area becomes the field at @dest; @len <= 0 records a fault (length 0).
+ */
+static void put_string(struct rec_buf *rb, uint8_t *dest, long len)
 {
 	uint32_t loc = dp_data_loc(0, (unsigned)rb->dyn);
 
-	if (len > 0 && rb->dyn + (size_t)len <= rb->cap &&
-	    rb->dyn + (size_t)len <= 0xffff) {
-		memcpy(rb->base + rb->dyn, s, (size_t)len);
+	if (len > 0) {
 		loc = dp_data_loc((unsigned)len, (unsigned)rb->dyn);
 		rb->dyn += (size_t)len;
 	}
-	memcpy(dest, &loc, sizeof(loc));
+	copy_bytes(dest, &loc, sizeof(loc));
 }
 
+/*
+ * A string value, written straight into the dynamic area (no copy on the
+ * stack: the hit path may run on a small stack).  One that does not fit
+ * in the room left is a fault, as the kernel records it.
+ */
 static void store_string(const struct dp_fetch_insn *st, const struct dp_arg *a,
 			 int first_op, uint64_t addr,
 			 const struct dp_hit_ctx *ctx, struct rec_buf *rb,
 			 uint8_t *dest)
 {
-	char buf[DP_MAX_STRING_SIZE];
-	long len;
+	size_t room = string_room(rb);
+	char *buf = (char *)rb->base + rb->dyn;
+	long len = -EFAULT;
 
+	if (!room) {
+		put_string(rb, dest, 0);
+		return;
+	}
 	if (first_op == DP_FOP_COMM) {
-		const char *comm = ctx->comm ? ctx->comm : "";
-
-		len = (long)strnlen(comm, DP_TASK_COMM_LEN - 1);
-		memcpy(buf, comm, (size_t)len);
-		buf[len++] = '\0';
+		len = copy_str(buf, ctx->comm ? ctx->comm : "",
+			       DP_TASK_COMM_LEN - 1, room);
 	} else if (first_op == DP_FOP_DATA) {
 		/* the kernel reads this as a user pointer on uprobes and
 		 * faults; dprobe records the immediate string itself */
-		len = snprintf(buf, sizeof(buf), "%s", a->data ? a->data : "") + 1;
+		len = copy_str(buf, a->data ? a->data : "", (size_t)-1, room);
 	} else if (st->op == DP_FOP_ST_SYMSTR) {
-		buf[0] = '\0';
+		char sym[SYMSTR_MAX];
+
 		if (!ctx->symbolize ||
-		    ctx->symbolize(ctx->sym_priv, addr, buf, sizeof(buf)) < 0)
-			snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)addr);
-		len = (long)strlen(buf) + 1;
+		    ctx->symbolize(ctx->sym_priv, addr, sym, sizeof(sym)) < 0)
+			hex_str(sym, addr);
+		len = copy_str(buf, sym, (size_t)-1, room);
 	} else {
-		len = read_string(ctx, addr + (uint64_t)st->offset, buf,
-				  sizeof(buf));
+		len = read_string(ctx, addr + (uint64_t)st->offset, buf, room);
 	}
-	put_string(rb, dest, buf, len);
+	put_string(rb, dest, len);
 }
 
 static void store_value(const struct dp_fetch_insn *st, uint64_t val,
@@ -145,21 +225,21 @@ static void store_value(const struct dp_fetch_insn *st, uint64_t val,
 {
 	if (st->op == DP_FOP_ST_RAW) {
 		/* little-endian: the low st->size bytes */
-		memcpy(dest, &val, st->size);
+		copy_bytes(dest, &val, st->size);
 		return;
 	}
 	if (read_mem(ctx, val + (uint64_t)st->offset, dest, st->size))
-		memset(dest, 0, st->size);
+		zero_bytes(dest, st->size);
 }
 
 static void apply_bitfield(const struct dp_fetch_insn *bf, uint8_t *dest)
 {
 	uint64_t v = 0;
 
-	memcpy(&v, dest, bf->basesize);
+	copy_bytes(&v, dest, bf->basesize);
 	v <<= bf->lshift + 64 - bf->basesize * 8;
 	v >>= bf->rshift + 64 - bf->basesize * 8;
-	memcpy(dest, &v, bf->basesize);
+	copy_bytes(dest, &v, bf->basesize);
 }
 
 static bool is_string_store(int op)
@@ -228,7 +308,7 @@ loaded:
 				follow(last, ctx, &val, &lval, &err);
 			}
 			if (err)
-				put_string(rb, dest + 4 * i, NULL, 0);
+				put_string(rb, dest + 4 * i, 0);
 			else
 				store_string(st, a, first_op, val, ctx, rb,
 					     dest + 4 * i);
@@ -258,14 +338,14 @@ size_t dp_fetch_record(const struct dp_probe_def *def, unsigned id,
 
 	if (cap < rb.dyn)
 		return 0;
-	memset(buf, 0, rb.dyn);
-	memcpy(buf, &ent, sizeof(ent));
+	zero_bytes(buf, rb.dyn);
+	copy_bytes(buf, &ent, sizeof(ent));
 	if (def->is_return) {
 		h[0] = ctx->func;
 		h[1] = ctx->ret_ip;
-		memcpy(rb.base + 8, h, 16);
+		copy_bytes(rb.base + 8, h, 16);
 	} else {
-		memcpy(rb.base + 8, &ctx->ip, 8);
+		copy_bytes(rb.base + 8, &ctx->ip, 8);
 	}
 	for (unsigned i = 0; i < def->nargs; i++)
 		run_arg(&def->args[i], ctx, &rb, rb.base + head +

@@ -860,3 +860,15 @@ uint64_t dp_ring_reader_lost(const struct dp_ring_reader *rd, bool *unknown)
 		*unknown = rd->lost_unknown;
 	return rd->lost;
 }
+
+uint64_t dp_ring_set_counter(const struct dp_ring_set *set, unsigned idx)
+{
+	uint64_t n = 0;
+
+	if (idx >= DP_RING_NCOUNTERS)
+		return 0;
+	for (unsigned i = 0; i < set->nr_rings; i++)
+		n += __atomic_load_n(&dp_ring_get(set, i)->counters[idx],
+				     __ATOMIC_RELAXED);
+	return n;
+}

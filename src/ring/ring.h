@@ -109,6 +109,9 @@ struct dp_ring_stats {
 void dp_ring_stats(const struct dp_ring_set *set, unsigned i,
 		   struct dp_ring_stats *st);
 
+/* Counter @idx (< DP_RING_NCOUNTERS) summed over every ring of the set. */
+uint64_t dp_ring_set_counter(const struct dp_ring_set *set, unsigned idx);
+
 /* claim_failed and noring_lost of the set header. */
 uint64_t dp_ring_set_claim_failed(const struct dp_ring_set *set);
 uint64_t dp_ring_set_noring_lost(const struct dp_ring_set *set);

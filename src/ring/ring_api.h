@@ -60,6 +60,7 @@
 #define DP_RING_CTRL_SIZE	4096u	/* control page before each ring's data */
 
 #define DP_RING_HDR_SIZE	16u	/* record header */
+#define DP_RING_NCOUNTERS	256u	/* counters per ring (struct dp_ring) */
 #define DP_RING_MARKER_SIZE	24u	/* header + u64 count */
 #define DP_RING_LEN_MASK	0x00ffffffu	/* exact length, header included */
 #define DP_RING_F_PAD		(1u << 24)	/* filler up to the next record */
@@ -156,6 +157,17 @@ struct dp_ring {
 	int32_t pid;
 	int32_t tid;
 	uint32_t index;		/* position in the set */
+	char comm[16];		/* the owner's name when it claimed the ring
+				 * (producer's note; for a thread that is
+				 * gone by the time the reader looks) */
+
+	/*
+	 * Counters the producer increments instead of writing records (a
+	 * count-only consumer: dprobe stat), with dp_ring_local_inc().
+	 * Never reset: a ring's next owner goes on counting, so the sum over
+	 * all rings is always the total.
+	 */
+	uint64_t counters[DP_RING_NCOUNTERS] __attribute__((aligned(64)));
 };
 
 struct dp_ring_set_hdr {
@@ -421,6 +433,27 @@ static inline void dp_ring_commit(struct dp_ring *r)
 	__atomic_store_n(&r->committed, r->committed + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->head, r->pending, __ATOMIC_RELEASE);
 	dp_ring_unnest(r);
+}
+
+/*
+ * Publish the open record cut to @size payload bytes (at most what was
+ * reserved): a producer that only knows an upper bound when it reserves
+ * (strings) gives the space it did not use back.  Nothing was reserved
+ * after the record, and block notes only hold record starts, so the end
+ * can move back freely.
+ */
+static inline void dp_ring_commit_len(struct dp_ring *r, void *payload,
+				      uint32_t size)
+{
+	struct dp_ring_rec_hdr *hdr = (struct dp_ring_rec_hdr *)payload - 1;
+	uint32_t old = hdr->len_flags & DP_RING_LEN_MASK;
+	uint32_t len = size + DP_RING_HDR_SIZE;
+
+	if (len < old) {
+		hdr->len_flags = (hdr->len_flags & ~DP_RING_LEN_MASK) | len;
+		r->pending -= DP_RING_ALIGN(old) - DP_RING_ALIGN(len);
+	}
+	dp_ring_commit(r);
 }
 
 /*

@@ -505,6 +505,39 @@ static int load_symbols(struct dp_elf *e)
 
 /* ---- open / close ------------------------------------------------------- */
 
+
+/*
+ * The file's bytes, private and writable so that libelf may never touch
+ * the file.  Inside a traced process (libdprobe.so) they are a copy in
+ * anonymous memory: a file mapping there would show in the process's
+ * maps as one more mapping of a loaded object, and mislead whoever reads
+ * them (dprobe itself, when it resolves probes).
+ */
+static void *file_bytes(int fd, size_t size)
+{
+#ifdef DP_IN_AGENT
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t done = 0;
+
+	while (p != MAP_FAILED && done < size) {
+		ssize_t n = pread(fd, (char *)p + done, size - done, (off_t)done);
+
+		if (n <= 0) {
+			int err = n ? errno : EIO;
+
+			munmap(p, size);
+			errno = err;
+			return MAP_FAILED;
+		}
+		done += (size_t)n;
+	}
+	return p;
+#else
+	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+#endif
+}
+
 static int map_file(struct dp_elf *e, const char *path, char *why,
 		    size_t whylen)
 {
@@ -531,9 +564,7 @@ static int map_file(struct dp_elf *e, const char *path, char *why,
 		why_set(why, whylen, "empty file, not an ELF file");
 	} else {
 		e->size = st.st_size;
-		/* Private and writable so libelf may never touch the file. */
-		e->map = mmap(NULL, e->size, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE, fd, 0);
+		e->map = file_bytes(fd, e->size);
 		if (e->map == MAP_FAILED) {
 			ret = -errno;
 			e->map = NULL;

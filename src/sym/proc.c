@@ -535,6 +535,29 @@ static void compute_bias(const struct dp_elf *elf, const struct dp_map *m,
 	*hi = *bias + h;
 }
 
+/*
+ * Whether @m maps the file as data rather than loading it: the loader
+ * maps each PT_LOAD with its own protection, so a mapping that starts in
+ * a segment but is writable (or executable) where the segment is not was
+ * made by someone reading the file (a symbol reader's private copy, say)
+ * and must not be taken for the object's load.
+ */
+static bool maps_as_data(const struct dp_elf *elf, const struct dp_map *m)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < dp_elf_nsegs(elf); i++) {
+		const struct dp_elf_seg *s = dp_elf_seg(elf, i);
+
+		if (m->offset < (s->offset & ~(pg - 1)) ||
+		    m->offset >= s->offset + (s->filesz ? s->filesz : 1))
+			continue;
+		return ((m->perms & DP_MAP_W) && !(s->flags & PF_W)) ||
+		       ((m->perms & DP_MAP_X) && !(s->flags & PF_X));
+	}
+	return false;
+}
+
 /* Open the file of @m for a new object; -ENOEXEC for a non-ELF file. */
 static int obj_open(struct dp_proc *p, const struct dp_map *m,
 		    struct dp_proc_obj *o)
@@ -598,6 +621,10 @@ static int obj_new(struct dp_proc *p, struct objs_build *b, size_t mi)
 		obj_free_strings(o);
 		return ret;
 	}
+	if (o->elf && maps_as_data(o->elf, m)) {
+		obj_free_strings(o);
+		return -EAGAIN;
+	}
 	if (o->elf) {
 		compute_bias(o->elf, m, &o->bias, &b->lo[b->s->n],
 			     &b->hi[b->s->n]);
@@ -647,7 +674,7 @@ static int group_objects(struct dp_proc *p, struct objs_build *b)
 		ret = obj_new(p, b, i);
 		if (ret == -ENOEXEC)
 			b->bad[k] = true;	/* mapped data, not an object */
-		else if (ret)
+		else if (ret && ret != -EAGAIN)	/* -EAGAIN: this mapping */
 			return ret;
 	}
 	return 0;

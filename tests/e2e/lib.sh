@@ -467,11 +467,30 @@ peek() {
 }
 
 # wait_armed PID FILE SYM: wait (10 s at most) until the first byte of SYM
-# in PID is an int3, i.e. the tracer has armed the probe there.
+# in PID is no longer the file's: a probe (int3, or an optimised jmp) is armed.
 wait_armed() {
 	_addr=$(runtime_addr "$1" "$2" "$3") || return 1
+	# an int3 (ptrace engine) or a jmp over it (optimised, agent engine)
+	_orig=$(file_byte "$2" "$3")
 	_i=0
-	while [ "$(peek "$1" "$_addr")" != cc ]; do
+	while [ "$(peek "$1" "$_addr")" = "$_orig" ]; do
+		[ $_i -ge 1000 ] && return 1
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.01
+		_i=$((_i + 1))
+	done
+}
+
+# wait_restored PID FILE SYM: wait (10 s at most) until the first 16
+# bytes of SYM in PID are the file's again: the probe there is gone
+# (an optimised probe's jmp covers 5 bytes or more).
+wait_restored() {
+	_addr=$(runtime_addr "$1" "$2" "$3") || return 1
+	_o=$(vaddr_to_off "$2" "$(sym_vaddr "$2" "$3")")
+	_orig=$(dd if="$2" bs=1 skip="$_o" count=16 2>/dev/null | od -An -tx1 | tr -d ' \n')
+	_i=0
+	while [ "$(dd if="/proc/$1/mem" bs=1 skip="$_addr" count=16 2>/dev/null |
+		od -An -tx1 | tr -d ' \n')" != "$_orig" ]; do
 		[ $_i -ge 1000 ] && return 1
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.01

@@ -15,7 +15,10 @@
 # "e2e P F S" to that file.  Exit status 1 if anything failed.
 #
 # Env: E2E_LEVELS (default "O0 O2"), E2E_TIMEOUT (seconds per dprobe run,
-# default 60), E2E_KEEP=1 (keep the scratch directory), E2E_BUILD.
+# default 60), E2E_KEEP=1 (keep the scratch directory), E2E_BUILD;
+# DPROBE_ENGINE (dprobe's own: auto, agent or ptrace) picks the engine
+# the cases run on; `make e2e` runs them on auto (the in-process engine
+# wherever it can) and on ptrace.
 #
 # Until `DPROBE trace --help` works, every case is skipped and the exit
 # status is 0, so this can sit in `make test` before the engine exists.
@@ -90,11 +93,13 @@ run_one() {
 			desc='' prog='' variant='' args='' opts='' defs='' needs=''
 			json='' sort_events='' stdout_events='' kdiff=no libs=''
 			syslibs='' DP_WRAP='' kexpect='' LIB=''
+			engines='auto agent ptrace'
 		}
 		levels="O0 O2"
 		# shellcheck disable=SC1090
 		. "$1"
 		case " $levels " in *" $LEVEL "*) ;; *) exit 3 ;; esac
+		case " $engines " in *" ${DPROBE_ENGINE:-auto} "*) ;; *) exit 3 ;; esac
 		for need in $needs; do
 			case $need in
 			root) [ "$(id -u)" = 0 ] || { echo "needs root" >"$T/skip"; exit 2; } ;;

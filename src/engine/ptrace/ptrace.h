@@ -27,6 +27,10 @@ struct dp_sink {
 	void (*emit)(void *priv, const struct dp_event *ev, const void *rec,
 		     size_t len, const struct dp_rec_meta *meta,
 		     const struct dp_symbolizer *sym);
+	/* Events lost before the next one on @cpu (DP_LOST_UNKNOWN: an
+	 * unknown number); NULL: not reported.  The ptrace engine never
+	 * loses events this way. */
+	void (*lost)(void *priv, int cpu, unsigned long n);
 	void *priv;
 };
 

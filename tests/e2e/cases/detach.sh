@@ -26,7 +26,7 @@ case_run() {
 	while [ $r -lt "$ROUNDS" ]; do
 		go=$T/go.$r
 		out=$T/busy.$r
-		start_bg "$out" "$P" "$go" 4 1000000 ||
+		start_bg "$out" "$P" "$go" 4 1000000 "$T/done.$r" ||
 			{ echo "round $r: busy did not start" >>"$T/rounds"; r=$((r + 1)); continue; }
 		pid=$BG_PID
 		"$DPROBE" trace "$@" -o /dev/null -p "$pid" 2>"$T/stderr.$r" &
@@ -47,6 +47,7 @@ case_run() {
 		fi
 		wait $dp
 		drc=$?
+		touch "$T/done.$r"
 		[ $drc = 0 ] || echo "round $r: dprobe exit=$drc" >>"$T/rounds"
 		i=0
 		while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do

@@ -3,14 +3,16 @@
  * e2e target for "detach in the middle": busy threads calling probed
  * functions while the tracer is killed at a random moment.
  *
- * Usage: busy GOFILE NTHREADS NITERS.  Prints "busy: ready", then waits
+ * Usage: busy GOFILE NTHREADS NITERS [DONEFILE].  Prints "busy: ready", then waits
  * until GOFILE exists (so the test can attach first), then thread t sums
  * mix(t, i) over i < NITERS; mix() calls step(), both probed.  The sums
  * are fixed numbers (computed below without calling them, for the check),
  * so a lost or repeated call, a corrupted register or a wrong return
  * shows.  Before "ready" it copies the first bytes of step() and mix(),
  * and at the end compares: a breakpoint byte left behind shows as
- * "code CHANGED".
+ * "code CHANGED".  With DONEFILE, the comparison waits until that file
+ * exists (the tracer is gone): a fast engine may finish the work while
+ * it is still attached.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -80,6 +82,8 @@ int main(int argc, char **argv)
 		printf("busy: thread %ld sum %s\n", t,
 		       (long)r == want ? "ok" : "WRONG");
 	}
+	while (argc > 4 && access(argv[4], F_OK))
+		usleep(1000);
 	for (int k = 0; k < 2; k++)
 		for (int b = 0; b < CODE_BYTES; b++)
 			if (code[k][b] != before[k][b]) {

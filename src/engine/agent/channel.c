@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The agent's end of the control channel (protocol.h).
+ *
+ * Launched under dprobe, the library finds the socket's address in its
+ * environment and runs the handshake in its constructor, before the
+ * program's main(): dprobe sends the rings and the probes, the agent
+ * registers them and answers, and only then does the program go on, so
+ * no hit is missed.  Injected into a running process, dprobe calls
+ * dprobe_agent_attach(), which connects and leaves the handshake to the
+ * control thread.  Either way the control thread then serves dprobe until
+ * it says DETACH or goes away; in both cases every probe is removed and
+ * every byte put back.  The control thread blocks every signal: the
+ * program's signals are for the program's threads.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "engine/agent/agent.h"
+#include "engine/agent/events.h"
+#include "engine/agent/protocol.h"
+
+static int ctl_fd = -1;
+static pthread_mutex_t ctl_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void ctl_send(const char *fmt, ...)
+{
+	char buf[DP_AGENT_MSG_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(buf))
+		n = sizeof(buf) - 1;
+	send(ctl_fd, buf, (size_t)n, MSG_NOSIGNAL);
+}
+
+/* One message, NUL-terminated, and the descriptor it carried (or -1). */
+static ssize_t ctl_recv(char *buf, size_t len, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, len - 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*fd = -1;
+	do
+		n = recvmsg(ctl_fd, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n;
+	buf[n] = '\0';
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return n;
+}
+
+static void report(void *priv, unsigned slot, int err, const char *text)
+{
+	(void)priv;
+	if (err)
+		ctl_send("ERR %u %d %s", slot, -err, text);
+	else
+		ctl_send("OK %u %s", slot, text);
+}
+
+static void send_stat(void *priv, unsigned slot)
+{
+	(void)priv;
+	ctl_send("STAT %u %lu", slot, dp_ev_missed(slot));
+}
+
+static void on_probe(const char *args)
+{
+	unsigned slot, id, flags;
+	unsigned long long addr, foffs;
+	char why[256] = "";
+	int pos = 0, ret;
+
+	if (sscanf(args, "%u %u %llx %llx %x %n", &slot, &id, &addr, &foffs,
+		   &flags, &pos) != 5 || !pos) {
+		ctl_send("ERR 0 %d bad PROBE message", EINVAL);
+		return;
+	}
+	ret = dp_ev_add(slot, id, addr, foffs, flags, args + pos, why,
+			sizeof(why));
+	if (ret)
+		ctl_send("ERR %u %d %s", slot, -ret, why);
+}
+
+static void on_sym(const char *args)
+{
+	unsigned slot, arg;
+	unsigned long long addr;
+
+	if (sscanf(args, "%u %u %llx", &slot, &arg, &addr) != 3 ||
+	    dp_ev_sym(slot, arg, addr))
+		ctl_send("ERR 0 %d bad SYM message", EINVAL);
+}
+
+/* One message: 1 when the channel is done (DETACH), else 0. */
+static int handle(char *msg, int fd)
+{
+	int ret;
+
+	if (!strcmp(msg, "RINGS")) {
+		ret = fd < 0 ? -EBADF : dp_ev_rings(fd);
+		if (ret) {
+			if (fd >= 0)
+				close(fd);
+			ctl_send("ERR 0 %d rings: %s", -ret, strerror(-ret));
+		}
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!strncmp(msg, "PROBE ", 6))
+		on_probe(msg + 6);
+	else if (!strncmp(msg, "SYM ", 4))
+		on_sym(msg + 4);
+	else if (!strcmp(msg, "ARM"))
+		ctl_send("ARMED %d", dp_ev_arm(report, NULL));
+	else if (!strcmp(msg, "DISARM"))
+		dp_ev_enable(false), ctl_send("DISARMED");
+	else if (!strcmp(msg, "ENABLE"))
+		dp_ev_enable(true), ctl_send("ENABLED");
+	else if (!strcmp(msg, "STATS"))
+		dp_ev_for_each_slot(send_stat, NULL), ctl_send("END");
+	else if (!strcmp(msg, "DETACH"))
+		return 1;
+	else
+		ctl_send("ERR 0 %d unknown message", EINVAL);
+	return 0;
+}
+
+/*
+ * Serve messages until @until_armed is met (the handshake) or the
+ * channel ends: 1 while it goes on, 0 when it is over (everything
+ * removed, the descriptor closed).
+ */
+static int serve(bool until_armed)
+{
+	char buf[DP_AGENT_MSG_MAX];
+	int fd, done = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = ctl_recv(buf, sizeof(buf), &fd);
+		if (n <= 0)
+			break;		/* dprobe went away: EOF or error */
+		done = handle(buf, fd);
+		if (done || (until_armed && !strcmp(buf, "ARM")))
+			break;
+	}
+	if (n > 0 && !done)
+		return 1;
+	pthread_mutex_lock(&ctl_mutex);
+	dp_ev_clear();
+	if (done)
+		ctl_send("BYE");
+	close(ctl_fd);
+	ctl_fd = -1;
+	pthread_mutex_unlock(&ctl_mutex);
+	return 0;
+}
+
+static void *ctl_thread(void *arg)
+{
+	(void)arg;
+	dp_ev_quiet(true);
+	serve(false);
+	return NULL;
+}
+
+/*
+ * The control thread, with the program's signals blocked.  Not ours:
+ * SIGTRAP (probes it hits, and the int3 guards on libc's signal
+ * functions when we were dlopen()ed, which pthread_sigmask() itself
+ * meets), the faults dp_probe_read() recovers from, and the signal that
+ * asks every thread where it is before a jump is patched.
+ */
+static int start_thread(void)
+{
+	static const int ours[] = { SIGTRAP, SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t tid;
+	int ret;
+
+	sigfillset(&all);
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		sigdelset(&all, ours[i]);
+	sigdelset(&all, DP_SIG_WHERE);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = pthread_create(&tid, &attr, ctl_thread, NULL);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -ret;
+}
+
+static int connect_to(const char *name)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len = strlen(name);
+	int fd;
+
+	/* an abstract address: a leading NUL, then the name */
+	if (len + 1 > sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path + 1, name, len);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int hello(const char *name)
+{
+	int fd, ret = dp_agent_init();
+
+	if (ret)
+		return ret;
+	if (ctl_fd >= 0)
+		return -EBUSY;		/* attached already */
+	fd = connect_to(name);
+	if (fd < 0)
+		return fd;
+	ctl_fd = fd;
+	ctl_send("HELLO %d %d %s", DP_AGENT_VERSION, (int)getpid(),
+		 dp_ev_clock_name());
+	return 0;
+}
+
+/* Called in the process by the ptrace engine after injecting us. */
+DP_EXPORT int dprobe_agent_attach(const char *name)
+{
+	int ret;
+
+	pthread_mutex_lock(&ctl_mutex);
+	ret = hello(name);
+	if (!ret && (ret = start_thread())) {
+		close(ctl_fd);
+		ctl_fd = -1;
+	}
+	pthread_mutex_unlock(&ctl_mutex);
+	return ret;
+}
+
+/*
+ * At exit (the program's exit(), not a kill): the miss counts, which
+ * dprobe reads once the process is gone.
+ */
+__attribute__((destructor)) static void channel_unload(void)
+{
+	dp_ev_quiet(true);
+	pthread_mutex_lock(&ctl_mutex);
+	if (ctl_fd >= 0) {
+		dp_ev_for_each_slot(send_stat, NULL);
+		ctl_send("END");
+	}
+	pthread_mutex_unlock(&ctl_mutex);
+}
+
+/* Fork children are not traced (dprobe's agent engine does not follow). */
+static void atfork_child(void)
+{
+	if (ctl_fd >= 0)
+		close(ctl_fd);
+	ctl_fd = -1;
+	pthread_mutex_init(&ctl_mutex, NULL);
+	dp_ev_forget_in_child();
+}
+
+/*
+ * LD_PRELOAD=<us> DPROBE_AGENT_SOCK=<name>: the command dprobe launched.
+ * Both variables go, so that the programs it runs are not traced.
+ */
+static void unsetenv_preload(void)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	char *copy, *tok, *save = NULL, *out;
+	size_t n = 0;
+
+	if (!pre)
+		return;
+	copy = strdup(pre);
+	out = calloc(1, strlen(pre) + 1);
+	if (!copy || !out)
+		goto out;
+	for (tok = strtok_r(copy, ": ", &save); tok;
+	     tok = strtok_r(NULL, ": ", &save)) {
+		const char *base = strrchr(tok, '/');
+
+		if (!strcmp(base ? base + 1 : tok, "libdprobe.so"))
+			continue;
+		n += (size_t)sprintf(out + n, "%s%s", n ? ":" : "", tok);
+	}
+	if (n)
+		setenv("LD_PRELOAD", out, 1);
+	else
+		unsetenv("LD_PRELOAD");
+out:
+	free(copy);
+	free(out);
+}
+
+__attribute__((constructor)) static void channel_load(void)
+{
+	const char *name = getenv(DP_AGENT_ENV_SOCK);
+	char *copy;
+
+	/* after the core's handlers: the child's mutexes are fresh first */
+	if (dp_agent_init())
+		return;
+	pthread_atfork(NULL, NULL, atfork_child);
+	if (!name)
+		return;
+	copy = strdup(name);
+	unsetenv(DP_AGENT_ENV_SOCK);
+	unsetenv_preload();
+	dp_ev_quiet(true);
+	if (copy && !hello(copy) && serve(true))
+		start_thread();
+	dp_ev_quiet(false);
+	free(copy);
+}

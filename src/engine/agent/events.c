@@ -1,0 +1,755 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe events inside the traced process, on top of the kprobes API (see
+ * events.h).
+ *
+ * dprobe parses, resolves and checks every definition; what arrives here
+ * is one location per message: an address, the definition line (parsed
+ * again, for its fetch program) and the event id.  Locations at the same
+ * address share one site: one kprobe for the entry probes, one kretprobe
+ * for the return probes, whose handlers run the site's probes in the
+ * order the ptrace engine runs them, so both engines produce the same
+ * records in the same order.
+ *
+ * Hit path: the handler stamps the hit (rdtscp: TSC and CPU in one
+ * instruction), reserves the probe's largest record in the thread's ring,
+ * runs the fetch program straight into it (faulting reads are recovered by
+ * dp_probe_read()), and commits what it used.  Nothing here takes a lock,
+ * allocates, or calls a library function; a thread's first hit claims its
+ * ring and notes its tid and comm with raw system calls, once.
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/agent/agent.h"
+#include "engine/agent/events.h"
+#include "engine/agent/protocol.h"
+#include "event/event.h"
+#include "lang/errors.h"
+#include "lang/fetch.h"
+#include "lang/lang.h"
+
+#define container_of(p, type, member) \
+	((type *)((char *)(p) - __builtin_offsetof(type, member)))
+
+/* Return probes without r<N>: as many instances as the kernel allows. */
+#define EV_DEFAULT_MAXACTIVE KRETPROBE_MAXACTIVE_MAX
+
+struct ev_site;
+
+/*
+ * The common case made cheap: every argument a register stored as is
+ * (%di, $arg1, $retval...).  The record is then a fixed number of words
+ * written straight from the register frame; anything else runs the
+ * fetch program.
+ */
+#define EV_FAST_MAX_ARGS 8
+#define EV_FAST_MAX_SIZE 128
+
+struct ev_fast {
+	unsigned n;			/* 0: no fast path */
+	uint32_t size;			/* the whole record */
+	struct {
+		uint16_t reg;		/* byte offset in struct pt_regs */
+		uint16_t dst;		/* byte offset in the record */
+		uint8_t size;
+	} arg[EV_FAST_MAX_ARGS];
+};
+
+struct ev_probe {
+	struct ev_probe *all_next;	/* every location, in arrival order */
+	struct ev_site *site;
+	unsigned slot, id;
+	uint32_t flags;			/* DP_AGENT_F_* */
+	uint32_t rec_max;		/* payload bytes reserved per hit */
+	bool counter;			/* count-only: a ring counter, no record */
+	bool fast;			/* @fast holds the record's recipe */
+	struct ev_fast fp;
+	uint64_t addr, foffs;
+	struct dp_probe_def def;
+};
+
+struct ev_site {
+	struct ev_site *next;
+	uint64_t addr;
+	struct ev_probe **probes;	/* fixed while registered */
+	unsigned n;
+	bool has_entry, has_return;
+	bool registered;
+	int err;			/* registration outcome */
+	struct kprobe kp;		/* entry probes */
+	struct kretprobe rp;		/* return probes */
+};
+
+/* The entry arguments a return probe's $argN reads. */
+struct ev_ret_data {
+	uint64_t args[DP_NR_REG_ARGS];
+};
+
+struct ev_thread {
+	bool quiet;			/* the agent's own work: no events */
+	unsigned gen;			/* ev_gen when the fields were set */
+	int tid;
+	struct dp_ring *ring;		/* NULL: none was free */
+	char comm[DP_TASK_COMM_LEN];
+};
+
+static __thread struct ev_thread ev_tls
+	__attribute__((tls_model("initial-exec")));
+
+/* Under the control thread (one at a time), except where said. */
+static struct ev_probe *probes, **probes_tail = &probes;
+static struct ev_site *sites;
+static struct dp_ring_set rings;
+/* read by the hit path: */
+static struct dp_ring_set_hdr *ev_hdr;
+static unsigned ev_gen;		/* a new ring set: threads claim again */
+static int ev_pid;
+static bool have_rdtscp, have_rdpid;
+
+/* ---- clock ------------------------------------------------------------- */
+
+/*
+ * rdtscp when the TSC is invariant (the same rate on every CPU and in
+ * every power state), so that dprobe can turn ticks into CLOCK_MONOTONIC
+ * nanoseconds with one scale; Linux keeps the CPU number in TSC_AUX.
+ */
+static void clock_setup(void)
+{
+	static bool done;
+	unsigned a, b, c, d;
+
+	if (done)
+		return;
+	done = true;
+	if (!__get_cpuid(0x80000001, &a, &b, &c, &d) || !(d & (1u << 27)))
+		return;
+	if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & (1u << 8)))
+		return;
+	have_rdtscp = true;
+	/* rdpid reads TSC_AUX alone, far cheaper than rdtscp's ordering */
+	have_rdpid = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 22));
+}
+
+const char *dp_ev_clock_name(void)
+{
+	clock_setup();
+	return have_rdtscp ? "tsc" : "mono";
+}
+
+static __attribute__((noinline)) uint64_t mono_now(uint32_t *cpu)
+{
+	struct timespec ts = { 0 };
+	unsigned c = 0;
+
+	dp_raw_syscall(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0);
+	dp_raw_syscall(SYS_getcpu, (long)&c, 0, 0);
+	*cpu = c;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t ev_now(uint32_t *cpu)
+{
+	uint32_t lo, hi, aux;
+
+	if (__builtin_expect(have_rdpid, 1)) {
+		uint64_t id;
+
+		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+		__asm__ volatile("rdpid %0" : "=r"(id));
+		*cpu = (uint32_t)id & 0xfff;
+		return (uint64_t)hi << 32 | lo;
+	}
+	if (__builtin_expect(!have_rdtscp, 0))
+		return mono_now(cpu);
+	__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+	*cpu = aux & 0xfff;
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* ---- the hit path ------------------------------------------------------- */
+
+/* A thread's first hit (or its first since new rings came): raw calls. */
+static __attribute__((noinline, cold)) struct ev_thread *
+thread_setup(struct ev_thread *t, unsigned gen)
+{
+	struct dp_ring_set_hdr *hdr = __atomic_load_n(&ev_hdr, __ATOMIC_ACQUIRE);
+
+	t->ring = NULL;
+	t->tid = (int)dp_raw_syscall(SYS_gettid, 0, 0, 0);
+	dp_raw_syscall(SYS_prctl, PR_GET_NAME, (long)t->comm, 0);
+	t->comm[DP_TASK_COMM_LEN - 1] = '\0';
+	if (hdr)
+		t->ring = dp_ring_claim(hdr, ev_pid, t->tid);
+	if (t->ring)
+		for (int i = 0; i < DP_TASK_COMM_LEN; i++)
+			t->ring->comm[i] = t->comm[i];
+	t->gen = gen;
+	return t;
+}
+
+static inline struct ev_thread *ev_thread(void)
+{
+	struct ev_thread *t = &ev_tls;
+	unsigned gen = __atomic_load_n(&ev_gen, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(t->gen != gen, 0))
+		return thread_setup(t, gen);
+	return t;
+}
+
+static int read_mem(void *priv, uint64_t addr, void *dst, size_t len)
+{
+	(void)priv;
+	return dp_probe_read(dst, (const void *)(uintptr_t)addr, len) ?
+		-EFAULT : 0;
+}
+
+/* A string with its NUL within @max bytes, or -EFAULT (as the engines
+ * agree: a string cut short is a fault, not a shorter string). */
+static long read_str(void *priv, uint64_t addr, char *dst, size_t max)
+{
+	long n = dp_probe_read_str(dst, (const void *)(uintptr_t)addr, max);
+	char last;
+
+	(void)priv;
+	if (n == (long)max &&
+	    (read_mem(NULL, addr + max - 1, &last, 1) || last))
+		return -EFAULT;
+	return n;
+}
+
+static void ctx_init(struct dp_hit_ctx *ctx, const struct pt_regs *regs,
+		     const struct ev_thread *t)
+{
+	*ctx = (struct dp_hit_ctx){
+		/* struct pt_regs is laid out as user_regs_struct */
+		.regs = (const struct dp_regs *)regs,
+		.read_mem = read_mem,
+		.read_str = read_str,
+		.comm = t->comm,
+		.pid = t->tid,
+	};
+}
+
+static void record(struct dp_ring *r, const struct ev_probe *p,
+		   struct dp_hit_ctx *ctx, uint64_t ts, uint32_t cpu)
+{
+	void *buf = dp_ring_reserve(r, p->rec_max, ts,
+				    DP_AGENT_INFO(cpu, p->slot));
+	size_t len = 0;
+
+	if (!buf)
+		return;		/* counted as lost by the ring */
+	if (!(p->flags & DP_AGENT_F_COUNT)) {
+		ctx->foffs_base = p->foffs;
+		len = dp_fetch_record(&p->def, p->id, ctx, buf, p->rec_max);
+	}
+	dp_ring_commit_len(r, buf, (uint32_t)len);
+}
+
+
+/* A register-only record (ev_fast): stores, no interpretation. */
+static inline void record_fast(struct dp_ring *r, const struct ev_probe *p,
+			       const struct pt_regs *regs, const struct ev_thread *t,
+			       uint64_t ip, uint64_t ts, uint32_t cpu)
+{
+	uint8_t *buf = dp_ring_reserve(r, p->fp.size, ts,
+				       DP_AGENT_INFO(cpu, p->slot));
+	struct dp_trace_entry ent = { .type = (uint16_t)p->id, .pid = t->tid };
+
+	if (!buf)
+		return;
+	/* the reservation is 8-byte aligned and padded to 8 bytes */
+	for (uint32_t i = 0; i < (p->fp.size + 7) / 8; i++)
+		((uint64_t *)(void *)buf)[i] = 0;
+	__builtin_memcpy(buf, &ent, sizeof(ent));
+	__builtin_memcpy(buf + 8, &ip, 8);
+	for (unsigned i = 0; i < p->fp.n; i++) {
+		uint64_t v = *(const uint64_t *)(const void *)
+			((const char *)regs + p->fp.arg[i].reg);
+		uint8_t *d = buf + p->fp.arg[i].dst;
+
+		switch (p->fp.arg[i].size) {
+		case 1: *d = (uint8_t)v; break;
+		case 2: __builtin_memcpy(d, &v, 2); break;
+		case 4: __builtin_memcpy(d, &v, 4); break;
+		default: __builtin_memcpy(d, &v, 8); break;
+		}
+	}
+	dp_ring_commit(r);
+}
+
+/* A hit with nowhere to go: a thread without a ring, or the agent's own. */
+static __attribute__((noinline, cold)) int no_ring(const struct ev_thread *t)
+{
+	struct dp_ring_set_hdr *hdr = __atomic_load_n(&ev_hdr, __ATOMIC_ACQUIRE);
+
+	if (hdr && !t->quiet)
+		dp_ring_set_note_lost(hdr);
+	return 0;
+}
+
+/*
+ * The entry probes of a site.  Count-only probes cost one increment; the
+ * clock and the fetch context are only set up for the first record.
+ */
+static int on_entry(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct ev_site *s = container_of(kp, struct ev_site, kp);
+	struct ev_thread *t = ev_thread();
+	unsigned long ip = regs->ip;
+	struct dp_hit_ctx ctx;
+	uint32_t cpu = 0;
+	uint64_t ts = 0;
+	bool ready = false;
+
+	if (__builtin_expect(!t->ring || t->quiet, 0))
+		return no_ring(t);
+	/* the ptrace engine's order: the last added first */
+	for (unsigned i = s->n; i-- > 0;) {
+		const struct ev_probe *p = s->probes[i];
+
+		if (p->def.is_return)
+			continue;
+		if (p->counter) {
+			dp_ring_local_inc(&t->ring->counters[p->slot]);
+			continue;
+		}
+		if (!ready) {
+			ts = ev_now(&cpu);
+			ctx_init(&ctx, regs, t);
+			ctx.ip = s->addr;
+			/* %ip reads as the probed address, as on the ptrace
+			 * engine (a kprobe's regs->ip is past the int3) */
+			regs->ip = s->addr;
+			ready = true;
+		}
+		if (p->fast)
+			record_fast(t->ring, p, regs, t, s->addr, ts, cpu);
+		else
+			record(t->ring, p, &ctx, ts, cpu);
+	}
+	regs->ip = ip;
+	return 0;
+}
+
+static int on_return_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ev_ret_data *d = (struct ev_ret_data *)ri->data;
+
+	d->args[0] = regs->di;
+	d->args[1] = regs->si;
+	d->args[2] = regs->dx;
+	d->args[3] = regs->cx;
+	d->args[4] = regs->r8;
+	d->args[5] = regs->r9;
+	return 0;
+}
+
+static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct ev_site *s = rp ? container_of(rp, struct ev_site, rp) : NULL;
+	struct ev_thread *t = ev_thread();
+	struct pt_regs r;
+	struct dp_hit_ctx ctx;
+	uint32_t cpu;
+	uint64_t ts = ev_now(&cpu);
+
+	if (!s)
+		return 0;
+	if (__builtin_expect(!t->ring || t->quiet, 0))
+		return no_ring(t);
+	r = *regs;
+	r.ip = (unsigned long)ri->ret_addr;	/* %ip reads where it returns */
+	ctx_init(&ctx, &r, t);
+	ctx.ip = s->addr;
+	ctx.func = s->addr;
+	ctx.ret_ip = (uint64_t)(uintptr_t)ri->ret_addr;
+	ctx.entry_args = ((struct ev_ret_data *)ri->data)->args;
+	ctx.n_entry_args = DP_NR_REG_ARGS;
+	for (unsigned i = s->n; i-- > 0;) {
+		const struct ev_probe *p = s->probes[i];
+
+		if (!p->def.is_return)
+			continue;
+		if (p->counter)
+			dp_ring_local_inc(&t->ring->counters[p->slot]);
+		else
+			record(t->ring, p, &ctx, ts, cpu);
+	}
+	return 0;
+}
+
+/* ---- definitions (control thread) --------------------------------------- */
+
+void dp_ev_quiet(bool on)
+{
+	ev_tls.quiet = on;
+}
+
+int dp_ev_rings(int fd)
+{
+	int ret;
+
+	if (ev_hdr)
+		return -EBUSY;
+	ret = dp_ring_set_map(&rings, fd);
+	if (ret)
+		return ret;
+	clock_setup();
+	ev_pid = getpid();
+	__atomic_store_n(&ev_hdr, rings.hdr, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The largest payload a hit of @def can need: strings at their limit. */
+static uint32_t record_max(const struct dp_probe_def *def, uint32_t cap)
+{
+	uint64_t n = dp_probe_head_size(def) + def->args_size;
+
+	for (unsigned i = 0; i < def->nargs; i++) {
+		const struct dp_type *t = &def->args[i].type;
+
+		if (dp_type_is_string(t))
+			n += (uint64_t)(t->count ? t->count : 1) *
+			     DP_MAX_STRING_SIZE;
+	}
+	return n < cap ? (uint32_t)n : cap;
+}
+
+/* Where register @idx (dp_reg_lookup()'s numbering) is in struct pt_regs. */
+static int reg_offset(int idx)
+{
+	struct dp_regs probe;
+	uint64_t *w = (uint64_t *)&probe;
+
+	/* struct pt_regs is laid out as struct dp_regs: ask dp_reg_get()
+	 * which word it reads */
+	for (size_t i = 0; i < sizeof(probe) / 8; i++)
+		w[i] = i * 8;
+	return (int)dp_reg_get(&probe, idx);
+}
+
+/* The register a whole argument stores as is, or -1. */
+static int plain_register(const struct dp_arg *a, bool is_return)
+{
+	const struct dp_fetch_insn *in = a->insn;
+	int reg;
+
+	if (a->type.count || a->n_insn < 2 || in[1].op != DP_FOP_ST_RAW ||
+	    (a->n_insn > 2 && in[2].op != DP_FOP_END))
+		return -1;
+	if (in[0].op == DP_FOP_REG)
+		reg = in[0].param;
+	else if (in[0].op == DP_FOP_ARG && !is_return &&
+		 in[0].param < DP_NR_REG_ARGS)
+		reg = dp_reg_arg(in[0].param);
+	else
+		return -1;
+	return reg < 0 ? -1 : reg_offset(reg);
+}
+
+/* Entry probes whose arguments are all plain registers: the recipe. */
+static bool fast_recipe(const struct dp_probe_def *def, struct ev_fast *f)
+{
+	unsigned head = dp_probe_head_size(def);
+
+	if (def->is_return || def->nargs > EV_FAST_MAX_ARGS ||
+	    head + def->args_size > EV_FAST_MAX_SIZE)
+		return false;
+	for (unsigned i = 0; i < def->nargs; i++) {
+		const struct dp_arg *a = &def->args[i];
+		int off = plain_register(a, def->is_return);
+
+		if (off < 0)
+			return false;
+		f->arg[i].reg = (uint16_t)off;
+		f->arg[i].dst = (uint16_t)(head + a->offset);
+		f->arg[i].size = a->insn[1].size;
+	}
+	f->n = def->nargs;
+	f->size = head + def->args_size;
+	return true;
+}
+
+static struct ev_site *site_for(uint64_t addr)
+{
+	struct ev_site *s;
+
+	for (s = sites; s; s = s->next)
+		if (s->addr == addr)
+			return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->addr = addr;
+	s->next = sites;
+	sites = s;
+	return s;
+}
+
+static int site_append(struct ev_site *s, struct ev_probe *p)
+{
+	struct ev_probe **v;
+
+	if (s->registered)
+		return -EBUSY;	/* a live site's probe list never changes */
+	v = realloc(s->probes, (s->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->probes = v;
+	v[s->n++] = p;
+	p->site = s;
+	if (p->def.is_return)
+		s->has_return = true;
+	else
+		s->has_entry = true;
+	return 0;
+}
+
+int dp_ev_add(unsigned slot, unsigned id, uint64_t addr, uint64_t foffs,
+	      uint32_t flags, const char *line, char *why, size_t whylen)
+{
+	struct dp_error e = { 0 };
+	struct ev_probe *p;
+	struct ev_site *s;
+	int ret;
+
+	if (!ev_hdr || slot > DP_AGENT_MAX_SLOTS)
+		return snprintf(why, whylen, "no rings yet"), -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ret = dp_parse_probe(line, &p->def, &e);
+	if (ret) {
+		snprintf(why, whylen, "%s", dp_err_message(e.code));
+		dp_error_clear(&e);
+		free(p);
+		return ret;
+	}
+	p->slot = slot;
+	p->id = id;
+	p->addr = addr;
+	p->foffs = foffs;
+	p->flags = flags;
+	p->counter = (flags & DP_AGENT_F_COUNT) && slot < DP_RING_NCOUNTERS;
+	p->fast = !(flags & DP_AGENT_F_COUNT) && fast_recipe(&p->def, &p->fp);
+	p->rec_max = flags & DP_AGENT_F_COUNT ? 0 :
+		record_max(&p->def, rings.max_record - DP_RING_HDR_SIZE);
+	s = site_for(addr);
+	ret = s ? site_append(s, p) : -ENOMEM;
+	if (ret) {
+		snprintf(why, whylen, "%s", ret == -EBUSY ?
+			 "the address is probed already" : strerror(-ret));
+		dp_probe_def_free(&p->def);
+		free(p);
+		return ret;
+	}
+	*probes_tail = p;
+	probes_tail = &p->all_next;
+	return 0;
+}
+
+/*
+ * @SYM of argument @arg: the program starts with DP_FOP_SYMBOL then the
+ * link-time address as an immediate; the immediate becomes the run-time
+ * address and the symbol step goes, so the hit path looks nothing up.
+ */
+int dp_ev_sym(unsigned slot, unsigned arg, uint64_t addr)
+{
+	int n = 0;
+
+	for (struct ev_probe *p = probes; p; p = p->all_next) {
+		struct dp_arg *a;
+
+		if (p->slot != slot || arg >= p->def.nargs || p->site->registered)
+			continue;
+		a = &p->def.args[arg];
+		if (a->n_insn < 2 || a->insn[0].op != DP_FOP_SYMBOL)
+			continue;
+		a->insn[1].imm = addr;
+		memmove(&a->insn[0], &a->insn[1],
+			(a->n_insn - 1) * sizeof(a->insn[0]));
+		a->n_insn--;
+		n++;
+	}
+	return n ? 0 : -ENOENT;
+}
+
+static int maxactive(const struct ev_site *s)
+{
+	int m = 0;
+
+	for (unsigned i = 0; i < s->n; i++) {
+		int v = s->probes[i]->def.maxactive;
+
+		if (s->probes[i]->def.is_return && v > 0 && (!m || v < m))
+			m = v;
+	}
+	return m ? m : EV_DEFAULT_MAXACTIVE;
+}
+
+static int site_register(struct ev_site *s)
+{
+	int ret;
+
+	if (s->has_entry) {
+		s->kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
+		s->kp.pre_handler = on_entry;
+		/* compiled -mgeneral-regs-only: no SIMD state to save */
+		s->kp.flags = KPROBE_FLAG_NOSIMD;
+		ret = register_kprobe(&s->kp);
+		if (ret)
+			return ret;
+	}
+	if (s->has_return) {
+		s->rp.kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
+		s->rp.kp.flags = KPROBE_FLAG_NOSIMD;
+		s->rp.handler = on_return;
+		s->rp.entry_handler = on_return_entry;
+		s->rp.data_size = sizeof(struct ev_ret_data);
+		s->rp.maxactive = maxactive(s);
+		ret = register_kretprobe(&s->rp);
+		if (ret) {
+			if (s->has_entry)
+				unregister_kprobe(&s->kp);
+			return ret;
+		}
+	}
+	s->registered = true;
+	return 0;
+}
+
+/* "optimized", or "int3 (xol; why it is not optimized)" */
+static void site_how(struct ev_site *s, char *buf, size_t len)
+{
+	const struct kprobe *kp = s->has_entry ? &s->kp : &s->rp.kp;
+	const char *how = dp_kprobe_strategy(kp);
+	const char *why = kprobe_opt_reason(kp);
+
+	if (how && !strcmp(how, "optimized"))
+		snprintf(buf, len, "optimized");
+	else
+		snprintf(buf, len, "int3 (%s; not optimized: %s)",
+			 how ? how : "?", why && *why ? why : "not tried");
+}
+
+int dp_ev_arm(dp_ev_report_fn report, void *priv)
+{
+	char how[256];
+	int n = 0;
+
+	for (struct ev_site *s = sites; s; s = s->next) {
+		if (!s->registered && !s->err)
+			s->err = site_register(s);
+	}
+	for (struct ev_probe *p = probes; p; p = p->all_next) {
+		struct ev_site *s = p->site;
+
+		if (s->err) {
+			report(priv, p->slot, s->err, strerror(-s->err));
+			continue;
+		}
+		site_how(s, how, sizeof(how));
+		report(priv, p->slot, 0, how);
+		n++;
+	}
+	return n;
+}
+
+void dp_ev_enable(bool on)
+{
+	for (struct ev_site *s = sites; s; s = s->next) {
+		if (!s->registered)
+			continue;
+		if (s->has_entry)
+			on ? enable_kprobe(&s->kp) : disable_kprobe(&s->kp);
+		if (s->has_return)
+			on ? enable_kretprobe(&s->rp) : disable_kretprobe(&s->rp);
+	}
+}
+
+unsigned long dp_ev_missed(unsigned slot)
+{
+	unsigned long n = 0;
+
+	for (struct ev_probe *p = probes; p; p = p->all_next) {
+		const struct ev_site *s = p->site;
+
+		if (p->slot != slot || !s->registered)
+			continue;
+		if (p->def.is_return)
+			n += (unsigned long)s->rp.nmissed + s->rp.kp.nmissed;
+		else
+			n += s->kp.nmissed;
+	}
+	return n;
+}
+
+void dp_ev_for_each_slot(void (*fn)(void *priv, unsigned slot), void *priv)
+{
+	for (struct ev_probe *p = probes; p; p = p->all_next) {
+		bool seen = false;
+
+		for (struct ev_probe *q = probes; q != p && !seen; q = q->all_next)
+			seen = q->slot == p->slot;
+		if (!seen)
+			fn(priv, p->slot);
+	}
+}
+
+void dp_ev_clear(void)
+{
+	struct ev_site *s, *sn;
+	struct ev_probe *p, *pn;
+
+	/* unregistering waits until no handler can still be running */
+	for (s = sites; s; s = sn) {
+		sn = s->next;
+		if (s->registered && s->has_entry)
+			unregister_kprobe(&s->kp);
+		if (s->registered && s->has_return)
+			unregister_kretprobe(&s->rp);
+		free(s->probes);
+		free(s);
+	}
+	sites = NULL;
+	for (p = probes; p; p = pn) {
+		pn = p->all_next;
+		dp_probe_def_free(&p->def);
+		free(p);
+	}
+	probes = NULL;
+	probes_tail = &probes;
+	if (ev_hdr) {
+		__atomic_store_n(&ev_hdr, NULL, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);
+		dp_ring_set_close(&rings);
+	}
+}
+
+/*
+ * In a fork child (one thread, the one that forked): the parent's rings
+ * are not the child's to write, and its events are not traced; every
+ * probed byte goes back, the probes stay registered and silent.
+ */
+void dp_ev_forget_in_child(void)
+{
+	if (!ev_hdr)
+		return;
+	__atomic_store_n(&ev_hdr, NULL, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);
+	dp_agent_disarm_all();
+}

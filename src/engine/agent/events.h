@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The agent's probe-event layer, built on the kprobes API as the kernel's
+ * trace_kprobe is built on register_kprobe():
+ *
+ *   events.c   probe events: definitions grouped by address into one
+ *              kprobe (entries) and one kretprobe (returns) each, the
+ *              handlers that run the fetch programs straight into the
+ *              hitting thread's ring (the hit path)
+ *   channel.c  the control channel to dprobe (protocol.h): the handshake,
+ *              the control thread, and what happens when dprobe goes away
+ */
+#ifndef DPROBE_AGENT_EVENTS_H
+#define DPROBE_AGENT_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ring/ring.h"
+
+/*
+ * While @on, probes hit by this thread record nothing: the agent's own
+ * work (the control thread, the handshake in the constructor) calls the
+ * library functions a user may have probed.
+ */
+void dp_ev_quiet(bool on);
+
+/* Map the ring set dprobe sent (@fd is the set's on success); -errno. */
+int dp_ev_rings(int fd);
+
+/*
+ * A probe location (PROBE message).  Only noted here: sites are made and
+ * registered by dp_ev_arm().  0 or -errno with @why.
+ */
+int dp_ev_add(unsigned slot, unsigned id, uint64_t addr, uint64_t foffs,
+	      uint32_t flags, const char *line, char *why, size_t whylen);
+/* The run-time address of argument @arg's @SYM (SYM message). */
+int dp_ev_sym(unsigned slot, unsigned arg, uint64_t addr);
+
+/*
+ * Register and enable every site not registered yet; @report is called
+ * once per probe location with the outcome (0 and how it is handled, or
+ * -errno and why).  Returns the number of locations armed.
+ */
+typedef void (*dp_ev_report_fn)(void *priv, unsigned slot, int err,
+				const char *text);
+int dp_ev_arm(dp_ev_report_fn report, void *priv);
+/* Enable or disable every registered site. */
+void dp_ev_enable(bool on);
+/* Missed hits of the probes of @slot (return instances not available). */
+unsigned long dp_ev_missed(unsigned slot);
+/* The slots known, in the order they were added: calls @fn for each. */
+void dp_ev_for_each_slot(void (*fn)(void *priv, unsigned slot), void *priv);
+/* Unregister and forget everything, unmap the rings. */
+void dp_ev_clear(void);
+/* "tsc" or "mono": what record timestamps are. */
+const char *dp_ev_clock_name(void);
+/* A fork child stops recording and puts its bytes back (atfork). */
+void dp_ev_forget_in_child(void);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The control channel between dprobe and the agent (libdprobe.so) inside
+ * a traced process: a SOCK_SEQPACKET unix socket, one text message per
+ * packet, so neither side needs framing and a dead peer reads as EOF.
+ *
+ * dprobe listens on an abstract address and tells the agent where: in
+ * the environment for a command it launches (DP_AGENT_ENV_SOCK, read by
+ * the library's constructor), or as the argument of dprobe_agent_attach()
+ * which the ptrace engine calls in a running process after injecting the
+ * library.  dprobe accepts only the process it expects (SO_PEERCRED).
+ *
+ *   agent -> dprobe   HELLO <version> <pid> <clock>
+ *                     <clock>: "tsc" (record stamps are rdtscp ticks, the
+ *                     record's CPU comes from TSC_AUX) or "mono"
+ *                     (CLOCK_MONOTONIC ns, CPU from getcpu)
+ *   dprobe -> agent   RINGS                        + the ring memfd
+ *                     PROBE <slot> <addr> <foffs> <flags> <line>
+ *                         one location of a probe: <addr> where it goes,
+ *                         <foffs> the run-time address of file offset 0
+ *                         of its object (@+OFFS), <flags> DP_AGENT_F_*,
+ *                         <line> the definition (its fetch program)
+ *                     SYM <slot> <arg> <addr>      run-time address of the
+ *                                                  @SYM of argument <arg>
+ *   agent -> dprobe   OK <slot> <how>              registered; <how>: the
+ *                                                  strategy ("optimized",
+ *                                                  or "int3" and why not)
+ *                     ERR <slot> <errno> <text>    refused
+ *   dprobe -> agent   ARM / DISARM                 enable or disable all
+ *   agent -> dprobe   ARMED <n>
+ *   dprobe -> agent   STATS
+ *   agent -> dprobe   STAT <slot> <missed>  ...  END
+ *   dprobe -> agent   DETACH                       unregister everything
+ *   agent -> dprobe   BYE
+ *
+ * Records: one per hit of an enabled probe, in the ring of the hitting
+ * thread; the ring header's info is DP_AGENT_INFO(cpu, slot) and its ts
+ * the clock above.  A probe with DP_AGENT_F_COUNT records no payload
+ * (dprobe only counts it).  If the channel closes without DETACH (dprobe
+ * died), the agent restores every probed byte and goes quiet.
+ */
+#ifndef DPROBE_AGENT_PROTOCOL_H
+#define DPROBE_AGENT_PROTOCOL_H
+
+#define DP_AGENT_VERSION	1
+#define DP_AGENT_ENV_SOCK	"DPROBE_AGENT_SOCK"
+#define DP_AGENT_ATTACH_FN	"dprobe_agent_attach"
+#define DP_AGENT_MSG_MAX	8192
+
+#define DP_AGENT_F_COUNT	1u	/* count only: an empty record */
+
+/* Ring record info: CPU in the low 16 bits, probe slot above. */
+#define DP_AGENT_MAX_SLOTS	65535u
+#define DP_AGENT_INFO(cpu, slot) \
+	((uint32_t)(cpu) & 0xffffu) | ((uint32_t)(slot) << 16)
+#define DP_AGENT_INFO_CPU(info)	((info) & 0xffffu)
+#define DP_AGENT_INFO_SLOT(info) ((info) >> 16)
+
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-process engine, dprobe's side: the probes run inside the target,
+ * in libdprobe.so (src/engine/agent/), and write records into per-thread
+ * rings in shared memory that dprobe reads, filters and prints.
+ *
+ * A command is launched with the agent preloaded (LD_PRELOAD), which
+ * connects back before main(); a running process gets it injected by the
+ * ptrace engine (dlopen() run in the process), which then lets go of it.
+ * dprobe resolves every probe against the live process, as the ptrace
+ * engine does, and sends the agent addresses and fetch programs over the
+ * control channel (src/engine/agent/protocol.h).  The records are the
+ * ptrace engine's, byte for byte, so the output is too.
+ *
+ * What this engine does not do (dprobe trace falls back to, or asks for,
+ * the ptrace engine): follow forks (-f), probes in objects loaded after
+ * the start (dlopen), statically linked programs.
+ */
+#ifndef DPROBE_ENGINE_INPROC_H
+#define DPROBE_ENGINE_INPROC_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "engine/ptrace/ptrace.h"
+
+struct dp_inproc_opts {
+	struct dp_registry *reg;	/* every event in it is armed */
+	bool count_only;		/* stat: records carry no payload */
+	struct dp_sink sink;
+	FILE *log;			/* notes; NULL: stderr */
+	const sigset_t *child_mask;	/* as dp_ptrace_opts */
+	const char *agent;		/* libdprobe.so, an absolute path */
+	uint64_t buffer_size;		/* bytes per thread ring, 0: default */
+	bool overwrite;			/* flight recorder: overwrite old records */
+};
+
+struct dp_inproc;
+
+/*
+ * Why the in-process engine cannot trace @path (a program to launch), or
+ * NULL if it can: no agent library, a statically linked or setuid program.
+ */
+const char *dp_inproc_unsuitable(const char *path, const char *agent);
+
+/* The agent library next to the running dprobe, or NULL (malloc'd). */
+char *dp_inproc_find_agent(void);
+
+/*
+ * Start @argv with the agent, which connects, receives the probes and
+ * arms them before main().  0, or -errno with @why (then no process is
+ * left behind).  -ENOTSUP: a probe the agent cannot arm (the caller may
+ * use the ptrace engine instead).
+ */
+int dp_inproc_launch(const struct dp_inproc_opts *o, char *const argv[],
+		     struct dp_inproc **out, char *why, size_t whylen);
+
+/*
+ * Inject the agent into running process @pid and arm the probes.
+ * -EALREADY: another dprobe's agent is attached there (do not fall back
+ * to the ptrace engine: two engines would patch the same code).
+ */
+int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
+		     struct dp_inproc **out, char *why, size_t whylen);
+
+/*
+ * Read and print records until the target exits or dp_inproc_stop();
+ * then every probe is removed (DETACH) and what is left in the rings is
+ * read.  *@status: a launched command's wait status.  0, or -errno.
+ */
+int dp_inproc_run(struct dp_inproc *t, int *status);
+
+/* Async-signal-safe. */
+void dp_inproc_stop(struct dp_inproc *t);
+void dp_inproc_request_profile(struct dp_inproc *t);
+void dp_inproc_set_profile_cb(struct dp_inproc *t, void (*cb)(void *),
+			      void *priv);
+
+/* How each probe location is handled, as the agent said ("optimized",
+ * "int3 (...)"), one line per location: "GROUP/EVENT ADDR HOW". */
+void dp_inproc_list_probes(const struct dp_inproc *t, FILE *out);
+
+const struct dp_ptrace_stats *dp_inproc_stats(const struct dp_inproc *t);
+void dp_inproc_free(struct dp_inproc *t);
+
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-process engine's internals, shared by
+ *   session.c  launching or injecting, the control channel, detaching
+ *   reader.c   reading the rings: clock, thread names, records to output
+ */
+#ifndef DPROBE_INPROC_INTERNAL_H
+#define DPROBE_INPROC_INTERNAL_H
+
+#include <signal.h>
+
+#include "engine/inproc/inproc.h"
+#include "ring/ring.h"
+#include "sym/proc.h"
+
+/* One probe location the agent knows, by slot number. */
+struct slot {
+	struct dp_probe *pr;
+	uint64_t addr;
+	char *how;		/* the agent's answer to PROBE */
+	bool counter;		/* hits are counted in the rings' counters */
+	uint64_t counted;	/* of them, already added to the probe */
+};
+
+/*
+ * Record timestamps in TSC ticks become CLOCK_MONOTONIC ns through a
+ * continuous piecewise-linear map: each knot starts where the previous
+ * segment is at that tick, with a slope that brings it back to the clock
+ * over the next second, so converted times never go backwards.
+ */
+#define CLK_KNOTS 64
+struct clk_knot {
+	uint64_t tsc, ns;
+	double ns_per_tick;
+};
+
+struct clk {
+	bool tsc;		/* else the stamps are ns already */
+	uint64_t tsc0, ns0;	/* first measurement: long-baseline rate */
+	struct clk_knot k[CLK_KNOTS];
+	unsigned nk;		/* knots, the newest at (nk - 1) % CLK_KNOTS */
+};
+
+/* A thread's name, read from /proc at most once per pass. */
+struct comm_ent {
+	int tid;
+	unsigned pass;
+	char comm[16];
+};
+
+struct dp_inproc {
+	struct dp_inproc_opts o;
+	pid_t pid;
+	bool launched, exited;
+	int status;
+	int lsock, sock;
+	char name[80];		/* the abstract socket address */
+	struct dp_ring_set rings;
+	bool have_rings;
+	struct dp_ring_reader *rd;
+	struct dp_proc *proc;
+	struct dp_symbolizer symbolizer;
+	struct slot *slots;
+	unsigned nslots;
+	struct clk clk;
+	struct comm_ent *comms;
+	unsigned ncomms, comms_cap, pass;
+	volatile sig_atomic_t stop_req, profile_req;
+	void (*profile_cb)(void *);
+	void *profile_priv;
+	struct dp_ptrace_stats stats;
+};
+
+/* ---- session.c ----------------------------------------------------------- */
+
+void inproc_log(struct dp_inproc *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Ask the agent for its miss counts and put them in the probes. */
+void inproc_update_missed(struct dp_inproc *t);
+
+/* ---- reader.c ------------------------------------------------------------ */
+
+void clk_init(struct clk *c, bool tsc);
+/* A new measurement (once per pass; a knot about once a second). */
+void clk_sample(struct clk *c);
+uint64_t clk_ns(const struct clk *c, uint64_t stamp);
+
+/* Read everything the rings hold now; @final: the producers are gone. */
+void reader_drain(struct dp_inproc *t, bool final);
+
+#endif

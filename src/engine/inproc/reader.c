@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading the agent's rings: records in timestamp order across threads,
+ * turned into the ptrace engine's events (the same record bytes, the same
+ * metadata) and handed to the sink after the event's filter; losses become
+ * the kernel's "[LOST N EVENTS]" marks.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/agent/protocol.h"
+#include "engine/inproc/internal.h"
+#include "event/filter.h"
+#include "lang/fetch.h"
+
+/* ---- clock ------------------------------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* A (tick, ns) pair read as close together as the two clocks allow. */
+static void measure(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 5; i++) {
+		uint64_t a = rdtsc(), n = mono_ns(), b = rdtsc();
+
+		if (b - a < best) {
+			best = b - a;
+			*tsc = a + (b - a) / 2;
+			*ns = n;
+		}
+	}
+}
+
+static const struct clk_knot *knot_last(const struct clk *c)
+{
+	return &c->k[(c->nk - 1) % CLK_KNOTS];
+}
+
+void clk_init(struct clk *c, bool tsc)
+{
+	uint64_t t1, n1;
+
+	memset(c, 0, sizeof(*c));
+	c->tsc = tsc;
+	if (!tsc)
+		return;
+	measure(&c->tsc0, &c->ns0);
+	/* a first rate over 2 ms; clk_sample() refines it */
+	do
+		measure(&t1, &n1);
+	while (n1 - c->ns0 < 2000000);
+	c->k[0] = (struct clk_knot){ c->tsc0, c->ns0,
+				     (double)(n1 - c->ns0) / (double)(t1 - c->tsc0) };
+	c->nk = 1;
+}
+
+uint64_t clk_ns(const struct clk *c, uint64_t stamp)
+{
+	if (!c->tsc)
+		return stamp;
+	/* the newest knot at or before the stamp (records are recent) */
+	for (unsigned i = 0; i < c->nk && i < CLK_KNOTS; i++) {
+		const struct clk_knot *k = &c->k[(c->nk - 1 - i) % CLK_KNOTS];
+
+		if (stamp >= k->tsc || i + 1 == c->nk || i + 1 == CLK_KNOTS)
+			return k->ns + (uint64_t)((double)(int64_t)(stamp - k->tsc) *
+						  k->ns_per_tick);
+	}
+	return 0;
+}
+
+void clk_sample(struct clk *c)
+{
+	const struct clk_knot *last;
+	uint64_t tsc, ns, at;
+	double rate, slope;
+
+	if (!c->tsc)
+		return;
+	last = knot_last(c);
+	measure(&tsc, &ns);
+	if (ns < last->ns + 1000000000ull || tsc <= c->tsc0)
+		return;
+	rate = (double)(ns - c->ns0) / (double)(tsc - c->tsc0);
+	at = clk_ns(c, tsc);
+	/* reach the clock one second from now; never run backwards */
+	slope = rate * (1.0 + ((double)ns - (double)at) / 1e9);
+	if (slope < rate / 2)
+		slope = rate / 2;
+	c->k[c->nk % CLK_KNOTS] = (struct clk_knot){ tsc, at, slope };
+	c->nk++;
+}
+
+/* ---- thread names -------------------------------------------------------- */
+
+static struct comm_ent *comm_slot(struct dp_inproc *t, int tid)
+{
+	struct comm_ent *v;
+
+	for (unsigned i = 0; i < t->ncomms; i++)
+		if (t->comms[i].tid == tid)
+			return &t->comms[i];
+	if (t->ncomms == t->comms_cap) {
+		unsigned cap = t->comms_cap ? 2 * t->comms_cap : 16;
+
+		v = realloc(t->comms, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		t->comms = v;
+		t->comms_cap = cap;
+	}
+	v = &t->comms[t->ncomms++];
+	memset(v, 0, sizeof(*v));
+	v->tid = tid;
+	return v;
+}
+
+static bool read_comm(pid_t pid, int tid, char *buf)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, 15);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+/*
+ * The thread's name as the ptrace engine would show it (read when the
+ * event is read, at most once per pass); for a thread that has exited,
+ * the last name read, or the one the agent noted in the ring.
+ */
+static const char *comm_of(struct dp_inproc *t, unsigned ring, int tid)
+{
+	struct comm_ent *c = comm_slot(t, tid);
+	const struct dp_ring *r;
+
+	if (!c)
+		return NULL;
+	if (c->pass != t->pass && read_comm(t->pid, tid, c->comm)) {
+		c->pass = t->pass;
+		return c->comm;
+	}
+	if (c->comm[0])
+		return c->comm;
+	r = dp_ring_get(&t->rings, ring);
+	memcpy(c->comm, r->comm, sizeof(c->comm));
+	c->comm[sizeof(c->comm) - 1] = '\0';
+	return c->comm[0] ? c->comm : NULL;
+}
+
+/* ---- records --------------------------------------------------------------- */
+
+#define DRAIN_BATCH 65536	/* entries per pass while tracing */
+
+static void lost(struct dp_inproc *t, const struct dp_ring_entry *e)
+{
+	uint64_t n = e->lost == DP_RING_LOST_UNKNOWN ? DP_LOST_UNKNOWN : e->lost;
+
+	if (e->lost != DP_RING_LOST_UNKNOWN)
+		t->stats.lost += e->lost;
+	if (t->o.sink.lost && !t->o.count_only)
+		t->o.sink.lost(t->o.sink.priv, (int)DP_AGENT_INFO_CPU(e->info), n);
+}
+
+static void record(struct dp_inproc *t, const struct dp_ring_entry *e)
+{
+	unsigned slot = DP_AGENT_INFO_SLOT(e->info);
+	struct dp_ring_stats st;
+	struct dp_rec_meta meta;
+	struct dp_probe *pr;
+	struct dp_event *ev;
+
+	if (slot >= t->nslots || !t->slots[slot].pr)
+		return;		/* nothing dprobe asked for */
+	pr = t->slots[slot].pr;
+	ev = pr->event;
+	pr->nhit++;
+	if (t->o.count_only && !ev->filter) {
+		pr->nevents++;
+		t->stats.events++;
+		return;
+	}
+	if (e->len < dp_probe_head_size(&pr->def) + pr->def.args_size) {
+		t->stats.lost++;	/* not what the agent writes */
+		return;
+	}
+	dp_ring_stats(&t->rings, e->ring, &st);
+	meta = (struct dp_rec_meta){
+		.ts_ns = clk_ns(&t->clk, e->ts),
+		.cpu = (int)DP_AGENT_INFO_CPU(e->info),
+		.pid = st.tid,
+		.tgid = st.pid,
+	};
+	meta.comm = comm_of(t, e->ring, st.tid);
+	if (ev->filter && !dp_filter_match(ev->filter, ev, e->data, e->len, &meta)) {
+		t->stats.filtered++;
+		return;
+	}
+	pr->nevents++;
+	t->stats.events++;
+	if (!t->o.count_only)
+		t->o.sink.emit(t->o.sink.priv, ev, e->data, e->len, &meta,
+			       &t->symbolizer);
+}
+
+/* Count-only probes: what their counters went up by since the last look. */
+static void counters(struct dp_inproc *t)
+{
+	for (unsigned i = 0; i < t->nslots; i++) {
+		struct slot *s = &t->slots[i];
+		uint64_t n;
+
+		if (!s->counter)
+			continue;
+		n = dp_ring_set_counter(&t->rings, i) - s->counted;
+		s->counted += n;
+		s->pr->nhit += n;
+		s->pr->nevents += n;
+		t->stats.events += n;
+	}
+}
+
+void reader_drain(struct dp_inproc *t, bool final)
+{
+	struct dp_ring_entry e;
+	enum dp_ring_kind k;
+
+	if (!t->rd)
+		return;
+	t->pass++;
+	clk_sample(&t->clk);
+	if (final)
+		dp_ring_reader_final(t->rd);
+	/* a bounded batch while tracing: the producers can make records
+	 * faster than they are printed, and a stop must still be seen */
+	for (unsigned n = 0; final || (n < DRAIN_BATCH && !t->stop_req); n++) {
+		k = dp_ring_read_merged(t->rd, &e);
+		if (k == DP_RING_EMPTY)
+			break;
+		if (k == DP_RING_LOST)
+			lost(t, &e);
+		else
+			record(t, &e);
+	}
+	counters(t);
+	if (final) {
+		t->stats.lost += dp_ring_set_noring_lost(&t->rings);
+		return;
+	}
+	/* rings of threads that exited: every 64 passes (it reads /proc) */
+	if (!(t->pass % 64))
+		dp_ring_reader_reap(t->rd);
+	dp_ring_reader_reclaim(t->rd);
+}

@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The in-process engine's session with one target (see inproc.h): start
+ * the agent in it, hand it the rings and the probes, serve the output
+ * until the end, then take everything out again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/agent/protocol.h"
+#include "engine/inproc/internal.h"
+#include "engine/ptrace/inject.h"
+#include "lang/errors.h"
+
+#define CONNECT_TIMEOUT_MS	10000
+#define REPLY_TIMEOUT_MS	30000
+#define DETACH_TIMEOUT_MS	5000
+
+void inproc_log(struct dp_inproc *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(t->o.log ? t->o.log : stderr, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- suitability ------------------------------------------------------------ */
+
+char *dp_inproc_find_agent(void)
+{
+	const char *env = getenv("DPROBE_AGENT");
+	char exe[PATH_MAX], *slash, *path;
+	ssize_t n;
+
+	if (env && *env)
+		return access(env, R_OK) ? NULL : realpath(env, NULL);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	if (asprintf(&path, "%s/libdprobe.so", exe) < 0)
+		return NULL;
+	if (!access(path, R_OK))
+		return path;
+	free(path);
+	return NULL;
+}
+
+/* Whether @path asks for a dynamic loader (PT_INTERP): -1 if unreadable. */
+static int has_interp(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+	size_t n;
+	Elf *e;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && !elf_getphdrnum(e, &n)) {
+		ret = 0;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+				ret = 1;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ret;
+}
+
+const char *dp_inproc_unsuitable(const char *path, const char *agent)
+{
+	struct stat st;
+
+	if (!agent)
+		return "libdprobe.so was not found next to dprobe";
+	if (stat(path, &st) || has_interp(path) < 0)
+		return "the program cannot be read";
+	if (st.st_mode & (S_ISUID | S_ISGID))
+		return "a set-user-ID program ignores LD_PRELOAD";
+	if (!has_interp(path))
+		return "the program is statically linked";
+	return NULL;
+}
+
+/* ---- the channel ------------------------------------------------------------ */
+
+static int listen_sock(struct dp_inproc *t)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	unsigned rnd = 0;
+	size_t len;
+
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (unsigned)time(NULL) ^ (unsigned)getpid();
+	snprintf(t->name, sizeof(t->name), "dprobe-agent-%d-%08x",
+		 (int)getpid(), rnd);
+	len = strlen(t->name);
+	memcpy(sa.sun_path + 1, t->name, len);
+	t->lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (t->lsock < 0)
+		return -errno;
+	if (bind(t->lsock, (struct sockaddr *)&sa,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) ||
+	    listen(t->lsock, 4))
+		return -errno;
+	return 0;
+}
+
+static int send_msg(struct dp_inproc *t, int fd, const char *fmt, ...)
+{
+	char buf[DP_AGENT_MSG_MAX], cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, 0 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(buf))
+		return -EMSGSIZE;
+	iov.iov_len = (size_t)n;
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(t->sock, &mh, MSG_NOSIGNAL) == n ? 0 : -EPIPE;
+}
+
+/* One message within @timeout_ms: its length, 0 at EOF, or -errno. */
+static int recv_msg(struct dp_inproc *t, char *buf, size_t len, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = t->sock, .events = POLLIN };
+	ssize_t n;
+	int r;
+
+	do
+		r = poll(&pfd, 1, timeout_ms);
+	while (r < 0 && errno == EINTR && !t->stop_req);
+	if (r <= 0)
+		return r < 0 ? -errno : -ETIMEDOUT;
+	n = recv(t->sock, buf, len - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static bool child_gone(struct dp_inproc *t)
+{
+	if (t->exited)
+		return true;
+	if (t->launched) {
+		if (waitpid(t->pid, &t->status, WNOHANG) == t->pid)
+			t->exited = true;
+	} else if (kill(t->pid, 0) && errno == ESRCH) {
+		t->exited = true;
+	}
+	return t->exited;
+}
+
+/* The agent of our target connecting, within CONNECT_TIMEOUT_MS. */
+static int accept_agent(struct dp_inproc *t, char *why, size_t whylen)
+{
+	struct pollfd pfd = { .fd = t->lsock, .events = POLLIN };
+
+	for (int waited = 0; waited < CONNECT_TIMEOUT_MS; waited += 20) {
+		struct ucred cred;
+		socklen_t cl = sizeof(cred);
+		int fd;
+
+		if (child_gone(t)) {
+			snprintf(why, whylen, "process %d exited before the "
+				 "agent started", (int)t->pid);
+			return -ESRCH;
+		}
+		if (poll(&pfd, 1, 20) <= 0)
+			continue;
+		fd = accept4(t->lsock, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* only the process we started or injected */
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
+		    cred.pid != t->pid) {
+			close(fd);
+			continue;
+		}
+		t->sock = fd;
+		return 0;
+	}
+	snprintf(why, whylen, "the agent did not start in process %d within "
+		 "%d s", (int)t->pid, CONNECT_TIMEOUT_MS / 1000);
+	return -ETIMEDOUT;
+}
+
+/* ---- the handshake ---------------------------------------------------------- */
+
+static int hello(struct dp_inproc *t, char *why, size_t whylen)
+{
+	char buf[DP_AGENT_MSG_MAX], clock[16];
+	int ver, pid, n = recv_msg(t, buf, sizeof(buf), REPLY_TIMEOUT_MS);
+
+	if (n <= 0 || sscanf(buf, "HELLO %d %d %15s", &ver, &pid, clock) != 3) {
+		snprintf(why, whylen, "the agent did not say hello");
+		return -EPROTO;
+	}
+	if (ver != DP_AGENT_VERSION) {
+		snprintf(why, whylen, "the agent speaks version %d, dprobe %d",
+			 ver, DP_AGENT_VERSION);
+		return -EPROTO;
+	}
+	clk_init(&t->clk, !strcmp(clock, "tsc"));
+	return 0;
+}
+
+static int rings(struct dp_inproc *t, char *why, size_t whylen)
+{
+	uint64_t size = dp_ring_size_round(t->o.buffer_size ?
+					   t->o.buffer_size : DP_RING_DEFAULT_SIZE);
+	int ret;
+
+	if (!size) {
+		snprintf(why, whylen, "buffer size too large");
+		return -EINVAL;
+	}
+	ret = dp_ring_set_create(&t->rings, DP_RING_DEFAULT_RINGS, size,
+				 t->o.overwrite ? DP_RING_OVERWRITE : DP_RING_DISCARD);
+	if (ret) {
+		snprintf(why, whylen, "cannot create the rings: %s", strerror(-ret));
+		return ret;
+	}
+	t->have_rings = true;
+	t->rd = dp_ring_reader_new(&t->rings, true);
+	if (!t->rd)
+		return -ENOMEM;
+	return send_msg(t, t->rings.fd, "RINGS");
+}
+
+static int new_slot(struct dp_inproc *t, struct dp_probe *pr, uint64_t addr)
+{
+	struct slot *v;
+
+	if (t->nslots >= DP_AGENT_MAX_SLOTS)
+		return -E2BIG;
+	v = realloc(t->slots, (t->nslots + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	t->slots = v;
+	v[t->nslots] = (struct slot){ .pr = pr, .addr = addr };
+	return (int)t->nslots++;
+}
+
+/* @SYM arguments: their run-time addresses, as the ptrace engine reads. */
+static int send_syms(struct dp_inproc *t, int slot, const struct dp_probe *pr)
+{
+	for (unsigned i = 0; i < pr->def.nargs; i++) {
+		const struct dp_arg *a = &pr->def.args[i];
+		char why[160];
+		uint64_t addr;
+		int ret;
+
+		if (a->insn[0].op != DP_FOP_SYMBOL ||
+		    dp_proc_sym_addr(t->proc, a->insn[0].data, &addr, why,
+				     sizeof(why)))
+			continue;
+		ret = send_msg(t, -1, "SYM %d %u %llx", slot, i,
+			       (unsigned long long)addr);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int send_location(struct dp_inproc *t, struct dp_probe *pr,
+			 const struct dp_proc_loc *l, const char *line)
+{
+	unsigned flags = t->o.count_only && !pr->event->filter ?
+		DP_AGENT_F_COUNT : 0;
+	int slot = new_slot(t, pr, l->addr), ret;
+
+	if (slot < 0)
+		return slot;
+	t->slots[slot].counter = flags && slot < (int)DP_RING_NCOUNTERS;
+	ret = send_msg(t, -1, "PROBE %d %u %llx %llx %x %s", slot,
+		       pr->event->id, (unsigned long long)l->addr,
+		       (unsigned long long)(l->addr - l->file_offset), flags,
+		       line);
+	return ret ? ret : send_syms(t, slot, pr);
+}
+
+static int send_probe(struct dp_inproc *t, struct dp_probe *pr, char *why,
+		      size_t whylen)
+{
+	struct dp_error e = { 0 };
+	struct dp_proc_res res;
+	char *line;
+	int ret = dp_proc_resolve(t->proc, NULL, &pr->def, &res, &e);
+
+	if (ret) {
+		snprintf(why, whylen, "%s/%s: %s%s%s%s", pr->event->group,
+			 pr->event->name, dp_err_message(e.code),
+			 e.detail[0] ? " (" : "", e.detail,
+			 e.detail[0] ? ")" : "");
+		dp_error_clear(&e);
+		return ret;
+	}
+	if (res.pending) {
+		snprintf(why, whylen, "%s/%s: %s; the in-process engine arms "
+			 "probes only in objects loaded at the start (use "
+			 "--engine ptrace)", pr->event->group, pr->event->name,
+			 res.why);
+		dp_proc_res_free(&res);
+		return -ENOTSUP;
+	}
+	line = dp_probe_canonical(&pr->def);
+	for (size_t i = 0; !ret && i < res.n; i++) {
+		ret = line ? send_location(t, pr, &res.loc[i], line) : -ENOMEM;
+		if (!ret && !pr->vaddr) {
+			pr->vaddr = res.loc[i].vaddr;
+			pr->file_offset = res.loc[i].file_offset;
+		}
+	}
+	free(line);
+	dp_proc_res_free(&res);
+	if (ret && !why[0])
+		snprintf(why, whylen, "the agent went away");
+	return ret;
+}
+
+/* One reply to ARM: 1 when ARMED came, 0 for another line, or -errno. */
+static int arm_reply(struct dp_inproc *t, char *buf, char *why, size_t whylen)
+{
+	unsigned slot;
+	int n, err;
+
+	if (sscanf(buf, "ARMED %d", &n) == 1)
+		return 1;
+	if (!strncmp(buf, "STAT ", 5) || !strcmp(buf, "END"))
+		return 0;	/* the process is exiting: its last word */
+	if (sscanf(buf, "OK %u %n", &slot, &n) == 1 && slot < t->nslots) {
+		free(t->slots[slot].how);
+		t->slots[slot].how = strdup(buf + n);
+		return 0;
+	}
+	if (sscanf(buf, "ERR %u %d %n", &slot, &err, &n) == 2) {
+		const struct dp_probe *pr = slot < t->nslots ? t->slots[slot].pr : NULL;
+
+		if (!why[0] && pr)
+			snprintf(why, whylen, "%s/%s at 0x%llx: %s",
+				 pr->event->group, pr->event->name,
+				 (unsigned long long)t->slots[slot].addr, buf + n);
+		else if (!why[0])
+			snprintf(why, whylen, "agent: %s", buf + n);
+		return -(err > 0 ? err : EINVAL);
+	}
+	snprintf(why, whylen, "the agent said '%.60s'", buf);
+	return -EPROTO;
+}
+
+static int arm(struct dp_inproc *t, char *why, size_t whylen)
+{
+	char buf[DP_AGENT_MSG_MAX];
+	int ret = send_msg(t, -1, "ARM"), first = 0, n;
+
+	while (!ret) {
+		n = recv_msg(t, buf, sizeof(buf), REPLY_TIMEOUT_MS);
+		if (n <= 0) {
+			if (!why[0])
+				snprintf(why, whylen, "the agent did not answer");
+			return n ? n : -EPIPE;
+		}
+		ret = arm_reply(t, buf, why, whylen);
+		if (ret < 0 && !first)
+			first = ret;
+		if (ret < 0)
+			ret = 0;	/* read the other answers */
+		else if (ret == 1)
+			return first;
+	}
+	return ret;
+}
+
+static int handshake(struct dp_inproc *t, char *why, size_t whylen)
+{
+	int ret = hello(t, why, whylen);
+
+	if (!ret)
+		ret = rings(t, why, whylen);
+	if (!ret)
+		ret = dp_proc_open(t->pid, &t->proc, why, whylen);
+	if (ret)
+		return ret;
+	dp_proc_symbolizer(t->proc, &t->symbolizer);
+	for (struct dp_event *ev = t->o.reg->events; ev; ev = ev->next)
+		for (struct dp_probe *pr = ev->probes; pr; pr = pr->next)
+			if ((ret = send_probe(t, pr, why, whylen)))
+				return ret;
+	return arm(t, why, whylen);
+}
+
+static struct dp_inproc *session_new(const struct dp_inproc_opts *o)
+{
+	struct dp_inproc *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->o = *o;
+	t->lsock = t->sock = -1;
+	return t;
+}
+
+/* ---- launch and attach ---------------------------------------------------- */
+
+static void launch_child(const struct dp_inproc *t, char *const argv[],
+			 int errfd)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	char *val = NULL;
+	int err;
+
+	if (t->o.child_mask)
+		sigprocmask(SIG_SETMASK, t->o.child_mask, NULL);
+	if (pre && *pre ? asprintf(&val, "%s:%s", t->o.agent, pre) < 0 :
+	    !(val = strdup(t->o.agent)))
+		_exit(127);
+	setenv("LD_PRELOAD", val, 1);
+	setenv(DP_AGENT_ENV_SOCK, t->name, 1);
+	execvp(argv[0], argv);
+	err = errno;
+	if (write(errfd, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static int start_child(struct dp_inproc *t, char *const argv[], char *why,
+		       size_t whylen)
+{
+	int fds[2], err = 0;
+	ssize_t n;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	t->pid = fork();
+	if (t->pid < 0) {
+		err = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return err;
+	}
+	if (!t->pid)
+		launch_child(t, argv, fds[1]);
+	close(fds[1]);
+	t->launched = true;
+	do
+		n = read(fds[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(fds[0]);
+	if (n == sizeof(err)) {
+		waitpid(t->pid, NULL, 0);
+		t->exited = true;
+		snprintf(why, whylen, "cannot execute %s: %s", argv[0],
+			 strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+/*
+ * The target exited while it was being set up: not an error, the session
+ * simply has nothing to read (as the ptrace engine ends when its process
+ * does).
+ */
+static bool gone_early(struct dp_inproc *t)
+{
+	if (!child_gone(t))
+		return false;
+	if (t->sock >= 0) {
+		close(t->sock);
+		t->sock = -1;
+	}
+	return true;
+}
+
+static void abandon(struct dp_inproc *t)
+{
+	if (t->launched && !t->exited) {
+		kill(t->pid, SIGKILL);
+		waitpid(t->pid, &t->status, 0);
+		t->exited = true;
+	}
+	dp_inproc_free(t);
+}
+
+int dp_inproc_launch(const struct dp_inproc_opts *o, char *const argv[],
+		     struct dp_inproc **out, char *why, size_t whylen)
+{
+	struct dp_inproc *t = session_new(o);
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	ret = listen_sock(t);
+	if (!ret)
+		ret = start_child(t, argv, why, whylen);
+	if (!ret) {
+		ret = accept_agent(t, why, whylen);
+		if (!ret)
+			ret = handshake(t, why, whylen);
+		if (ret && gone_early(t))
+			ret = 0;
+	}
+	if (ret) {
+		abandon(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
+		     struct dp_inproc **out, char *why, size_t whylen)
+{
+	struct dp_inproc *t = session_new(o);
+	long rv = 0;
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	t->pid = pid;
+	ret = listen_sock(t);
+	if (!ret)
+		ret = dp_ptrace_inject(pid, o->agent, DP_AGENT_ATTACH_FN, t->name,
+				       &rv, why, whylen);
+	if (!ret && rv == -EBUSY) {
+		snprintf(why, whylen, "process %d is traced already by another "
+			 "dprobe (its agent is attached)", (int)pid);
+		ret = -EALREADY;
+	} else if (!ret && rv) {
+		snprintf(why, whylen, "the agent could not start in process "
+			 "%d: %s", (int)pid, strerror((int)-rv));
+		ret = rv < 0 ? (int)rv : -EINVAL;
+	}
+	if (!ret)
+		ret = accept_agent(t, why, whylen);
+	if (!ret)
+		ret = handshake(t, why, whylen);
+	if (ret && gone_early(t))
+		ret = 0;
+	if (ret) {
+		/* closing the channel makes the agent take everything out */
+		dp_inproc_free(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+/* ---- running ------------------------------------------------------------------ */
+
+/* STAT lines up to END, within @timeout_ms each: the probes' misses. */
+static void read_stats(struct dp_inproc *t, int timeout_ms)
+{
+	char buf[DP_AGENT_MSG_MAX];
+	unsigned slot;
+	unsigned long missed;
+	bool first = true;
+
+	while (recv_msg(t, buf, sizeof(buf), timeout_ms) > 0 &&
+	       strcmp(buf, "END")) {
+		if (sscanf(buf, "STAT %u %lu", &slot, &missed) != 2 ||
+		    slot >= t->nslots)
+			continue;
+		if (first) {
+			for (unsigned i = 0; i < t->nslots; i++)
+				t->slots[i].pr->nmiss = 0;
+			t->stats.missed = 0;
+			first = false;
+		}
+		t->slots[slot].pr->nmiss += missed;
+		t->stats.missed += missed;
+	}
+}
+
+void inproc_update_missed(struct dp_inproc *t)
+{
+	if (t->sock >= 0 && !send_msg(t, -1, "STATS"))
+		read_stats(t, REPLY_TIMEOUT_MS);
+}
+
+/* Take every probe out (the agent restores every byte) and say bye. */
+static void detach(struct dp_inproc *t)
+{
+	char buf[DP_AGENT_MSG_MAX];
+
+	if (t->sock < 0)
+		return;
+	inproc_update_missed(t);
+	if (!send_msg(t, -1, "DETACH"))
+		while (recv_msg(t, buf, sizeof(buf), DETACH_TIMEOUT_MS) > 0 &&
+		       strcmp(buf, "BYE"))
+			;
+	close(t->sock);
+	t->sock = -1;
+}
+
+/* Wait about a millisecond for the channel; false if the agent is gone. */
+static bool channel_alive(struct dp_inproc *t, const sigset_t *unblocked)
+{
+	struct pollfd pfd = { .fd = t->sock, .events = POLLIN };
+	struct timespec ts = { 0, 1000000 };
+
+	if (ppoll(&pfd, 1, &ts, unblocked) <= 0)
+		return true;
+	return !(pfd.revents & (POLLHUP | POLLERR));
+}
+
+int dp_inproc_run(struct dp_inproc *t, int *status)
+{
+	sigset_t unblocked;
+
+	/* the caller blocked its stop signals: they interrupt the wait */
+	sigemptyset(&unblocked);
+	while (!t->stop_req) {
+		reader_drain(t, false);
+		if (t->profile_req) {
+			t->profile_req = 0;
+			inproc_update_missed(t);
+			if (t->profile_cb)
+				t->profile_cb(t->profile_priv);
+		}
+		if (child_gone(t) || !channel_alive(t, &unblocked))
+			break;
+	}
+	/* what the agent said at exit, if it exited (or is exiting) */
+	if (t->sock >= 0)
+		read_stats(t, 0);
+	if (!child_gone(t))
+		detach(t);
+	if (t->sock >= 0) {
+		close(t->sock);
+		t->sock = -1;
+	}
+	reader_drain(t, true);
+	/* a launched command keeps running after a detach: wait for it */
+	while (t->launched && !t->exited) {
+		if (waitpid(t->pid, &t->status, 0) == t->pid)
+			t->exited = true;
+		else if (errno != EINTR)
+			break;
+	}
+	if (status)
+		*status = t->status;
+	return 0;
+}
+
+void dp_inproc_stop(struct dp_inproc *t)
+{
+	t->stop_req = 1;
+}
+
+void dp_inproc_request_profile(struct dp_inproc *t)
+{
+	t->profile_req = 1;
+}
+
+void dp_inproc_set_profile_cb(struct dp_inproc *t, void (*cb)(void *),
+			      void *priv)
+{
+	t->profile_cb = cb;
+	t->profile_priv = priv;
+}
+
+void dp_inproc_list_probes(const struct dp_inproc *t, FILE *out)
+{
+	for (unsigned i = 0; i < t->nslots; i++) {
+		const struct slot *s = &t->slots[i];
+
+		fprintf(out, "%s/%s 0x%llx %s\n", s->pr->event->group,
+			s->pr->event->name, (unsigned long long)s->addr,
+			s->how ? s->how : "not armed");
+	}
+}
+
+const struct dp_ptrace_stats *dp_inproc_stats(const struct dp_inproc *t)
+{
+	return &t->stats;
+}
+
+void dp_inproc_free(struct dp_inproc *t)
+{
+	if (!t)
+		return;
+	if (t->sock >= 0)
+		close(t->sock);
+	if (t->lsock >= 0)
+		close(t->lsock);
+	if (t->rd)
+		dp_ring_reader_free(t->rd);
+	if (t->have_rings)
+		dp_ring_set_close(&t->rings);
+	if (t->proc)
+		dp_proc_close(t->proc);
+	for (unsigned i = 0; i < t->nslots; i++)
+		free(t->slots[i].how);
+	free(t->slots);
+	free(t->comms);
+	free(t);
+}
