@@ -61,6 +61,7 @@ static const struct {
 	{ "trace", dp_cmd_trace,
 	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]... [-o FILE]\n"
 	  "             [--json] [--duration SECS] [-f] [--profile]\n"
+	  "             [--engine auto|agent|ptrace] [--buffer-size SIZE] [--overwrite]\n"
 	  "             (-p PID[,PID...] | -- CMD [ARGS...])",
 	  "Trace probe events in a command it starts or in running processes,\n"
 	  "printing each as ftrace's trace_pipe does.  On exit, a summary line\n"
@@ -77,13 +78,19 @@ static const struct {
 	  "  --profile            print the kprobe_profile table at exit (also on\n"
 	  "                       SIGUSR1)\n"
 	  "  -p, --pid PID[,PID]  attach to running processes (all their threads)\n"
+	  "  --engine E           auto (default, or $DPROBE_ENGINE): in-process\n"
+	  "                       (libdprobe.so, jump-optimised probes) where it\n"
+	  "                       can run, else ptrace; agent; ptrace\n"
+	  "  --buffer-size SIZE   in-process ring per thread (K/M/G; default 1M)\n"
+	  "  --overwrite          in-process: a full ring overwrites old records\n"
 	  "\n"
 	  "Symbol places without MOD: name the command's executable; MOD is a\n"
 	  "path, or the basename or soname of a loaded object (libc.so.6).\n"
 	  "Ctrl-C, SIGTERM and --duration detach: every original byte goes back\n"
 	  "and the process runs on as if never traced.\n" },
 	{ "stat", dp_cmd_stat,
-	  "dprobe stat [-e DEF]... [--filter EVENT=EXPR]... (-p PID | -- CMD [ARGS...])",
+	  "dprobe stat [-e DEF]... [--filter EVENT=EXPR]... [--engine E]\n"
+	  "            (-p PID | -- CMD [ARGS...])",
 	  "Count probe hits per event while the command runs (or until Ctrl-C\n"
 	  "for -p), and print them as perf stat does, with the time elapsed.\n" },
 	{ "help", dp_cmd_help, "dprobe help [COMMAND]",

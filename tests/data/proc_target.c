@@ -5,10 +5,15 @@
  *   SIGUSR1  dlopen() each library named on the command line, print
  *            "loaded" and the address of proc_lib_fn in each;
  *   SIGUSR2  dlclose() them again and print "closed".
+ * With PROC_MAP_DATA=FILE in the environment it first maps FILE privately
+ * and writable, as a symbol reader does (libelf): data, not a load.
  * It never exits by itself: the tests kill it.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -57,12 +62,28 @@ static void unload(int n, void **handles)
 	fflush(stdout);
 }
 
+static void map_data(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (!path)
+		return;
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) ||
+	    mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		 fd, 0) == MAP_FAILED)
+		exit(3);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	void *handles[MAX_LIBS] = { 0 };
 	int n = argc - 1 < MAX_LIBS ? argc - 1 : MAX_LIBS, sig;
 	sigset_t set;
 
+	map_data(getenv("PROC_MAP_DATA"));
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGUSR2);

@@ -897,3 +897,24 @@ Test(proc, at_exec)
 	dp_probe_def_free(&def);
 	dp_proc_close(p);
 }
+
+static void map_libc_as_data(void)
+{
+	setenv("PROC_MAP_DATA", LIBC, 1);
+}
+
+/*
+ * A private writable mapping of libc's file (what a symbol reader such as
+ * libelf makes, or dprobe's agent once did) is data: libc is still found
+ * where the loader put it.
+ */
+Test(proc, data_mapping_of_a_library)
+{
+	struct helper *h = spawn_setup(data("proc_pie"), NULL, NULL,
+				       map_libc_as_data);
+	struct dp_proc *p = proc_ok(h->pid);
+
+	cr_assert_eq(resolve1(p, "p:s/d libc.so.6:getpid").addr, h->getpid);
+	cr_assert_eq(resolve1(p, "p:s/e " LIBC ":getpid").addr, h->getpid);
+	dp_proc_close(p);
+}

@@ -1105,3 +1105,86 @@ Test(ring, garbage_is_survived)
 		dp_ring_set_close(&set);
 	}
 }
+
+/*
+ * A record reserved at its largest and committed shorter (the agent's
+ * string records): the reader sees the short length, the next record
+ * follows right after it, and in overwrite mode eviction still lands on
+ * record boundaries.
+ */
+static void commit_len_mode(enum dp_ring_mode mode)
+{
+	struct dp_ring_set set;
+	struct dp_ring_reader *rd;
+	struct dp_ring_entry e;
+	struct dp_ring *r;
+	uint64_t seen = 0;
+
+	mkset(&set, 1, 4096, mode);
+	r = dp_ring_claim(set.hdr, 1, 2);
+	cr_assert_not_null(r);
+	rd = dp_ring_reader_new(&set, true);
+	cr_assert_not_null(rd);
+	for (uint64_t i = 0; i < 1000; i++) {
+		uint8_t *p = dp_ring_reserve(r, 1000, i, 0);
+		uint32_t n = 8 + (uint32_t)(i % 40);
+
+		cr_assert_not_null(p, "record %lu", (unsigned long)i);
+		memset(p, (int)(i & 0xff), n);
+		dp_ring_commit_len(r, p, n);
+		if (i == 0)	/* header + 8 bytes, not the 1000 reserved */
+			cr_assert_eq(r->head, DP_RING_HDR_SIZE + 8);
+		if (mode == DP_RING_OVERWRITE && i % 7)
+			continue;	/* read now and then: some are overwritten */
+		while (dp_ring_read(rd, r->index, &e) != DP_RING_EMPTY) {
+			if (e.kind != DP_RING_RECORD)
+				continue;
+			cr_assert_eq(e.len, 8 + e.ts % 40);
+			cr_assert_eq(((const uint8_t *)e.data)[e.len - 1],
+				     e.ts & 0xff);
+			seen++;
+		}
+	}
+	if (mode == DP_RING_DISCARD)
+		cr_assert_eq(seen, 1000);
+	else
+		cr_assert_gt(seen, 100);
+	dp_ring_reader_free(rd);
+	dp_ring_set_close(&set);
+}
+
+Test(ring, commit_len_discard)
+{
+	commit_len_mode(DP_RING_DISCARD);
+}
+
+Test(ring, commit_len_overwrite)
+{
+	commit_len_mode(DP_RING_OVERWRITE);
+}
+
+/* Per-ring counters: summed over the set, and kept across owners. */
+Test(ring, counters_survive_reclaim)
+{
+	struct dp_ring_set set;
+	struct dp_ring_reader *rd;
+	struct dp_ring *r;
+
+	mkset(&set, 2, 4096, DP_RING_DISCARD);
+	rd = dp_ring_reader_new(&set, true);
+	r = dp_ring_claim(set.hdr, 1, 10);
+	for (int i = 0; i < 5; i++)
+		dp_ring_local_inc(&r->counters[3]);
+	dp_ring_local_inc(&r->counters[DP_RING_NCOUNTERS - 1]);
+	dp_ring_release(r);
+	cr_assert_eq(dp_ring_reader_reclaim(rd), 1);
+	r = dp_ring_claim(set.hdr, 1, 10);	/* the same ring, a new owner */
+	dp_ring_local_inc(&r->counters[3]);
+	r = dp_ring_claim(set.hdr, 1, 11);
+	dp_ring_local_inc(&r->counters[3]);
+	cr_assert_eq(dp_ring_set_counter(&set, 3), 7);
+	cr_assert_eq(dp_ring_set_counter(&set, DP_RING_NCOUNTERS - 1), 1);
+	cr_assert_eq(dp_ring_set_counter(&set, DP_RING_NCOUNTERS), 0);
+	dp_ring_reader_free(rd);
+	dp_ring_set_close(&set);
+}

@@ -513,6 +513,16 @@ static bool gone_early(struct dp_inproc *t)
 	return true;
 }
 
+/* The agent connects and arms the probes (the target started or injected). */
+static int start_session(struct dp_inproc *t, char *why, size_t whylen)
+{
+	int ret = accept_agent(t, why, whylen);
+
+	if (!ret)
+		ret = handshake(t, why, whylen);
+	return ret && gone_early(t) ? 0 : ret;
+}
+
 static void abandon(struct dp_inproc *t)
 {
 	if (t->launched && !t->exited) {
@@ -534,13 +544,8 @@ int dp_inproc_launch(const struct dp_inproc_opts *o, char *const argv[],
 	ret = listen_sock(t);
 	if (!ret)
 		ret = start_child(t, argv, why, whylen);
-	if (!ret) {
-		ret = accept_agent(t, why, whylen);
-		if (!ret)
-			ret = handshake(t, why, whylen);
-		if (ret && gone_early(t))
-			ret = 0;
-	}
+	if (!ret)
+		ret = start_session(t, why, whylen);
 	if (ret) {
 		abandon(t);
 		return ret;
@@ -573,11 +578,9 @@ int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
 		ret = rv < 0 ? (int)rv : -EINVAL;
 	}
 	if (!ret)
-		ret = accept_agent(t, why, whylen);
-	if (!ret)
-		ret = handshake(t, why, whylen);
-	if (ret && gone_early(t))
-		ret = 0;
+		ret = start_session(t, why, whylen);
+	else if (gone_early(t))
+		ret = 0;	/* it exited while we injected */
 	if (ret) {
 		/* closing the channel makes the agent take everything out */
 		dp_inproc_free(t);
