@@ -10,7 +10,7 @@
  *   post      the same with an empty post_handler too (a second trap
  *             after the instruction, run out of line)
  *   kretprobe a kretprobe on work() with an empty handler (entry trap +
- *             the return trampoline)
+ *             the return trampoline), KPROBE_FLAG_NOOPT
  *   floor     no probe: the loop calls a hook through a function pointer
  *             that writes a 32-byte record (rdtsc, ip, two arguments) to a
  *             thread-local array, then work(): the floor of the issue
@@ -19,9 +19,12 @@
  *             regs (ip, di, si)
  *   optsimd   optrec without KPROBE_FLAG_NOSIMD: the detour saves the
  *             extended (SIMD/x87) state around the handler
- * (opt, optrec: the handlers are built with general-regs-only and say
- * so with KPROBE_FLAG_NOSIMD.)  A run of an opt mode fails when the
- * probe is not optimised.
+ *   optret    an entry+return pair: a kretprobe on work(), its entry
+ *             jump-optimised, whose entry_handler writes the floor's record
+ *             (ip, di, si) and whose handler writes another (ip, ax, sp)
+ * (opt, optrec, optret: the handlers are built with general-regs-only
+ * and say so with KPROBE_FLAG_NOSIMD.)  A run of an opt mode fails when
+ * the probe is not optimised.
  *
  * The handlers count their calls; a count other than N fails the run.
  */
@@ -111,6 +114,26 @@ static int on_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+static long entries;
+
+static GPR_ONLY int on_entry_record(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	(void)ri;
+	record(regs->ip, regs->di, regs->si);
+	entries++;
+	return 0;
+}
+
+static GPR_ONLY int on_ret_record(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	(void)ri;
+	record(regs->ip, regs->ax, regs->sp);
+	hits++;
+	return 0;
+}
+
 static long long now_ns(void)
 {
 	struct timespec ts;
@@ -131,6 +154,7 @@ int main(int argc, char **argv)
 
 	bool opt = !strcmp(mode, "opt") || !strcmp(mode, "optrec") ||
 		   !strcmp(mode, "optsimd");
+	bool optret = !strcmp(mode, "optret");
 	bool floor = !strcmp(mode, "floor");
 
 	if (!strcmp(mode, "post"))
@@ -147,15 +171,23 @@ int main(int argc, char **argv)
 		/* the int3 path, as before jump optimisation existed */
 		kp.flags = KPROBE_FLAG_NOOPT;
 	}
+	if (!strcmp(mode, "kretprobe")) {
+		rp.kp.flags = KPROBE_FLAG_NOOPT;
+	} else if (optret) {
+		rp.entry_handler = on_entry_record;
+		rp.handler = on_ret_record;
+		rp.kp.flags = KPROBE_FLAG_NOSIMD;
+	}
 	if (!strcmp(mode, "kprobe") || !strcmp(mode, "post") || opt)
 		err = register_kprobe(&kp);
-	else if (!strcmp(mode, "kretprobe"))
+	else if (!strcmp(mode, "kretprobe") || optret)
 		err = register_kretprobe(&rp);
 	else if (strcmp(mode, "base") && !floor)
 		err = -1;
-	if (!err && opt && !kprobe_optimized(&kp)) {
+	if (!err && (opt || optret) &&
+	    !kprobe_optimized(optret ? &rp.kp : &kp)) {
 		fprintf(stderr, "agent_bench: %s: not optimised: %s\n", mode,
-			kprobe_opt_reason(&kp));
+			kprobe_opt_reason(optret ? &rp.kp : &kp));
 		return 2;
 	}
 	if (err) {
@@ -179,13 +211,14 @@ int main(int argc, char **argv)
 	}
 	t1 = now_ns();
 
-	if (!strcmp(mode, "kretprobe"))
+	if (!strcmp(mode, "kretprobe") || optret)
 		unregister_kretprobe(&rp);
 	else if (want)
 		unregister_kprobe(&kp);
-	if (hits != want) {
-		fprintf(stderr, "agent_bench: %s: %ld hits for %ld calls\n",
-			mode, hits, n);
+	if (hits != want || (optret && entries != want) || rp.nmissed) {
+		fprintf(stderr, "agent_bench: %s: %ld hits, %ld entries, %d "
+			"missed for %ld calls\n", mode, hits, entries,
+			rp.nmissed, n);
 		return 1;
 	}
 	printf("%lld %ld %ld\n", t1 - t0, n, sum);

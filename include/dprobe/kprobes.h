@@ -139,7 +139,9 @@ struct kprobe {
 #define KPROBE_FLAG_NOSIMD	64	/* the handlers never touch SIMD, x87
 					 * or MXCSR state (built with
 					 * -mgeneral-regs-only): an optimised
-					 * hit need not save it */
+					 * hit need not save it (on a
+					 * kretprobe's kp: both its handlers,
+					 * and the return need not either) */
 
 /*
  * Jump optimisation (the kernel's optprobes).  A registered probe is an
@@ -147,9 +149,11 @@ struct kprobe {
  * covering 5 bytes at the probe point by a jmp to a per-probe detour that
  * calls the pre handlers directly, with no signal: a hit costs tens of
  * nanoseconds instead of microseconds.  Not optimised: probes with a
- * post_handler, kretprobes and probes sharing their address, probes with
+ * post_handler and probes sharing their address, probes with
  * KPROBE_FLAG_NOOPT, everything when the environment has DPROBE_NOOPT=1,
- * and sites that fail the kernel's checks (see kprobe_opt_reason()).
+ * and sites that fail the kernel's checks (see kprobe_opt_reason()).  A
+ * kretprobe's entry is optimised like a kprobe's.  Return handlers see
+ * regs->flags as 0x202: flags are dead after a return.
  *
  * In an optimised hit, pre_handler sees the same registers as with the
  * int3 (ip = address + 1; flags are meaningful only past a function's

@@ -51,7 +51,7 @@ done
 
 # ---- again without jump optimisation --------------------------------------
 # The programs that exercise optimisation, with every probe left an int3.
-for name in t_hammer t_opt t_sweep; do
+for name in t_hammer t_opt t_sweep t_gp t_kretprobe; do
 	t=$B/tests/agent/$name
 	[ -x "$t" ] || continue
 	DPROBE_NOOPT=1 timeout 300 "$t" >"$tmp/out" 2>&1

@@ -4,9 +4,13 @@
  * value, recursion against maxactive, entry handlers that skip, longjmp
  * out of probed frames, tail calls, floating-point returns, backtraces
  * from a handler, threads, unregistering with calls in flight, and a
- * signal handler on a sigaltstack above the thread's stack.
+ * signal handler on a sigaltstack above the thread's stack.  Entries are
+ * jump-optimised (unless DPROBE_NOOPT=1): a kprobe sharing the entry, a
+ * hit nested in an entry handler, instances left by exited threads, and
+ * threads calling while the kretprobe comes and goes.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -496,6 +500,186 @@ static void test_altstack(void)
 	END();
 }
 
+/* ---- jump-optimised entries ---------------------------------------------- */
+
+__attribute__((noipa)) long cube(long x)
+{
+	return x * x * x;
+}
+
+static int cube_rets, cube_bad, cube_pre_hits;
+
+static int cube_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	(void)ri;
+	__atomic_fetch_add(&cube_rets, 1, __ATOMIC_RELAXED);
+	if ((long)regs_return_value(regs) != (long)*(long *)ri->data *
+	    (long)*(long *)ri->data * (long)*(long *)ri->data)
+		__atomic_fetch_add(&cube_bad, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int cube_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	*(long *)ri->data = (long)regs->di;
+	return 0;
+}
+
+static int cube_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	(void)p;
+	(void)regs;
+	cube_pre_hits++;
+	return 0;
+}
+
+static void test_optimised(void)
+{
+	struct kprobe kp = { .symbol_name = "cube", .pre_handler = cube_pre };
+	struct kretprobe rp = { .kp.symbol_name = "cube", .handler = cube_ret,
+				.entry_handler = cube_entry,
+				.data_size = sizeof(long) };
+	bool noopt = getenv("DPROBE_NOOPT") != NULL;
+
+	BEGIN("an optimised entry: a kretprobe and a kprobe share it");
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	CHECK_EQ(kprobe_optimized(&rp.kp), !noopt);
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK_EQ(kprobe_optimized(&kp), !noopt);
+	cube_rets = cube_bad = cube_pre_hits = 0;
+	for (long i = 0; i < 10; i++)
+		CHECK_EQ(cube(i), i * i * i);
+	CHECK_EQ(cube_rets, 10);
+	CHECK_EQ(cube_pre_hits, 10);
+	unregister_kprobe(&kp);
+	CHECK_EQ(cube(3), 27);
+	CHECK_EQ(cube_rets, 11);
+	CHECK_EQ(cube_bad, 0);
+	CHECK_EQ(rp.nmissed, 0);
+	unregister_kretprobe(&rp);
+	CHECK_EQ(cube(4), 64);
+	CHECK_EQ(cube_rets, 11);
+	/* the other way round: the kretprobe joins an optimised kprobe */
+	kp.addr = NULL;
+	rp.kp.addr = NULL;
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	CHECK_EQ(kprobe_optimized(&rp.kp), !noopt);
+	CHECK_EQ(cube(5), 125);
+	CHECK_EQ(cube_rets, 12);
+	CHECK_EQ(cube_pre_hits, 11);
+	unregister_kretprobe(&rp);
+	unregister_kprobe(&kp);
+	END();
+}
+
+static int nest_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	*(long *)ri->data = (long)regs->di;
+	/* a hit from inside a handler: counted as missed, not traced */
+	if (cube(2) != 8)
+		__atomic_fetch_add(&cube_bad, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void test_nested(void)
+{
+	struct kretprobe rp = { .kp.symbol_name = "cube", .handler = cube_ret,
+				.entry_handler = nest_entry,
+				.data_size = sizeof(long) };
+
+	BEGIN("a call of the probed function from its entry handler is missed");
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	cube_rets = cube_bad = 0;
+	for (long i = 0; i < 5; i++)
+		CHECK_EQ(cube(i + 1), (i + 1) * (i + 1) * (i + 1));
+	CHECK_EQ(cube_rets, 5);
+	CHECK_EQ(cube_bad, 0);
+	/* as in the kernel: a reentered kprobe's miss, not an instance's */
+	CHECK_EQ(rp.kp.nmissed, 5);
+	CHECK_EQ(rp.nmissed, 0);
+	unregister_kretprobe(&rp);
+	END();
+}
+
+static void *cube_once(void *arg)
+{
+	return (void *)cube((long)(uintptr_t)arg);
+}
+
+static void test_exited_threads(void)
+{
+	struct kretprobe rp = { .kp.symbol_name = "cube", .handler = cube_ret,
+				.entry_handler = cube_entry,
+				.data_size = sizeof(long), .maxactive = 2 };
+	pthread_t t;
+	void *r;
+
+	BEGIN("instances kept by threads that exited are used again");
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	cube_rets = cube_bad = 0;
+	for (long i = 0; i < 8; i++) {
+		pthread_create(&t, NULL, cube_once, (void *)(uintptr_t)i);
+		pthread_join(t, &r);
+		CHECK_EQ((long)r, i * i * i);
+	}
+	for (long i = 0; i < 10; i++)
+		CHECK_EQ(cube(i), i * i * i);
+	CHECK_EQ(cube_rets, 18);
+	CHECK_EQ(rp.nmissed, 0);
+	CHECK_EQ(cube_bad, 0);
+	unregister_kretprobe(&rp);
+	END();
+}
+
+static volatile int churn_stop;
+
+static void *cube_loop(void *arg)
+{
+	long bad = 0;
+
+	(void)arg;
+	for (long i = 0; !churn_stop; i++)
+		if (cube(i & 1023) != (i & 1023) * (i & 1023) * (i & 1023))
+			bad++;
+	return (void *)bad;
+}
+
+static void test_churn(void)
+{
+	struct kretprobe rp = { .kp.symbol_name = "cube", .handler = cube_ret,
+				.entry_handler = cube_entry,
+				.data_size = sizeof(long), .maxactive = 3 };
+	pthread_t t[NTHREADS];
+	int errs = 0, opt = 0;
+	long bad = 0;
+	void *r;
+
+	BEGIN("threads call while the kretprobe comes and goes 200 times");
+	cube_rets = cube_bad = 0;
+	churn_stop = 0;
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_create(&t[i], NULL, cube_loop, NULL);
+	for (int i = 0; i < 200; i++) {
+		rp.kp.addr = NULL;
+		errs += register_kretprobe(&rp) != 0;
+		opt += kprobe_optimized(&rp.kp);
+		usleep(200);
+		unregister_kretprobe(&rp);
+	}
+	churn_stop = 1;
+	for (int i = 0; i < NTHREADS; i++) {
+		pthread_join(t[i], &r);
+		bad += (long)r;
+	}
+	printf("# %d rounds optimised, %d returns traced\n", opt, cube_rets);
+	CHECK_EQ(errs, 0);
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(cube_bad, 0);
+	CHECK(cube_rets > 0, "no return traced");
+	END();
+}
+
 int main(void)
 {
 	test_values();
@@ -508,6 +692,10 @@ int main(void)
 	test_threads();
 	test_unregister_in_flight();
 	test_altstack();
+	test_optimised();
+	test_nested();
+	test_exited_threads();
+	test_churn();
 	unregister_kretprobe(&sq_rp);
 	return t_exit();
 }

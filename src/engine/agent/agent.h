@@ -49,14 +49,19 @@
 
 /* ---- per-thread state (initial-exec TLS: no allocation, no call) -------- */
 
+struct dp_gp_reader;
+
 struct dp_tls {
 	int depth;			/* > 0: inside a handler of ours */
-	unsigned int lease[2];		/* grace-period read sides held */
+	struct dp_gp_reader *gp;	/* this thread's reader slot (core.c) */
+	unsigned int shared[2];		/* read sides held on the shared
+					 * counters, by epoch parity */
+	bool gp_claiming;		/* claiming a reader slot */
+	int tid;			/* gettid(), once known */
 	struct kprobe *cur;		/* kprobe_running() */
 	struct kretprobe_instance *ri;	/* calls in flight, newest first */
 	bool segv_blocked;		/* the probed code blocks SIGSEGV/BUS */
 	int prog_fault;			/* in the program's SIGSEGV/BUS handler */
-	uintptr_t alt_lo, alt_hi;	/* the thread's sigaltstack, last seen */
 	ucontext_t *uc;			/* the trap's context, in pre handlers */
 };
 
@@ -72,15 +77,73 @@ DP_HIDDEN void dp_lock(void);
 DP_HIDDEN void dp_unlock(void);
 
 /*
- * Grace periods.  Every hit takes a read side (two counters, as SRCU: a
- * reader increments the one the current epoch names); dp_synchronize()
- * flips the epoch twice and waits for each old counter to drain, so after
- * it no handler that could see a removed kprobe is still running.  The
- * caller's own read sides (a handler that unregisters) are not waited for.
+ * Grace periods (core.c).  A hit holds a read side while it looks at a
+ * site's probes and runs their handlers; dp_synchronize() returns once
+ * every read side that could have seen a removed kprobe has ended.
+ *
+ * Each thread that hits a probe takes a reader slot (struct dp_gp_reader,
+ * global memory that is never freed) the first time, and from then on a
+ * read side is a plain increment of the slot's counter for the current
+ * epoch parity and a plain decrement at the end: no atomic instruction,
+ * no fence.  The writer makes up for the missing reader barriers with
+ * membarrier(PRIVATE_EXPEDITED).  A thread that finds no free slot, or a
+ * kernel without that membarrier, uses two shared counters with atomic
+ * read-modify-writes instead (as SRCU).  See core.c for why it is correct.
+ *
+ * The caller's own read sides (a handler that unregisters) are not
+ * waited for.
  */
-DP_HIDDEN int dp_gp_enter(void);
-DP_HIDDEN void dp_gp_leave(int idx);
+struct dp_gp_reader {
+	unsigned int lease[2];		/* read sides held, by epoch parity */
+	int tid;			/* the owner; 0: free */
+	/* an instance kept for the owner's next kretprobe entry (rethook.c) */
+	struct kretprobe_instance *spare;
+} __attribute__((aligned(64)));		/* one cache line per thread */
+
+typedef unsigned int *dp_gp_t;		/* the counter a read side holds */
+
+extern unsigned int dp_gp_epoch DP_HIDDEN;
+extern unsigned int dp_gp_shared[2] DP_HIDDEN;
+
+DP_HIDDEN dp_gp_t dp_gp_enter_slow(void);
+DP_HIDDEN void dp_gp_leave_shared(dp_gp_t c);
 DP_HIDDEN void dp_synchronize(void);
+/* @fn on every reader slot, owned or not, until it returns true (then
+ * true); no lock, no call: usable on the hit path. */
+DP_HIDDEN bool dp_gp_for_each(bool (*fn)(struct dp_gp_reader *, void *),
+			      void *arg);
+
+/*
+ * The signal fences only keep the compiler from moving the read side's
+ * accesses out of it; a signal handler that nests a hit on this thread
+ * between the load and the store of an increment restores the counter
+ * before the interrupted code resumes, so the plain update is safe.
+ */
+static inline dp_gp_t dp_gp_enter(void)
+{
+	struct dp_gp_reader *r = dp_tls.gp;
+	unsigned int *c;
+
+	if (__builtin_expect(!r, 0))
+		return dp_gp_enter_slow();
+	c = &r->lease[__atomic_load_n(&dp_gp_epoch, __ATOMIC_RELAXED) & 1];
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return c;
+}
+
+static inline void dp_gp_leave(dp_gp_t c)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect((uintptr_t)c - (uintptr_t)dp_gp_shared <
+			     sizeof(dp_gp_shared), 0)) {
+		dp_gp_leave_shared(c);
+		return;
+	}
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) - 1,
+			 __ATOMIC_RELAXED);
+}
 
 
 /*
@@ -231,6 +294,31 @@ DP_HIDDEN void dp_opt_make_room(uint64_t addr);
 DP_HIDDEN void dp_opt_unoptimize(struct dp_site *s);
 DP_HIDDEN extern const char dp_opt_entry[];
 DP_HIDDEN void dp_opt_hit(struct pt_regs *regs, struct dp_site *s);
+/*
+ * The selectors and bases, for frames that were not made from a
+ * ucontext: the selectors as read at initialisation (dp_regs_init();
+ * reading a segment register costs more than the rest of the frame),
+ * fs_base from %fs:0 (see dp_regs_bases()), gs_base with rdgsbase.
+ */
+DP_HIDDEN void dp_regs_init(void);
+extern unsigned long dp_sel_cs, dp_sel_ss, dp_sel_fs, dp_sel_gs DP_HIDDEN;
+
+static inline void dp_regs_segments(struct pt_regs *regs)
+{
+	unsigned long v;
+
+	regs->cs = dp_sel_cs;
+	regs->ss = dp_sel_ss;
+	regs->fs = dp_sel_fs;
+	regs->gs = dp_sel_gs;
+	regs->ds = regs->es = 0;
+	__asm__("mov %%fs:0, %0" : "=r"(v));
+	regs->fs_base = v;
+	v = 0;
+	if (dp_have_fsgsbase)
+		__asm__ volatile("rdgsbase %0" : "=r"(v));
+	regs->gs_base = v;
+}
 /* DP_SIG_WHERE from us (true), noted; false: the program's. */
 DP_HIDDEN bool dp_opt_where(siginfo_t *si, ucontext_t *uc);
 /* The question DP_SIG_WHERE asks: is anything in (lo, hi) or [slo, shi)? */
@@ -271,7 +359,6 @@ struct kretprobe_holder {
 	size_t isize;
 	uint32_t n;
 	uint64_t free_head;		/* tag << 32 | (index + 1), 0: empty */
-	int outstanding;		/* instances not in the free stack */
 	struct kretprobe_holder *next_dead;
 };
 
@@ -282,8 +369,20 @@ dp_rp_instance(struct kretprobe_holder *h, uint32_t i)
 }
 
 DP_HIDDEN extern const char dp_kretprobe_trampoline[];
+/* Where the detours of optimised function entries go (trampoline.S), and
+ * the return address it gives the calls it hijacks. */
+DP_HIDDEN extern const char dp_kretprobe_call[];
+DP_HIDDEN extern const char dp_kretprobe_trampoline_call[];
 DP_HIDDEN extern uint64_t dp_xsave_size;
+/* 0: fxsave, 1: xsave, 2: xsavec (only the components in use) */
 DP_HIDDEN extern uint8_t dp_xsave_mode;
+/* fn(a, b) with the extended state saved around it (trampoline.S). */
+DP_HIDDEN int dp_call_xsave(void *fn, void *a, void *b);
+/* A word of the stack, 0 or -EFAULT without crashing (trampoline.S)... */
+DP_HIDDEN long dp_load_nofault(const uint64_t *src, uint64_t *dst);
+DP_HIDDEN long dp_store_nofault(uint64_t *dst, uint64_t val);
+/* ...and, for a fault at @ip in them, where to resume, or 0. */
+DP_HIDDEN uint64_t dp_word_nofault_fixup(uint64_t ip);
 /* Size the extended-state save of trampoline.S and opt_entry.S (mutex). */
 DP_HIDDEN void dp_xsave_setup(void);
 /* rp->kp's pre handler: hijack the return address. */
@@ -292,6 +391,9 @@ DP_HIDDEN int dp_kretprobe_pre(struct kprobe *kp, struct pt_regs *regs);
 DP_HIDDEN uint64_t dp_kretprobe_handler(struct pt_regs *regs);
 /* Put back every hijacked return address of this thread (unwinding). */
 DP_HIDDEN void dp_kretprobe_unhijack_thread(void);
+/* Every thread's spare instance back to its pool (after a grace period
+ * that follows the unregistering of kretprobes: under the mutex). */
+DP_HIDDEN void dp_kretprobe_spares_return(void);
 
 /* ---- kprobes.c ----------------------------------------------------------- */
 

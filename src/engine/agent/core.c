@@ -17,7 +17,7 @@
 #include <link.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
-#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
@@ -48,16 +48,20 @@ void dp_unlock(void)
 	pthread_mutex_unlock(&reg_mutex);
 }
 
+static bool gp_held(void);
+
 /*
  * A fork while another thread registers must not copy our structures
- * half-updated: the mutex is held across it.  Not from a handler: another
- * thread could be holding it, waiting for this thread's read side.
+ * half-updated: the mutex is held across it.  Not while this thread holds
+ * a read side (in a handler, or a signal handler that interrupted a hit
+ * just before it counted as one): another thread could be holding the
+ * mutex, waiting for that read side to end.
  */
-static bool fork_locked;
+static __thread bool fork_locked;
 
 static void atfork_prepare(void)
 {
-	fork_locked = !dp_tls.depth;
+	fork_locked = !dp_tls.depth && !gp_held();
 	if (fork_locked)
 		pthread_mutex_lock(&reg_mutex);
 }
@@ -70,11 +74,295 @@ static void atfork_parent(void)
 
 /* ---- grace periods -------------------------------------------------------- */
 
-static struct {
-	_Atomic long n;
-	char pad[64 - sizeof(long)];
-} gp_readers[2] __attribute__((aligned(64)));
-static _Atomic unsigned long gp_epoch;
+/*
+ * Read sides without atomic instructions (agent.h has the reader's half).
+ *
+ * Reader, on its own slot r:  R0 idx = epoch & 1;  R1 r->lease[idx]++;
+ * R2 read the probe lists, run handlers;  R3 r->lease[idx]--.  Plain
+ * loads and stores; only the compiler is kept from reordering them.
+ *
+ * Writer, under the registration mutex, after W1 (unlinking a kprobe,
+ * clearing kretprobe_holder.rp, setting site->step...):
+ *   A   membarrier(PRIVATE_EXPEDITED): every thread of the process that
+ *       is running executes a full barrier (one that is not running
+ *       passes through the scheduler, which is one);
+ *   S1  epoch = e + 1, then wait until no slot holds lease[e & 1];
+ *   S2  epoch = e + 2, then wait until no slot holds lease[(e + 1) & 1].
+ *
+ * Why no reader that saw what W1 removed is still running after S2: take
+ * a reader whose R2 read the old value.  Its barrier point from A comes
+ * after R2 (a barrier before R2 would have made W1 visible to it), so R0,
+ * R1 and R2 all precede it, and everything the writer reads after A sees
+ * R1.  R0 read an epoch no later than e (the flips come after A), so idx
+ * is e & 1 or (e + 1) & 1: S1 or S2 looks at that very counter, finds it
+ * non-zero, and waits for R3.  On x86 the loads of R2 are complete
+ * before R3's store is visible (stores are not reordered with earlier
+ * loads), so once the writer sees R3 the reader is done with the object.
+ * The flips only ensure progress: readers that start after a flip count
+ * on the other parity, so the one being waited for drains even when a
+ * thread hits probes back to back.
+ *
+ * The cases around it:
+ *  - nesting on one thread (a signal handler hitting a probe while the
+ *    thread is in a read side, or between the load and store of R1 or
+ *    R3): the nested read side restores the counter before the
+ *    interrupted code resumes, so each thread's counters stay exact;
+ *  - threads that start meanwhile claim a slot (a locked CAS) before
+ *    their R1, so the same argument covers them: the slots are scanned
+ *    after A;
+ *  - threads that exit hold no read side (handlers return), so their
+ *    slots read zero and are never waited for; slots live in memory of
+ *    ours that is never freed, not in the thread's TLS, so the writer
+ *    never reads the storage of an exited thread.  Slots of threads that
+ *    are gone (tgkill() says ESRCH) are taken back when free slots run
+ *    low, and a slot whose thread died inside a read side is freed
+ *    instead of waited for;
+ *  - the writer's own slot and shared read sides are skipped: a handler
+ *    that unregisters would otherwise wait for itself;
+ *  - fork: the child's only thread keeps its slot (under its new tid)
+ *    and its read sides; every other slot is freed.  The membarrier
+ *    registration is inherited.
+ * A thread that finds no free slot, and every thread when the kernel
+ * lacks PRIVATE_EXPEDITED, counts on dp_gp_shared[] with a locked RMW (a
+ * full barrier of its own, as SRCU's smp_mb()); the writer waits for
+ * those counters too (the same two parities), minus its own read sides.
+ */
+#define GP_CHUNK 64
+
+struct gp_chunk {
+	struct dp_gp_reader r[GP_CHUNK];
+	struct gp_chunk *next;		/* appended under the mutex, release */
+};
+
+static struct gp_chunk gp_chunk0;
+static int gp_free = GP_CHUNK;		/* slots with no owner (a hint) */
+static bool gp_fast;			/* membarrier PRIVATE_EXPEDITED works */
+
+unsigned int dp_gp_epoch;
+unsigned int dp_gp_shared[2];
+
+static struct gp_chunk *gp_next(const struct gp_chunk *c)
+{
+	return __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+}
+
+static struct dp_gp_reader *gp_claim(void)
+{
+	if (!dp_tls.tid)
+		dp_tls.tid = (int)dp_raw_syscall(SYS_gettid, 0, 0, 0);
+	for (struct gp_chunk *c = &gp_chunk0; c; c = gp_next(c)) {
+		for (int i = 0; i < GP_CHUNK; i++) {
+			struct dp_gp_reader *r = &c->r[i];
+			int none = 0;
+
+			if (__atomic_load_n(&r->tid, __ATOMIC_RELAXED) ||
+			    !__atomic_compare_exchange_n(&r->tid, &none,
+							 dp_tls.tid, false,
+							 __ATOMIC_SEQ_CST,
+							 __ATOMIC_RELAXED))
+				continue;
+			__atomic_fetch_sub(&gp_free, 1, __ATOMIC_RELAXED);
+			return r;
+		}
+	}
+	return NULL;
+}
+
+/* The first read side of a thread, or one with no slot: on the hit path. */
+dp_gp_t dp_gp_enter_slow(void)
+{
+	unsigned int idx;
+
+	/* a hit nested in the claim (a signal) takes the shared counters */
+	if (__atomic_load_n(&gp_fast, __ATOMIC_RELAXED) &&
+	    !dp_tls.gp_claiming &&
+	    __atomic_load_n(&gp_free, __ATOMIC_RELAXED) > 0) {
+		struct dp_gp_reader *r;
+
+		dp_tls.gp_claiming = true;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		r = gp_claim();
+		dp_tls.gp = r;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		dp_tls.gp_claiming = false;
+		if (r)
+			return dp_gp_enter();
+	}
+	idx = __atomic_load_n(&dp_gp_epoch, __ATOMIC_RELAXED) & 1;
+	__atomic_fetch_add(&dp_gp_shared[idx], 1, __ATOMIC_SEQ_CST);
+	dp_tls.shared[idx]++;
+	return &dp_gp_shared[idx];
+}
+
+void dp_gp_leave_shared(dp_gp_t c)
+{
+	dp_tls.shared[c - dp_gp_shared]--;
+	__atomic_fetch_sub(c, 1, __ATOMIC_RELEASE);
+}
+
+/* This thread holds a read side. */
+static bool gp_held(void)
+{
+	const struct dp_gp_reader *r = dp_tls.gp;
+
+	return dp_tls.shared[0] || dp_tls.shared[1] ||
+	       (r && (r->lease[0] || r->lease[1]));
+}
+
+bool dp_gp_for_each(bool (*fn)(struct dp_gp_reader *, void *), void *arg)
+{
+	for (struct gp_chunk *c = &gp_chunk0; c; c = gp_next(c))
+		for (int i = 0; i < GP_CHUNK; i++)
+			if (fn(&c->r[i], arg))
+				return true;
+	return false;
+}
+
+static bool thread_gone(int tid)
+{
+	return syscall(SYS_tgkill, getpid(), tid, 0) && errno == ESRCH;
+}
+
+/* Free a slot whose thread is gone (under the mutex). */
+static void gp_release(struct dp_gp_reader *r)
+{
+	__atomic_store_n(&r->lease[0], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->lease[1], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->tid, 0, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&gp_free, 1, __ATOMIC_RELAXED);
+}
+
+static void gp_pause(int spins)
+{
+	struct timespec ts = { 0, 20000 };
+
+	if (spins < 64)
+		sched_yield();
+	else
+		nanosleep(&ts, NULL);
+}
+
+/* Until @r holds no read side of parity @idx, or its thread is gone. */
+static void gp_wait_reader(struct dp_gp_reader *r, int idx)
+{
+	for (int spins = 0;
+	     __atomic_load_n(&r->lease[idx], __ATOMIC_ACQUIRE); spins++) {
+		int tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
+
+		/* checked now and then: a handler that never returned */
+		if (spins >= 64 && spins % 64 == 0 && tid && thread_gone(tid)) {
+			gp_release(r);
+			return;
+		}
+		gp_pause(spins);
+	}
+}
+
+static void gp_wait(int idx)
+{
+	const struct dp_gp_reader *self = dp_tls.gp;
+
+	for (struct gp_chunk *c = &gp_chunk0; c; c = gp_next(c))
+		for (int i = 0; i < GP_CHUNK; i++)
+			if (&c->r[i] != self)
+				gp_wait_reader(&c->r[i], idx);
+	for (int spins = 0;
+	     __atomic_load_n(&dp_gp_shared[idx], __ATOMIC_SEQ_CST) >
+	     dp_tls.shared[idx]; spins++)
+		gp_pause(spins);
+}
+
+/* A full barrier on every thread of the process (A above). */
+static void gp_barrier(void)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	if (!gp_fast) {
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return;
+	}
+	/* registered at init, so only a lack of memory can make it fail */
+	while (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+		nanosleep(&ts, NULL);
+}
+
+/*
+ * Keep free slots for threads to come: take back those of exited threads
+ * (which hold nothing), and add a chunk when few are left.
+ */
+static void gp_maintain(void)
+{
+	struct gp_chunk *c, *last = NULL, *n;
+
+	if (!gp_fast ||
+	    __atomic_load_n(&gp_free, __ATOMIC_RELAXED) >= GP_CHUNK / 4)
+		return;
+	for (c = &gp_chunk0; c; c = gp_next(c)) {
+		last = c;
+		for (int i = 0; i < GP_CHUNK; i++) {
+			struct dp_gp_reader *r = &c->r[i];
+			int tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
+
+			if (tid && r != dp_tls.gp && !r->lease[0] &&
+			    !r->lease[1] && thread_gone(tid))
+				gp_release(r);
+		}
+	}
+	if (__atomic_load_n(&gp_free, __ATOMIC_RELAXED) >= GP_CHUNK / 4)
+		return;
+	n = aligned_alloc(64, sizeof(*n));
+	if (!n)
+		return;
+	memset(n, 0, sizeof(*n));
+	__atomic_store_n(&last->next, n, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&gp_free, GP_CHUNK, __ATOMIC_RELAXED);
+}
+
+void dp_synchronize(void)
+{
+	gp_barrier();
+	for (int i = 0; i < 2; i++) {
+		unsigned int e = dp_gp_epoch;
+
+		__atomic_store_n(&dp_gp_epoch, e + 1, __ATOMIC_SEQ_CST);
+		gp_wait((int)(e & 1));
+	}
+	gp_maintain();
+}
+
+static void gp_init(void)
+{
+	long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+	    !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+		     0, 0))
+		__atomic_store_n(&gp_fast, true, __ATOMIC_RELEASE);
+}
+
+/* In a fork child: this thread is the only one. */
+static void gp_fork_child(void)
+{
+	int n = 0;
+
+	dp_tls.tid = (int)syscall(SYS_gettid);
+	for (struct gp_chunk *c = &gp_chunk0; c; c = c->next) {
+		for (int i = 0; i < GP_CHUNK; i++) {
+			struct dp_gp_reader *r = &c->r[i];
+
+			if (r == dp_tls.gp) {
+				r->tid = dp_tls.tid;
+				continue;
+			}
+			r->lease[0] = r->lease[1] = 0;
+			r->tid = 0;
+			n++;
+		}
+	}
+	gp_free = n;
+	for (int i = 0; i < 2; i++)
+		dp_gp_shared[i] = dp_tls.shared[i];
+}
 
 static void atfork_child(void)
 {
@@ -83,55 +371,9 @@ static void atfork_child(void)
 		close(mem_fd);
 	mem_fd = -1;
 	/* read sides held by the parent's other threads do not exist here */
-	for (int i = 0; i < 2; i++)
-		atomic_store(&gp_readers[i].n, (long)dp_tls.lease[i]);
+	gp_fork_child();
 	/* this thread is the only one: whoever held the mutex is gone */
 	pthread_mutex_init(&reg_mutex, NULL);
-}
-
-int dp_gp_enter(void)
-{
-	int idx = (int)(atomic_load_explicit(&gp_epoch, memory_order_relaxed) & 1);
-
-	/* a full barrier: the probe lists are read after this is visible */
-	atomic_fetch_add_explicit(&gp_readers[idx].n, 1, memory_order_seq_cst);
-	dp_tls.lease[idx]++;
-	return idx;
-}
-
-void dp_gp_leave(int idx)
-{
-	dp_tls.lease[idx]--;
-	atomic_fetch_sub_explicit(&gp_readers[idx].n, 1, memory_order_release);
-}
-
-static void gp_wait(int idx)
-{
-	struct timespec ts = { 0, 20000 };
-	int spins = 0;
-
-	while (atomic_load_explicit(&gp_readers[idx].n, memory_order_seq_cst) >
-	       (long)dp_tls.lease[idx]) {
-		if (++spins < 64)
-			sched_yield();
-		else
-			nanosleep(&ts, NULL);
-	}
-}
-
-/*
- * Two flips, as SRCU does: a reader that read the epoch just before the
- * first flip may increment the old counter after we saw it drained; it
- * is caught by the second.
- */
-void dp_synchronize(void)
-{
-	for (int i = 0; i < 2; i++) {
-		unsigned long e = atomic_load(&gp_epoch);
-
-		atomic_store(&gp_epoch, e + 1);
-		gp_wait((int)(e & 1));
-	}
 }
 
 /* ---- text --------------------------------------------------------------- */
@@ -256,6 +498,8 @@ static void init(void)
 
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)find_self);
 	dp_have_fsgsbase = getauxval(AT_HWCAP2) & 2;	/* HWCAP2_FSGSBASE */
+	dp_regs_init();
+	gp_init();
 	cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 	if (cmds > 0 &&
 	    (cmds & MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE) &&

@@ -32,20 +32,21 @@ _Static_assert(__builtin_offsetof(struct pt_regs, gs) ==
 
 /* ---- registers ---------------------------------------------------------- */
 
+/*
+ * fs_base is the thread pointer, which the x86-64 TLS ABI also stores at
+ * %fs:0 (our own TLS accesses rely on it too): a load, cheaper than
+ * rdfsbase.  gs_base has no such copy.
+ */
 void dp_regs_bases(struct pt_regs *r)
 {
 	unsigned long v;
 
+	__asm__("mov %%fs:0, %0" : "=r"(v));
+	r->fs_base = v;
+	r->gs_base = 0;
 	if (dp_have_fsgsbase) {
-		__asm__ volatile("rdfsbase %0" : "=r"(v));
-		r->fs_base = v;
 		__asm__ volatile("rdgsbase %0" : "=r"(v));
 		r->gs_base = v;
-	} else {
-		/* glibc's thread control block starts with a pointer to itself */
-		__asm__ volatile("mov %%fs:0, %0" : "=r"(v));
-		r->fs_base = v;
-		r->gs_base = 0;
 	}
 }
 
@@ -237,22 +238,11 @@ static bool fault_sigs_blocked(const ucontext_t *uc)
 	return uc->uc_sigmask.__val[0] & (SIGBIT(SIGSEGV) | SIGBIT(SIGBUS));
 }
 
-/* The thread's alternate signal stack, for kretprobe.c's stack domains. */
-static void note_altstack(const ucontext_t *uc)
-{
-	if (uc->uc_stack.ss_flags & SS_DISABLE) {
-		dp_tls.alt_lo = dp_tls.alt_hi = 0;
-	} else {
-		dp_tls.alt_lo = (uintptr_t)uc->uc_stack.ss_sp;
-		dp_tls.alt_hi = dp_tls.alt_lo + uc->uc_stack.ss_size;
-	}
-}
-
 static bool site_hit(struct dp_site *s, ucontext_t *uc)
 {
 	bool post = false, blocked = fault_sigs_blocked(uc);
 	struct pt_regs regs;
-	int idx;
+	dp_gp_t gp;
 
 	if (!__atomic_load_n(&s->armed, __ATOMIC_ACQUIRE)) {
 		if (*(volatile const uint8_t *)(uintptr_t)s->addr == DP_INT3)
@@ -261,7 +251,7 @@ static bool site_hit(struct dp_site *s, ucontext_t *uc)
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)s->addr;
 		return true;
 	}
-	idx = dp_gp_enter();
+	gp = dp_gp_enter();
 	dp_regs_from_uc(uc, &regs);
 	if (dp_tls.depth) {
 		/* a hit from inside a handler: counted, not handled */
@@ -270,7 +260,6 @@ static bool site_hit(struct dp_site *s, ucontext_t *uc)
 	} else {
 		dp_tls.depth++;
 		dp_tls.segv_blocked = blocked;
-		note_altstack(uc);
 		dp_tls.uc = uc;
 		regs.ip = s->addr + 1;	/* as the kernel: after the int3 */
 		if (!run_pre(s, &regs, &post))
@@ -280,7 +269,7 @@ static bool site_hit(struct dp_site *s, ucontext_t *uc)
 		dp_tls.depth--;
 	}
 	dp_regs_to_uc(&regs, uc);
-	dp_gp_leave(idx);
+	dp_gp_leave(gp);
 	return true;
 }
 
@@ -288,7 +277,7 @@ static bool site_hit(struct dp_site *s, ucontext_t *uc)
 static bool post_hit(struct dp_site *s, ucontext_t *uc)
 {
 	struct pt_regs regs;
-	int idx = dp_gp_enter();
+	dp_gp_t gp = dp_gp_enter();
 
 	dp_regs_from_uc(uc, &regs);
 	regs.ip = s->addr + s->insn.len;
@@ -300,7 +289,7 @@ static bool post_hit(struct dp_site *s, ucontext_t *uc)
 		dp_tls.depth--;
 	}
 	dp_regs_to_uc(&regs, uc);
-	dp_gp_leave(idx);
+	dp_gp_leave(gp);
 	return true;
 }
 

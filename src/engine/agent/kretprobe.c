@@ -17,7 +17,10 @@
  *
  * A pool whose kretprobe is unregistered while some of its instances are
  * still in flight is kept (get_kretprobe() returns NULL for them) and
- * freed by a later register/unregister once they have all come back.
+ * freed by a later register/unregister once they have all come back: all
+ * of them in its free stack (threads' spares were given back when it was
+ * unregistered).  Until then other threads may still touch the pool, but
+ * only while they own one of its instances.
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -101,6 +104,18 @@ void dp_xsave_setup(void)
 		return;
 	dp_xsave_size = (b + 63) & ~63ull;
 	dp_xsave_mode = 1;
+	/*
+	 * XSAVEC skips the components in their initial state (the AVX-512
+	 * registers of a program that does not use them): much less to
+	 * write.  Its compacted area is no larger than the size for every
+	 * component XSAVES could save.
+	 */
+	__cpuid_count(0xd, 1, a, b, c, d);
+	if (!(a & 2))
+		return;
+	if (b > dp_xsave_size)
+		dp_xsave_size = (b + 63) & ~63ull;
+	dp_xsave_mode = 2;
 }
 
 static int default_maxactive(void)
@@ -141,13 +156,31 @@ static void holder_free(struct kretprobe_holder *h)
 	free(h);
 }
 
+/*
+ * The instances in @h's free stack.  No thread pops from the pool of an
+ * unregistered kretprobe; pushes only prepend, and never change the
+ * links of instances already in the stack, so a walk from one value of
+ * the head is consistent.
+ */
+static uint32_t free_count(const struct kretprobe_holder *h)
+{
+	uint32_t i = (uint32_t)__atomic_load_n(&h->free_head, __ATOMIC_ACQUIRE);
+	uint32_t n = 0;
+
+	for (; i && n <= h->n; n++)
+		i = __atomic_load_n(&dp_rp_instance((struct kretprobe_holder *)h,
+						    i - 1)->__free_next,
+				    __ATOMIC_ACQUIRE);
+	return n;
+}
+
 /* Free the pools of unregistered kretprobes whose instances are back. */
 static void reap_dead(void)
 {
 	struct kretprobe_holder **pp = &dead, *h;
 
 	while ((h = *pp)) {
-		if (__atomic_load_n(&h->outstanding, __ATOMIC_ACQUIRE)) {
+		if (free_count(h) != h->n) {
 			pp = &h->next_dead;
 			continue;
 		}
@@ -203,6 +236,8 @@ DP_EXPORT void unregister_kretprobes(struct kretprobe **rps, int num)
 		__atomic_store_n(&rps[i]->rph->rp, NULL, __ATOMIC_RELEASE);
 	}
 	dp_synchronize();
+	/* no thread can make a spare of theirs any more */
+	dp_kretprobe_spares_return();
 	for (int i = 0; i < num; i++) {
 		struct kretprobe_holder *h = rps[i] ? rps[i]->rph : NULL;
 

@@ -4,11 +4,14 @@
  * (kernel/kprobes.c's optimizer, arch/x86/kernel/kprobes/opt.c).
  *
  * A site is optimised when every probe on it allows it (no post_handler,
- * not a kretprobe, no KPROBE_FLAG_NOOPT, no DPROBE_NOOPT=1 in the
- * environment) and dp_opt_analyze() accepts it over its whole function
- * (known by a sized symbol).  The instructions covering 5 bytes at the
- * probe point ("the region", after an endbr64 if there is one) are then
- * replaced by a jmp to a detour near the code that calls dp_opt_hit().
+ * no KPROBE_FLAG_NOOPT, no DPROBE_NOOPT=1 in the environment) and
+ * dp_opt_analyze() accepts it over its whole function (known by a sized
+ * symbol).  A kretprobe's entry is optimised like any kprobe, as in the
+ * kernel: its pre handler only replaces the return address in memory.
+ * The instructions covering 5 bytes at the probe point ("the region",
+ * after an endbr64 if there is one) are then replaced by a jmp to a
+ * detour near the code that calls dp_opt_hit().  At a function entry the
+ * detour may also enter the region with a call (see entry_end()).
  * Everything runs synchronously under the registration mutex: the probe
  * works as an int3 first and register_kprobe() returns optimised or not.
  *
@@ -69,8 +72,6 @@ static const char *probes_refuse(const struct dp_site *s)
 			return "KPROBE_FLAG_NOOPT";
 		if (p->post_handler)
 			return "a post_handler is set";
-		if (p->pre_handler == dp_kretprobe_pre)
-			return "shared with a kretprobe";
 	}
 	return NULL;
 }
@@ -123,7 +124,7 @@ static bool branch_to(const uint8_t *code, uint64_t start, size_t size,
 	return false;
 }
 
-static int analyze(struct dp_site *s, struct dp_optprobe *op)
+static int analyze(struct dp_site *s, struct dp_optprobe *op, bool *entry)
 {
 	uint64_t start, size;
 	uint8_t *code;
@@ -139,6 +140,7 @@ static int analyze(struct dp_site *s, struct dp_optprobe *op)
 		return -ENOMEM;
 	}
 	dp_site_recover(start, code, size);
+	*entry = s->addr == start;
 	err = dp_opt_analyze(code, start, size, s->addr, op, &s->why);
 	if (!err && op->nbytes > sizeof(s->orig)) {
 		s->why = "too many bytes to replace";
@@ -187,14 +189,93 @@ static int make_tail(const struct dp_optprobe *op, uint64_t at, uint8_t *buf)
 	return 0;
 }
 
+static uint8_t *emit(uint8_t *p, const void *bytes, size_t len)
+{
+	memcpy(p, bytes, len);
+	return p + len;
+}
+
+/* jmp rel32 from @p (at run-time address @at) to @to, or jmp *0(%rip). */
+static uint8_t *emit_jmp(uint8_t *p, uint64_t at, uint64_t to)
+{
+	int64_t rel = (int64_t)(to - (at + 5));
+
+	if (rel == (int32_t)rel) {
+		*p++ = 0xe9;
+		return emit(p, &(int32_t){ (int32_t)rel }, 4);
+	}
+	p = emit(p, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6);
+	return emit(p, &to, 8);
+}
+
+/*
+ * At a function entry the detour does not end in its own copy of the
+ * region: when the pre handlers have just hijacked the return address
+ * (the slot at (%rsp) holds dp_kretprobe_trampoline), it goes to
+ * dp_kretprobe_call (trampoline.S) with the tail's address at -16(%rsp),
+ * to enter the tail with a real call (see there); otherwise it jumps to
+ * the tail.  %rax is kept at -8(%rsp) meanwhile; the red zone and the
+ * flags are dead at an entry.  The tail's address is stored in one piece,
+ * so that the load of it can be forwarded from the store.
+ *
+ * The end of the detour from dp_opt_make_detour() (the relocated region
+ * and the jump back) is replaced: its start is the length of a detour
+ * with nothing to relocate, less its jump back (a rel32: its target is
+ * near).  Returns the detour's new length, or @n if its first bytes are
+ * not what was expected.
+ */
+static int entry_end(const struct dp_optprobe *op, uint64_t at, uint64_t arg,
+		     uint64_t tail, uint8_t *detour, int n)
+{
+	const uint64_t handler = (uint64_t)(uintptr_t)dp_opt_entry;
+	const uint64_t tramp = (uint64_t)(uintptr_t)dp_kretprobe_trampoline;
+	const uint64_t call = (uint64_t)(uintptr_t)dp_kretprobe_call;
+	uint8_t bare[DP_OPT_DETOUR_SIZE], *p;
+	struct dp_optprobe none = *op;
+	int32_t rel;
+	int k;
+
+	none.ninsn = 0;
+	none.patch = at;
+	none.nbytes = 0;
+	k = dp_opt_make_detour(&none, at, handler, arg, bare, sizeof(bare));
+	if (k < 5 || k - 5 > n || memcmp(bare, detour, (size_t)k - 5) ||
+	    k - 5 + 64 > DP_OPT_DETOUR_SIZE)
+		return n;
+	static const uint8_t save_rax[] = { 0x48, 0x89, 0x44, 0x24, 0xf8 };
+	static const uint8_t load_rax[] = { 0x48, 0x8b, 0x44, 0x24, 0xf8 };
+	static const uint8_t movabs_rax[] = { 0x48, 0xb8 };
+
+	p = detour + k - 5;
+	/* mov %rax, -8(%rsp); movabs $tramp, %rax; cmp %rax, (%rsp) */
+	p = emit(p, save_rax, sizeof(save_rax));
+	p = emit(p, movabs_rax, sizeof(movabs_rax));
+	p = emit(p, &tramp, 8);
+	p = emit(p, (const uint8_t[]){ 0x48, 0x39, 0x04, 0x24 }, 4);
+	/* mov -8(%rsp), %rax; jne tail (near: right after the detour) */
+	p = emit(p, load_rax, sizeof(load_rax));
+	rel = (int32_t)(tail - (at + (uint64_t)(p - detour) + 6));
+	p = emit(p, (const uint8_t[]){ 0x0f, 0x85 }, 2);
+	p = emit(p, &rel, 4);
+	/* hijacked: movabs $tail, %rax; mov %rax, -16(%rsp); rax back */
+	p = emit(p, save_rax, sizeof(save_rax));
+	p = emit(p, movabs_rax, sizeof(movabs_rax));
+	p = emit(p, &tail, 8);
+	p = emit(p, (const uint8_t[]){ 0x48, 0x89, 0x44, 0x24, 0xf0 }, 5);
+	p = emit(p, load_rax, sizeof(load_rax));
+	p = emit_jmp(p, at + (uint64_t)(p - detour), call);
+	return (int)(p - detour);
+}
+
 static int build(struct dp_site *s)
 {
 	struct dp_optprobe op;
 	uint8_t detour[DP_OPT_DETOUR_SIZE], tail[TAIL_BYTES];
 	uint64_t at;
+	bool entry;
 	int n;
 
-	if (analyze(s, &op))
+	if (analyze(s, &op, &entry))
 		return -EOPNOTSUPP;
 	at = dp_slots_alloc_near(op.patch, DP_OPT_DETOUR_SIZE + TAIL_BYTES);
 	if (!at) {
@@ -210,6 +291,9 @@ static int build(struct dp_site *s)
 		s->why = "an operand of the region cannot reach from the detour";
 		return -ERANGE;
 	}
+	if (entry && !op.save_flags)
+		n = entry_end(&op, at, (uint64_t)(uintptr_t)s,
+			      at + DP_OPT_DETOUR_SIZE, detour, n);
 	if (dp_text_write(at, detour, (size_t)n, NULL) ||
 	    dp_text_write(at + DP_OPT_DETOUR_SIZE, tail, sizeof(tail), NULL)) {
 		s->why = "cannot write the detour";

@@ -5,8 +5,9 @@
  * the call.  The detour saves only the general registers; the pre
  * handlers are ordinary C code that may use SIMD registers the probed
  * code still needs (float arguments, vectorised loops), so the extended
- * state is saved around them as trampoline.S does, unless every probe on
- * the site promised not to touch it (KPROBE_FLAG_NOSIMD, site->nosimd).
+ * state is saved around them as dp_call_xsave() in trampoline.S does,
+ * unless every probe on the site promised not to touch it
+ * (KPROBE_FLAG_NOSIMD, site->nosimd).
  */
 #define SITE_NOSIMD	8
 
@@ -28,7 +29,8 @@ dp_opt_entry:
 	push	%rsi
 	and	$-64, %rsp
 	sub	dp_xsave_size(%rip), %rsp
-	cmpb	$0, dp_xsave_mode(%rip)
+	movzbl	dp_xsave_mode(%rip), %ecx
+	test	%ecx, %ecx
 	je	1f
 	/* XRSTOR wants the XSAVE header's reserved bytes zero */
 	xor	%eax, %eax
@@ -42,7 +44,11 @@ dp_opt_entry:
 	mov	%rax, 568(%rsp)
 	mov	$-1, %eax
 	mov	$-1, %edx
+	cmp	$2, %ecx
+	je	3f
 	xsave64	(%rsp)
+	jmp	2f
+3:	xsavec64 (%rsp)
 	jmp	2f
 1:	fxsave64 (%rsp)
 	/* the handlers start with an empty x87 stack, as the ABI wants */
@@ -51,13 +57,13 @@ dp_opt_entry:
 	mov	-16(%rbp), %rsi
 	call	dp_opt_hit
 	cmpb	$0, dp_xsave_mode(%rip)
-	je	3f
+	je	4f
 	mov	$-1, %eax
 	mov	$-1, %edx
 	xrstor64 (%rsp)
-	jmp	4f
-3:	fxrstor64 (%rsp)
-4:	mov	%rbp, %rsp
+	jmp	5f
+4:	fxrstor64 (%rsp)
+5:	mov	%rbp, %rsp
 	.cfi_def_cfa_register rsp
 	pop	%rbp
 	.cfi_adjust_cfa_offset -8

@@ -29,51 +29,39 @@ static bool enabled(const struct kprobe *p)
 
 /*
  * The segment selectors: constant for a 64-bit Linux process (cs, ss) or
- * in practice (fs, gs are 0, the bases doing the work); read once, since
- * a read of a segment register costs more than the rest of the frame.
+ * in practice (fs, gs are 0, the bases doing the work); read once, at
+ * initialisation, since a read of a segment register costs more than the
+ * rest of the frame.
  */
-static unsigned long sel_cs, sel_ss, sel_fs, sel_gs;
-static bool sel_known;
+unsigned long dp_sel_cs, dp_sel_ss, dp_sel_fs, dp_sel_gs;
 
-static void read_selectors(void)
+void dp_regs_init(void)
 {
 	unsigned long v;
 
 	__asm__ volatile("mov %%cs, %k0" : "=r"(v));
-	sel_cs = v & 0xffff;
+	dp_sel_cs = v & 0xffff;
 	__asm__ volatile("mov %%ss, %k0" : "=r"(v));
-	sel_ss = v & 0xffff;
+	dp_sel_ss = v & 0xffff;
 	__asm__ volatile("mov %%fs, %k0" : "=r"(v));
-	sel_fs = v & 0xffff;
+	dp_sel_fs = v & 0xffff;
 	__asm__ volatile("mov %%gs, %k0" : "=r"(v));
-	sel_gs = v & 0xffff;
-	__atomic_store_n(&sel_known, true, __ATOMIC_RELEASE);
+	dp_sel_gs = v & 0xffff;
 }
 
 /* What the int3 path fills and a detour does not save. */
 static void regs_complete(struct pt_regs *regs, const struct dp_site *s)
 {
-	unsigned long v;
-
 	regs->ip = s->addr + 1;		/* as after the int3 */
-	if (!s->flags_live) {
-		/* dead at a function entry: the flags of the moment */
-		__asm__ volatile("pushfq; popq %0" : "=r"(v));
-		regs->flags = v;
-	}
-	if (!__atomic_load_n(&sel_known, __ATOMIC_ACQUIRE))
-		read_selectors();
-	regs->cs = sel_cs;
-	regs->ss = sel_ss;
-	regs->fs = sel_fs;
-	regs->gs = sel_gs;
-	regs->ds = regs->es = 0;
-	dp_regs_bases(regs);
+	/* dead at a function entry: what user code always has, IF set */
+	if (!s->flags_live)
+		regs->flags = 0x202;
+	dp_regs_segments(regs);
 }
 
 void dp_opt_hit(struct pt_regs *regs, struct dp_site *s)
 {
-	int idx = dp_gp_enter();
+	dp_gp_t gp = dp_gp_enter();
 	struct kprobe *p = __atomic_load_n(&s->probes, __ATOMIC_ACQUIRE);
 
 	if (dp_tls.depth) {
@@ -82,7 +70,7 @@ void dp_opt_hit(struct pt_regs *regs, struct dp_site *s)
 			if (enabled(p))
 				__atomic_fetch_add(&p->nmissed, 1,
 						   __ATOMIC_RELAXED);
-		dp_gp_leave(idx);
+		dp_gp_leave(gp);
 		return;
 	}
 	dp_tls.depth++;
@@ -96,7 +84,7 @@ void dp_opt_hit(struct pt_regs *regs, struct dp_site *s)
 		dp_tls.cur = NULL;
 	}
 	dp_tls.depth--;
-	dp_gp_leave(idx);
+	dp_gp_leave(gp);
 }
 
 /* ---- DP_SIG_WHERE ---------------------------------------------------------- */

@@ -9,22 +9,40 @@
  * flight (TLS, newest first).  When the function returns to the
  * trampoline, dp_kretprobe_handler() finds the instance whose slot is the
  * one just popped, runs the handler, and gives the real address back.
+ * On a jump-optimised entry, dp_kretprobe_call (trampoline.S) then turns
+ * the replaced return address into a real call, so that the slot holds
+ * dp_kretprobe_trampoline_call instead: either address in a slot means
+ * "hijacked" below.
  *
  * Pools: maxactive instances per kretprobe, allocated at registration,
  * taken and given back with a lock-free stack (index + ABA tag in one
  * 64-bit word), so the hit path never allocates.  A call entered while all
  * are in use is not traced and counts in nmissed.
  *
+ * Spares: a returning call's instance is not pushed back at once but
+ * kept in the thread's reader slot (struct dp_gp_reader, core.c), where
+ * the thread's next entry of the same kretprobe finds it with a single
+ * exchange instead of a pop and a push.  Only the owner stores a spare
+ * there (when the slot is empty); anyone may take it with an exchange:
+ * the owner, a thread that finds the pool empty (a spare of an exited
+ * thread is not lost), and unregister, which gives every spare back.
+ * Whoever exchanged an instance out owns it, so it may look at its
+ * holder: a holder is freed only when all its instances are in its free
+ * stack (kretprobe.c counts them), which no spare is.
+ *
  * Calls that never return through the trampoline:
  *   - longjmp (or a stack switch) abandons frames.  Their instances are
  *     dropped, and counted in nmissed, when this thread next enters or
  *     returns from a probed function with its stack pointer above them:
  *     everything below the stack pointer on the same stack is dead.
- *     "The same stack": instances remember whether they were made on the
- *     thread's sigaltstack, so a signal handler running there does not
- *     drop the main stack's (nor the reverse).  Coroutine stacks
- *     (makecontext) are not told apart: kretprobes on functions live on
- *     several of them at once are not supported.
+ *     "The same stack": an instance below the stack pointer may instead
+ *     be on the thread's sigaltstack while a signal handler runs on the
+ *     main stack (or the reverse); the kernel is asked where the
+ *     sigaltstack is (a system call, but only when an instance is below
+ *     the stack pointer, which a call in flight normally never is), so
+ *     no stale copy of it can drop a call that is still in flight.
+ *     Coroutine stacks (makecontext) are not told apart: kretprobes on
+ *     functions live on several of them at once are not supported.
  *   - C++ exceptions and thread cancellation unwind through the return
  *     addresses: see dp_kretprobe_unhijack_thread() and kretprobe.c.
  *
@@ -39,7 +57,7 @@
 uint64_t dp_xsave_size;
 uint8_t dp_xsave_mode;
 
-/* ---- pools ----------------------------------------------------------------- */
+/* ---- pools -------------------------------------------------------------- */
 
 static struct kretprobe_instance *pool_get(struct kretprobe_holder *h)
 {
@@ -57,12 +75,10 @@ static struct kretprobe_instance *pool_get(struct kretprobe_holder *h)
 	} while (!__atomic_compare_exchange_n(&h->free_head, &head, nh, true,
 					      __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
-	__atomic_fetch_add(&h->outstanding, 1, __ATOMIC_RELAXED);
-	ri->rph = h;
-	ri->__state = 1;
 	return ri;
 }
 
+/* The last access to @h: unregister may free it once all are back. */
 static void pool_put(struct kretprobe_holder *h, struct kretprobe_instance *ri)
 {
 	uint32_t i = (uint32_t)(((char *)ri - h->inst) / h->isize) + 1;
@@ -76,8 +92,95 @@ static void pool_put(struct kretprobe_holder *h, struct kretprobe_instance *ri)
 	} while (!__atomic_compare_exchange_n(&h->free_head, &head, nh, true,
 					      __ATOMIC_RELEASE,
 					      __ATOMIC_ACQUIRE));
-	/* the last access to the pool: unregister may free it after this */
-	__atomic_fetch_sub(&h->outstanding, 1, __ATOMIC_RELEASE);
+}
+
+/* Take @r's spare, if any: the caller owns what it gets. */
+static struct kretprobe_instance *spare_take(struct dp_gp_reader *r)
+{
+	if (!__atomic_load_n(&r->spare, __ATOMIC_RELAXED))
+		return NULL;
+	return __atomic_exchange_n(&r->spare, NULL, __ATOMIC_ACQ_REL);
+}
+
+struct theft {
+	struct kretprobe_holder *h;	/* what is wanted */
+	struct kretprobe_instance *ri;	/* what was found */
+};
+
+static bool steal(struct dp_gp_reader *r, void *arg)
+{
+	struct theft *t = arg;
+	struct kretprobe_instance *ri = spare_take(r);
+
+	if (!ri)
+		return false;
+	if (ri->rph == t->h) {
+		t->ri = ri;
+		return true;
+	}
+	pool_put(ri->rph, ri);
+	return false;
+}
+
+/* Not this thread's spare: the pool, or any thread's spare (an exited
+ * thread's is not lost).  @ri: a spare of another kretprobe, or NULL. */
+static __attribute__((noinline)) struct kretprobe_instance *
+inst_get_slow(struct kretprobe_holder *h, struct kretprobe_instance *ri)
+{
+	struct theft t = { h, NULL };
+
+	if (ri)
+		pool_put(ri->rph, ri);
+	ri = pool_get(h);
+	if (!ri && dp_gp_for_each(steal, &t))
+		ri = t.ri;
+	if (ri) {
+		ri->rph = h;
+		ri->__state = 1;
+	}
+	return ri;
+}
+
+/* An instance of @h for a call, or NULL (all in use). */
+static struct kretprobe_instance *inst_get(struct kretprobe_holder *h)
+{
+	struct dp_gp_reader *r = dp_tls.gp;
+	struct kretprobe_instance *ri = r ? spare_take(r) : NULL;
+
+	if (ri && ri->rph == h) {
+		ri->__state = 1;
+		return ri;
+	}
+	return inst_get_slow(h, ri);
+}
+
+/* Done with @ri (of @h): kept as this thread's spare while @rp lives. */
+static void inst_put(struct kretprobe_holder *h, const struct kretprobe *rp,
+		     struct kretprobe_instance *ri)
+{
+	struct dp_gp_reader *r = dp_tls.gp;
+
+	if (r && rp && !__atomic_load_n(&r->spare, __ATOMIC_RELAXED)) {
+		ri->__state = 0;
+		__atomic_store_n(&r->spare, ri, __ATOMIC_RELEASE);
+		return;
+	}
+	pool_put(h, ri);
+}
+
+static bool give_back(struct dp_gp_reader *r, void *arg)
+{
+	struct kretprobe_instance *ri = spare_take(r);
+
+	(void)arg;
+	if (ri)
+		pool_put(ri->rph, ri);
+	return false;
+}
+
+void dp_kretprobe_spares_return(void)
+{
+	dp_gp_for_each(give_back, NULL);
 }
 
 /* A call that will never be seen returning: a miss. */
@@ -91,37 +194,92 @@ static void drop(struct kretprobe_instance *ri)
 	pool_put(h, ri);
 }
 
-/* 0 for the thread's normal stack, the sigaltstack's base for that. */
-static uintptr_t stack_domain(uint64_t sp)
+extern const char dp_word_nofault_begin[], dp_word_nofault_end[],
+	dp_word_nofault_efault[] DP_HIDDEN;
+
+uint64_t dp_word_nofault_fixup(uint64_t ip)
 {
-	if (sp - dp_tls.alt_lo < dp_tls.alt_hi - dp_tls.alt_lo)
-		return dp_tls.alt_lo;
+	if (ip >= (uint64_t)(uintptr_t)dp_word_nofault_begin &&
+	    ip < (uint64_t)(uintptr_t)dp_word_nofault_end)
+		return (uint64_t)(uintptr_t)dp_word_nofault_efault;
 	return 0;
+}
+
+static bool hijacked(uint64_t ret)
+{
+	return ret == (uint64_t)(uintptr_t)dp_kretprobe_trampoline ||
+	       ret == (uint64_t)(uintptr_t)dp_kretprobe_trampoline_call;
+}
+
+/* ---- stacks ------------------------------------------------------------- */
+
+/* The thread's sigaltstack, asked of the kernel at most once per hit. */
+struct altstack {
+	uintptr_t lo, hi;
+	bool known;
+};
+
+/* 0 for the thread's normal stack, the sigaltstack's base for that. */
+static uintptr_t stack_domain(struct altstack *a, uint64_t addr)
+{
+	stack_t ss;
+
+	if (!a->known) {
+		a->known = true;
+		if (!dp_raw_syscall(SYS_sigaltstack, 0, (long)&ss, 0) &&
+		    !(ss.ss_flags & SS_DISABLE)) {
+			a->lo = (uintptr_t)ss.ss_sp;
+			a->hi = a->lo + ss.ss_size;
+		}
+	}
+	return addr - a->lo < a->hi - a->lo ? a->lo : 0;
+}
+
+/* @ri, below @sp, is on the same stack: its frame is gone. */
+static bool abandoned(struct altstack *a, const struct kretprobe_instance *ri,
+		      uint64_t sp)
+{
+	uint64_t fp = (uint64_t)(uintptr_t)ri->fp;
+
+	return fp < sp && stack_domain(a, fp) == stack_domain(a, sp);
 }
 
 /* ---- entry --------------------------------------------------------------- */
 
 /*
  * Frames below @sp on the same stack are gone; a slot at @sp that no
- * longer holds the trampoline was reused by a new call.
+ * longer holds the trampoline was reused by a new call.  Instances above
+ * @sp are calls in flight (when on another stack, left for later too).
  */
-static void drop_stale(uint64_t sp, uintptr_t dom, uint64_t ret)
+static __attribute__((noinline)) void drop_stale_slow(uint64_t sp,
+						       uint64_t ret)
 {
-	const uint64_t tramp = (uint64_t)(uintptr_t)dp_kretprobe_trampoline;
+	struct altstack alt = { 0, 0, false };
 	struct kretprobe_instance *ri;
 
-	while ((ri = dp_tls.ri) && ri->__domain == dom &&
-	       ((uint64_t)(uintptr_t)ri->fp < sp ||
-		((uint64_t)(uintptr_t)ri->fp == sp && ret != tramp))) {
+	while ((ri = dp_tls.ri)) {
+		uint64_t fp = (uint64_t)(uintptr_t)ri->fp;
+
+		if (fp == sp ? hijacked(ret) : !abandoned(&alt, ri, sp))
+			break;
 		dp_tls.ri = ri->__next;
 		drop(ri);
 	}
 }
 
+static void drop_stale(uint64_t sp, uint64_t ret)
+{
+	const struct kretprobe_instance *ri = dp_tls.ri;
+
+	/* the usual: no call in flight, or the caller's, above */
+	if (ri && (uint64_t)(uintptr_t)ri->fp <= sp)
+		drop_stale_slow(sp, ret);
+}
+
 static int entry_miss(struct kretprobe *rp, struct kretprobe_instance *ri)
 {
 	if (ri)
-		pool_put(rp->rph, ri);
+		inst_put(rp->rph, rp, ri);
 	__atomic_fetch_add(&rp->nmissed, 1, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -131,33 +289,30 @@ int dp_kretprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 	const uint64_t tramp = (uint64_t)(uintptr_t)dp_kretprobe_trampoline;
 	struct kretprobe *rp = (struct kretprobe *)kp;	/* kp comes first */
 	struct kretprobe_instance *ri, *top;
-	uintptr_t dom = stack_domain(regs->sp);
 	uint64_t sp = regs->sp, ret;
 	bool chained = false;
 
-	if (dp_copy_nofault(&ret, (const void *)(uintptr_t)sp, sizeof(ret)))
+	if (dp_load_nofault((const uint64_t *)(uintptr_t)sp, &ret))
 		return entry_miss(rp, NULL);
-	drop_stale(sp, dom, ret);
-	ri = pool_get(rp->rph);
+	drop_stale(sp, ret);
+	ri = inst_get(rp->rph);
 	if (!ri)
 		return entry_miss(rp, NULL);
 	ri->fp = (void *)(uintptr_t)sp;
-	ri->__domain = dom;
 	ri->ret_addr = (kprobe_opcode_t *)(uintptr_t)ret;
-	if (ret == tramp) {
+	if (hijacked(ret)) {
 		/* a tail call from a function whose return is hijacked */
 		top = dp_tls.ri;
-		if (!top || top->fp != ri->fp || top->__domain != dom)
+		if (!top || top->fp != ri->fp)
 			return entry_miss(rp, ri);
 		ri->ret_addr = top->ret_addr;
 		chained = true;
 	}
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
-		pool_put(rp->rph, ri);
+		inst_put(rp->rph, rp, ri);
 		return 0;
 	}
-	if (!chained &&
-	    dp_copy_nofault((void *)(uintptr_t)sp, &tramp, sizeof(tramp)))
+	if (!chained && dp_store_nofault((uint64_t *)(uintptr_t)sp, tramp))
 		return entry_miss(rp, ri);
 	ri->__next = dp_tls.ri;
 	dp_tls.ri = ri;
@@ -167,7 +322,7 @@ int dp_kretprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 /* ---- return -------------------------------------------------------------- */
 
 /* Nowhere to return to: our bookkeeping lost a call.  Abort. */
-static void no_instance(void)
+static __attribute__((noreturn)) void no_instance(void)
 {
 	long pid = dp_raw_syscall(SYS_getpid, 0, 0, 0);
 
@@ -175,24 +330,22 @@ static void no_instance(void)
 		"with no call in flight on this thread; aborting\n");
 	dp_raw_syscall(SYS_tgkill, pid, dp_raw_syscall(SYS_gettid, 0, 0, 0),
 		       SIGABRT);
-	dp_raw_syscall(SYS_exit_group, 134, 0, 0);
+	for (;;)
+		dp_raw_syscall(SYS_exit_group, 134, 0, 0);
 }
 
-/* Called by trampoline.S with the registers at the return; see there. */
-uint64_t dp_kretprobe_handler(struct pt_regs *regs)
+/*
+ * The link to the instance of the call whose slot is @fp, not the newest:
+ * instances above it on the same stack were abandoned.
+ */
+static __attribute__((noinline)) struct kretprobe_instance **
+find_slow(struct kretprobe_instance **pp, uint64_t fp)
 {
-	uint64_t fp = regs->sp - 8, ret;
-	uintptr_t dom = stack_domain(regs->sp);
-	struct kretprobe_instance **pp = &dp_tls.ri, *ri;
-	bool busy = dp_tls.depth > 0;
-	int idx = dp_gp_enter();
+	struct altstack alt = { 0, 0, false };
+	struct kretprobe_instance *ri;
 
-	dp_tls.depth++;
-	dp_regs_bases(regs);
-	/* instances above ours on the same stack were abandoned */
-	while ((ri = *pp) && !(ri->__domain == dom &&
-			       (uint64_t)(uintptr_t)ri->fp == fp)) {
-		if (ri->__domain == dom && (uint64_t)(uintptr_t)ri->fp < fp) {
+	while ((ri = *pp) && (uint64_t)(uintptr_t)ri->fp != fp) {
+		if (abandoned(&alt, ri, fp)) {
 			*pp = ri->__next;
 			drop(ri);
 			continue;
@@ -201,13 +354,28 @@ uint64_t dp_kretprobe_handler(struct pt_regs *regs)
 	}
 	if (!ri)
 		no_instance();
+	return pp;
+}
+
+/* Called by trampoline.S with the registers at the return; see there. */
+uint64_t dp_kretprobe_handler(struct pt_regs *regs)
+{
+	uint64_t fp = regs->sp - 8, ret;
+	struct kretprobe_instance **pp = &dp_tls.ri, *ri;
+	bool busy = dp_tls.depth > 0;
+	dp_gp_t gp = dp_gp_enter();
+
+	dp_tls.depth++;
+	dp_regs_segments(regs);
+	ri = *pp;
+	if (!ri || (uint64_t)(uintptr_t)ri->fp != fp)
+		ri = *(pp = find_slow(pp, fp));
 	ret = (uint64_t)(uintptr_t)ri->ret_addr;
 	/* before any handler runs: unwinders read it through the CFI */
 	*(uint64_t *)(uintptr_t)fp = ret;
 	regs->ip = ret;
 	/* this call, and those chained to it by tail calls, newest first */
-	while ((ri = *pp) && ri->__domain == dom &&
-	       (uint64_t)(uintptr_t)ri->fp == fp) {
+	while ((ri = *pp) && (uint64_t)(uintptr_t)ri->fp == fp) {
 		struct kretprobe_holder *h = ri->rph;
 		struct kretprobe *rp = __atomic_load_n(&h->rp, __ATOMIC_ACQUIRE);
 
@@ -216,13 +384,16 @@ uint64_t dp_kretprobe_handler(struct pt_regs *regs)
 			__atomic_fetch_add(&rp->nmissed, 1, __ATOMIC_RELAXED);
 		} else if (rp && rp->handler) {
 			dp_tls.cur = &rp->kp;
-			rp->handler(ri, regs);
+			if (rp->kp.flags & KPROBE_FLAG_NOSIMD)
+				rp->handler(ri, regs);
+			else
+				dp_call_xsave((void *)rp->handler, ri, regs);
 			dp_tls.cur = NULL;
 		}
-		pool_put(h, ri);
+		inst_put(h, rp, ri);
 	}
 	dp_tls.depth--;
-	dp_gp_leave(idx);
+	dp_gp_leave(gp);
 	return ret;
 }
 
@@ -230,14 +401,13 @@ uint64_t dp_kretprobe_handler(struct pt_regs *regs)
 
 void dp_kretprobe_unhijack_thread(void)
 {
-	const uint64_t tramp = (uint64_t)(uintptr_t)dp_kretprobe_trampoline;
 	struct kretprobe_instance *ri;
 
 	while ((ri = dp_tls.ri)) {
 		uint64_t cur;
 
 		dp_tls.ri = ri->__next;
-		if (!dp_copy_nofault(&cur, ri->fp, sizeof(cur)) && cur == tramp)
+		if (!dp_copy_nofault(&cur, ri->fp, sizeof(cur)) && hijacked(cur))
 			dp_copy_nofault(ri->fp, &ri->ret_addr, sizeof(cur));
 		drop(ri);
 	}

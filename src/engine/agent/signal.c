@@ -204,7 +204,8 @@ static void fault_handler(int sig, siginfo_t *si, void *ctx)
 	uint64_t ip = (uint64_t)g[REG_RIP], fix, pair;
 	struct dp_site *s;
 
-	if (si->si_code > 0 && (fix = dp_nofault_fixup(ip))) {
+	if (si->si_code > 0 && ((fix = dp_nofault_fixup(ip)) ||
+				(fix = dp_word_nofault_fixup(ip)))) {
 		g[REG_RIP] = (greg_t)fix;
 		return;
 	}

@@ -1,22 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The return trampoline of kretprobes.  At the entry of a probed function
+ * The return trampolines of kretprobes.  At the entry of a probed function
  * its return address (the word at %rsp) was replaced by the address of
  * dp_kretprobe_trampoline, so the function's `ret` lands here with %rsp
- * just above the slot that held it.  The trampoline saves the registers
- * as a struct pt_regs, saves the extended (x87/SSE/AVX) state, and calls
- * dp_kretprobe_handler(regs), which finds the call's instance, writes the
- * real return address back into the slot, and runs the handlers.  Then
- * everything is restored (handlers may change registers, e.g. ax) and a
- * `ret` through the slot goes where the function would have returned.
+ * just above the slot that held it (on a jump-optimised entry, see
+ * dp_kretprobe_call below, the function is entered with a call and
+ * returns to dp_kretprobe_trampoline_call instead).  The trampoline saves
+ * the registers as a struct pt_regs and calls dp_kretprobe_handler(regs),
+ * which finds the call's instance, writes the real return address back
+ * into the slot, and runs the handlers.  Then the registers are restored
+ * (handlers may change them, e.g. ax) and the thread goes through the
+ * slot where the function would have returned.
  *
  *	E+0   ...caller's frame...
  *	E-8   the return slot: 0, then the real return address
  *	E-224 struct pt_regs (216 bytes)
- *	      padding to 64 bytes, then the xsave/fxsave area
  *
- * The extended state is saved because the handlers are ordinary C code
- * and the function's return value may be in %xmm0/%xmm1 or %st(0).
+ * The flags are neither saved nor restored: after a return they are dead
+ * (the ABI keeps only DF, which no C code changes), and pushfq/popfq cost
+ * more than the rest; handlers see 0x202 (IF set), as in an optimised
+ * kprobe at a function entry.  The extended state (the return value may
+ * be in %xmm0/%xmm1 or %st(0)) is not saved here: libdprobe's own code
+ * never touches it, and dp_kretprobe_handler() calls the handlers of a
+ * kretprobe without KPROBE_FLAG_NOSIMD through dp_call_xsave() below,
+ * which saves it around the call.
  *
  * CFI: from the push on, the slot holds the real return address whenever
  * code other than ours runs (the handler fills it before calling any
@@ -54,18 +61,15 @@
 #define PT_GS		208
 #define PT_SIZE		216
 
-	.text
-	.p2align 4
-	.globl	dp_kretprobe_trampoline
-	.hidden	dp_kretprobe_trampoline
-	.type	dp_kretprobe_trampoline, @function
-	.cfi_startproc
-	.cfi_undefined rip
-	nop
-dp_kretprobe_trampoline:
+/*
+ * The body of both trampolines: the frame, the handler, the registers
+ * back; %rsp is left just above the return slot, which then holds the
+ * real return address.  CFI as described above.
+ */
+.macro TRAMPOLINE_BODY
 	pushq	$0
 	/* CFA = entry %rsp = %rsp + 8; the return address at CFA - 8 */
-	.cfi_def_cfa_offset 8
+	.cfi_def_cfa rsp, 8
 	.cfi_offset rip, -8
 	lea	-PT_SIZE(%rsp), %rsp		/* lea: the flags are intact */
 	.cfi_adjust_cfa_offset PT_SIZE
@@ -85,68 +89,19 @@ dp_kretprobe_trampoline:
 	mov	%rdx, PT_DX(%rsp)
 	mov	%rsi, PT_SI(%rsp)
 	mov	%rdi, PT_DI(%rsp)
-	pushfq
-	.cfi_adjust_cfa_offset 8
-	popq	PT_FLAGS(%rsp)
-	.cfi_adjust_cfa_offset -8
+	movq	$0x202, PT_FLAGS(%rsp)
 	lea	PT_SIZE + 8(%rsp), %rax
 	mov	%rax, PT_SP(%rsp)
 	movq	$-1, PT_ORIG_AX(%rsp)
-	movq	$0, PT_IP(%rsp)
-	xor	%eax, %eax
-	mov	%cs, %eax
-	mov	%rax, PT_CS(%rsp)
-	mov	%ss, %eax
-	mov	%rax, PT_SS(%rsp)
-	mov	%ds, %eax
-	mov	%rax, PT_DS(%rsp)
-	mov	%es, %eax
-	mov	%rax, PT_ES(%rsp)
-	mov	%fs, %eax
-	mov	%rax, PT_FS(%rsp)
-	mov	%gs, %eax
-	mov	%rax, PT_GS(%rsp)
 
 	mov	%rsp, %rbp
 	.cfi_def_cfa_register rbp
-	and	$-64, %rsp
-	sub	dp_xsave_size(%rip), %rsp
-	cmpb	$0, dp_xsave_mode(%rip)
-	je	1f
-	/* XRSTOR wants the XSAVE header's reserved bytes zero */
-	xor	%eax, %eax
-	mov	%rax, 512(%rsp)
-	mov	%rax, 520(%rsp)
-	mov	%rax, 528(%rsp)
-	mov	%rax, 536(%rsp)
-	mov	%rax, 544(%rsp)
-	mov	%rax, 552(%rsp)
-	mov	%rax, 560(%rsp)
-	mov	%rax, 568(%rsp)
-	mov	$-1, %eax
-	mov	$-1, %edx
-	xsave64	(%rsp)
-	jmp	2f
-1:	fxsave64 (%rsp)
-	/* the handlers start with an empty x87 stack, as the ABI wants */
-2:	emms
-
+	and	$-16, %rsp
 	mov	%rbp, %rdi
 	call	dp_kretprobe_handler
 
-	cmpb	$0, dp_xsave_mode(%rip)
-	je	3f
-	mov	$-1, %eax
-	mov	$-1, %edx
-	xrstor64 (%rsp)
-	jmp	4f
-3:	fxrstor64 (%rsp)
-4:	mov	%rbp, %rsp
+	mov	%rbp, %rsp
 	.cfi_def_cfa_register rsp
-	pushq	PT_FLAGS(%rsp)
-	.cfi_adjust_cfa_offset 8
-	popfq
-	.cfi_adjust_cfa_offset -8
 	mov	PT_R15(%rsp), %r15
 	mov	PT_R14(%rsp), %r14
 	mov	PT_R13(%rsp), %r13
@@ -165,8 +120,197 @@ dp_kretprobe_trampoline:
 	mov	PT_DI(%rsp), %rdi
 	lea	PT_SIZE(%rsp), %rsp
 	.cfi_adjust_cfa_offset -PT_SIZE
-	ret
+.endm
+
+	.text
+	.p2align 4
+	.globl	dp_kretprobe_trampoline
+	.hidden	dp_kretprobe_trampoline
+	.type	dp_kretprobe_trampoline, @function
+	.cfi_startproc
+	.cfi_undefined rip
+	nop
+dp_kretprobe_trampoline:
+	TRAMPOLINE_BODY
+	lea	8(%rsp), %rsp
+	.cfi_adjust_cfa_offset -8
+	/*
+	 * Not `ret`: the function's own ret already consumed the return
+	 * stack buffer's entry for this call, so a ret here would be
+	 * mispredicted and leave every return above it mispredicted too.
+	 * The slot is now 8 bytes below %rsp, in the red zone, which a
+	 * signal arriving here does not overwrite.
+	 */
+	jmp	*-8(%rsp)
 	.cfi_endproc
 	.size	dp_kretprobe_trampoline, . - dp_kretprobe_trampoline
+
+/*
+ * Return probes on a jump-optimised function entry, without the two
+ * mispredicted returns of the trampoline above.
+ *
+ * The detour of an optimised function entry (opt.c) comes here when the
+ * pre handlers have just hijacked the return address (the slot at
+ * (%rsp) holds dp_kretprobe_trampoline), with the registers of the
+ * entry and, at -16(%rsp) (in the red zone, which signals leave alone),
+ * the address of the site's tail: the replaced instructions relocated and
+ * a jump back into the function.  The tail is entered with a `call`,
+ * whose return address, pushed over the same slot, is
+ * dp_kretprobe_trampoline_call: the function's own `ret` comes back here
+ * as the CPU's return stack predicts, and the `ret` at the end goes to
+ * the caller as predicted too.  (Otherwise the detour jumps to the tail
+ * itself.)
+ *
+ * An unwinder reaching a frame whose return address is
+ * dp_kretprobe_trampoline_call looks it up at the call instruction,
+ * where the return address is undefined: it stops, as at the other.
+ */
+	.p2align 4
+	.globl	dp_kretprobe_call
+	.hidden	dp_kretprobe_call
+	.type	dp_kretprobe_call, @function
+	.globl	dp_kretprobe_trampoline_call
+	.hidden	dp_kretprobe_trampoline_call
+dp_kretprobe_call:
+	.cfi_startproc
+	.cfi_undefined rip
+	lea	8(%rsp), %rsp			/* the slot is rewritten... */
+	.cfi_adjust_cfa_offset -8
+	call	*-24(%rsp)			/* ...by the call's push */
+dp_kretprobe_trampoline_call:
+	TRAMPOLINE_BODY
+	ret
+	.cfi_endproc
+	.size	dp_kretprobe_call, . - dp_kretprobe_call
+
+/*
+ * int dp_call_xsave(fn, a, b): fn(a, b) with the extended state (x87,
+ * SSE, AVX...) saved before and restored after, for handlers that may
+ * use it.  The save area is on the stack, 64-byte aligned, sized by
+ * dp_xsave_setup(); dp_xsave_mode: 0 fxsave, 1 xsave, 2 xsavec (only the
+ * components in use are written).
+ */
+	.p2align 4
+	.globl	dp_call_xsave
+	.hidden	dp_call_xsave
+	.type	dp_call_xsave, @function
+dp_call_xsave:
+	.cfi_startproc
+	push	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset rbp, -16
+	mov	%rsp, %rbp
+	.cfi_def_cfa_register rbp
+	push	%rbx
+	.cfi_offset rbx, -24
+	push	%r12
+	.cfi_offset r12, -32
+	push	%r13
+	.cfi_offset r13, -40
+	mov	%rdi, %rbx
+	mov	%rsi, %r12
+	mov	%rdx, %r13
+	and	$-64, %rsp
+	sub	dp_xsave_size(%rip), %rsp
+	movzbl	dp_xsave_mode(%rip), %ecx
+	test	%ecx, %ecx
+	je	1f
+	/* XRSTOR wants the XSAVE header's reserved bytes zero */
+	xor	%eax, %eax
+	mov	%rax, 512(%rsp)
+	mov	%rax, 520(%rsp)
+	mov	%rax, 528(%rsp)
+	mov	%rax, 536(%rsp)
+	mov	%rax, 544(%rsp)
+	mov	%rax, 552(%rsp)
+	mov	%rax, 560(%rsp)
+	mov	%rax, 568(%rsp)
+	mov	$-1, %eax
+	mov	$-1, %edx
+	cmp	$2, %ecx
+	je	3f
+	xsave64	(%rsp)
+	jmp	2f
+3:	xsavec64 (%rsp)
+	jmp	2f
+1:	fxsave64 (%rsp)
+	/* the handler starts with an empty x87 stack, as the ABI wants */
+2:	emms
+	mov	%r12, %rdi
+	mov	%r13, %rsi
+	call	*%rbx
+	mov	%eax, %ebx
+	cmpb	$0, dp_xsave_mode(%rip)
+	je	4f
+	mov	$-1, %eax
+	mov	$-1, %edx
+	xrstor64 (%rsp)
+	jmp	5f
+4:	fxrstor64 (%rsp)
+5:	mov	%ebx, %eax
+	lea	-24(%rbp), %rsp
+	pop	%r13
+	.cfi_restore r13
+	pop	%r12
+	.cfi_restore r12
+	pop	%rbx
+	.cfi_restore rbx
+	pop	%rbp
+	.cfi_def_cfa rsp, 8
+	.cfi_restore rbp
+	ret
+	.cfi_endproc
+	.size	dp_call_xsave, . - dp_call_xsave
+
+/*
+ * One word of the probed thread's stack, read or written without
+ * crashing: as nofault_copy.S, but a single mov, which a `ret` reading
+ * the same word right after can forward from (a rep movsb store cannot).
+ * A fault between dp_word_nofault_begin and _end resumes at
+ * dp_word_nofault_efault (dp_word_nofault_fixup(), from the SIGSEGV
+ * handler), which returns -EFAULT; nothing in between touches the stack.
+ *
+ *   long dp_load_nofault(const uint64_t *src, uint64_t *dst)   0 or -EFAULT
+ *   long dp_store_nofault(uint64_t *dst, uint64_t val)         0 or -EFAULT
+ */
+	.p2align 4
+	.globl	dp_load_nofault
+	.hidden	dp_load_nofault
+	.type	dp_load_nofault, @function
+	.globl	dp_word_nofault_begin
+	.hidden	dp_word_nofault_begin
+	.globl	dp_word_nofault_end
+	.hidden	dp_word_nofault_end
+	.globl	dp_word_nofault_efault
+	.hidden	dp_word_nofault_efault
+dp_load_nofault:
+	.cfi_startproc
+dp_word_nofault_begin:
+	mov	(%rdi), %rax
+	mov	%rax, (%rsi)
+	xor	%eax, %eax
+	ret
+	.cfi_endproc
+	.size	dp_load_nofault, . - dp_load_nofault
+
+	.globl	dp_store_nofault
+	.hidden	dp_store_nofault
+	.type	dp_store_nofault, @function
+dp_store_nofault:
+	.cfi_startproc
+	mov	%rsi, (%rdi)
+	xor	%eax, %eax
+	ret
+dp_word_nofault_end:
+	.cfi_endproc
+	.size	dp_store_nofault, . - dp_store_nofault
+
+	.type	dp_word_nofault_efault, @function
+dp_word_nofault_efault:
+	.cfi_startproc
+	mov	$-14, %rax		/* -EFAULT */
+	ret
+	.cfi_endproc
+	.size	dp_word_nofault_efault, . - dp_word_nofault_efault
 
 	.section .note.GNU-stack, "", @progbits
