@@ -261,7 +261,8 @@ static void record(struct dp_ring *r, const struct ev_probe *p,
 /* A register-only record (ev_fast): stores, no interpretation. */
 static inline void record_fast(struct dp_ring *r, const struct ev_probe *p,
 			       const struct pt_regs *regs, const struct ev_thread *t,
-			       uint64_t ip, uint64_t ts, uint32_t cpu)
+			       uint64_t ip, uint64_t ret_ip, uint64_t ts,
+			       uint32_t cpu)
 {
 	uint8_t *buf = dp_ring_reserve(r, p->fp.size, ts,
 				       DP_AGENT_INFO(cpu, p->slot));
@@ -273,7 +274,9 @@ static inline void record_fast(struct dp_ring *r, const struct ev_probe *p,
 	for (uint32_t i = 0; i < (p->fp.size + 7) / 8; i++)
 		((uint64_t *)(void *)buf)[i] = 0;
 	__builtin_memcpy(buf, &ent, sizeof(ent));
-	__builtin_memcpy(buf + 8, &ip, 8);
+	__builtin_memcpy(buf + 8, &ip, 8);	/* __probe_ip, or __probe_func */
+	if (p->def.is_return)
+		__builtin_memcpy(buf + 16, &ret_ip, 8);	/* __probe_ret_ip */
 	for (unsigned i = 0; i < p->fp.n; i++) {
 		uint64_t v = *(const uint64_t *)(const void *)
 			((const char *)regs + p->fp.arg[i].reg);
@@ -335,7 +338,7 @@ static int on_entry(struct kprobe *kp, struct pt_regs *regs)
 			ready = true;
 		}
 		if (p->fast)
-			record_fast(t->ring, p, regs, t, s->addr, ts, cpu);
+			record_fast(t->ring, p, regs, t, s->addr, 0, ts, cpu);
 		else
 			record(t->ring, p, &ctx, ts, cpu);
 	}
@@ -361,32 +364,46 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct kretprobe *rp = get_kretprobe(ri);
 	struct ev_site *s = rp ? container_of(rp, struct ev_site, rp) : NULL;
 	struct ev_thread *t = ev_thread();
+	uint64_t ret_ip = (uint64_t)(uintptr_t)ri->ret_addr;
 	struct pt_regs r;
 	struct dp_hit_ctx ctx;
-	uint32_t cpu;
-	uint64_t ts = ev_now(&cpu);
+	uint32_t cpu = 0;
+	uint64_t ts = 0;
+	bool stamped = false, ready = false;
 
 	if (!s)
 		return 0;
 	if (__builtin_expect(!t->ring || t->quiet, 0))
 		return no_ring(t);
-	r = *regs;
-	r.ip = (unsigned long)ri->ret_addr;	/* %ip reads where it returns */
-	ctx_init(&ctx, &r, t);
-	ctx.ip = s->addr;
-	ctx.func = s->addr;
-	ctx.ret_ip = (uint64_t)(uintptr_t)ri->ret_addr;
-	ctx.entry_args = ((struct ev_ret_data *)ri->data)->args;
-	ctx.n_entry_args = DP_NR_REG_ARGS;
 	for (unsigned i = s->n; i-- > 0;) {
 		const struct ev_probe *p = s->probes[i];
 
 		if (!p->def.is_return)
 			continue;
-		if (p->counter)
+		if (p->counter) {
 			dp_ring_local_inc(&t->ring->counters[p->slot]);
-		else
-			record(t->ring, p, &ctx, ts, cpu);
+			continue;
+		}
+		if (!stamped) {
+			ts = ev_now(&cpu);
+			stamped = true;
+		}
+		if (p->fast) {
+			record_fast(t->ring, p, regs, t, s->addr, ret_ip, ts, cpu);
+			continue;
+		}
+		if (!ready) {
+			r = *regs;
+			r.ip = ret_ip;	/* %ip reads where it returns */
+			ctx_init(&ctx, &r, t);
+			ctx.ip = s->addr;
+			ctx.func = s->addr;
+			ctx.ret_ip = ret_ip;
+			ctx.entry_args = ((struct ev_ret_data *)ri->data)->args;
+			ctx.n_entry_args = DP_NR_REG_ARGS;
+			ready = true;
+		}
+		record(t->ring, p, &ctx, ts, cpu);
 	}
 	return 0;
 }
@@ -453,20 +470,28 @@ static int plain_register(const struct dp_arg *a, bool is_return)
 		return -1;
 	if (in[0].op == DP_FOP_REG)
 		reg = in[0].param;
+	else if (in[0].op == DP_FOP_RETVAL && is_return)
+		return (int)__builtin_offsetof(struct pt_regs, ax);
 	else if (in[0].op == DP_FOP_ARG && !is_return &&
 		 in[0].param < DP_NR_REG_ARGS)
 		reg = dp_reg_arg(in[0].param);
 	else
 		return -1;
-	return reg < 0 ? -1 : reg_offset(reg);
+	if (reg < 0)
+		return -1;
+	reg = reg_offset(reg);
+	/* a return probe's %ip is where it returns, not in the frame */
+	if (is_return && reg == (int)__builtin_offsetof(struct pt_regs, ip))
+		return -1;
+	return reg;
 }
 
-/* Entry probes whose arguments are all plain registers: the recipe. */
+/* Probes whose arguments are all plain registers: the recipe. */
 static bool fast_recipe(const struct dp_probe_def *def, struct ev_fast *f)
 {
 	unsigned head = dp_probe_head_size(def);
 
-	if (def->is_return || def->nargs > EV_FAST_MAX_ARGS ||
+	if (def->nargs > EV_FAST_MAX_ARGS ||
 	    head + def->args_size > EV_FAST_MAX_SIZE)
 		return false;
 	for (unsigned i = 0; i < def->nargs; i++) {
