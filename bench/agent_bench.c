@@ -39,7 +39,9 @@
 
 #include <dprobe/kprobes.h>
 
-#define GPR_ONLY __attribute__((target("general-regs-only")))
+#include "floor.h"
+
+#define GPR_ONLY FLOOR_GPR_ONLY
 
 __attribute__((noipa)) long work(int a, long b, const char *s)
 {
@@ -56,24 +58,8 @@ static int on_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-/* The record of the floor: 32 bytes to a thread-local array. */
-struct rec {
-	uint64_t ts, ip, a, b;
-};
-
-#define RING 4096
-static __thread struct rec ring[RING];
-static __thread unsigned int ring_head;
-
-static inline GPR_ONLY void record(uint64_t ip, uint64_t a, uint64_t b)
-{
-	struct rec *r = &ring[ring_head++ & (RING - 1)];
-
-	r->ts = __rdtsc();
-	r->ip = ip;
-	r->a = a;
-	r->b = b;
-}
+/* The record of the floor (floor.h), as the handlers write it. */
+#define record floor_record
 
 static GPR_ONLY void hook(uint64_t ip, uint64_t a, uint64_t b)
 {

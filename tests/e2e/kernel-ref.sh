@@ -93,12 +93,13 @@ command -v setarch >/dev/null 2>&1 || skip_all "setarch not found"
 # run-time addresses compare.  With a socket address nobody listens on,
 # the agent finds no dprobe and, as under dprobe, takes both variables
 # out of the environment before main() (getenv() walks the same list).
-KPRELOAD=
-if [ "${DPROBE_ENGINE:-auto}" != ptrace ] &&
-	[ -f "$(dirname "$DPROBE")/libdprobe.so" ]; then
-	KPRELOAD="LD_PRELOAD=$(cd "$(dirname "$DPROBE")" && pwd)/libdprobe.so"
-	KPRELOAD="$KPRELOAD DPROBE_AGENT_SOCK=dprobe-kernel-ref-$$"
-fi
+kpreload() {
+	[ $kernel_only = 0 ] && [ "${DPROBE_ENGINE:-auto}" != ptrace ] &&
+		[ -f "$(dirname "$DPROBE")/libdprobe.so" ] || return 0
+	grep -q 'using the ptrace engine' "$T/dstderr" 2>/dev/null && return 0
+	echo "LD_PRELOAD=$(cd "$(dirname "$DPROBE")" && pwd)/libdprobe.so" \
+		"DPROBE_AGENT_SOCK=dprobe-kernel-ref-$$"
+}
 command -v flock >/dev/null 2>&1 || skip_all "flock not found"
 
 # One run at a time: runs share the group name.
@@ -345,24 +346,26 @@ kbin() {
 
 # Replacements for lib.sh's dp_trace/dp_stat while a case runs here.  A
 # case may run several; traces and outputs are collected in *.all.
+# dprobe runs first: the kernel's run gets the agent's preload only if
+# dprobe used the in-process engine (it may hand a session to ptrace).
 dp_trace() {
 	kbin "$@"
 	conv_defs || return $?
+	[ $kernel_only = 1 ] || dprobe_run trace "$@"
+	KPRELOAD=$(kpreload)
 	kernel_run trace "$@" || return $?
 	cat "$T/ktrace" >>"$T/ktrace.all"
 	cat "$T/kstdout" >>"$T/kstdout.all"
-	[ $kernel_only = 1 ] && return 0
-	dprobe_run trace "$@"
 }
 
 dp_stat() {
 	KSTAT=1
 	kbin "$@"
 	conv_defs || return $?
+	[ $kernel_only = 1 ] || dprobe_run stat "$@"
+	KPRELOAD=$(kpreload)
 	kernel_run stat "$@" || return $?
 	cat "$T/kstdout" >>"$T/kstdout.all"
-	[ $kernel_only = 1 ] && return 0
-	dprobe_run stat "$@"
 }
 
 # Private copies of whatever a case builds itself (see lib.sh).
