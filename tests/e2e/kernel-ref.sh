@@ -356,6 +356,16 @@ dp_trace() {
 	kernel_run trace "$@" || return $?
 	cat "$T/ktrace" >>"$T/ktrace.all"
 	cat "$T/kstdout" >>"$T/kstdout.all"
+	exit_status
+}
+
+# $T/rc, which a case may read: dprobe's exit status, else the program's.
+exit_status() {
+	if [ -f "$T/drc" ]; then
+		cp "$T/drc" "$T/rc"
+	else
+		cp "$T/krc" "$T/rc"
+	fi
 }
 
 dp_stat() {
@@ -366,6 +376,7 @@ dp_stat() {
 	KPRELOAD=$(kpreload)
 	kernel_run stat "$@" || return $?
 	cat "$T/kstdout" >>"$T/kstdout.all"
+	exit_status
 }
 
 # Private copies of whatever a case builds itself (see lib.sh).
@@ -452,6 +463,7 @@ run_one() {
 		# not keep, or even the name of an earlier task with the same
 		# pid.  So it is not compared ($comm fetchargs still are).
 		for _f in exp.ev kernel.ev kernel.full; do
+			[ -f "$T/$_f" ] || continue	# stat: counts only
 			sed -i 's/^[^ ]* /- /' "$T/$_f"
 			[ -n "$sort_events" ] && LC_ALL=C sort -o "$T/$_f" "$T/$_f"
 		done

@@ -10,8 +10,8 @@
  * dprobe_agent_attach(), which connects and leaves the handshake to the
  * control thread.  Either way the control thread then serves dprobe until
  * it says DETACH or goes away; in both cases every probe is removed and
- * every byte put back.  The control thread blocks every signal: the
- * program's signals are for the program's threads.
+ * every byte put back.  The control thread blocks the program's signals
+ * (they are for the program's threads), not the ones libdprobe owns.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -26,8 +26,11 @@
  *                                                  strategy ("optimized",
  *                                                  or "int3" and why not)
  *                     ERR <slot> <errno> <text>    refused
- *   dprobe -> agent   ARM / DISARM                 enable or disable all
- *   agent -> dprobe   ARMED <n>
+ *   dprobe -> agent   ARM                          register and enable
+ *                                                  what is not yet
+ *   agent -> dprobe   ARMED <n>                    (after the OK/ERRs)
+ *   dprobe -> agent   DISARM / ENABLE              disable / enable all
+ *   agent -> dprobe   DISARMED / ENABLED
  *   dprobe -> agent   STATS
  *   agent -> dprobe   STAT <slot> <missed>  ...  END
  *   dprobe -> agent   DETACH                       unregister everything

@@ -649,6 +649,14 @@ static bool channel_alive(struct dp_inproc *t, const sigset_t *unblocked)
 	return !(pfd.revents & (POLLHUP | POLLERR));
 }
 
+/* Whether the target is gone within about 200 ms. */
+static bool gone_soon(struct dp_inproc *t)
+{
+	for (int i = 0; i < 200 && !child_gone(t); i++)
+		usleep(1000);
+	return child_gone(t);
+}
+
 int dp_inproc_run(struct dp_inproc *t, int *status)
 {
 	sigset_t unblocked;
@@ -663,8 +671,18 @@ int dp_inproc_run(struct dp_inproc *t, int *status)
 			if (t->profile_cb)
 				t->profile_cb(t->profile_priv);
 		}
-		if (child_gone(t) || !channel_alive(t, &unblocked))
+		if (child_gone(t))
 			break;
+		if (!channel_alive(t, &unblocked)) {
+			/* the image that had the agent is gone: an exit
+			 * (the zombie follows soon) or an exec */
+			if (!gone_soon(t))
+				inproc_log(t, "dprobe: process %d closed the "
+					   "channel (an exec?); the in-process "
+					   "engine traces it no more\n",
+					   (int)t->pid);
+			break;
+		}
 	}
 	/* what the agent said at exit, if it exited (or is exiting) */
 	if (t->sock >= 0)
