@@ -287,7 +287,8 @@ END {
 		o = md[id] - base
 		ovh = id == "b0" ? "-" : (o < 100 ? sprintf("%.1f", o) : sprintf("%.0f", o))
 		x = id == "b0" || !okfl ? "-" : sprintf("%.2f", o / fl)
-		y = id == "b0" || !okk2 || o <= 0 ? "-" : sprintf("%.0f", k2 / o)
+		y = id == "b0" || !okk2 || o <= 0 ? "-" : \
+			(k2 / o < 10 ? sprintf("%.2f", k2 / o) : sprintf("%.0f", k2 / o))
 		printf "| %s | %s | %d | %.1f | %.1f | %s | %s | %s |\n", id, name[id],
 			n[id], mn[id], md[id], ovh, x, y
 	}
