@@ -359,8 +359,18 @@ dp_trace() {
 	exit_status
 }
 
-# $T/rc, which a case may read: dprobe's exit status, else the program's.
+# The files a case may read after dp_trace (lib.sh's names): dprobe's
+# events, output and exit status, else the program's under the kernel.
 exit_status() {
+	for _pair in "events devents" "stdout dstdout" "stderr dstderr"; do
+		# shellcheck disable=SC2086  # two words
+		set -- $_pair
+		if [ -f "$T/$2" ]; then
+			cp "$T/$2" "$T/$1"
+		else
+			: >"$T/$1"
+		fi
+	done
 	if [ -f "$T/drc" ]; then
 		cp "$T/drc" "$T/rc"
 	else
