@@ -401,6 +401,31 @@ static struct ithread *thread_find(struct inj *in, pid_t tid)
 	return NULL;
 }
 
+/*
+ * A thread this process traces already: one an earlier injection let go
+ * of while it was being created or exiting.  It is simply taken over
+ * (interrupted and, in the end, detached with the others).
+ */
+static bool still_ours(struct inj *in, pid_t tid, int e)
+{
+	char path[64], line[256];
+	bool ours = false;
+	FILE *f;
+
+	if (e != EPERM)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", in->pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "TracerPid:", 10))
+			ours = atoll(line + 10) == (long long)getpid();
+	fclose(f);
+	errno = e;
+	return ours;
+}
+
 static int seize_error(struct inj *in, pid_t tid, int e)
 {
 	long long tracer = proc_status(in->pid, "TracerPid", false, NULL, 0);
@@ -485,7 +510,8 @@ static int attach_all(struct inj *in)
 				in->cap = cap;
 			}
 			if (ptrace(PTRACE_SEIZE, tid, NULL,
-				   (void *)(long)PTRACE_O_TRACESYSGOOD)) {
+				   (void *)(long)PTRACE_O_TRACESYSGOOD) &&
+			    !still_ours(in, tid, errno)) {
 				if (errno == ESRCH)
 					continue;
 				err = seize_error(in, tid, errno);
