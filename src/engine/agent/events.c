@@ -72,7 +72,7 @@ struct ev_probe {
 	uint32_t flags;			/* DP_AGENT_F_* */
 	uint32_t rec_max;		/* payload bytes reserved per hit */
 	bool counter;			/* count-only: a ring counter, no record */
-	bool fast;			/* @fast holds the record's recipe */
+	bool fast;			/* @fp holds the record's recipe */
 	struct ev_fast fp;
 	uint64_t addr, foffs;
 	struct dp_probe_def def;
