@@ -181,7 +181,7 @@ $(O)/agent/%.o: %.c $(DEPS_OK)
 
 $(O)/agent/%.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) -c $< -o $@
+	$(CC) -MMD -MP -c $< -o $@
 
 $(AGENT_SO): $(AGENT_OBJS)
 	$(CC) -shared -Wl,-z,nodelete -Wl,-z,now -Wl,--no-undefined -o $@ \

@@ -24,6 +24,7 @@
  *   opt_hit.c   the hit path of optimised sites, and the handler of the
  *               signal that asks each thread where it is
  *   opt_entry.S what a detour calls: saves the extended state if needed
+ *   xstate.h    the extended-state save and restore of the .S files
  *
  * The hit path (hit.c, rethook.c, nofault.c, opt_hit.c, the .S files, the emulation
  * in arch/x86_64/insn.c, and the few helpers of core.c, site.c and slots.c

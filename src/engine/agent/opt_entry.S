@@ -9,6 +9,7 @@
  * unless every probe on the site promised not to touch it
  * (KPROBE_FLAG_NOSIMD, site->nosimd).
  */
+#include "xstate.h"
 #define SITE_NOSIMD	8
 
 	.text
@@ -27,43 +28,12 @@ dp_opt_entry:
 	.cfi_def_cfa_register rbp
 	push	%rdi
 	push	%rsi
-	and	$-64, %rsp
-	sub	dp_xsave_size(%rip), %rsp
-	movzbl	dp_xsave_mode(%rip), %ecx
-	test	%ecx, %ecx
-	je	1f
-	/* XRSTOR wants the XSAVE header's reserved bytes zero */
-	xor	%eax, %eax
-	mov	%rax, 512(%rsp)
-	mov	%rax, 520(%rsp)
-	mov	%rax, 528(%rsp)
-	mov	%rax, 536(%rsp)
-	mov	%rax, 544(%rsp)
-	mov	%rax, 552(%rsp)
-	mov	%rax, 560(%rsp)
-	mov	%rax, 568(%rsp)
-	mov	$-1, %eax
-	mov	$-1, %edx
-	cmp	$2, %ecx
-	je	3f
-	xsave64	(%rsp)
-	jmp	2f
-3:	xsavec64 (%rsp)
-	jmp	2f
-1:	fxsave64 (%rsp)
-	/* the handlers start with an empty x87 stack, as the ABI wants */
-2:	emms
+	DP_XSTATE_SAVE
 	mov	-8(%rbp), %rdi
 	mov	-16(%rbp), %rsi
 	call	dp_opt_hit
-	cmpb	$0, dp_xsave_mode(%rip)
-	je	4f
-	mov	$-1, %eax
-	mov	$-1, %edx
-	xrstor64 (%rsp)
-	jmp	5f
-4:	fxrstor64 (%rsp)
-5:	mov	%rbp, %rsp
+	DP_XSTATE_RESTORE
+	mov	%rbp, %rsp
 	.cfi_def_cfa_register rsp
 	pop	%rbp
 	.cfi_adjust_cfa_offset -8

@@ -34,6 +34,7 @@
  * (libdprobe puts the real addresses back before a C++ exception or a
  * thread cancellation unwinds, see kretprobe.c).
  */
+#include "xstate.h"
 #define PT_R15		0
 #define PT_R14		8
 #define PT_R13		16
@@ -210,44 +211,13 @@ dp_call_xsave:
 	mov	%rdi, %rbx
 	mov	%rsi, %r12
 	mov	%rdx, %r13
-	and	$-64, %rsp
-	sub	dp_xsave_size(%rip), %rsp
-	movzbl	dp_xsave_mode(%rip), %ecx
-	test	%ecx, %ecx
-	je	1f
-	/* XRSTOR wants the XSAVE header's reserved bytes zero */
-	xor	%eax, %eax
-	mov	%rax, 512(%rsp)
-	mov	%rax, 520(%rsp)
-	mov	%rax, 528(%rsp)
-	mov	%rax, 536(%rsp)
-	mov	%rax, 544(%rsp)
-	mov	%rax, 552(%rsp)
-	mov	%rax, 560(%rsp)
-	mov	%rax, 568(%rsp)
-	mov	$-1, %eax
-	mov	$-1, %edx
-	cmp	$2, %ecx
-	je	3f
-	xsave64	(%rsp)
-	jmp	2f
-3:	xsavec64 (%rsp)
-	jmp	2f
-1:	fxsave64 (%rsp)
-	/* the handler starts with an empty x87 stack, as the ABI wants */
-2:	emms
+	DP_XSTATE_SAVE
 	mov	%r12, %rdi
 	mov	%r13, %rsi
 	call	*%rbx
 	mov	%eax, %ebx
-	cmpb	$0, dp_xsave_mode(%rip)
-	je	4f
-	mov	$-1, %eax
-	mov	$-1, %edx
-	xrstor64 (%rsp)
-	jmp	5f
-4:	fxrstor64 (%rsp)
-5:	mov	%ebx, %eax
+	DP_XSTATE_RESTORE
+	mov	%ebx, %eax
 	lea	-24(%rbp), %rsp
 	pop	%r13
 	.cfi_restore r13
