@@ -412,6 +412,15 @@ static uint64_t settle_at(struct target *t, int which, uint64_t want)
 	return counter(t, which);
 }
 
+/* Wait (10 s at most) until the sender has queued @n SIGRTMIN. */
+static void wait_sent(struct sender *s, int n)
+{
+	for (int i = 0; i < 10000 &&
+	     __atomic_load_n(&s->rt_sent, __ATOMIC_RELAXED) < n &&
+	     !s->error[0]; i++)
+		usleep(1000);
+}
+
 static void no_signal_lost(const char *mode, bool threads)
 {
 	struct target *t = spawn(mode);
@@ -419,14 +428,16 @@ static void no_signal_lost(const char *mode, bool threads)
 	pthread_t th;
 
 	cr_assert_eq(pthread_create(&th, NULL, send_signals, &s), 0);
-	usleep(20000);
+	/* the stream is flowing before the first injection and still after
+	 * the last, however loaded the machine (at most 10 s each) */
+	wait_sent(&s, 48);
 	for (int i = 1; i <= 8; i++) {
 		char arg[16];
 
 		snprintf(arg, sizeof(arg), "sig%d", i);
 		inject_ok(t, arg, 4200 + i);
 	}
-	usleep(20000);
+	wait_sent(&s, __atomic_load_n(&s.rt_sent, __ATOMIC_RELAXED) + 64);
 	__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	cr_assert_str_eq(s.error, "");
