@@ -24,6 +24,7 @@ struct dp_trace_entry {
 
 #define DP_ENTRY_HEAD_SIZE	16	/* common + __probe_ip */
 #define DP_RET_HEAD_SIZE	24	/* common + __probe_func + __probe_ret_ip */
+#define DP_TP_HEAD_SIZE		8	/* common only: a tracepoint's record */
 
 /* How a field's bytes are interpreted (by filters and renderers). */
 enum dp_field_class {

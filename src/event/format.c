@@ -28,12 +28,15 @@ static void print_fmt(FILE *f, const struct dp_event *ev)
 {
 	const struct dp_probe_def *def = &ev->probes->def;
 
-	fprintf(f, "\"%s", ev->is_return ? "(%lx <- %lx)" : "(%lx)");
+	bool tp = ev->kind == DP_KIND_TRACEPOINT;
+
+	/* a tracepoint prints its fields alone, as kernel tracepoints do */
+	fprintf(f, "\"%s", tp ? "" : ev->is_return ? "(%lx <- %lx)" : "(%lx)");
 	for (unsigned i = 0; i < def->nargs; i++) {
 		const struct dp_arg *a = &def->args[i];
 		const char *spec = dp_type_print_fmt(&a->type);
 
-		fprintf(f, " %s=", a->name);
+		fprintf(f, "%s%s=", tp && !i ? "" : " ", a->name);
 		if (!a->type.count) {
 			fputs(spec, f);
 			continue;
@@ -43,8 +46,9 @@ static void print_fmt(FILE *f, const struct dp_event *ev)
 			fprintf(f, ",%s", spec);
 		fputc('}', f);
 	}
-	fputs(ev->is_return ? "\", REC->__probe_func, REC->__probe_ret_ip"
-			    : "\", REC->__probe_ip", f);
+	fputs(tp ? "\"" : ev->is_return ?
+	      "\", REC->__probe_func, REC->__probe_ret_ip" :
+	      "\", REC->__probe_ip", f);
 	for (unsigned i = 0; i < def->nargs; i++) {
 		const struct dp_arg *a = &def->args[i];
 		bool str = dp_type_is_string(&a->type);

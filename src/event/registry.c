@@ -142,11 +142,16 @@ static int build_fields(struct dp_event *ev)
 	const struct dp_probe_def *def = &ev->probes->def;
 	unsigned nh = def->is_return ? 2 : 1, head = dp_probe_head_size(def);
 
+	if (def->kind == DP_KIND_TRACEPOINT)
+		nh = 0;
+
 	ev->nfields = nh + def->nargs;
 	ev->fields = calloc(ev->nfields, sizeof(*ev->fields));
 	if (!ev->fields)
 		return -ENOMEM;
-	if (def->is_return) {
+	if (!nh) {
+		/* a tracepoint's fields follow the common ones */
+	} else if (def->is_return) {
 		header_field(&ev->fields[0], "__probe_func", 8);
 		header_field(&ev->fields[1], "__probe_ret_ip", 16);
 	} else {

@@ -18,6 +18,11 @@ static void print_place(FILE *f, const struct dp_probe_def *def)
 			fprintf(f, "(0x%lx)", (unsigned long)pl->ref_ctr);
 		return;
 	}
+	if (def->kind == DP_KIND_TRACEPOINT) {
+		fprintf(f, "%s%s%s", pl->module ? pl->module : "",
+			pl->module ? ":" : "", pl->symbol);
+		return;
+	}
 	if (!pl->symbol) {
 		fprintf(f, "0x%016lx", (unsigned long)pl->addr);
 		return;
@@ -50,7 +55,8 @@ char *dp_probe_canonical(const struct dp_probe_def *def)
 
 	if (!f)
 		return NULL;
-	fputc(def->is_return ? 'r' : 'p', f);
+	fputc(def->kind == DP_KIND_TRACEPOINT ? 't' :
+	      def->is_return ? 'r' : 'p', f);
 	if (def->is_return && def->maxactive)
 		fprintf(f, "%d", def->maxactive);
 	fprintf(f, ":%s/%s ", def->group, def->event);

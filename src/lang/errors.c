@@ -58,11 +58,16 @@ void dp_error_clear(struct dp_error *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* "trace_uprobe" if the place looks like PATH:OFFSET, else "trace_kprobe". */
+/*
+ * "trace_uprobe" if the place looks like PATH:OFFSET, "trace_fprobe" for
+ * a t: line (the kernel's tprobes live there), else "trace_kprobe".
+ */
 static const char *loc_for(const struct dp_argv *a)
 {
 	const char *p, *colon;
 
+	if (a->argc >= 1 && a->argv[0][0] == 't')
+		return "trace_fprobe";
 	if (a->argc < 2)
 		return "trace_kprobe";
 	p = a->argv[1];

@@ -26,6 +26,8 @@ struct rec_buf {
 
 unsigned dp_probe_head_size(const struct dp_probe_def *def)
 {
+	if (def->kind == DP_KIND_TRACEPOINT)
+		return DP_TP_HEAD_SIZE;
 	return def->is_return ? DP_RET_HEAD_SIZE : DP_ENTRY_HEAD_SIZE;
 }
 
@@ -340,7 +342,9 @@ size_t dp_fetch_record(const struct dp_probe_def *def, unsigned id,
 		return 0;
 	zero_bytes(buf, rb.dyn);
 	copy_bytes(buf, &ent, sizeof(ent));
-	if (def->is_return) {
+	if (def->kind == DP_KIND_TRACEPOINT) {
+		/* a tracepoint names itself: no place in the record */
+	} else if (def->is_return) {
 		h[0] = ctx->func;
 		h[1] = ctx->ret_ip;
 		copy_bytes(rb.base + 8, h, 16);

@@ -36,6 +36,8 @@
 enum dp_probe_kind {
 	DP_KIND_KPROBE,
 	DP_KIND_UPROBE,
+	DP_KIND_TRACEPOINT,	/* t: an application tracepoint (dprobe's
+				 * tracepoint.h), as the kernel's tprobes */
 };
 
 /* Fetch-argument types (spec §3.5). */
@@ -131,7 +133,8 @@ struct dp_place {
 	uint64_t dev, ino;	/* identity of PATH, as the kernel's inode */
 	uint64_t offset;	/* file offset (uprobe) or symbol offset */
 	uint64_t ref_ctr;	/* 0: none */
-	/* kprobe: [MOD:]SYM[+offs] | MEMADDR */
+	/* kprobe: [MOD:]SYM[+offs] | MEMADDR; tracepoint: [GROUP:]NAME,
+	 * GROUP in module (NULL: any group), NAME in symbol */
 	char *module;		/* NULL: the main executable */
 	char *symbol;		/* as written, without MOD: and +offs */
 	uint64_t addr;		/* MEMADDR form (symbol == NULL) */

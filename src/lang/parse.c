@@ -5,6 +5,7 @@
  *   p[:[GRP/|GRP.]EVENT] PATH:OFFSET[%return][(REF)] [FETCHARGS]    uprobe
  *   p[:[GRP/|GRP.]EVENT] [MOD:]SYM[+offs]|MEMADDR [FETCHARGS]       kprobe
  *   r[MAXACTIVE][:[GRP/|GRP.]EVENT] [MOD:]SYM[+0] [FETCHARGS]
+ *   t[:[GRP/|GRP.]EVENT] [TPGROUP:]TRACEPOINT [FETCHARGS]           tracepoint
  *
  * The grammar family is chosen from the place as the kernel's
  * dynamic_events does; each family then follows its kernel parser
@@ -375,6 +376,57 @@ static int parse_name_part(struct line_ctx *c, const char *default_group,
 	return 0;
 }
 
+/*
+ * "[TPGROUP:]TRACEPOINT": an application tracepoint (tracepoint.h).  The
+ * kernel's tprobes name a tracepoint alone; applications' tracepoints
+ * live in groups of their own, so dprobe also takes "group:name".
+ */
+static int parse_tracepoint_place(struct line_ctx *c)
+{
+	struct dp_place *pl = &c->def->place;
+	const char *place = c->a.argv[1], *colon = strchr(place, ':');
+
+	if (colon) {
+		pl->module = strndup(place, (size_t)(colon - place));
+		if (!pl->module)
+			return -ENOMEM;
+		if (!dp_is_good_name(pl->module))
+			return fail(c, 1, 0, DP_ERR_BAD_TP_NAME, EINVAL);
+		place = colon + 1;
+	}
+	if (!dp_is_good_name(place))
+		return fail(c, 1, (int)(place - c->a.argv[1]),
+			    DP_ERR_BAD_TP_NAME, EINVAL);
+	pl->symbol = strdup(place);
+	return pl->symbol ? 0 : -ENOMEM;
+}
+
+/* The default event name of a tprobe is its tracepoint's. */
+static void tracepoint_auto_name(struct dp_probe_def *def)
+{
+	snprintf(def->event, sizeof(def->event), "%.63s", def->place.symbol);
+}
+
+/*
+ * "t[:[GRP/]EVENT] [TPGROUP:]TRACEPOINT [FETCHARGS]".  The arguments are
+ * read as at the entry of a function called with the tracepoint's
+ * arguments: $argN is the N-th, and so are the registers that carry it.
+ */
+static int parse_tracepoint_line(struct line_ctx *c)
+{
+	const char *a0 = c->a.argv[0];
+	int ret;
+
+	if (a0[1] != ':' && a0[1] != '\0')
+		return fail(c, 0, 1, DP_ERR_BAD_MAXACT_TYPE, EINVAL);
+	c->def->kind = DP_KIND_TRACEPOINT;
+	c->event = a0[1] == ':' ? a0 + 2 : NULL;
+	ret = parse_tracepoint_place(c);
+	if (!ret)
+		ret = parse_name_part(c, "tracepoints", tracepoint_auto_name);
+	return ret ? ret : parse_args(c, true, true);
+}
+
 static int parse_line(struct line_ctx *c)
 {
 	struct dp_probe_def *def = c->def;
@@ -382,11 +434,13 @@ static int parse_line(struct line_ctx *c)
 	bool fentry = false;
 	int ret;
 
-	if ((a0[0] != 'p' && a0[0] != 'r') || c->a.argc < 2)
+	if ((a0[0] != 'p' && a0[0] != 'r' && a0[0] != 't') || c->a.argc < 2)
 		return fail(c, 0, 0, DP_ERR_NOT_PROBE, EINVAL);
-	def->is_return = a0[0] == 'r';
 	if (c->a.argc - 2 > DP_MAX_TRACE_ARGS)
 		return fail(c, 2, 0, DP_ERR_TOO_MANY_ARGS, E2BIG);
+	if (a0[0] == 't')
+		return parse_tracepoint_line(c);
+	def->is_return = a0[0] == 'r';
 	if (is_bad_place(c->a.argv[1], c->flags))
 		return fail(c, 1, 0, DP_ERR_BAD_PLACE, EINVAL);
 

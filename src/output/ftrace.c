@@ -65,7 +65,8 @@ static int check_field(const struct dp_field *f, const uint8_t *r, size_t len)
 
 int dp_out_check(const struct dp_event *ev, const void *rec, size_t len)
 {
-	size_t head = ev->is_return ? DP_RET_HEAD_SIZE : DP_ENTRY_HEAD_SIZE;
+	size_t head = ev->kind == DP_KIND_TRACEPOINT ? DP_TP_HEAD_SIZE :
+		      ev->is_return ? DP_RET_HEAD_SIZE : DP_ENTRY_HEAD_SIZE;
 	unsigned i;
 
 	if (!rec || len < head || len < ev->fixed_size)
@@ -317,8 +318,12 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 	flockfile(out);
 	put_context(out, meta);
 	fputs_unlocked(ev->name, out);
-	fputs_unlocked(": ", out);
-	put_head(out, ev, r, opts);
+	fputc_unlocked(':', out);
+	/* a tracepoint's line is its fields alone, as the kernel's */
+	if (ev->kind != DP_KIND_TRACEPOINT) {
+		fputc_unlocked(' ', out);
+		put_head(out, ev, r, opts);
+	}
 	for (i = 0; i < ev->nfields; i++)
 		if (ev->fields[i].ptype)
 			put_arg(out, &ev->fields[i], r, opts);

@@ -302,6 +302,8 @@ static void put_place(FILE *out, const struct dp_event *ev, const uint8_t *r,
 	bool ksym = ev->kind == DP_KIND_KPROBE;
 	uint64_t ip, func, ret_ip;
 
+	if (ev->kind == DP_KIND_TRACEPOINT)
+		return;
 	if (!ev->is_return) {
 		ip = dp_out_load(r + DP_OUT_IP_OFF, 8);
 		put_key(out, "ip");

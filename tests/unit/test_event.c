@@ -262,3 +262,70 @@ Test(event, kretprobe_default_maxactive)
 	cr_assert_str_eq(l, "r:uprobes/u " F ":0x0000000000000010\n");
 	free(l);
 }
+
+/*
+ * t: an application tracepoint: its record is the common fields and its
+ * own, with no place, and it prints its fields alone, as kernel
+ * tracepoints do.
+ */
+Test(event, tracepoint_format)
+{
+	const char *want =
+		"name: request\n"
+		"ID: 1000\n"
+		"format:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+		"\n"
+		"\tfield:s32 id;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:__data_loc char[] path;\toffset:12;\tsize:4;\tsigned:1;\n"
+		"\n"
+		"print fmt: \"id=%d path=\\\"%s\\\"\", REC->id, __get_str(path)\n";
+	const struct dp_event *ev;
+	char *buf = NULL, *l;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_eq(apply("t:app/request app:request id=$arg1:s32 "
+			   "path=+0($arg2):string", NULL, NULL), 0);
+	ev = dp_registry_find(&reg, "app", "request");
+	cr_assert_not_null(ev);
+	cr_assert_eq(ev->kind, DP_KIND_TRACEPOINT);
+	cr_assert_eq(ev->fixed_size, 16);
+	f = open_memstream(&buf, &len);
+	dp_event_format(ev, f);
+	fclose(f);
+	cr_assert_str_eq(buf, want);
+	free(buf);
+	/* canonical lines, in no kprobe/uprobe listing */
+	l = dp_probe_canonical(&ev->probes->def);
+	cr_assert_str_eq(l, "t:app/request app:request id=$arg1:s32 "
+			 "path=+0($arg2):string");
+	free(l);
+	l = listing(DP_KIND_UPROBE);
+	cr_assert_str_eq(l, "");
+	free(l);
+}
+
+Test(event, tracepoint_names)
+{
+	enum dp_err_code code;
+	int pos;
+
+	/* the default group and event name */
+	cr_assert_eq(apply("t request", NULL, NULL), 0);
+	cr_assert_not_null(dp_registry_find(&reg, "tracepoints", "request"));
+	cr_assert_eq(apply("t:g/e app:bad!name", &code, &pos), -EINVAL);
+	cr_assert_eq(code, DP_ERR_BAD_TP_NAME);
+	cr_assert_eq(pos, 10);
+	cr_assert_eq(apply("t:g/e a.b:name", &code, &pos), -EINVAL);
+	cr_assert_eq(code, DP_ERR_BAD_TP_NAME);
+	cr_assert_eq(pos, 6);
+	cr_assert_eq(apply("t5:g/e app:x", &code, NULL), -EINVAL);
+	cr_assert_eq(code, DP_ERR_BAD_MAXACT_TYPE);
+	/* $retval belongs to return probes */
+	cr_assert_eq(apply("t:g/f app:x v=$retval", &code, NULL), -EINVAL);
+	cr_assert_eq(code, DP_ERR_RETVAL_ON_PROBE);
+}
