@@ -31,6 +31,8 @@ struct site {
 	struct dp_insn insn;
 	uint64_t slot;			/* XOL copy, or a lazily built fault slot */
 	uint64_t foffs_base;		/* run-time address of file offset 0 */
+	uint64_t ref_ctr;		/* the reference counter this site
+					 * added 1 to (a probe's (REF)), 0 */
 	unsigned nprobes;
 	struct dp_probe **probes;	/* in arming order */
 	struct site *next;		/* hash chain */
@@ -105,12 +107,18 @@ struct dp_tracer {
 
 /* ---- site.c: breakpoints, slots, arming -------------------------------- */
 struct site *site_find(struct proc *p, uint64_t addr);
+/* @ref_ctr: run-time address of the probe's reference counter, or 0. */
 int site_add_probe(struct proc *p, uint64_t addr, struct dp_probe *probe,
-		   uint64_t foffs_base, char *why, size_t whylen);
+		   uint64_t foffs_base, uint64_t ref_ctr, char *why,
+		   size_t whylen);
 int site_add_role(struct proc *p, uint64_t addr, enum site_role role);
 int site_build_fault_slot(struct proc *p, struct site *s);
-/* Take every int3 out (original bytes back); the sites stay known. */
+/* Take every int3 out (original bytes back) and give back the reference
+ * counters; the sites stay known. */
 void sites_disarm_all(struct proc *p);
+/* Forget that the sites hold reference counters, without writing them
+ * (a vfork child: the memory, and so the counts, are its parent's). */
+void sites_drop_ref_ctrs(struct proc *p);
 /* Forget sites and pages (after exec: the address space is new). */
 void sites_forget(struct proc *p);
 /* Forget sites whose code is no longer mapped (after dlclose). */

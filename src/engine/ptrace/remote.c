@@ -60,6 +60,35 @@ int dp_mm_write(const struct dp_mm *mm, uint64_t addr, const void *src,
 	return -EFAULT;
 }
 
+int dp_mm_ref_ctr_add(const struct dp_mm *mm, uint64_t addr, int delta,
+		      int *val)
+{
+	uint16_t raw;
+	struct iovec local = { &raw, sizeof(raw) };
+	struct iovec remote = { (void *)addr, sizeof(raw) };
+	int16_t cur;
+
+	*val = 0;
+	/* the kernel updates it within one page; across two, a failed
+	 * write could leave half of it changed */
+	if ((addr & 4095) == 4095)
+		return -EFAULT;
+	if (process_vm_readv(mm->pid, &local, 1, &remote, 1, 0) != sizeof(raw))
+		return -EFAULT;
+	/* the kernel reads it as a short: 0x8000 and up are negative */
+	cur = (int16_t)raw;
+	*val = cur;
+	if (cur + delta < 0)
+		return -EINVAL;
+	/* and adds in 16 bits: 0x7fff + 1 wraps, as there */
+	raw = (uint16_t)(raw + delta);
+	/* process_vm_writev honours page protections, as the kernel's
+	 * FOLL_WRITE without FOLL_FORCE does for this write */
+	if (process_vm_writev(mm->pid, &local, 1, &remote, 1, 0) != sizeof(raw))
+		return -EFAULT;
+	return 0;
+}
+
 long dp_mm_read_str(const struct dp_mm *mm, uint64_t addr, char *dst,
 		    size_t max)
 {

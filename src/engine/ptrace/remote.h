@@ -31,6 +31,18 @@ int dp_mm_write(const struct dp_mm *mm, uint64_t addr, const void *src,
 long dp_mm_read_str(const struct dp_mm *mm, uint64_t addr, char *dst,
 		    size_t max);
 
+/*
+ * Add @delta to the 16-bit uprobe reference counter (an SDT semaphore) at
+ * @addr, as the kernel's __update_ref_ctr() does: the value is a signed
+ * short that must not go below 0, and only a mapping the target itself
+ * may write is written (not through read-only pages, as dp_mm_write()
+ * can).  Only those two bytes change.  *@val gets the value found.
+ * Returns 0, -EINVAL (it would go negative: left as it is) or -EFAULT
+ * (not mapped, not writable, or across a page boundary).
+ */
+int dp_mm_ref_ctr_add(const struct dp_mm *mm, uint64_t addr, int delta,
+		      int *val);
+
 int dp_get_regs(pid_t tid, struct dp_regs *regs);
 int dp_set_regs(pid_t tid, const struct dp_regs *regs);
 

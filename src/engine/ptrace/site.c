@@ -11,6 +11,15 @@
  *      threads: they execute either the old instruction or the trap.
  * Disarming writes the original byte back; slots and pages stay mapped so
  * a thread that is inside a slot at that moment still finishes there.
+ *
+ * Reference counters (a uprobe's "(REF)", the semaphore that SDT probe
+ * code tests before it fires) count as the kernel's update_ref_ctr()
+ * counts: 1 is added when a site's int3 is first written for a probe with
+ * a counter (before the write, given back if the write fails), 1 taken
+ * when the int3 is taken out.  A site is what the kernel calls a uprobe
+ * in one address space (one inode and offset): events sharing a place
+ * count once, places sharing a counter once each.  Code that is unmapped
+ * (dlclose) or replaced (exec) took its counter with it: nothing to undo.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -168,17 +177,96 @@ static struct site *site_get(struct proc *p, uint64_t addr, char *why,
 	return s;
 }
 
-int site_add_probe(struct proc *p, uint64_t addr, struct dp_probe *probe,
-		   uint64_t foffs_base, char *why, size_t whylen)
+static bool site_has_probe(const struct site *s, const struct dp_probe *pr)
 {
-	struct dp_probe **v;
-	struct site *s = site_get(p, addr, why, whylen);
-
-	if (!s)
-		return -EINVAL;
 	for (unsigned i = 0; i < s->nprobes; i++)
-		if (s->probes[i] == probe)
-			return 0;
+		if (s->probes[i] == pr)
+			return true;
+	return false;
+}
+
+/* "GRP/EVENT: reference counter 0xOFFS (at 0xADDR) of process PID" */
+static void ref_ctr_name(const struct proc *p, const struct dp_probe *pr,
+			 uint64_t addr, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s: reference counter 0x%lx (at 0x%lx) of "
+		 "process %d", pr->event->group, pr->event->name,
+		 (unsigned long)pr->def.place.ref_ctr, (unsigned long)addr,
+		 (int)p->pid);
+}
+
+/* Add 1 to the counter at @addr for @pr, about to be armed: 0 or -errno. */
+static int ref_ctr_get(struct proc *p, const struct dp_probe *pr,
+		       uint64_t addr, char *why, size_t whylen)
+{
+	char name[192];
+	int val, err = dp_mm_ref_ctr_add(&p->mm, addr, 1, &val);
+
+	if (!err)
+		return 0;
+	ref_ctr_name(p, pr, addr, name, sizeof(name));
+	if (err == -EINVAL)
+		snprintf(why, whylen, "%s holds %d (0x%04x): adding 1 leaves "
+			 "it negative", name, val, (unsigned)(uint16_t)val);
+	else
+		snprintf(why, whylen, "%s cannot be written (not in a "
+			 "writable mapping)", name);
+	return err;
+}
+
+/* Take back the 1 that site @s added to its counter. */
+static void ref_ctr_put(struct proc *p, struct site *s)
+{
+	int val, err;
+
+	if (!s->ref_ctr)
+		return;
+	err = dp_mm_ref_ctr_add(&p->mm, s->ref_ctr, -1, &val);
+	/* the kernel refuses the same, with a warning: the value is the
+	 * program's business now; the int3 goes anyway */
+	if (err == -EINVAL)
+		tracer_log(p->tracer, "dprobe: reference counter at 0x%lx of "
+			   "process %d holds %d: not decremented below 0\n",
+			   (unsigned long)s->ref_ctr, (int)p->pid, val);
+	else if (err)
+		tracer_log(p->tracer, "dprobe: reference counter at 0x%lx of "
+			   "process %d cannot be written: not decremented\n",
+			   (unsigned long)s->ref_ctr, (int)p->pid);
+	s->ref_ctr = 0;
+}
+
+int site_add_probe(struct proc *p, uint64_t addr, struct dp_probe *probe,
+		   uint64_t foffs_base, uint64_t ref_ctr, char *why,
+		   size_t whylen)
+{
+	struct site *s = site_find(p, addr);
+	struct dp_probe **v;
+	bool take;
+	int err, val;
+
+	if (s && site_has_probe(s, probe))
+		return 0;
+	/* the event registry keeps one counter per inode and offset */
+	if (ref_ctr && s && s->ref_ctr && s->ref_ctr != ref_ctr) {
+		snprintf(why, whylen, "%s/%s: another reference counter is "
+			 "already set at 0x%lx", probe->event->group,
+			 probe->event->name, (unsigned long)addr);
+		return -EINVAL;
+	}
+	take = ref_ctr && !(s && s->ref_ctr);
+	if (take) {
+		err = ref_ctr_get(p, probe, ref_ctr, why, whylen);
+		if (err)
+			return err;
+	}
+	s = site_get(p, addr, why, whylen);
+	if (!s) {
+		if (take)
+			dp_mm_ref_ctr_add(&p->mm, ref_ctr, -1, &val);
+		return -EINVAL;
+	}
+	if (take)
+		s->ref_ctr = ref_ctr;
 	v = realloc(s->probes, (s->nprobes + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -201,10 +289,22 @@ int site_add_role(struct proc *p, uint64_t addr, enum site_role role)
 
 void sites_disarm_all(struct proc *p)
 {
-	for (unsigned h = 0; h < SITE_HASH; h++)
-		for (struct site *s = p->sites[h]; s; s = s->next)
+	for (unsigned h = 0; h < SITE_HASH; h++) {
+		for (struct site *s = p->sites[h]; s; s = s->next) {
 			if (s->armed && !dp_mm_write(&p->mm, s->addr, &s->orig, 1))
 				s->armed = false;
+			/* an int3 that could not be taken out keeps its count */
+			if (!s->armed)
+				ref_ctr_put(p, s);
+		}
+	}
+}
+
+void sites_drop_ref_ctrs(struct proc *p)
+{
+	for (unsigned h = 0; h < SITE_HASH; h++)
+		for (struct site *s = p->sites[h]; s; s = s->next)
+			s->ref_ctr = 0;
 }
 
 static void site_free(struct site *s)
@@ -320,7 +420,11 @@ static int arm_probe(struct proc *p, struct dp_probe *pr, bool initial,
 			break;
 		}
 		ret = site_add_probe(p, l->addr, pr, l->addr - l->file_offset,
-				     why, whylen);
+				     l->ref_ctr_addr, why, whylen);
+		/* as the kernel when it maps a probed object later: not
+		 * armed in this process, and said so */
+		if (ret && !initial && l->ref_ctr_addr)
+			tracer_log(p->tracer, "dprobe: %s\n", why);
 		if (!ret && !pr->vaddr) {
 			pr->vaddr = l->vaddr;
 			pr->file_offset = l->file_offset;

@@ -167,7 +167,10 @@ static int copy_sites(struct proc *dst, const struct proc *src)
 				free(c);
 				return -ENOMEM;
 			}
-			memcpy(c->probes, s->probes, s->nprobes * sizeof(*c->probes));
+			/* a site of the tracer's own has no probe array */
+			if (s->nprobes)
+				memcpy(c->probes, s->probes,
+				       s->nprobes * sizeof(*c->probes));
 			c->next = dst->sites[h];
 			dst->sites[h] = c;
 		}
@@ -210,7 +213,8 @@ static int wait_first_stop(pid_t tid)
 	}
 }
 
-/* An unfollowed fork child: take our bytes out of its copy and let go. */
+/* An unfollowed fork child: take our bytes out of its copy (and the counts
+ * the copy inherited from its reference counters) and let go. */
 static void release_child(struct proc *c, struct thread *ct)
 {
 	if (ct->stopped || wait_first_stop(ct->tid) == 0) {
@@ -236,6 +240,10 @@ static void on_fork(struct thread *t, pid_t child, bool vfork, bool follow)
 		ptrace(PTRACE_DETACH, child, NULL, NULL);
 		return;
 	}
+	/* a vfork child runs in its parent's memory: the reference counters
+	 * there count the parent's probes, once */
+	if (vfork)
+		sites_drop_ref_ctrs(c);
 	ct->stopped = take_early(tr, child);
 	if (!follow && !vfork) {
 		release_child(c, ct);
