@@ -114,6 +114,25 @@ $(PROC_DATA_DIR)/dup/libproc_lib.so.1.0: $(PROC_DATA_DIR)/libproc_lib.so.1.0
 unit: $(PROC_DATA)
 # ---- end test data (proc) ----
 
+# ---- test data (sdt) ----
+# SDT probes (<sys/sdt.h>, systemtap-sdt-dev) the sym/sdt unit tests read:
+# one program at -O0 (non-PIE: stack slots) and -O2 (PIE: registers,
+# base+displacement, RIP-relative globals), its semaphore-gated probes in
+# a second file.  Fixed flags, no sanitizers, as the sym data above.
+SDT_DATA_DIR := $(O)/tests/data
+SDT_DATA := $(addprefix $(SDT_DATA_DIR)/,sdt_O0 sdt_O2)
+SDT_SRCS := tests/data/sdt_prog.c tests/data/sdt_sem.c
+
+$(SDT_DATA_DIR)/sdt_O0: $(SDT_SRCS) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-pie -no-pie -o $@ $(SDT_SRCS)
+$(SDT_DATA_DIR)/sdt_O2: $(SDT_SRCS) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fPIE -pie -o $@ $(SDT_SRCS)
+
+unit: $(SDT_DATA)
+# ---- end test data (sdt) ----
+
 # ---- test data (inject) ----
 # What the engine/ptrace injection tests load libraries into: a process
 # with threads in read(), nanosleep() and a spin loop (and a static build
@@ -261,7 +280,7 @@ safety: $(O)/dprobe
 	@sh tests/safety/sweep.sh $(O)/dprobe
 
 FUZZ_SECONDS ?= 600
-FUZZERS := lang filter
+FUZZERS := lang filter sdt
 FUZZ_BINS := $(FUZZERS:%=build-fuzz/fuzz-%)
 build-fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(DEPS_OK)
 	@mkdir -p build-fuzz

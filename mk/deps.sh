@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="gcc make pkg-config clang libelf-dev libdw-dev libzydis-dev libcriterion-dev"
-[ "${1:-}" = "--test" ] && PKGS="$PKGS libclang-rt-14-dev binutils"
+[ "${1:-}" = "--test" ] && PKGS="$PKGS libclang-rt-14-dev binutils systemtap-sdt-dev valgrind"
 
 missing=""
 for p in $PKGS; do
