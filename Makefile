@@ -192,7 +192,8 @@ AGENT_LINK  := -L$(O) -ldprobe -Wl,-rpath,$(abspath $(O))
 AGENT_TESTS := $(patsubst tests/agent/%.c,$(O)/tests/agent/%,$(wildcard tests/agent/t_*.c)) \
 	       $(patsubst tests/agent/%.cc,$(O)/tests/agent/%,$(wildcard tests/agent/t_*.cc)) \
 	       $(patsubst tests/agent/%.c,$(O)/tests/agent/%,$(wildcard tests/agent/dl_*.c))
-AGENT_EXAMPLES := $(O)/examples/kprobe_example $(O)/examples/kretprobe_example
+AGENT_EXAMPLES := $(O)/examples/kprobe_example $(O)/examples/kretprobe_example \
+		  $(O)/examples/tracepoint_example
 
 $(O)/agent/%.o: %.c $(DEPS_OK)
 	@mkdir -p $(dir $@)
@@ -206,7 +207,8 @@ $(AGENT_SO): $(AGENT_OBJS)
 	$(CC) -shared -Wl,-z,nodelete -Wl,-z,now -Wl,--no-undefined -o $@ \
 	  $(AGENT_OBJS) -lelf -lZydis -lpthread -ldl
 
-$(O)/examples/%: examples/%.c include/dprobe/kprobes.h $(AGENT_SO)
+$(O)/examples/%: examples/%.c $(wildcard examples/*.h) include/dprobe/kprobes.h \
+		 include/dprobe/tracepoint.h $(AGENT_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(AGENT_USER) -o $@ $< $(AGENT_LINK)
 
@@ -240,6 +242,46 @@ agent-test: $(AGENT_SO) $(AGENT_EXAMPLES) $(AGENT_TESTS)
 agent-bench: $(O)/bench/agent_bench
 	@sh bench/agent_bench.sh $(O)
 
+# Application tracepoints (include/dprobe/tracepoint.h).  t_tracepoint
+# (and t_tracepoint_nojl, the load-and-branch fallback) dlopen()
+# libtp_lib.so; tests/agent/tp_callgrind.sh counts the instructions of
+# tp_cost(_nojl), built with fixed flags and no sanitizer whatever BUILD
+# is, as are the benchmarks.
+TP_FIXED_CFLAGS := -std=gnu17 -Wall -Wextra $(WERROR) -D_GNU_SOURCE -Iinclude -O2 -g
+$(O)/tests/agent/t_tracepoint $(O)/tests/agent/t_tracepoint_nojl: \
+		include/dprobe/tracepoint.h tests/agent/tp_test_events.h \
+		tests/agent/t_tracepoint.c $(O)/tests/agent/libtp_lib.so
+
+$(O)/tests/agent/libtp_lib.so: tests/agent/tp_lib.c include/dprobe/tracepoint.h \
+			       $(AGENT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(AGENT_USER) -fPIC -shared -o $@ $< $(AGENT_LINK)
+
+$(O)/tests/agent/tp_cost: tests/agent/tp_cost.c include/dprobe/tracepoint.h $(AGENT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(TP_FIXED_CFLAGS) -o $@ $< $(AGENT_LINK)
+
+$(O)/tests/agent/tp_cost_nojl: tests/agent/tp_cost.c include/dprobe/tracepoint.h \
+			       $(AGENT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(TP_FIXED_CFLAGS) -DDP_TP_NO_JUMP_LABEL -o $@ $< $(AGENT_LINK)
+
+agent-test: $(O)/tests/agent/tp_cost $(O)/tests/agent/tp_cost_nojl
+
+$(O)/bench/tp_bench: bench/tp_bench.c bench/floor.h include/dprobe/tracepoint.h \
+		     $(AGENT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(TP_FIXED_CFLAGS) -o $@ $< $(AGENT_LINK)
+
+$(O)/bench/tp_bench_nojl: bench/tp_bench.c bench/floor.h include/dprobe/tracepoint.h \
+			  $(AGENT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(TP_FIXED_CFLAGS) -DDP_TP_NO_JUMP_LABEL -o $@ $< $(AGENT_LINK)
+
+.PHONY: tp-bench
+tp-bench: $(O)/bench/tp_bench $(O)/bench/tp_bench_nojl
+	@sh bench/tp_bench.sh $(O)
+
 -include $(AGENT_OBJS:.o=.d)
 # ---- end agent ----
 
@@ -250,11 +292,11 @@ $(EXAMPLE): examples/work.c
 	$(CC) -O0 -g -fno-pie -no-pie -fcf-protection=none -o $@ $<
 
 # ---- running ---------------------------------------------------------------
-run: $(O)/dprobe $(EXAMPLE)
+run: $(O)/dprobe $(EXAMPLE) $(AGENT_SO) $(O)/examples/tracepoint_example
 	@sh examples/run.sh $(O)/dprobe
 
 # Criterion's own summary is kept, and its counts go to $(DPROBE_RESULTS).
-unit: $(UNIT_BIN) $(O)/dprobe
+unit: $(UNIT_BIN) $(O)/dprobe $(O)/examples/tracepoint_example
 	@cd tests && DPROBE_BUILD=$(abspath $(O)) $(abspath $(UNIT_BIN)) -j2 \
 	  --short-filename > $(abspath $(O))/unit.log 2>&1; rc=$$?; \
 	  grep -v '^\[----\]  *$$' $(abspath $(O))/unit.log | tail -40; \

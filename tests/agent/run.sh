@@ -68,6 +68,29 @@ for name in t_hammer t_opt t_sweep t_gp t_kretprobe; do
 	fi
 done
 
+# ---- tracepoints: compile-time checks, and the disabled cost (callgrind) ----
+for script in tp_compile tp_callgrind; do
+	case $script in
+	tp_compile) arg=${CC:-cc} ;;
+	*) arg=$B ;;
+	esac
+	sh "$(dirname "$0")/$script.sh" "$arg" >"$tmp/out" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*"# SKIP"*)
+			skip=$((skip + 1))
+			echo "SKIP agent: $script: ${line#ok * - }" ;;
+		"ok "*) result ok "$script: ${line#ok * - }" ;;
+		"not ok "*) result fail "$script: ${line#not ok * - }" ;;
+		"#"*) echo "    $line" ;;
+		esac
+	done <"$tmp/out"
+	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$tmp/out"; then
+		result fail "$script" "exit status $rc: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
+	fi
+done
+
 # ---- the examples ----------------------------------------------------------
 # kprobe_example: the kernel sample's lines, ip one byte after the probe.
 check_kprobe_example() {	# symbol

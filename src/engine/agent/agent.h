@@ -25,6 +25,8 @@
  *               signal that asks each thread where it is
  *   opt_entry.S what a detour calls: saves the extended state if needed
  *   xstate.h    the extended-state save and restore of the .S files
+ *   tracepoint.c application tracepoints (include/dprobe/tracepoint.h):
+ *               probe arrays, static keys, the objects' jump tables
  *
  * The hit path (hit.c, rethook.c, nofault.c, opt_hit.c, the .S files, the emulation
  * in arch/x86_64/insn.c, and the few helpers of core.c, site.c and slots.c
@@ -156,6 +158,32 @@ static inline void dp_gp_leave(dp_gp_t c)
  */
 DP_HIDDEN int dp_text_write(uint64_t addr, const void *src, size_t len,
 			    const void *expect);
+
+/*
+ * Replace the single instruction @old at @addr by @insn, of the same
+ * length, while other threads may be executing it (the kernel's
+ * text_poke_bp()): an int3 on the first byte, the other bytes, then the
+ * first byte, each write followed by a core sync.  A thread that meets
+ * the int3 meanwhile resumes at @dest (where @insn or @old would take it:
+ * the caller chooses), see dp_hit_trap().  Under the mutex; -EBUSY if
+ * the bytes are not @old.
+ */
+DP_HIDDEN int dp_text_poke(uint64_t addr, const uint8_t *insn,
+			   const uint8_t *old, size_t len, uint64_t dest);
+
+/*
+ * What the SIGTRAP handler knows of an address dp_text_poke() patched:
+ * kept for good (a thread may trap on the int3 an instant before it goes
+ * and reach the handler after), in a hash that is read with no lock.
+ */
+struct dp_poke {
+	struct dp_poke *hnext;		/* chain, never unlinked */
+	uint64_t addr;
+	uint64_t dest;			/* where the int3 resumes */
+	unsigned int seq;		/* odd while the int3 may be there */
+};
+
+DP_HIDDEN struct dp_poke *dp_poke_lookup(uint64_t addr);
 
 /* The address range of libdprobe.so itself, never probed. */
 DP_HIDDEN bool dp_in_self(uint64_t addr);

@@ -422,6 +422,78 @@ int dp_text_write(uint64_t addr, const void *src, size_t len,
 	return 0;
 }
 
+/* ---- live patching of one instruction ------------------------------------ */
+
+#define POKE_BITS 8
+
+static struct dp_poke *pokes[1u << POKE_BITS];
+
+static unsigned int poke_hash(uint64_t addr)
+{
+	return (unsigned int)((addr * 0x9e3779b97f4a7c15ull) >> (64 - POKE_BITS));
+}
+
+/* On the hit path: no lock, no call. */
+struct dp_poke *dp_poke_lookup(uint64_t addr)
+{
+	struct dp_poke *p;
+
+	p = __atomic_load_n(&pokes[poke_hash(addr)], __ATOMIC_ACQUIRE);
+	for (; p; p = p->hnext)
+		if (p->addr == addr)
+			return p;
+	return NULL;
+}
+
+static struct dp_poke *poke_get(uint64_t addr)
+{
+	struct dp_poke *p = dp_poke_lookup(addr);
+	unsigned int h = poke_hash(addr);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->addr = addr;
+	p->hnext = pokes[h];
+	__atomic_store_n(&pokes[h], p, __ATOMIC_RELEASE);
+	return p;
+}
+
+/*
+ * Only the first byte ever changes under a thread that could execute it:
+ * while it is the int3, no thread decodes the bytes after it, and the
+ * core sync after each write makes every CPU drop what it had fetched.
+ */
+int dp_text_poke(uint64_t addr, const uint8_t *insn, const uint8_t *old,
+		 size_t len, uint64_t dest)
+{
+	const uint8_t int3 = DP_INT3;
+	struct dp_poke *p;
+	int err;
+
+	if (len < 2 || len > DP_SLOT_BYTES)
+		return -EINVAL;
+	if (memcmp((const void *)(uintptr_t)addr, old, len))
+		return -EBUSY;
+	p = poke_get(addr);
+	if (!p)
+		return -ENOMEM;
+	__atomic_store_n(&p->dest, dest, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);
+	err = dp_text_write(addr, &int3, 1, old);
+	if (!err) {
+		err = dp_text_write(addr + 1, insn + 1, len - 1, old + 1);
+		if (err)
+			dp_text_write(addr, old, 1, &int3);
+		else
+			err = dp_text_write(addr, insn, 1, &int3);
+	}
+	__atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);
+	return err;
+}
+
 /* ---- our own code -------------------------------------------------------- */
 
 bool dp_in_self(uint64_t addr)

@@ -293,11 +293,48 @@ static bool post_hit(struct dp_site *s, ucontext_t *uc)
 	return true;
 }
 
+/*
+ * The int3 of dp_text_poke(): while the poke is in progress, resume where
+ * the caller said; after it (the trap came an instant before the int3
+ * went), run what is there now.  An int3 there that no poke put (a
+ * kprobe's, armed after the poke) is left to the probe-site lookup.  The
+ * sequence count tells a poke that started or ended while we looked.
+ */
+static bool poke_hit(ucontext_t *uc, uint64_t addr)
+{
+	const struct dp_poke *p = dp_poke_lookup(addr);
+	greg_t *ip = &uc->uc_mcontext.gregs[REG_RIP];
+
+	if (!p)
+		return false;
+	for (;;) {
+		unsigned int seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+		uint64_t dest = __atomic_load_n(&p->dest, __ATOMIC_RELAXED);
+		uint8_t byte = *(volatile const uint8_t *)(uintptr_t)addr;
+
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&p->seq, __ATOMIC_RELAXED) != seq)
+			continue;
+		if (seq & 1) {
+			*ip = (greg_t)dest;
+			return true;
+		}
+		if (byte != DP_INT3) {
+			*ip = (greg_t)addr;
+			return true;
+		}
+		return false;
+	}
+}
+
 bool dp_hit_trap(ucontext_t *uc)
 {
 	uint64_t addr = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1, pair;
-	struct dp_site *s = dp_site_lookup(addr);
+	struct dp_site *s;
 
+	if (poke_hit(uc, addr))
+		return true;
+	s = dp_site_lookup(addr);
 	if (s)
 		return site_hit(s, uc);
 	s = dp_slot_site(addr, &pair);
