@@ -19,3 +19,25 @@ echo "== dprobe format (myprobe) =="
 echo
 echo "== a mistake, reported as the kernel's error_log would =="
 "$dprobe" check -x "$bin" 'p:myprobe work a=%di:s32 name=+0(%si:string' || true
+
+tp=$(dirname "$dprobe")/examples/tracepoint_example
+if [ -x "$tp" ]; then
+	echo
+	echo "== application tracepoints: dprobe list -x $tp 'shop:*' =="
+	"$dprobe" list -x "$tp" 'shop:*' | sed -n '/^EVENT/,$p'
+	echo
+	echo "== dprobe trace -e shop:order -e shop:restock -- $tp =="
+	"$dprobe" trace -e shop:order -e shop:restock -- "$tp"
+	echo
+	echo "== dprobe format -x $tp shop:order =="
+	"$dprobe" format -x "$tp" shop:order
+fi
+if readelf -n /usr/bin/python3.11 2>/dev/null | grep -q function__return; then
+	echo
+	echo "== SDT probes: python3.11's function__return =="
+	"$dprobe" trace -e 'p:pyret sdt_python:function__return file=+0($arg1):string func=+0($arg2):string line=$arg3' \
+		--filter 'pyret=func=="fib"' -- /usr/bin/python3.11 -S -E -c '
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+print(fib(4))'
+fi

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/named.h"
 #include "output/output.h"
 
 static void json_line(const char *input, int ret, const struct dp_probe *p,
@@ -55,27 +56,69 @@ static void text_line(int ret, const struct dp_probe *p,
 	free(canon);
 }
 
-/* Apply every definition; returns the number rejected, or -1. */
-static int apply_all(struct dp_registry *reg, const struct dp_defs *d,
-		     bool json, bool quiet, char last[2][DP_MAX_EVENT_NAME_LEN])
+static int apply_one(struct dp_registry *reg, const char *line, bool json,
+		     bool quiet, char last[2][DP_MAX_EVENT_NAME_LEN])
 {
 	struct dp_error e = { 0 };
+	struct dp_probe *p = NULL;
+	int ret = dp_registry_apply(reg, line, &p, &e);
+
+	if (p) {
+		memcpy(last[0], p->event->group, DP_MAX_EVENT_NAME_LEN);
+		memcpy(last[1], p->event->name, DP_MAX_EVENT_NAME_LEN);
+	}
+	if (json)
+		json_line(line, ret, p, &e);
+	else if (!quiet || ret)
+		text_line(ret, quiet ? NULL : p, &e);
+	dp_error_clear(&e);
+	return ret != 0;
+}
+
+/*
+ * A tracepoint or SDT probe named by the definition is looked up in
+ * -x BINARY and the libraries it loads; 1 if it cannot be.
+ */
+static int apply_named(struct dp_registry *reg, const char *line,
+		       const char *binary, bool json, bool quiet,
+		       char last[2][DP_MAX_EVENT_NAME_LEN])
+{
+	struct dp_cli_objs objs;
+	struct dp_cli_lines l;
+	int rejected = 0;
+
+	if (!binary) {
+		fprintf(stderr, "dprobe: '%s' names an event of a program: give "
+			"-x BINARY\n", line);
+		return 1;
+	}
+	if (dp_cli_objs_of_binary(&objs, binary))
+		return 1;
+	if (!dp_cli_expand(line, &objs, &l)) {
+		for (size_t i = 0; i < l.n; i++)
+			rejected += apply_one(reg, l.v[i], json, quiet, last);
+		dp_cli_lines_free(&l);
+	} else {
+		rejected = 1;
+	}
+	dp_cli_objs_free(&objs);
+	return rejected;
+}
+
+/* Apply every definition; returns the number rejected, or -1. */
+static int apply_all(struct dp_registry *reg, const struct dp_defs *d,
+		     const char *binary, bool json, bool quiet,
+		     char last[2][DP_MAX_EVENT_NAME_LEN])
+{
 	int rejected = 0;
 
 	for (int i = 0; i < d->n; i++) {
-		struct dp_probe *p = NULL;
-		int ret = dp_registry_apply(reg, d->lines[i], &p, &e);
-
-		rejected += ret != 0;
-		if (p) {
-			memcpy(last[0], p->event->group, DP_MAX_EVENT_NAME_LEN);
-			memcpy(last[1], p->event->name, DP_MAX_EVENT_NAME_LEN);
-		}
-		if (json)
-			json_line(d->lines[i], ret, p, &e);
-		else if (!quiet || ret)
-			text_line(ret, quiet ? NULL : p, &e);
-		dp_error_clear(&e);
+		if (dp_cli_names_event(d->lines[i]))
+			rejected += apply_named(reg, d->lines[i], binary, json,
+						quiet, last);
+		else
+			rejected += apply_one(reg, d->lines[i], json, quiet,
+					      last);
 	}
 	return rejected;
 }
@@ -104,7 +147,8 @@ static int run(int argc, char **argv, const char *cmd, bool format)
 	if (o.no_elf)
 		reg.parse_flags = DP_PARSE_KERNEL_PLACES;
 
-	rejected = apply_all(&reg, &d, o.json, format, names);
+	rejected = apply_all(&reg, &d, o.no_elf ? NULL : o.binary, o.json,
+			     format, names);
 	for (int i = 0; i < o.nfilters; i++)
 		rejected += dp_cli_apply_filter(&reg, o.filters[i], o.json) != 0;
 	/* the event may have been deleted by a later line */

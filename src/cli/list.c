@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/named.h"
 #include "sym/elf.h"
 #include "sym/proc.h"
 
@@ -107,6 +108,25 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/*
+ * The tracepoints and SDT probes of @paths, as perf list shows events,
+ * under their own heading when there are any.
+ */
+static void list_named(const char *const *paths, size_t n, const char *glob)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return;
+	for (size_t i = 0; i < n; i++)
+		dp_cli_list_named(paths[i], glob, f);
+	if (!fclose(f) && len)
+		printf("\n%-46s %s\n%s", "EVENT", "KIND", buf);
+	free(buf);
+}
+
 static int list_binary(const char *path, const char *glob)
 {
 	struct rows r = { 0 };
@@ -120,8 +140,10 @@ static int list_binary(const char *path, const char *glob)
 		return DP_EXIT_REJECTED;
 	}
 	ret = add_object(&r, elf, base_name(path), 0, glob);
-	if (!ret)
+	if (!ret) {
 		print_rows(&r);
+		list_named(&path, 1, glob);
+	}
 	else
 		fprintf(stderr, "dprobe list: out of memory\n");
 	free(r.v);
@@ -158,10 +180,19 @@ static int list_process(pid_t pid, const char *glob)
 		}
 		ret = add_object(&r, o->elf, base_name(o->path), o->bias, glob);
 	}
-	if (!ret)
+	if (!ret) {
+		const char **paths = calloc(s->n, sizeof(*paths));
+		size_t n = 0;
+
 		print_rows(&r);
-	else
+		for (size_t i = 0; paths && i < s->n; i++)
+			if (s->v[i].elf)
+				paths[n++] = s->v[i].open_path;
+		list_named(paths, n, glob);
+		free(paths);
+	} else {
 		fprintf(stderr, "dprobe list: out of memory\n");
+	}
 	free(r.v);
 	dp_proc_close(p);
 	return ret ? DP_EXIT_REJECTED : DP_EXIT_OK;

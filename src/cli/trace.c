@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/named.h"
 #include "engine/inproc/inproc.h"
 #include "engine/ptrace/ptrace.h"
 #include "event/filter.h"
@@ -277,8 +278,46 @@ static char *find_in_path(const char *name)
 	return NULL;
 }
 
+/*
+ * Named events ("app:request", "sdt_python:function__entry") are looked
+ * up in the program's objects, found the first time one is named.
+ */
+struct named {
+	const struct trace_opts *o;
+	const char *binary;
+	bool loaded;
+	struct dp_cli_objs objs;
+};
+
+static int apply_line(struct dp_registry *reg, struct named *nm,
+		      const char *line)
+{
+	struct dp_cli_lines l = { 0 };
+	int bad = 0, ret = 0;
+
+	if (!nm->loaded && dp_cli_names_event(line)) {
+		ret = nm->o->cmd ? dp_cli_objs_of_binary(&nm->objs, nm->binary) :
+		      dp_cli_objs_of_pid(&nm->objs, nm->o->pids[0]);
+		nm->loaded = !ret;
+	}
+	if (ret || dp_cli_expand(line, &nm->objs, &l))
+		return 1;
+	for (size_t i = 0; i < l.n; i++) {
+		struct dp_error e = { 0 };
+
+		if (dp_registry_apply(reg, l.v[i], NULL, &e)) {
+			dp_error_print(&e, stderr);
+			bad++;
+		}
+		dp_error_clear(&e);
+	}
+	dp_cli_lines_free(&l);
+	return bad;
+}
+
 /* Lines of -e DEF, or of FILE for -e @FILE, applied in order. */
-static int apply_def(struct dp_registry *reg, const char *def)
+static int apply_def(struct dp_registry *reg, struct named *nm,
+		     const char *def)
 {
 	struct dp_def_opts fo = { .file = def + 1 };
 	struct dp_defs d;
@@ -292,15 +331,8 @@ static int apply_def(struct dp_registry *reg, const char *def)
 	} else if (dp_defs_load(&d, &fo, 0, NULL, 0)) {
 		return -1;
 	}
-	for (int i = 0; i < d.n; i++) {
-		struct dp_error e = { 0 };
-
-		if (dp_registry_apply(reg, d.lines[i], NULL, &e)) {
-			dp_error_print(&e, stderr);
-			bad++;
-		}
-		dp_error_clear(&e);
-	}
+	for (int i = 0; i < d.n; i++)
+		bad += apply_line(reg, nm, d.lines[i]);
 	if (d.file_buf)
 		dp_defs_free(&d);
 	return bad ? -1 : 0;
@@ -310,6 +342,7 @@ static int apply_def(struct dp_registry *reg, const char *def)
 static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 			const char *binary)
 {
+	struct named nm = { .o = o, .binary = binary };
 	struct dp_resolver res;
 	int bad = 0;
 
@@ -318,8 +351,9 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 	c->reg.resolve = dp_resolve_cb;
 	c->reg.resolve_priv = &res;
 	for (int i = 0; i < o->ndefs; i++)
-		bad |= apply_def(&c->reg, o->defs[i]);
+		bad |= apply_def(&c->reg, &nm, o->defs[i]);
 	c->reg.resolve = NULL;
+	dp_cli_objs_free(&nm.objs);
 	dp_resolver_free(&res);
 	for (int i = 0; !bad && i < o->nfilters; i++)
 		bad |= dp_cli_apply_filter(&c->reg, o->filters[i], false);
@@ -504,11 +538,32 @@ static int start_agent(struct trace_ctx *c, const struct trace_opts *o,
 	return err;
 }
 
+static bool has_tracepoints(const struct dp_registry *reg)
+{
+	for (const struct dp_event *ev = reg->events; ev; ev = ev->next)
+		if (ev->kind == DP_KIND_TRACEPOINT)
+			return true;
+	return false;
+}
+
 static int start(struct trace_ctx *c, const struct trace_opts *o,
 		 const sigset_t *mask, const char *binary)
 {
+	struct trace_opts agent_only;
 	int err = -ENOTSUP;
 
+	/* a tracepoint calls the agent's probe function: nothing else can
+	 * enable it */
+	if (has_tracepoints(&c->reg)) {
+		if (o->engine == ENGINE_PTRACE) {
+			fprintf(stderr, "dprobe: tracepoints are enabled by the "
+				"in-process engine, not --engine ptrace\n");
+			return -EINVAL;
+		}
+		agent_only = *o;
+		agent_only.engine = ENGINE_AGENT;
+		return start_agent(c, &agent_only, mask, binary);
+	}
 	if (o->engine != ENGINE_PTRACE)
 		err = start_agent(c, o, mask, binary);
 	if (err == -ENOTSUP)

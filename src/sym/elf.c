@@ -1069,3 +1069,64 @@ ssize_t dp_elf_read(const struct dp_elf *e, uint64_t vaddr, void *buf,
 	memcpy(buf, p, len);
 	return len;
 }
+
+const uint8_t *dp_elf_section(const struct dp_elf *e, const char *name,
+			      struct dp_elf_sec *sec)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	const char *n;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		n = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name))
+			continue;
+		if (sh.sh_offset > e->size || sh.sh_size > e->size - sh.sh_offset)
+			return NULL;
+		sec->name = n;
+		sec->addr = sh.sh_addr;
+		sec->size = sh.sh_size;
+		sec->offset = sh.sh_offset;
+		return e->map + sh.sh_offset;
+	}
+	return NULL;
+}
+
+bool dp_elf_is_dynamic(const struct dp_elf *e)
+{
+	size_t n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e->elf, &n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (gelf_getphdr(e->elf, (int)i, &ph) &&
+		    (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC))
+			return true;
+	return false;
+}
+
+int dp_elf_interp(const struct dp_elf *e, char *buf, size_t len)
+{
+	size_t n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e->elf, &n))
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		if (ph.p_offset >= e->size || ph.p_filesz > e->size - ph.p_offset ||
+		    !ph.p_filesz || ph.p_filesz > len)
+			return -ENOENT;
+		memcpy(buf, e->map + ph.p_offset, ph.p_filesz);
+		buf[ph.p_filesz - 1] = '\0';
+		return 0;
+	}
+	return -ENOENT;
+}

@@ -55,6 +55,10 @@ const char *dp_elf_path(const struct dp_elf *e);
 uint64_t dp_elf_file_size(const struct dp_elf *e);
 /* ET_DYN: loaded at a base chosen at run time (a PIE or a library). */
 bool dp_elf_is_pie(const struct dp_elf *e);
+/* A PT_INTERP (or PT_DYNAMIC): the file is linked dynamically. */
+bool dp_elf_is_dynamic(const struct dp_elf *e);
+/* The PT_INTERP path (the dynamic loader) in @buf: 0, or -ENOENT. */
+int dp_elf_interp(const struct dp_elf *e, char *buf, size_t len);
 /* GNU build-id bytes, or 0 if the file has none. */
 size_t dp_elf_build_id(const struct dp_elf *e, const uint8_t **id);
 /* Build-id as lowercase hex into @buf; "" if none.  Returns its length. */
@@ -125,6 +129,13 @@ const struct dp_elf_sec *dp_elf_exec_sec_at(const struct dp_elf *e,
  */
 const uint8_t *dp_elf_code(const struct dp_elf *e, uint64_t vaddr,
 			   size_t *avail);
+/*
+ * The file bytes of the section named @name (any kind with file bytes):
+ * a pointer into the mapped file with its link-time address and size in
+ * @sec, or NULL if the file has no such section.
+ */
+const uint8_t *dp_elf_section(const struct dp_elf *e, const char *name,
+			      struct dp_elf_sec *sec);
 /* Copy up to @len bytes at @vaddr; returns the count, or -EFAULT if none. */
 ssize_t dp_elf_read(const struct dp_elf *e, uint64_t vaddr, void *buf,
 		    size_t len);

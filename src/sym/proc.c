@@ -25,6 +25,7 @@
 
 #include "lang/kstrto.h"
 #include "sym/proc.h"
+#include "sym/tracepoint.h"
 #include "sym/resolve.h"
 
 /* What is remembered of a file across readings of the maps. */
@@ -988,6 +989,11 @@ bool dp_proc_names_obj(struct dp_proc *p, const struct dp_probe_def *def,
 	const char *mod = def_module(def);
 	struct path_ids ids = { .n = 0 };
 
+	struct dp_tp_desc d;
+
+	if (def->kind == DP_KIND_TRACEPOINT)
+		return o->elf && !dp_elf_tracepoint(o->elf, def->place.module,
+						    def->place.symbol, &d);
 	if (def->kind == DP_KIND_KPROBE && !def->place.symbol)
 		return def->place.addr >= o->start && def->place.addr < o->end;
 	if (mod && strchr(mod, '/'))
@@ -1237,6 +1243,47 @@ static int not_mapped(struct dp_proc *p, const char *line,
 	return 0;
 }
 
+/*
+ * An application tracepoint: its struct in every object that defines it
+ * (tracepoints are per object), at the run-time address of its file
+ * offset in the object's data.  None anywhere is the kernel's
+ * NO_TRACEPOINT.
+ */
+static int resolve_tracepoint(struct dp_proc *p, const char *line,
+			      const struct dp_probe_def *def,
+			      struct dp_proc_res *res, struct dp_error *err)
+{
+	const char *grp = def->place.module;
+	struct dp_proc_loc l;
+	struct dp_tp_desc d;
+
+	for (size_t i = 0; i < p->cur->n; i++) {
+		const struct dp_proc_obj *o = &p->cur->v[i];
+
+		if (!o->elf ||
+		    dp_elf_tracepoint(o->elf, grp, def->place.symbol, &d))
+			continue;
+		memset(&l, 0, sizeof(l));
+		l.obj = o;
+		l.vaddr = d.vaddr;
+		l.file_offset = d.file_offset;
+		if (dp_proc_obj_off_to_addr(p->cur, o, d.file_offset, true,
+					    &l.addr))
+			return fail(err, line, DP_ERR_FAIL_REG_PROBE, EFAULT,
+				    "tracepoint %s:%s of %s is not in a "
+				    "writable mapping", d.group, d.name,
+				    o->path);
+		if (res_push(res, &l))
+			return -ENOMEM;
+	}
+	if (res->n)
+		return 0;
+	return fail(err, line, DP_ERR_NO_TRACEPOINT, ENOENT,
+		    "no object of process %d has tracepoint %s%s%s",
+		    (int)p->pid, grp ? grp : "", grp ? ":" : "",
+		    def->place.symbol);
+}
+
 static int resolve_in(struct dp_proc *p, const char *line,
 		      const struct dp_probe_def *def, struct dp_proc_res *res,
 		      struct dp_error *err)
@@ -1246,6 +1293,8 @@ static int resolve_in(struct dp_proc *p, const char *line,
 	ssize_t n;
 	int ret = 0;
 
+	if (def->kind == DP_KIND_TRACEPOINT)
+		return resolve_tracepoint(p, line, def, res, err);
 	if (def->kind == DP_KIND_KPROBE && !def->place.symbol)
 		return resolve_addr(p, line, def, res, err);
 	n = named_objects(p, def_module(def), &idx, why, sizeof(why));

@@ -19,6 +19,7 @@
 #include "lang/kstrto.h"
 #include "sym/elf.h"
 #include "sym/resolve.h"
+#include "sym/tracepoint.h"
 
 struct dp_resolver_file {
 	dev_t dev;
@@ -559,11 +560,55 @@ static int resolve_kprobe(struct dp_resolver *r, const char *line,
 	return kprobe_symbol(r, elf, path, line, def, probe, err);
 }
 
+/*
+ * An application tracepoint, looked up in the default binary.  One that
+ * is not there may live in a library the program loads: only the process
+ * can tell (dp_proc_resolve), so that is refused here only for a static
+ * binary.
+ */
+static int resolve_tracepoint(struct dp_resolver *r, const char *line,
+			      struct dp_probe_def *def,
+			      struct dp_probe *probe, struct dp_error *err)
+{
+	const char *path = r->default_binary;
+	const char *grp = def->place.module;
+	struct dp_tp_desc d;
+	struct dp_elf *elf;
+	char why[128];
+	int ret;
+
+	if (r->no_elf || !path)
+		return 0;
+	ret = dp_resolver_open(r, path, &elf, why, sizeof(why));
+	if (ret)
+		return open_fail(err, line, path, ret, why);
+	ret = resolve_sym_args(r, elf, line, def, err);
+	if (ret)
+		return ret;
+	ret = dp_elf_tracepoint(elf, grp, def->place.symbol, &d);
+	if (ret == -ENOENT && dp_elf_is_dynamic(elf))
+		return 0;
+	if (ret == -ENOENT)
+		return fail(err, line, DP_ERR_NO_TRACEPOINT, ENOENT, 0,
+			    "%s has no tracepoint %s%s%s", path,
+			    grp ? grp : "", grp ? ":" : "", def->place.symbol);
+	if (ret)
+		return fail(err, line, DP_ERR_NO_TRACEPOINT, -ret, 0,
+			    "%s: malformed %s section", path, DP_TP_SECTION);
+	if (probe) {
+		probe->vaddr = d.vaddr;
+		probe->file_offset = d.file_offset;
+	}
+	return 0;
+}
+
 int dp_resolve_cb(void *priv, const char *line, struct dp_probe_def *def,
 		  struct dp_probe *probe, struct dp_error *err)
 {
 	struct dp_resolver *r = priv;
 
+	if (def->kind == DP_KIND_TRACEPOINT)
+		return resolve_tracepoint(r, line, def, probe, err);
 	if (def->kind == DP_KIND_UPROBE)
 		return resolve_uprobe(r, line, def, probe, err);
 	return resolve_kprobe(r, line, def, probe, err);

@@ -181,6 +181,16 @@ mod_file() {
 # stdout.  Places without MOD are in $KBIN: the command being run, as
 # dprobe resolves them.
 conv_def() {
+	# an SDT probe named as the place, or alone: dprobe's own expansion
+	# into uprobe lines (one per site), each in the private group
+	case $1 in
+	sdt_*:* | [pr]*' 'sdt_*:*)
+		"$DPROBE" check -x "$KBIN" "$1" >"$T/sdt.conv" 2>&1 ||
+			{ echo "dprobe check: $(head -n 1 "$T/sdt.conv")"; return 1; }
+		sed "s|^\([pr][0-9]*\):[^/]*/|\1:$GROUP/|" "$T/sdt.conv"
+		return 0
+		;;
+	esac
 	set -f
 	# shellcheck disable=SC2086  # split the definition into its words
 	set -- $1
@@ -424,8 +434,12 @@ run_one() {
 		done
 		KDIR=$T/k
 		mkdir -p "$KDIR"
-		P=$(build_prog "$prog" "$variant") ||
-			{ echo "cannot build $prog" >"$T/why"; exit 1; }
+		# a case about an installed program builds nothing
+		P=
+		if [ -n "$prog" ]; then
+			P=$(build_prog "$prog" "$variant") ||
+				{ echo "cannot build $prog" >"$T/why"; exit 1; }
+		fi
 		LIB=
 		if [ -n "$libs" ]; then
 			# shellcheck disable=SC2034  # used by the case

@@ -18,6 +18,9 @@ prog_flags() {
 	case $1 in
 	threads | busy) echo "-pthread" ;;
 	dl) echo "-ldl" ;;
+	# tracepoint.h, and libdprobe.so's runtime next to dprobe
+	tpoints) echo "-pthread -I$E2E/../../include -L$(dirname "$DPROBE")" \
+		"-ldprobe -Wl,-rpath,$(dirname "$DPROBE")" ;;
 	*) echo "" ;;
 	esac
 }

@@ -112,6 +112,16 @@ static void on_sym(const char *args)
 		ctl_send("ERR 0 %d bad SYM message", EINVAL);
 }
 
+static void on_ref(const char *args)
+{
+	unsigned slot;
+	unsigned long long addr;
+
+	if (sscanf(args, "%u %llx", &slot, &addr) != 2 ||
+	    dp_ev_ref_ctr(slot, addr))
+		ctl_send("ERR 0 %d bad REF message", EINVAL);
+}
+
 /* One message: 1 when the channel is done (DETACH), else 0. */
 static int handle(char *msg, int fd)
 {
@@ -132,6 +142,8 @@ static int handle(char *msg, int fd)
 		on_probe(msg + 6);
 	else if (!strncmp(msg, "SYM ", 4))
 		on_sym(msg + 4);
+	else if (!strncmp(msg, "REF ", 4))
+		on_ref(msg + 4);
 	else if (!strcmp(msg, "ARM"))
 		ctl_send("ARMED %d", dp_ev_arm(report, NULL));
 	else if (!strcmp(msg, "DISARM"))

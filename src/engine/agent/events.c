@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dprobe/tracepoint.h"
 #include "engine/agent/agent.h"
 #include "engine/agent/events.h"
 #include "engine/agent/protocol.h"
@@ -84,8 +85,11 @@ struct ev_site {
 	struct ev_probe **probes;	/* fixed while registered */
 	unsigned n;
 	bool has_entry, has_return;
+	bool is_tp;			/* @addr is a struct dp_tracepoint */
+	bool tp_on;			/* its probe records (hit path) */
 	bool registered;
 	int err;			/* registration outcome */
+	uint16_t *ref_ctr;		/* +1 while registered; NULL: none */
 	struct kprobe kp;		/* entry probes */
 	struct kretprobe rp;		/* return probes */
 };
@@ -274,7 +278,10 @@ static inline void record_fast(struct dp_ring *r, const struct ev_probe *p,
 	for (uint32_t i = 0; i < (p->fp.size + 7) / 8; i++)
 		((uint64_t *)(void *)buf)[i] = 0;
 	__builtin_memcpy(buf, &ent, sizeof(ent));
-	__builtin_memcpy(buf + 8, &ip, 8);	/* __probe_ip, or __probe_func */
+	if (p->site->is_tp)
+		ip = 0;				/* a tracepoint's record has no place */
+	else
+		__builtin_memcpy(buf + 8, &ip, 8); /* __probe_ip, or __probe_func */
 	if (p->def.is_return)
 		__builtin_memcpy(buf + 16, &ret_ip, 8);	/* __probe_ret_ip */
 	for (unsigned i = 0; i < p->fp.n; i++) {
@@ -303,21 +310,22 @@ static __attribute__((noinline, cold)) int no_ring(const struct ev_thread *t)
 }
 
 /*
- * The entry probes of a site.  Count-only probes cost one increment; the
- * clock and the fetch context are only set up for the first record.
+ * The entry probes of a site, @regs->ip being the probed address.
+ * Count-only probes cost one increment; the clock and the fetch context
+ * are only set up for the first record.
  */
-static int on_entry(struct kprobe *kp, struct pt_regs *regs)
+static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 {
-	struct ev_site *s = container_of(kp, struct ev_site, kp);
 	struct ev_thread *t = ev_thread();
-	unsigned long ip = regs->ip;
 	struct dp_hit_ctx ctx;
 	uint32_t cpu = 0;
 	uint64_t ts = 0;
 	bool ready = false;
 
-	if (__builtin_expect(!t->ring || t->quiet, 0))
-		return no_ring(t);
+	if (__builtin_expect(!t->ring || t->quiet, 0)) {
+		no_ring(t);
+		return;
+	}
 	/* the ptrace engine's order: the last added first */
 	for (unsigned i = s->n; i-- > 0;) {
 		const struct ev_probe *p = s->probes[i];
@@ -332,9 +340,6 @@ static int on_entry(struct kprobe *kp, struct pt_regs *regs)
 			ts = ev_now(&cpu);
 			ctx_init(&ctx, regs, t);
 			ctx.ip = s->addr;
-			/* %ip reads as the probed address, as on the ptrace
-			 * engine (a kprobe's regs->ip is past the int3) */
-			regs->ip = s->addr;
 			ready = true;
 		}
 		if (p->fast)
@@ -342,8 +347,58 @@ static int on_entry(struct kprobe *kp, struct pt_regs *regs)
 		else
 			record(t->ring, p, &ctx, ts, cpu);
 	}
+}
+
+static int on_entry(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct ev_site *s = container_of(kp, struct ev_site, kp);
+	unsigned long ip = regs->ip;
+
+	/* %ip reads as the probed address, as on the ptrace engine (a
+	 * kprobe's regs->ip is past the int3) */
+	regs->ip = s->addr;
+	site_entry(s, regs);
 	regs->ip = ip;
 	return 0;
+}
+
+/*
+ * The probe registered on an application tracepoint: called by the
+ * tracepoint as probe(data, args...), every argument an integer or a
+ * pointer (tracepoint.h allows nothing else), so they arrive in the
+ * argument registers and then on the stack, the unused ones holding
+ * whatever is there.  The fetch programs read them as at the entry of
+ * a function called with the tracepoint's arguments: $argN, %di...
+ */
+static void on_tracepoint(void *data, uint64_t a1, uint64_t a2, uint64_t a3,
+			  uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
+			  uint64_t a8)
+{
+	const struct ev_site *s = data;
+	/* the stack as the callee sees it: a return address, then $arg7 */
+	uint64_t stack[3] = { 0, a7, a8 };
+	struct pt_regs regs;
+
+	if (!__atomic_load_n(&s->tp_on, __ATOMIC_RELAXED))
+		return;
+	/*
+	 * Field by field: an initialiser would clear the whole frame with a
+	 * string instruction (this file is built -minline-all-stringops),
+	 * slower than the rest of the hit.  The registers that carry no
+	 * argument read as 0; the segment registers are never fetched.
+	 */
+	regs.di = a1;
+	regs.si = a2;
+	regs.dx = a3;
+	regs.cx = a4;
+	regs.r8 = a5;
+	regs.r9 = a6;
+	regs.sp = (uintptr_t)stack;
+	regs.ip = s->addr;
+	regs.ax = regs.bx = regs.bp = regs.orig_ax = 0;
+	regs.r10 = regs.r11 = regs.r12 = regs.r13 = regs.r14 = regs.r15 = 0;
+	regs.flags = regs.fs_base = regs.gs_base = 0;
+	site_entry(s, &regs);
 }
 
 static int on_return_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -537,6 +592,8 @@ static int site_append(struct ev_site *s, struct ev_probe *p)
 	s->probes = v;
 	v[s->n++] = p;
 	p->site = s;
+	if (p->def.kind == DP_KIND_TRACEPOINT)
+		s->is_tp = true;
 	if (p->def.is_return)
 		s->has_return = true;
 	else
@@ -613,6 +670,39 @@ int dp_ev_sym(unsigned slot, unsigned arg, uint64_t addr)
 	return n ? 0 : -ENOENT;
 }
 
+int dp_ev_ref_ctr(unsigned slot, uint64_t addr)
+{
+	int n = 0;
+
+	for (struct ev_probe *p = probes; p; p = p->all_next) {
+		if (p->slot != slot || p->site->registered)
+			continue;
+		p->site->ref_ctr = (uint16_t *)(uintptr_t)addr;
+		n++;
+	}
+	return n ? 0 : -ENOENT;
+}
+
+/*
+ * A uprobe's reference counter (an SDT semaphore): the kernel adds one
+ * when it installs the probe in a process and takes it back when it
+ * removes it, never going below zero; programs test it before doing the
+ * work of firing their probe.
+ */
+static void ref_ctr_update(struct ev_site *s, int d)
+{
+	uint16_t v;
+
+	if (!s->ref_ctr)
+		return;
+	v = __atomic_load_n(s->ref_ctr, __ATOMIC_RELAXED);
+	while (!(d < 0 && !v) &&
+	       !__atomic_compare_exchange_n(s->ref_ctr, &v, (uint16_t)(v + d),
+					    false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
 static int maxactive(const struct ev_site *s)
 {
 	int m = 0;
@@ -630,6 +720,16 @@ static int site_register(struct ev_site *s)
 {
 	int ret;
 
+	if (s->is_tp) {
+		s->tp_on = true;
+		ret = dp_tracepoint_probe_register(
+			(struct dp_tracepoint *)(uintptr_t)s->addr,
+			(void *)on_tracepoint, s, NULL);
+		if (ret)
+			return ret;
+		s->registered = true;
+		return 0;
+	}
 	if (s->has_entry) {
 		s->kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
 		s->kp.pre_handler = on_entry;
@@ -654,12 +754,17 @@ static int site_register(struct ev_site *s)
 		}
 	}
 	s->registered = true;
+	ref_ctr_update(s, 1);
 	return 0;
 }
 
 /* "optimized", or "int3 (xol; why it is not optimized)" */
 static void site_how(struct ev_site *s, char *buf, size_t len)
 {
+	if (s->is_tp) {
+		snprintf(buf, len, "tracepoint");
+		return;
+	}
 	const struct kprobe *kp = s->has_entry ? &s->kp : &s->rp.kp;
 	const char *how = dp_kprobe_strategy(kp);
 	const char *why = kprobe_opt_reason(kp);
@@ -699,7 +804,9 @@ void dp_ev_enable(bool on)
 	for (struct ev_site *s = sites; s; s = s->next) {
 		if (!s->registered)
 			continue;
-		if (s->has_entry)
+		if (s->is_tp)
+			__atomic_store_n(&s->tp_on, on, __ATOMIC_RELAXED);
+		else if (s->has_entry)
 			on ? enable_kprobe(&s->kp) : disable_kprobe(&s->kp);
 		if (s->has_return)
 			on ? enable_kretprobe(&s->rp) : disable_kretprobe(&s->rp);
@@ -713,7 +820,7 @@ unsigned long dp_ev_missed(unsigned slot)
 	for (struct ev_probe *p = probes; p; p = p->all_next) {
 		const struct ev_site *s = p->site;
 
-		if (p->slot != slot || !s->registered)
+		if (p->slot != slot || !s->registered || s->is_tp)
 			continue;
 		if (p->def.is_return)
 			n += (unsigned long)s->rp.nmissed + s->rp.kp.nmissed;
@@ -743,10 +850,16 @@ void dp_ev_clear(void)
 	/* unregistering waits until no handler can still be running */
 	for (s = sites; s; s = sn) {
 		sn = s->next;
-		if (s->registered && s->has_entry)
+		if (s->registered && s->is_tp)
+			dp_tracepoint_probe_unregister(
+				(struct dp_tracepoint *)(uintptr_t)s->addr,
+				(void *)on_tracepoint, s);
+		else if (s->registered && s->has_entry)
 			unregister_kprobe(&s->kp);
-		if (s->registered && s->has_return)
+		if (s->registered && !s->is_tp && s->has_return)
 			unregister_kretprobe(&s->rp);
+		if (s->registered)
+			ref_ctr_update(s, -1);
 		free(s->probes);
 		free(s);
 	}
@@ -777,4 +890,8 @@ void dp_ev_forget_in_child(void)
 	__atomic_store_n(&ev_hdr, NULL, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);
 	dp_agent_disarm_all();
+	/* the child's copy of each reference counter follows its probes */
+	for (struct ev_site *s = sites; s; s = s->next)
+		if (s->registered && !s->is_tp)
+			ref_ctr_update(s, -1);
 }

@@ -37,6 +37,8 @@ int dp_ev_add(unsigned slot, unsigned id, uint64_t addr, uint64_t foffs,
 	      uint32_t flags, const char *line, char *why, size_t whylen);
 /* The run-time address of argument @arg's @SYM (SYM message). */
 int dp_ev_sym(unsigned slot, unsigned arg, uint64_t addr);
+/* The reference counter of @slot's locations (REF message). */
+int dp_ev_ref_ctr(unsigned slot, uint64_t addr);
 
 /*
  * Register and enable every site not registered yet; @report is called

@@ -22,6 +22,13 @@
  *                         <line> the definition (its fetch program)
  *                     SYM <slot> <arg> <addr>      run-time address of the
  *                                                  @SYM of argument <arg>
+ *                     REF <slot> <addr>            run-time address of the
+ *                                                  location's reference
+ *                                                  counter (uprobe (REF), an
+ *                                                  SDT semaphore): +1 while
+ *                                                  it is armed
+ *                     A t: definition's <addr> is its tracepoint's struct
+ *                     dp_tracepoint (include/dprobe/tracepoint.h).
  *   agent -> dprobe   OK <slot> <how>              registered; <how>: the
  *                                                  strategy ("optimized",
  *                                                  or "int3" and why not)

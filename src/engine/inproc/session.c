@@ -317,6 +317,9 @@ static int send_location(struct dp_inproc *t, struct dp_probe *pr,
 		       pr->event->id, (unsigned long long)l->addr,
 		       (unsigned long long)(l->addr - l->file_offset), flags,
 		       line);
+	if (!ret && l->ref_ctr_addr)
+		ret = send_msg(t, -1, "REF %d %llx", slot,
+			       (unsigned long long)l->ref_ctr_addr);
 	return ret ? ret : send_syms(t, slot, pr);
 }
 
