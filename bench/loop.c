@@ -7,6 +7,10 @@
  *                   (floor.h) through a function pointer: the cost of
  *                   recording a hit by hand, in the same loop
  *
+ * Built with -DBENCH_TP (and -ldprobe), work() also fires the application
+ * tracepoint bench:hit(a, b) (include/dprobe/tracepoint.h): a nop until
+ * something enables it.
+ *
  * work() is kept a real call (noipa: not inlined, not specialised), its
  * first instruction an ordinary one (what a probe displaces), and its
  * result used, so the loop cannot be optimised away.  Only the loop is
@@ -20,8 +24,21 @@
 
 #include "floor.h"
 
+#ifdef BENCH_TP
+#define DP_CREATE_TRACE_POINTS
+#include <dprobe/tracepoint.h>
+
+DP_TRACE_EVENT(bench, hit,
+	TP_PROTO(int a, long b),
+	TP_ARGS(a, b),
+	TP_FIELDS(tp_field(int, a) tp_field(long, b)))
+#endif
+
 __attribute__((noipa)) long work(int a, long b, const char *s)
 {
+#ifdef BENCH_TP
+	trace_hit(a, b);
+#endif
 	return a + b + s[a & 3];
 }
 

@@ -28,6 +28,11 @@
 #   a2i a2 with jump optimisation off (DPROBE_NOOPT=1): the int3 path
 #   d2, d3, d4  the same definitions with `dprobe trace --engine ptrace
 #       -o /dev/null`
+#   t0  b0 with an application tracepoint in work(), not enabled
+#       (bench:hit(a, b), include/dprobe/tracepoint.h: a 5-byte nop)
+#   t2  t0's tracepoint enabled by `dprobe trace -e bench:hit --overwrite
+#       -o /dev/null`: a record of its two integer fields per call
+#   t2s t0's tracepoint counted by `dprobe stat -e bench:hit`
 #   d2p d2 with dprobe and the loop pinned to one CPU (taskset -c 0): a
 #       ptrace stop wakes the tracer, and a wake-up on another CPU costs
 #       far more than on the same one on this kind of VM
@@ -76,6 +81,14 @@ trap 'exit 143' TERM
 
 gcc -O2 -o "$tmp/loop" "$here/loop.c" || exit 2
 LOOP=$tmp/loop
+# the same loop with a tracepoint, linked with dprobe's libdprobe.so
+lib=$(dirname "$DPROBE")
+TPLOOP=
+if [ -f "$lib/libdprobe.so" ] &&
+	gcc -O2 -DBENCH_TP -I"$here/../include" -o "$tmp/tploop" "$here/loop.c" \
+		-L"$lib" -ldprobe -Wl,-rpath,"$lib"; then
+	TPLOOP=$tmp/tploop
+fi
 
 # ---- the kernel --------------------------------------------------------
 why_no_kernel=
@@ -130,6 +143,7 @@ defs() {
 	d3 | a3) echo "p:bench work $ENTRY2 $STR" ;;
 	d4 | a4) echo "p:bench work $ENTRY2"
 	    echo "r:benchret work $RET" ;;
+	t2 | t2s) echo "bench:hit" ;;
 	esac
 }
 
@@ -149,6 +163,9 @@ run_once() {
 	f0)
 		out=$("$LOOP" "$n" floor) || return 1
 		;;
+	t0)
+		out=$("$TPLOOP" "$n") || return 1
+		;;
 	k*)
 		mkdir "$INST" || return 1
 		defs "$id" | while IFS= read -r l; do
@@ -165,7 +182,7 @@ run_once() {
 			return 1
 		fi
 		;;
-	d* | a*)
+	d* | a* | t*)
 		set --
 		while IFS= read -r l; do
 			set -- "$@" -e "$l"
@@ -174,23 +191,25 @@ $(defs "$id")
 EOF
 		pin= cmd="trace -o /dev/null" engine=ptrace
 		[ "$id" = d2p ] && pin="taskset -c 0"
-		case $id in a*) engine=agent ;; esac
+		case $id in a* | t*) engine=agent ;; esac
+		loop=$LOOP
+		case $id in t*) loop=$TPLOOP ;; esac
 		# every hit writes its record; dprobe reads and formats them
 		# far slower than they are made (as a trace_pipe reader
 		# would), so the ring (1 MiB, --overwrite) keeps the newest:
 		# the producer's steady state, records lost to the reader
 		# counted and checked below
-		case $id in a2 | a3 | a4) cmd="$cmd --overwrite" ;; esac
-		[ "$id" = a2s ] && cmd=stat
+		case $id in a2 | a3 | a4 | t2) cmd="$cmd --overwrite" ;; esac
+		case $id in a2s | t2s) cmd=stat ;; esac
 		noopt=
 		[ "$id" = a2i ] && noopt=1
 		# shellcheck disable=SC2086  # $pin: a command prefix or nothing
 		out=$(DPROBE_NOOPT=$noopt $pin "$DPROBE" $cmd --engine $engine \
-			"$@" -- "$LOOP" "$n" 2>"$tmp/err") ||
+			"$@" -- "$loop" "$n" 2>"$tmp/err") ||
 			{ cat "$tmp/err" >&2; return 1; }
 		want=$((n * $(hits_per_call "$id")))
 		case $id in
-		a2 | a3 | a4)	# events + lost: every hit made a record
+		a2 | a3 | a4 | t2)	# events + lost: every hit made a record
 			got=$(sed -n 's/^dprobe: \([0-9]*\) events, 0 filtered, 0 missed, \([0-9]*\) lost$/\1 \2/p' \
 				"$tmp/err" | awk '{ print $1 + $2 }')
 			[ "$got" = "$want" ] && want=ok ;;
@@ -216,8 +235,8 @@ median() {
 measure() {
 	id=$1
 	case $id in
-	b0 | f0) pilot=20000000 ;;
-	a*) pilot=1000000 ;;
+	b0 | f0 | t0) pilot=20000000 ;;
+	a* | t*) pilot=1000000 ;;
 	k*) pilot=3000 ;;
 	*) pilot=1000 ;;
 	esac
@@ -241,7 +260,11 @@ dprobe_ok=1
 printf '%s\n' "machine: $(nproc) CPUs, $(uname -r); $REPEATS repeats, ~${SECONDS_PER_RUN} s per run" >&2
 results=$tmp/results
 : >"$results"
-for id in ${BENCH_IDS:-b0 f0 a2 a2s a3 a4 a2i k2 k3 k4 d2 d3 d4 d2p}; do
+for id in ${BENCH_IDS:-b0 f0 a2 a2s a3 a4 a2i t0 t2 t2s k2 k3 k4 d2 d3 d4 d2p}; do
+	case $id in
+	t*) [ -n "$TPLOOP" ] ||
+		{ echo "$id n/a" >>"$results"; continue; } ;;
+	esac
 	case $id in
 	d2p) command -v taskset >/dev/null 2>&1 ||
 		{ echo "$id n/a" >>"$results"; continue; } ;;
@@ -263,6 +286,9 @@ BEGIN {
 	name["a3"] = "dprobe trace (agent): a2 + s=+0(%dx):string"
 	name["a4"] = "dprobe trace (agent): a2 + return ret=$retval:s64"
 	name["a2i"] = "a2 not optimised (DPROBE_NOOPT=1): int3 in process"
+	name["t0"] = "tracepoint bench:hit(a, b) in work(), not enabled"
+	name["t2"] = "dprobe trace -e bench:hit: t0 enabled, both fields recorded"
+	name["t2s"] = "dprobe stat -e bench:hit: t0 enabled, counted"
 	name["k2"] = "uprobe_events: entry, a=%di:s32 b=%si:s64"
 	name["k3"] = "uprobe_events: k2 + s=+0(%dx):string"
 	name["k4"] = "uprobe_events: k2 + return ret=$retval:s64"
