@@ -303,7 +303,7 @@ unit: $(UNIT_BIN) $(O)/dprobe $(O)/examples/tracepoint_example
 	  sed -n 's/.*Tested: \([0-9]*\) | Passing: \([0-9]*\) | Failing: \([0-9]*\).*/unit-$(BUILD) \2 \3 0/p' \
 	    $(abspath $(O))/unit.log >> $(DPROBE_RESULTS); exit $$rc
 
-golden: $(O)/dprobe $(EXAMPLE)
+golden: $(O)/dprobe $(EXAMPLE) $(O)/examples/tracepoint_example
 	@sh tests/golden/run.sh $(O)/dprobe
 
 kernel-diff: $(O)/dprobe

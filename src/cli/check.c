@@ -4,6 +4,7 @@
  * kprobe_events/uprobe_events would, and say what the kernel would say.
  * dprobe format: the `format` file of the event a definition makes.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,25 @@ static int apply_one(struct dp_registry *reg, const char *line, bool json,
 }
 
 /*
+ * A named event that could not be looked up (why: on stderr already):
+ * under --json its line still gets its object, with the kernel's
+ * NO_TRACEPOINT.
+ */
+static int named_rejected(const char *line, int ret, bool json,
+			  const char *where)
+{
+	struct dp_error e = { 0 };
+
+	if (json) {
+		dp_error_detail(&e, line, DP_ERR_NO_TRACEPOINT, -ret, 0, 0,
+				"%s", where);
+		json_line(line, -1, NULL, &e);
+		dp_error_clear(&e);
+	}
+	return 1;
+}
+
+/*
  * A tracepoint or SDT probe named by the definition is looked up in
  * -x BINARY and the libraries it loads; 1 if it cannot be.
  */
@@ -85,23 +105,24 @@ static int apply_named(struct dp_registry *reg, const char *line,
 {
 	struct dp_cli_objs objs;
 	struct dp_cli_lines l;
-	int rejected = 0;
+	int rejected = 0, ret;
 
 	if (!binary) {
 		fprintf(stderr, "dprobe: '%s' names an event of a program: give "
 			"-x BINARY\n", line);
-		return 1;
+		return named_rejected(line, -ENOENT, json, "no -x BINARY to look "
+				      "it up in");
 	}
-	if (dp_cli_objs_of_binary(&objs, binary))
-		return 1;
-	if (!dp_cli_expand(line, &objs, &l)) {
-		for (size_t i = 0; i < l.n; i++)
-			rejected += apply_one(reg, l.v[i], json, quiet, last);
-		dp_cli_lines_free(&l);
-	} else {
-		rejected = 1;
+	ret = dp_cli_objs_of_binary(&objs, binary);
+	if (!ret) {
+		ret = dp_cli_expand(line, &objs, &l);
+		dp_cli_objs_free(&objs);
 	}
-	dp_cli_objs_free(&objs);
+	if (ret)
+		return named_rejected(line, ret, json, binary);
+	for (size_t i = 0; i < l.n; i++)
+		rejected += apply_one(reg, l.v[i], json, quiet, last);
+	dp_cli_lines_free(&l);
 	return rejected;
 }
 

@@ -25,6 +25,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +33,7 @@
 #include "cli/named.h"
 #include "lang/argv.h"
 #include "sym/elf.h"
+#include "sym/proc.h"
 #include "sym/sdt.h"
 #include "sym/tracepoint.h"
 
@@ -106,6 +108,29 @@ static int add_libraries(struct dp_cli_objs *o, const char *binary,
 	return ret;
 }
 
+/*
+ * The loader a file names is run only if it is a system one: a file
+ * owned by root, writable by no one else, under /lib or /usr/lib.  Any
+ * PT_INTERP would otherwise be a program `dprobe check -x` runs.
+ */
+static bool trusted_loader(const char *interp)
+{
+	static const char *const dirs[] = { "/lib/", "/lib64/", "/usr/lib/",
+					    "/usr/lib64/" };
+	char *real = realpath(interp, NULL);
+	struct stat st;
+	bool ok = false;
+
+	if (!real)
+		return false;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !ok; i++)
+		ok = !strncmp(real, dirs[i], strlen(dirs[i]));
+	ok = ok && !stat(real, &st) && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+	     !(st.st_mode & (S_IWGRP | S_IWOTH));
+	free(real);
+	return ok;
+}
+
 int dp_cli_objs_of_binary(struct dp_cli_objs *o, const char *binary)
 {
 	char interp[256];
@@ -118,30 +143,38 @@ int dp_cli_objs_of_binary(struct dp_cli_objs *o, const char *binary)
 		return ret;
 	ret = dp_elf_interp(elf, interp, sizeof(interp));
 	dp_elf_close(elf);
-	return ret ? 0 : add_libraries(o, binary, interp);
+	if (ret)
+		return 0;	/* static: no libraries */
+	if (!trusted_loader(interp)) {
+		fprintf(stderr, "dprobe: %s names %s as its loader, not a system "
+			"one: only the file itself is searched\n", binary,
+			interp);
+		return 0;
+	}
+	return add_libraries(o, binary, interp);
 }
 
+/*
+ * The files process @pid maps, as it sees them (through its root, or
+ * map_files for a replaced file): what sym/proc.c opens.
+ */
 int dp_cli_objs_of_pid(struct dp_cli_objs *o, pid_t pid)
 {
-	char path[64], line[4096];
-	FILE *f;
+	const struct dp_proc_objs *s;
+	struct dp_proc *p;
+	char why[256];
 	int ret = 0;
 
 	memset(o, 0, sizeof(*o));
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (!ret && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
-
-		/* "(deleted)" files are gone: nothing to read */
-		if (p && !strstr(p, " (deleted)")) {
-			p[strcspn(p, "\n")] = '\0';
-			ret = objs_add(o, p);
-		}
+	if (dp_proc_open(pid, &p, why, sizeof(why))) {
+		fprintf(stderr, "dprobe: %s\n", why);
+		return -ESRCH;
 	}
-	fclose(f);
+	s = dp_proc_objs(p);
+	for (size_t i = 0; !ret && i < s->n; i++)
+		if (s->v[i].elf)
+			ret = objs_add(o, s->v[i].open_path);
+	dp_proc_close(p);
 	return ret;
 }
 
@@ -331,20 +364,76 @@ static char *site_line(const char *head, const char *path,
 	return buf;
 }
 
-/* The default arguments of an SDT probe: argN=$argN for the arguments
- * its first site can express (the others are left out, with a note). */
-static int default_sdt_args(const struct dp_sdt_probe *s, char ***argv,
+/* The sites of one SDT probe, from every object. */
+struct sdt_sites {
+	struct sdt_site {
+		const char *path;
+		struct dp_sdt_probe p;
+	} *v;
+	size_t n;
+};
+
+static int sites_collect(const struct dp_cli_objs *o, const char *prov,
+			 const char *name, struct sdt_sites *ss)
+{
+	char err[256];
+
+	for (size_t i = 0; i < o->n; i++) {
+		struct dp_sdt_probe *v;
+		struct sdt_site *tmp;
+		size_t n = 0;
+
+		if (dp_sdt_read(o->paths[i], &v, &n, err, sizeof(err)) < 0)
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			if (strcmp(v[j].provider, prov) || strcmp(v[j].name, name))
+				continue;
+			if (v[j].error) {
+				fprintf(stderr, "dprobe: %s: a site of sdt_%s:%s "
+					"is left out: %s\n", o->paths[i], prov,
+					name, v[j].error);
+				continue;
+			}
+			tmp = realloc(ss->v, (ss->n + 1) * sizeof(*tmp));
+			if (!tmp) {
+				free(v);
+				return -ENOMEM;
+			}
+			ss->v = tmp;
+			ss->v[ss->n++] = (struct sdt_site){ o->paths[i], v[j] };
+		}
+		free(v);
+	}
+	return 0;
+}
+
+/*
+ * The default arguments of an SDT probe: argN=$argN for each argument
+ * every site can express (one that some site cannot is left out, with
+ * a note), so that all the sites make one event.
+ */
+static int default_sdt_args(const struct sdt_sites *ss, char ***argv,
 			    int *argc)
 {
-	*argv = calloc(s->nargs + 1, sizeof(**argv));
+	unsigned nargs = ss->v[0].p.nargs;
+
+	for (size_t j = 1; j < ss->n; j++)
+		if (ss->v[j].p.nargs < nargs)
+			nargs = ss->v[j].p.nargs;
+	*argv = calloc(nargs + 1, sizeof(**argv));
 	*argc = 0;
 	if (!*argv)
 		return -ENOMEM;
-	for (unsigned i = 0; i < s->nargs; i++) {
-		if (s->args[i].error) {
+	for (unsigned i = 0; i < nargs; i++) {
+		const struct dp_sdt_probe *bad = NULL;
+
+		for (size_t j = 0; j < ss->n && !bad; j++)
+			if (ss->v[j].p.args[i].error)
+				bad = &ss->v[j].p;
+		if (bad) {
 			fprintf(stderr, "dprobe: %s:%s: argument %u (%s) is left "
-				"out: %s\n", s->provider, s->name, i + 1,
-				s->args[i].spec, s->args[i].error);
+				"out: %s\n", bad->provider, bad->name, i + 1,
+				bad->args[i].spec, bad->args[i].error);
 			continue;
 		}
 		if (asprintf(&(*argv)[(*argc)++], "arg%u=$arg%u", i + 1,
@@ -366,60 +455,84 @@ static int expand_sdt(const struct dp_cli_objs *o, const char *head,
 		      const char *prov, const char *name, char **argv,
 		      int argc, struct dp_cli_lines *out)
 {
-	char err[256], why[256] = "";
-	size_t found = 0;
-	int ret = 0;
+	struct sdt_sites ss = { 0 };
+	char why[256] = "";
+	char **dargv = NULL;
+	int dargc = 0, ret;
 
-	for (size_t i = 0; !ret && i < o->n; i++) {
-		struct dp_sdt_probe *v;
-		size_t n = 0;
-		char **dargv = NULL;
-		int dargc = 0;
-
-		if (dp_sdt_read(o->paths[i], &v, &n, err, sizeof(err)) < 0)
-			continue;
-		for (size_t j = 0; !ret && j < n; j++) {
-			if (strcmp(v[j].provider, prov) || strcmp(v[j].name, name))
-				continue;
-			if (v[j].error) {
-				fprintf(stderr, "dprobe: %s: a site of sdt_%s:%s "
-					"is left out: %s\n", o->paths[i], prov,
-					name, v[j].error);
-				continue;
-			}
-			if (!argv && !dargv)
-				ret = default_sdt_args(&v[j], &dargv, &dargc);
-			if (!ret)
-				ret = lines_push(out, site_line(head, o->paths[i],
-					&v[j], argv ? argv : dargv,
-					argv ? argc : dargc, why, sizeof(why)));
-			found++;
-		}
-		free_argv(dargv, dargc);
-		free(v);
-	}
-	if (ret && why[0])
-		fprintf(stderr, "dprobe: sdt_%s:%s: %s\n", prov, name, why);
-	else if (!ret && !found) {
+	ret = sites_collect(o, prov, name, &ss);
+	if (!ret && !ss.n) {
 		fprintf(stderr, "dprobe: no SDT probe %s:%s in %s or the "
 			"libraries it loads\n", prov, name,
 			o->n ? o->paths[0] : "the program");
 		ret = -ENOENT;
 	}
+	if (!ret && !argv) {
+		ret = default_sdt_args(&ss, &dargv, &dargc);
+		argv = dargv;
+		argc = dargc;
+	}
+	for (size_t j = 0; !ret && j < ss.n; j++)
+		ret = lines_push(out, site_line(head, ss.v[j].path, &ss.v[j].p,
+						argv, argc, why, sizeof(why)));
+	if (ret && why[0])
+		fprintf(stderr, "dprobe: sdt_%s:%s: %s\n", prov, name, why);
+	free_argv(dargv, dargc);
+	free(ss.v);
 	return ret;
 }
 
 /* ---- definitions ---------------------------------------------------------- */
 
+enum named { NOT_NAMED, NAMED_EVENT, NAMED_SDT_PLACE };
+
+/* "p", "r5", "t", "-": the head of a definition, never a group name. */
+static bool is_def_head(const char *s, size_t n)
+{
+	size_t i = 1;
+
+	if (!n || s[0] == '-' || s[0] == '!')
+		return true;
+	if (!strchr("prt", s[0]))
+		return false;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	return i == n;
+}
+
+/*
+ * What @def names: "GROUP:NAME" alone (a tracepoint, or an SDT probe
+ * when GROUP is sdt_PROVIDER), or "p[:[GRP/]EVENT] sdt_PROVIDER:NAME ..."
+ * (an SDT probe as a place; @a then holds the split line).
+ */
+static enum named classify(const char *def, char *grp, char *name,
+			   struct dp_argv *a)
+{
+	const size_t len = DP_MAX_EVENT_NAME_LEN;
+
+	if (!strpbrk(def, " \t") && !is_def_head(def, strcspn(def, ":")))
+		return split_name(def, grp, len, name, len) ? NAMED_EVENT :
+		       NOT_NAMED;
+	if (def[0] != 'p' || (def[1] != ':' && def[1] != ' ' && def[1] != '\t'))
+		return NOT_NAMED;
+	if (dp_argv_split(def, a))
+		return NOT_NAMED;
+	if (a->argc >= 2 && !strncmp(a->argv[1], "sdt_", 4) &&
+	    split_name(a->argv[1], grp, len, name, len))
+		return NAMED_SDT_PLACE;
+	dp_argv_free(a);
+	return NOT_NAMED;
+}
+
 bool dp_cli_names_event(const char *def)
 {
 	char grp[DP_MAX_EVENT_NAME_LEN], name[DP_MAX_EVENT_NAME_LEN];
-	const char *sp = def + strcspn(def, " \t");
+	struct dp_argv a;
+	enum named k = classify(def, grp, name, &a);
 
-	if (split_name(def, grp, sizeof(grp), name, sizeof(name)))
-		return true;
-	sp += strspn(sp, " \t");
-	return def[0] == 'p' && !strncmp(sp, "sdt_", 4);
+	if (k == NAMED_SDT_PLACE)
+		dp_argv_free(&a);
+	return k != NOT_NAMED;
 }
 
 int dp_cli_expand(const char *def, const struct dp_cli_objs *objs,
@@ -431,30 +544,25 @@ int dp_cli_expand(const char *def, const struct dp_cli_objs *objs,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	/* "GROUP:NAME" alone: a tracepoint or SDT probe with every field */
-	if (split_name(def, grp, sizeof(grp), name, sizeof(name))) {
+	switch (classify(def, grp, name, &a)) {
+	case NAMED_EVENT:
+		/* every field of a tracepoint, every argument of a probe */
 		if (strncmp(grp, "sdt_", 4))
 			return expand_tracepoint(objs, grp, name, out);
 		snprintf(head, sizeof(head), "p:%s/%s", grp, name);
 		return expand_sdt(objs, head, grp + 4, name, NULL, 0, out);
-	}
-	/* "p[:EVENT] sdt_PROV:NAME ARGS": an SDT probe as a place */
-	if (def[0] == 'p' && !dp_argv_split(def, &a)) {
-		if (a.argc >= 2 && !strncmp(a.argv[1], "sdt_", 4) &&
-		    split_name(a.argv[1], grp, sizeof(grp), name, sizeof(name))) {
-			if (strchr(a.argv[0], ':'))
-				snprintf(head, sizeof(head), "%s", a.argv[0]);
-			else
-				snprintf(head, sizeof(head), "p:%s/%s", grp,
-					 name);
-			ret = expand_sdt(objs, head, grp + 4, name, a.argv + 2,
-					 a.argc - 2, out);
-			dp_argv_free(&a);
-			return ret;
-		}
+	case NAMED_SDT_PLACE:
+		if (strchr(a.argv[0], ':'))
+			snprintf(head, sizeof(head), "%s", a.argv[0]);
+		else
+			snprintf(head, sizeof(head), "p:%s/%s", grp, name);
+		ret = expand_sdt(objs, head, grp + 4, name, a.argv + 2,
+				 a.argc - 2, out);
 		dp_argv_free(&a);
+		return ret;
+	default:
+		return lines_push(out, strdup(def));
 	}
-	return lines_push(out, strdup(def));
 }
 
 /* ---- dprobe list ---------------------------------------------------------- */

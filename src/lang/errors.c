@@ -14,7 +14,7 @@ static const char *const messages[DP_ERR_MAX] = {
 #undef DP_ERR_TEXT
 	/* The kernel logs nothing for these; the words are dprobe's. */
 	[DP_ERR_NOT_PROBE] =
-		"A definition is p|r[:[GRP/]EVENT] PLACE [ARGS] or -:[GRP/]EVENT",
+		"A definition is p|r|t[:[GRP/]EVENT] PLACE [ARGS] or -:[GRP/]EVENT",
 	[DP_ERR_BAD_PLACE] =
 		"A PATH:OFFSET place needs a '/' in PATH and a number after the last ':'",
 	[DP_ERR_LINE_TOO_LONG] =

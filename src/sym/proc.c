@@ -1102,6 +1102,32 @@ static int check_offset(struct dp_proc *p, const struct dp_proc_obj *o,
 	return 0;
 }
 
+/*
+ * A uprobe's reference counter: an unsigned short, aligned as the kernel
+ * requires (__uprobe_register() refuses an odd offset with EINVAL), both
+ * bytes in a writable mapping of the object.
+ */
+static int ref_ctr_addr(struct dp_proc *p, const struct dp_proc_obj *o,
+			const char *line, const struct dp_probe_def *def,
+			struct dp_proc_loc *l, struct dp_error *err)
+{
+	uint64_t off = def->place.ref_ctr, second;
+
+	if (!off)
+		return 0;
+	if (off & 1)
+		return fail(err, line, DP_ERR_BAD_REFCNT, EINVAL,
+			    "reference counter offset 0x%" PRIx64 " is odd: a "
+			    "counter is a 2-byte aligned unsigned short", off);
+	if (dp_proc_obj_off_to_addr(p->cur, o, off, true, &l->ref_ctr_addr) ||
+	    dp_proc_obj_off_to_addr(p->cur, o, off + 1, true, &second) ||
+	    second != l->ref_ctr_addr + 1)
+		return fail(err, line, DP_ERR_BAD_REFCNT, EINVAL,
+			    "reference counter offset 0x%" PRIx64
+			    " is not in a writable mapping of %s", off, o->path);
+	return 0;
+}
+
 static int resolve_uprobe(struct dp_proc *p, const char *line,
 			  const struct dp_probe_def *def, const size_t *idx,
 			  size_t n, struct dp_proc_res *res,
@@ -1117,13 +1143,9 @@ static int resolve_uprobe(struct dp_proc *p, const char *line,
 		ret = check_offset(p, o, line, def, def->place.offset, &l, err);
 		if (ret)
 			return ret;
-		if (def->place.ref_ctr &&
-		    dp_proc_obj_off_to_addr(p->cur, o, def->place.ref_ctr, true,
-					    &l.ref_ctr_addr))
-			return fail(err, line, DP_ERR_BAD_REFCNT, EINVAL,
-				    "reference counter offset 0x%" PRIx64
-				    " is not in a writable mapping of %s",
-				    def->place.ref_ctr, o->path);
+		ret = ref_ctr_addr(p, o, line, def, &l, err);
+		if (ret)
+			return ret;
 		if (res_push(res, &l))
 			return -ENOMEM;
 	}
@@ -1255,7 +1277,7 @@ static int resolve_tracepoint(struct dp_proc *p, const char *line,
 {
 	const char *grp = def->place.module;
 	struct dp_proc_loc l;
-	struct dp_tp_desc d;
+	struct dp_tp_desc d, first;
 
 	for (size_t i = 0; i < p->cur->n; i++) {
 		const struct dp_proc_obj *o = &p->cur->v[i];
@@ -1263,6 +1285,14 @@ static int resolve_tracepoint(struct dp_proc *p, const char *line,
 		if (!o->elf ||
 		    dp_elf_tracepoint(o->elf, grp, def->place.symbol, &d))
 			continue;
+		/* one event, one record layout: the same fields everywhere */
+		if (!res->n)
+			first = d;
+		else if (!dp_tp_same_fields(&first, &d))
+			return fail(err, line, DP_ERR_NO_TRACEPOINT, EINVAL,
+				    "tracepoint %s:%s of %s has other fields "
+				    "than the one of %s", d.group, d.name,
+				    o->path, res->loc[0].obj->path);
 		memset(&l, 0, sizeof(l));
 		l.obj = o;
 		l.vaddr = d.vaddr;

@@ -141,6 +141,21 @@ int dp_elf_tracepoint(const struct dp_elf *elf, const char *group,
 	return ret;
 }
 
+bool dp_tp_same_fields(const struct dp_tp_desc *a, const struct dp_tp_desc *b)
+{
+	if (a->nargs != b->nargs)
+		return false;
+	for (unsigned i = 0; i < a->nargs; i++) {
+		const struct dp_tp_arg *x = &a->args[i], *y = &b->args[i];
+
+		if (strcmp(x->name, y->name) || x->kind != y->kind ||
+		    x->size != y->size || x->is_signed != y->is_signed ||
+		    x->count != y->count)
+			return false;
+	}
+	return true;
+}
+
 static void put_int_type(FILE *f, const struct dp_tp_arg *a)
 {
 	fprintf(f, "%c%u", a->is_signed ? 's' : 'u', a->size * 8);

@@ -68,6 +68,9 @@ ssize_t dp_elf_tracepoints(const struct dp_elf *elf, struct dp_tp_desc **out);
 int dp_elf_tracepoint(const struct dp_elf *elf, const char *group,
 		      const char *name, struct dp_tp_desc *out);
 
+/* Whether @a and @b have the same arguments (names, kinds, sizes). */
+bool dp_tp_same_fields(const struct dp_tp_desc *a, const struct dp_tp_desc *b);
+
 /*
  * The fetch arguments that record every field of @tp as its declared
  * type ("id=$arg1:s32 path=+0($arg2):string key=+0($arg3):u8[16]"), in
