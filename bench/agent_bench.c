@@ -120,14 +120,6 @@ static GPR_ONLY int on_ret_record(struct kretprobe_instance *ri,
 	return 0;
 }
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "base";

@@ -9,6 +9,7 @@
 #define DPROBE_BENCH_FLOOR_H
 
 #include <stdint.h>
+#include <time.h>
 #include <x86intrin.h>
 
 #define FLOOR_GPR_ONLY __attribute__((target("general-regs-only")))
@@ -38,6 +39,15 @@ floor_hook(uint64_t ip, uint64_t a, uint64_t b)
 {
 	floor_record(ip, a, b);
 	floor_hits++;
+}
+
+/* CLOCK_MONOTONIC in nanoseconds: what the benchmarks time loops with. */
+static inline long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 #endif

@@ -70,14 +70,6 @@ static void count_probe(void *data, int a, long b)
 	hits++;
 }
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "base";

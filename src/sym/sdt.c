@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lang/fetcharg.h"
 #include "sym/sdt.h"
 
 #define NT_STAPSDT	3
@@ -515,16 +516,6 @@ static const char *take_string(const uint8_t *d, size_t len, size_t *pos)
 	return s;
 }
 
-static bool is_ident(const char *s)
-{
-	if (!isalpha((unsigned char)*s) && *s != '_')
-		return false;
-	while (*++s)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return false;
-	return true;
-}
-
 static void copy_name(struct dp_sdt_probe *p, char *dst, const char *src)
 {
 	size_t n = strlen(src);
@@ -532,7 +523,7 @@ static void copy_name(struct dp_sdt_probe *p, char *dst, const char *src)
 	if (n >= DP_SDT_NAME_LEN) {
 		n = DP_SDT_NAME_LEN - 1;
 		p->error = "provider or probe name too long";
-	} else if (!is_ident(src)) {
+	} else if (!dp_is_good_name(src)) {
 		p->error = "provider or probe name is not an identifier";
 	}
 	memcpy(dst, src, n);

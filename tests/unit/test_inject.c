@@ -29,6 +29,7 @@
 #include <criterion/criterion.h>
 
 #include "engine/ptrace/inject.h"
+#include "test_data.h"
 
 enum { C_SPINS, C_SLEEPS, C_USR1, C_RT, C_BAD, C_CHURNS, NCOUNTERS };
 
@@ -55,19 +56,7 @@ static void kill_targets(void)
 
 TestSuite(inject, .fini = kill_targets, .timeout = 60);
 
-static const char *data(const char *name)
-{
-	static char buf[8][PATH_MAX];
-	static int next;
-	const char *dir = getenv("DPROBE_BUILD");
-	char *b = buf[next++ % 8];
-
-	cr_assert(dir, "DPROBE_BUILD is not set");
-	snprintf(b, sizeof(buf[0]), "%s/tests/data/%s", dir, name);
-	return b;
-}
-
-#define LIB data("libinject_lib.so")
+#define LIB test_data("libinject_lib.so")
 
 /* One line of the target's output, without '\n'; fails after 10 s. */
 static void read_line(struct target *t, char *buf, size_t len)
@@ -132,7 +121,7 @@ static struct target *spawn_prog(const char *prog, const char *mode)
 
 static struct target *spawn(const char *mode)
 {
-	return spawn_prog(data("inject_target"), mode);
+	return spawn_prog(test_data("inject_target"), mode);
 }
 
 static uint64_t counter(struct target *t, int which)
@@ -509,7 +498,7 @@ Test(inject, missing_function)
 
 Test(inject, static_refused)
 {
-	struct target *t = spawn_prog(data("inject_static"), "read");
+	struct target *t = spawn_prog(test_data("inject_static"), "read");
 	char why[512], want[128];
 	long ret;
 	int err = inject(t, LIB, "inject_fn", "x", &ret, why, sizeof(why));
@@ -564,7 +553,7 @@ static void timeout_in(const char *mode, bool threads)
 	int err;
 
 	dp_ptrace_inject_timeout_ms = 200;
-	err = inject(t, data("libinject_slow.so"), "inject_fn", "x", &ret,
+	err = inject(t, test_data("libinject_slow.so"), "inject_fn", "x", &ret,
 		     why, sizeof(why));
 	dp_ptrace_inject_timeout_ms = 5000;
 	cr_assert_eq(err, -ETIMEDOUT, "%d %s", err, why);

@@ -36,6 +36,7 @@
 #include "output/output.h"
 #include "sym/elf.h"
 #include "sym/proc.h"
+#include "test_data.h"
 
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
 
@@ -72,18 +73,6 @@ static void kill_helpers(void)
 }
 
 TestSuite(proc, .fini = kill_helpers, .timeout = 60);
-
-static const char *data(const char *name)
-{
-	static char buf[8][PATH_MAX];
-	static int next;
-	const char *dir = getenv("DPROBE_BUILD");
-	char *b = buf[next++ % 8];
-
-	cr_assert(dir, "DPROBE_BUILD is not set");
-	snprintf(b, sizeof(buf[0]), "%s/tests/data/%s", dir, name);
-	return b;
-}
 
 /* One line of the helper's output, without '\n'; fails after 10 s. */
 static void read_line(struct helper *h, char *buf, size_t len)
@@ -307,14 +296,14 @@ Test(proc, maps_parse)
 
 Test(proc, maps_read_live)
 {
-	struct helper *h = spawn(data("proc_nopie"), NULL, NULL);
+	struct helper *h = spawn(test_data("proc_nopie"), NULL, NULL);
 	struct dp_maps m;
 	struct stat st;
 	char why[256];
 	const struct dp_map *w;
 
 	cr_assert_eq(dp_maps_read(h->pid, &m, why, sizeof(why)), 0, "%s", why);
-	cr_assert_eq(stat(data("proc_nopie"), &st), 0);
+	cr_assert_eq(stat(test_data("proc_nopie"), &st), 0);
 	w = dp_maps_find(&m, h->work);
 	cr_assert_not_null(w);
 	cr_assert_eq(w->dev, st.st_dev);
@@ -329,11 +318,11 @@ Test(proc, maps_read_live)
 
 Test(proc, objects_pie)
 {
-	struct helper *h = spawn(data("proc_pie"), NULL, NULL);
+	struct helper *h = spawn(test_data("proc_pie"), NULL, NULL);
 	struct dp_proc *p = proc_ok(h->pid);
 	const struct dp_proc_objs *s = dp_proc_objs(p);
 	const struct dp_proc_obj *mo = dp_proc_main(s), *libc, *ld;
-	char *exe = real(data("proc_pie"));
+	char *exe = real(test_data("proc_pie"));
 	size_t nmain = 0, ninterp = 0;
 
 	cr_assert_not_null(mo);
@@ -372,7 +361,7 @@ Test(proc, objects_pie)
 /* The bias makes the ELF's proc_work land where the loader put it. */
 static void check_bias(const char *prog, bool pie)
 {
-	struct helper *h = spawn(data(prog), NULL, NULL);
+	struct helper *h = spawn(test_data(prog), NULL, NULL);
 	struct dp_proc *p = proc_ok(h->pid);
 	const struct dp_proc_objs *s = dp_proc_objs(p);
 	const struct dp_proc_obj *mo = dp_proc_main(s), *libc;
@@ -442,13 +431,13 @@ static void check_uprobe(struct helper *h, struct dp_proc *p,
 
 Test(proc, uprobe_places)
 {
-	struct helper *h1 = spawn(data("proc_pie"), NULL, NULL);
-	struct helper *h2 = spawn(data("proc_nopie"), NULL, NULL);
+	struct helper *h1 = spawn(test_data("proc_pie"), NULL, NULL);
+	struct helper *h2 = spawn(test_data("proc_nopie"), NULL, NULL);
 	struct dp_proc *p1 = proc_ok(h1->pid), *p2 = proc_ok(h2->pid);
 
-	check_uprobe(h1, p1, data("proc_pie"), "proc_work", h1->work);
+	check_uprobe(h1, p1, test_data("proc_pie"), "proc_work", h1->work);
 	check_uprobe(h1, p1, LIBC, "getpid", h1->getpid);
-	check_uprobe(h2, p2, data("proc_nopie"), "proc_work", h2->work);
+	check_uprobe(h2, p2, test_data("proc_nopie"), "proc_work", h2->work);
 	check_uprobe(h2, p2, LIBC, "getpid", h2->getpid);
 	dp_proc_close(p1);
 	dp_proc_close(p2);
@@ -456,7 +445,7 @@ Test(proc, uprobe_places)
 
 Test(proc, symbol_places)
 {
-	struct helper *h = spawn(data("proc_pie"), NULL, NULL);
+	struct helper *h = spawn(test_data("proc_pie"), NULL, NULL);
 	struct dp_proc *p = proc_ok(h->pid);
 	char line[PATH_MAX + 64];
 	struct dp_proc_loc l;
@@ -468,7 +457,7 @@ Test(proc, symbol_places)
 	cr_assert_eq(dp_elf_vaddr_to_off(l.obj->elf, l.vaddr, &off), 0);
 	cr_assert_eq(l.file_offset, off);
 
-	snprintf(line, sizeof(line), "p:s/b %s:proc_work", data("proc_pie"));
+	snprintf(line, sizeof(line), "p:s/b %s:proc_work", test_data("proc_pie"));
 	cr_assert_eq(resolve1(p, line).addr, h->work);
 	cr_assert_eq(resolve1(p, "r:s/c proc_pie:proc_work $retval").addr,
 		     h->work);
@@ -490,7 +479,7 @@ Test(proc, symbol_places)
 
 Test(proc, sym_addr)
 {
-	struct helper *h = spawn(data("proc_nopie"), NULL, NULL);
+	struct helper *h = spawn(test_data("proc_nopie"), NULL, NULL);
 	struct dp_proc *p = proc_ok(h->pid);
 	uint64_t a = 0;
 	char why[256];
@@ -513,7 +502,7 @@ Test(proc, sym_addr)
 
 Test(proc, place_errors)
 {
-	struct helper *h = spawn(data("proc_pie"), NULL, NULL);
+	struct helper *h = spawn(test_data("proc_pie"), NULL, NULL);
 	struct dp_proc *p = proc_ok(h->pid);
 	struct dp_error e = { 0 };
 	char why[256] = "";
@@ -557,7 +546,7 @@ Test(proc, place_errors)
 
 Test(proc, pending_dlopen)
 {
-	struct helper *h = spawn(data("proc_pie"), data("libproc_lib.so.1.0"),
+	struct helper *h = spawn(test_data("proc_pie"), test_data("libproc_lib.so.1.0"),
 				 NULL);
 	struct dp_proc *p = proc_ok(h->pid);
 	struct dp_proc_objs *old = NULL;
@@ -596,7 +585,7 @@ Test(proc, pending_dlopen)
 	cr_assert_eq(resolve1(p, "p:l/b libproc_lib.so.1.0:proc_lib_fn").addr,
 		     lib);
 	snprintf(ans, sizeof(ans), "p:l/c %s:proc_lib_fn",
-		 data("libproc_lib.so.1.0"));
+		 test_data("libproc_lib.so.1.0"));
 	cr_assert_eq(resolve1(p, ans).addr, lib);
 
 	poke(h, SIGUSR2, ans, sizeof(ans));
@@ -618,8 +607,8 @@ Test(proc, pending_dlopen)
 
 Test(proc, ambiguous_module)
 {
-	struct helper *h = spawn(data("proc_nopie"), data("libproc_lib.so.1.0"),
-				 data("dup/libproc_lib.so.1.0"));
+	struct helper *h = spawn(test_data("proc_nopie"), test_data("libproc_lib.so.1.0"),
+				 test_data("dup/libproc_lib.so.1.0"));
 	struct dp_proc *p;
 	struct dp_error e = { 0 };
 	uint64_t a1, a2;
@@ -636,7 +625,7 @@ Test(proc, ambiguous_module)
 	cr_assert(strstr(e.detail, "data/libproc_lib.so.1.0"), "%s", e.detail);
 	dp_error_clear(&e);
 	snprintf(ans, sizeof(ans), "p:m/b %s:proc_lib_fn",
-		 data("dup/libproc_lib.so.1.0"));
+		 test_data("dup/libproc_lib.so.1.0"));
 	cr_assert_eq(resolve1(p, ans).addr, a2);
 	dp_proc_close(p);
 }
@@ -652,7 +641,7 @@ Test(proc, deleted_executable)
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/dprobe-proc.XXXXXX");
 	cr_assert_not_null(mkdtemp(tmpdir));
 	snprintf(path, sizeof(path), "%s/proc_pie", tmpdir);
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", data("proc_pie"), path);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", test_data("proc_pie"), path);
 	cr_assert_eq(system(cmd), 0);
 	h = spawn(path, NULL, NULL);
 	cr_assert_eq(unlink(path), 0);
@@ -672,7 +661,7 @@ Test(proc, deleted_executable)
  * paths that exist only under /proc/PID/root.
  */
 static const char *const container_files[][2] = {
-	{ NULL, "/proc_pie" },		/* data("proc_pie") */
+	{ NULL, "/proc_pie" },		/* test_data("proc_pie") */
 	{ "/lib64/ld-linux-x86-64.so.2", "/lib64/ld-linux-x86-64.so.2" },
 	{ LIBC, "/lib/x86_64-linux-gnu/libc.so.6" },
 };
@@ -728,7 +717,7 @@ static void enter_container(void)
 		snprintf(dst, sizeof(dst), "%s%s", tmpdir,
 			 container_files[i][1]);
 		if (copy_file(container_files[i][0] ? container_files[i][0] :
-			      data("proc_pie"), dst))
+			      test_data("proc_pie"), dst))
 			child_skip(dst);
 	}
 	if (chdir(tmpdir) || syscall(SYS_pivot_root, ".", "old") ||
@@ -777,7 +766,7 @@ Test(proc, container_root)
 
 Test(proc, symbolizer)
 {
-	struct helper *h = spawn(data("proc_pie"), NULL, NULL);
+	struct helper *h = spawn(test_data("proc_pie"), NULL, NULL);
 	struct dp_proc *p = proc_ok(h->pid);
 	struct dp_symbolizer sz;
 	struct dp_proc_sym ps;
@@ -811,7 +800,7 @@ Test(proc, symbolizer)
 
 static void check_dl_breakpoint(const char *prog)
 {
-	struct helper *h = spawn(data(prog), NULL, NULL);
+	struct helper *h = spawn(test_data(prog), NULL, NULL);
 	struct dp_proc *p = proc_ok(h->pid);
 	const struct dp_proc_objs *s = dp_proc_objs(p);
 	const struct dp_proc_obj *o;
@@ -858,7 +847,7 @@ Test(proc, dl_breakpoint_nopie)
  */
 Test(proc, at_exec)
 {
-	const char *prog = data("proc_pie");
+	const char *prog = test_data("proc_pie");
 	struct helper *h = &helpers[nhelpers];
 	struct dp_proc *p;
 	struct dp_probe_def def;
@@ -910,7 +899,7 @@ static void map_libc_as_data(void)
  */
 Test(proc, data_mapping_of_a_library)
 {
-	struct helper *h = spawn_setup(data("proc_pie"), NULL, NULL,
+	struct helper *h = spawn_setup(test_data("proc_pie"), NULL, NULL,
 				       map_libc_as_data);
 	struct dp_proc *p = proc_ok(h->pid);
 

@@ -21,22 +21,11 @@
 
 #include "lang/lang.h"
 #include "sym/sdt.h"
+#include "test_data.h"
 
 #define PYTHON "/usr/bin/python3.11"
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static const char *data(const char *name)
-{
-	static char buf[8][4096];
-	static int next;
-	const char *dir = getenv("DPROBE_BUILD");
-	char *b = buf[next++ % 8];
-
-	cr_assert(dir, "DPROBE_BUILD is not set");
-	snprintf(b, sizeof(buf[0]), "%s/tests/data/%s", dir, name);
-	return b;
-}
 
 static struct dp_sdt_probe *read_ok(const char *path, size_t *n)
 {
@@ -697,7 +686,7 @@ static void check_shape(const struct dp_sdt_probe *p, size_t n)
 Test(sdt, program_O0)
 {
 	size_t n;
-	struct dp_sdt_probe *p = check_program(data("sdt_O0"), &n);
+	struct dp_sdt_probe *p = check_program(test_data("sdt_O0"), &n);
 
 	check_shape(p, n);
 	free(p);
@@ -706,7 +695,7 @@ Test(sdt, program_O0)
 Test(sdt, program_O2)
 {
 	size_t n;
-	struct dp_sdt_probe *p = check_program(data("sdt_O2"), &n);
+	struct dp_sdt_probe *p = check_program(test_data("sdt_O2"), &n);
 
 	check_shape(p, n);
 	free(p);
@@ -714,7 +703,7 @@ Test(sdt, program_O2)
 
 Test(sdt, required_forms)
 {
-	const char *bins[] = { data("sdt_O0"), data("sdt_O2") };
+	const char *bins[] = { test_data("sdt_O0"), test_data("sdt_O2") };
 	struct dp_sdt_probe *p[2];
 	size_t n[2];
 	bool seen;
@@ -783,7 +772,7 @@ Test(sdt, no_notes)
 	size_t n = 7;
 	char err[256];
 
-	cr_expect_eq(dp_sdt_read(data("sym_pie"), &p, &n, err, sizeof(err)), 0,
+	cr_expect_eq(dp_sdt_read(test_data("sym_pie"), &p, &n, err, sizeof(err)), 0,
 		     "%s", err);
 	cr_expect_eq(n, 0);
 	cr_expect_null(p);
@@ -939,7 +928,7 @@ Test(sdt, corrupt_notes)
 	size_t n;
 	char err[512];
 
-	load_blob(data("sdt_O2"), &bl);
+	load_blob(test_data("sdt_O2"), &bl);
 	hdr = bl.b + bl.note_off;
 
 	/* a name size running past the section */
@@ -959,7 +948,7 @@ Test(sdt, corrupt_notes)
 	/* a description running past the section */
 	put32(hdr + 4, (uint32_t)bl.note_size);
 	expect_refused(&bl, bl.len, "descsz past the end");
-	load_blob(data("sdt_O2"), &bl);
+	load_blob(test_data("sdt_O2"), &bl);
 	hdr = bl.b + bl.note_off;
 
 	/* strings without their NULs */
@@ -967,12 +956,12 @@ Test(sdt, corrupt_notes)
 	expect_refused(&bl, bl.len, "no NUL");
 	cr_assert_eq(read_copy(&bl, bl.len, &p, &n, err, sizeof(err)), -ENOEXEC);
 	cr_expect(strstr(err, "NUL"), "%s", err);
-	load_blob(data("sdt_O2"), &bl);
+	load_blob(test_data("sdt_O2"), &bl);
 
 	/* the section header claims more bytes than the file has */
 	put64(bl.b + bl.shdr_off + 32, bl.len);	/* sh_size */
 	expect_refused(&bl, bl.len, "sh_size");
-	load_blob(data("sdt_O2"), &bl);
+	load_blob(test_data("sdt_O2"), &bl);
 
 	/* the file cut inside the notes (its section headers go too) */
 	expect_refused(&bl, bl.note_off + 30, "truncated");
@@ -1002,8 +991,8 @@ Test(sdt, prelinked)
 	uint64_t delta = 0x10000;
 	char err[512];
 
-	want = read_ok(data("sdt_O2"), &nw);
-	load_blob(data("sdt_O2"), &bl);
+	want = read_ok(test_data("sdt_O2"), &nw);
+	load_blob(test_data("sdt_O2"), &bl);
 	each_note(&bl, move_note, &delta);
 	cr_assert_eq(read_copy(&bl, bl.len, &got, &ng, err, sizeof(err)), 0,
 		     "%s", err);
@@ -1041,7 +1030,7 @@ Test(sdt, bad_site_addresses)
 	int i = 0;
 	char err[512];
 
-	load_blob(data("sdt_O2"), &bl);
+	load_blob(test_data("sdt_O2"), &bl);
 	each_note(&bl, bad_addresses, &i);
 	cr_assert_eq(read_copy(&bl, bl.len, &p, &n, err, sizeof(err)), 0, "%s",
 		     err);

@@ -21,25 +21,14 @@
 #include "lang/lang.h"
 #include "sym/elf.h"
 #include "sym/resolve.h"
+#include "test_data.h"
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static const char *data(const char *name)
-{
-	static char buf[8][4096];
-	static int next;
-	const char *dir = getenv("DPROBE_BUILD");
-	char *b = buf[next++ % 8];
-
-	cr_assert(dir, "DPROBE_BUILD is not set");
-	snprintf(b, sizeof(buf[0]), "%s/tests/data/%s", dir, name);
-	return b;
-}
 
 static struct dp_elf *open_ok(const char *name)
 {
 	struct dp_elf *e = NULL;
-	int ret = dp_elf_open(data(name), &e);
+	int ret = dp_elf_open(test_data(name), &e);
 
 	cr_assert_eq(ret, 0, "open %s: %d (%s)", name, ret, dp_elf_strerror());
 	return e;
@@ -298,7 +287,7 @@ Test(elf, lookup)
 	struct dp_elf *e = open_ok("sym_nopie");
 	struct dp_elf_sym s;
 	uint64_t a[256];
-	size_t n = objdump_insns(data("sym_nopie"), "sym_work", a, 256);
+	size_t n = objdump_insns(test_data("sym_nopie"), "sym_work", a, 256);
 
 	cr_assert_eq(dp_elf_lookup(e, "sym_work", &s), 0);
 	cr_expect_eq(s.value, a[0]);
@@ -330,7 +319,7 @@ Test(elf, ambiguous_static)
 	cr_assert_eq(dp_elf_lookup_all(e, "dup_helper", m, 4), 2);
 	cr_expect_lt(m[0]->value, m[1]->value);
 	/* objdump lists both; the first instruction of each is a value */
-	objdump_insns(data("sym_dup"), "dup_helper", a1, 64);
+	objdump_insns(test_data("sym_dup"), "dup_helper", a1, 64);
 	cr_expect(m[0]->value == a1[0] || m[1]->value == a1[0]);
 	cr_expect_eq(dp_elf_lookup(e, "dup_a", &s), 0);
 	cr_expect_eq(dp_elf_lookup(e, "dup_b", &s), 0);
@@ -496,7 +485,7 @@ static void check_func(const char *bin, const char *func)
 	struct dp_elf_sym s;
 	struct tdef t;
 	uint64_t a[1024], off;
-	size_t n = objdump_insns(data(bin), func, a, 1024), avail;
+	size_t n = objdump_insns(test_data(bin), func, a, 1024), avail;
 	const uint8_t *code;
 	int ret;
 
@@ -504,7 +493,7 @@ static void check_func(const char *bin, const char *func)
 	cr_assert_eq(s.value, a[0]);
 	code = dp_elf_code(e, s.value, &avail);
 	cr_assert(code);
-	dp_resolver_init(&r, data(bin), false);
+	dp_resolver_init(&r, test_data(bin), false);
 	for (uint64_t v = s.value; v < s.value + s.size; v++) {
 		bool want = in_list(a, n, v);
 
@@ -513,7 +502,7 @@ static void check_func(const char *bin, const char *func)
 			     v - s.value);
 
 		cr_assert_eq(dp_elf_vaddr_to_off(e, v, &off), 0);
-		tdef_uprobe(&t, data(bin), off);
+		tdef_uprobe(&t, test_data(bin), off);
 		ret = run(&r, &t);
 		if (want) {
 			cr_expect_eq(ret, 0, "%s: %s", t.line, t.err.detail);
@@ -566,13 +555,13 @@ Test(boundary, stripped)
 	struct dp_elf_sym s;
 	struct tdef t;
 	uint64_t a[256];
-	size_t n = objdump_insns(data("sym_pie"), "sym_work", a, 256);
+	size_t n = objdump_insns(test_data("sym_pie"), "sym_work", a, 256);
 
 	cr_assert_eq(dp_elf_lookup(e, "sym_work", &s), 0);
 	dp_resolver_init(&r, NULL, false);
 	for (uint64_t v = s.value; v < s.value + s.size; v++) {
 		/* sym_pie: text file offsets equal addresses */
-		tdef_uprobe(&t, data("sym_nosyms"), v);
+		tdef_uprobe(&t, test_data("sym_nosyms"), v);
 		if (in_list(a, n, v))
 			cr_expect_eq(run(&r, &t), 0, "%s: %s", t.line,
 				     t.err.detail);
@@ -633,32 +622,32 @@ Test(resolve, uprobe_offsets)
 	uint64_t off;
 
 	dp_resolver_init(&r, NULL, false);
-	cr_assert_eq(dp_resolver_open(&r, data("sym_nopie"), &e, why,
+	cr_assert_eq(dp_resolver_open(&r, test_data("sym_nopie"), &e, why,
 				      sizeof(why)), 0);
 
-	tdef_uprobe(&t, data("sym_nopie"), 0x99999999);
+	tdef_uprobe(&t, test_data("sym_nopie"), 0x99999999);
 	expect_err(&t, run(&r, &t), DP_ERR_OFFS_OUTSIDE, EINVAL, offs_pos(&t));
-	tdef_uprobe(&t, data("sym_nopie"), dp_elf_file_size(e));
+	tdef_uprobe(&t, test_data("sym_nopie"), dp_elf_file_size(e));
 	expect_err(&t, run(&r, &t), DP_ERR_OFFS_OUTSIDE, EINVAL, offs_pos(&t));
-	tdef_uprobe(&t, data("sym_nopie"), 0);	/* the ELF header */
+	tdef_uprobe(&t, test_data("sym_nopie"), 0);	/* the ELF header */
 	expect_err(&t, run(&r, &t), DP_ERR_OFFS_OUTSIDE, EINVAL, offs_pos(&t));
 
 	cr_assert_eq(dp_elf_lookup(e, "sym_work", &s), 0);
 	cr_assert_eq(dp_elf_vaddr_to_off(e, s.value, &off), 0);
 	/* push %rbp (1 byte), mov %rsp,%rbp (3 bytes) */
-	tdef_uprobe(&t, data("sym_nopie"), off + 2);
+	tdef_uprobe(&t, test_data("sym_nopie"), off + 2);
 	cr_expect_eq(run(&r, &t), -EILSEQ);
 	cr_expect(strstr(t.err.detail, "sym_work+0x1"), "%s", t.err.detail);
 	expect_err(&t, -EILSEQ, DP_ERR_BAD_INSN_BNDRY, EILSEQ, offs_pos(&t));
-	tdef_uprobe(&t, data("sym_nopie"), off + 1);
+	tdef_uprobe(&t, test_data("sym_nopie"), off + 1);
 	cr_expect_eq(run(&r, &t), 0, "%s", t.err.detail);
 	cr_expect_eq(t.probe.vaddr, s.value + 1);
 	cr_expect_eq(t.probe.file_offset, off + 1);
 
 	/* no error, no probe: both optional */
-	tdef_uprobe(&t, data("sym_nopie"), off + 2);
+	tdef_uprobe(&t, test_data("sym_nopie"), off + 2);
 	cr_expect_eq(dp_resolve_cb(&r, t.line, &t.def, NULL, NULL), -EILSEQ);
-	tdef_uprobe(&t, data("sym_nopie"), off);
+	tdef_uprobe(&t, test_data("sym_nopie"), off);
 	cr_expect_eq(dp_resolve_cb(&r, t.line, &t.def, NULL, NULL), 0);
 	dp_resolver_free(&r);
 }
@@ -673,7 +662,7 @@ Test(resolve, uprobe_paths)
 	uint64_t off;
 
 	dp_resolver_init(&r, NULL, false);
-	cr_assert_eq(dp_resolver_open(&r, data("sym_nopie"), &e1, why,
+	cr_assert_eq(dp_resolver_open(&r, test_data("sym_nopie"), &e1, why,
 				      sizeof(why)), 0);
 	cr_assert_eq(dp_elf_lookup(e1, "main", &s), 0);
 	cr_assert_eq(dp_elf_vaddr_to_off(e1, s.value, &off), 0);
@@ -681,7 +670,7 @@ Test(resolve, uprobe_paths)
 	/* symlinks are followed, as kern_path(LOOKUP_FOLLOW) does */
 	cr_assert(mkdtemp(link));
 	strcat(link, "/l");
-	cr_assert_eq(symlink(data("sym_nopie"), link), 0);
+	cr_assert_eq(symlink(test_data("sym_nopie"), link), 0);
 	tdef_uprobe(&t, link, off);
 	cr_expect_eq(run(&r, &t), 0, "%s", t.err.detail);
 	/* ... and the cache knows it is the same file */
@@ -715,8 +704,8 @@ Test(resolve, kprobe_symbols)
 	struct tdef t;
 	char why[128];
 
-	dp_resolver_init(&r, data("sym_nopie"), false);
-	cr_assert_eq(dp_resolver_open(&r, data("sym_nopie"), &e, why,
+	dp_resolver_init(&r, test_data("sym_nopie"), false);
+	cr_assert_eq(dp_resolver_open(&r, test_data("sym_nopie"), &e, why,
 				      sizeof(why)), 0);
 	cr_assert_eq(dp_elf_lookup(e, "sym_work", &s), 0);
 
@@ -731,7 +720,7 @@ Test(resolve, kprobe_symbols)
 	cr_expect_eq(run(&r, &t), -EINVAL);
 	cr_expect(strstr(t.err.detail, "did you mean: sym_work"), "%s",
 		  t.err.detail);
-	cr_expect(strstr(t.err.detail, data("sym_nopie")), "%s",
+	cr_expect(strstr(t.err.detail, test_data("sym_nopie")), "%s",
 		  t.err.detail);
 	expect_err(&t, -EINVAL, DP_ERR_BAD_PROBE_ADDR, EINVAL, 6);
 
@@ -756,9 +745,9 @@ Test(resolve, kprobe_symbols)
 	tdef_kprobe(&t, false, "libnotgiven.so.1", "whatever", 0);
 	cr_expect_eq(run(&r, &t), 0);
 	/* a module written as a path is opened */
-	tdef_kprobe(&t, false, data("sym_dup"), "dup_a", 0);
+	tdef_kprobe(&t, false, test_data("sym_dup"), "dup_a", 0);
 	cr_expect_eq(run(&r, &t), 0, "%s", t.err.detail);
-	tdef_kprobe(&t, false, data("sym_dup"), "dup_helper", 0);
+	tdef_kprobe(&t, false, test_data("sym_dup"), "dup_helper", 0);
 	expect_err(&t, run(&r, &t), DP_ERR_NON_UNIQ_SYMBOL, EINVAL, 6);
 	tdef_kprobe(&t, false, "/nonexistent/libx.so", "foo", 0);
 	expect_err(&t, run(&r, &t), DP_ERR_FILE_NOT_FOUND, ENOENT, 6);
@@ -770,7 +759,7 @@ Test(resolve, kprobe_symbols)
 	cr_expect_eq(run(&r, &t), 0);
 	dp_resolver_free(&r);
 	/* kernel-only checks read no ELF */
-	dp_resolver_init(&r, data("sym_nopie"), true);
+	dp_resolver_init(&r, test_data("sym_nopie"), true);
 	tdef_kprobe(&t, false, NULL, "sym_wrok", 3);
 	cr_expect_eq(run(&r, &t), 0);
 	dp_resolver_free(&r);
@@ -781,7 +770,7 @@ Test(resolve, kprobe_nonuniq)
 	struct dp_resolver r;
 	struct tdef t;
 
-	dp_resolver_init(&r, data("sym_dup"), false);
+	dp_resolver_init(&r, test_data("sym_dup"), false);
 	tdef_kprobe(&t, false, NULL, "dup_helper", 0);
 	cr_expect_eq(run(&r, &t), -EINVAL);
 	cr_expect(strstr(t.err.detail, "2 symbols named dup_helper"), "%s",
@@ -815,8 +804,8 @@ Test(resolve, kprobe_address)
 	struct tdef t;
 	char why[128];
 
-	dp_resolver_init(&r, data("sym_nopie"), false);
-	cr_assert_eq(dp_resolver_open(&r, data("sym_nopie"), &e, why,
+	dp_resolver_init(&r, test_data("sym_nopie"), false);
+	cr_assert_eq(dp_resolver_open(&r, test_data("sym_nopie"), &e, why,
 				      sizeof(why)), 0);
 	cr_assert_eq(dp_elf_lookup(e, "sym_work", &s), 0);
 	tdef_addr(&t, s.value + 1);
@@ -830,7 +819,7 @@ Test(resolve, kprobe_address)
 	dp_resolver_free(&r);
 
 	/* a PIE's run-time addresses are unknown before it runs */
-	dp_resolver_init(&r, data("sym_pie"), false);
+	dp_resolver_init(&r, test_data("sym_pie"), false);
 	tdef_addr(&t, s.value + 2);
 	cr_expect_eq(run(&r, &t), 0);
 	dp_resolver_free(&r);
@@ -873,8 +862,8 @@ Test(resolve, parsed)
 	char line[4200], why[128];
 	uint64_t off;
 
-	dp_resolver_init(&r, data("sym_nopie"), false);
-	cr_assert_eq(dp_resolver_open(&r, data("sym_nopie"), &e, why,
+	dp_resolver_init(&r, test_data("sym_nopie"), false);
+	cr_assert_eq(dp_resolver_open(&r, test_data("sym_nopie"), &e, why,
 				      sizeof(why)), 0);
 	cr_assert_eq(dp_elf_lookup(e, "sym_work", &w), 0);
 	cr_assert_eq(dp_elf_lookup(e, "sym_counter", &c), 0);
@@ -904,7 +893,7 @@ Test(resolve, parsed)
 
 	cr_assert_eq(dp_elf_vaddr_to_off(e, w.value, &off), 0);
 	snprintf(line, sizeof(line), "p:g/e %s:%#" PRIx64 " a=%%di",
-		 data("sym_nopie"), off + 2);
+		 test_data("sym_nopie"), off + 2);
 	cr_expect_eq(parse_resolve(&r, line, &def, &err), -EILSEQ);
 	cr_expect_eq(err.code, DP_ERR_BAD_INSN_BNDRY);
 	cr_expect_eq(err.pos, (int)(strrchr(line, ':') - line) + 1);

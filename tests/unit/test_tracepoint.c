@@ -16,6 +16,7 @@
 #include "dprobe/tracepoint.h"
 #include "sym/elf.h"
 #include "sym/tracepoint.h"
+#include "test_data.h"
 
 _Static_assert(DP_TP_FILE_MAGIC == DP_TRACEPOINT_MAGIC, "magic");
 _Static_assert(DP_TP_FILE_VERSION == DP_TRACEPOINT_VERSION, "version");
@@ -40,11 +41,8 @@ static char example[4096];
 
 static void setup(void)
 {
-	const char *dir = getenv("DPROBE_BUILD");
-
-	cr_assert(dir, "DPROBE_BUILD is not set");
-	snprintf(example, sizeof(example), "%s/examples/tracepoint_example",
-		 dir);
+	snprintf(example, sizeof(example), "%s",
+		 test_build("examples/", "tracepoint_example"));
 }
 
 TestSuite(tracepoint, .init = setup);
