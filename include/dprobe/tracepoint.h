@@ -39,7 +39,7 @@
  * as the argument: tp_field(type, arg) an integer (a pointer argument may
  * be recorded as an integer of its size), tp_string(arg) a pointer to a
  * NUL-terminated string, tp_array(type, arg, count) a pointer to count
- * integers of that type.  Arguments are integers or pointers, 1 to
+ * (1 to DP_TP_MAX_ARRAY) integers of that type.  Arguments are integers or pointers, 1 to
  * DP_TP_MAX_ARGS of them; the compiler checks that TP_FIELDS names the
  * arguments of TP_ARGS in order, that an integer field has its
  * argument's size, and that string and array arguments point to the
@@ -84,9 +84,11 @@
  *   -ENOENT   unregistering a pair that is not registered
  *   -ENOMEM   out of memory
  *   -EBUSY    called from inside a probe (or a kprobe handler): the array
- *             being walked would be freed under the caller; or a kprobe
- *             sits on one of the tracepoint's nops, so it cannot be
- *             turned into a jmp
+ *             being walked would be freed under the caller; or one of
+ *             the tracepoint's nops cannot be turned into a jmp: an int3
+ *             that is not libdprobe's is on it, or a jump-optimised
+ *             kprobe over it could not be undone (a thread stayed
+ *             between its endbr64 and its jmp)
  *   other     libdprobe cannot patch code here (its initialisation failed)
  *
  * Limits:
@@ -107,6 +109,10 @@
  *  - Unregister an object's probes before dlclose()ing it.
  *  - The nops are patched by libdprobe only; code under valgrind or
  *    another tool that caches translations may not see the jmp.
+ *  - A kprobe (include/dprobe/kprobes.h) may sit on a nop or a jmp:
+ *    its handlers run, then the nop or the jmp as the key says, in
+ *    whichever order the two were registered.  Jump optimisation
+ *    leaves the sites alone and never covers a site's target.
  *  - C only (GNU C11 or later, GCC or clang), x86-64 for the jumps.
  */
 #ifndef DPROBE_TRACEPOINT_H
@@ -128,6 +134,8 @@ extern "C" {
 #define DP_TP_NAME_LEN		64
 #define DP_TP_PROTO_LEN		256
 #define DP_TP_FIELD_NAME_LEN	32
+/* the longest array an event records (the probe language's limit) */
+#define DP_TP_MAX_ARRAY		64
 
 enum dp_tp_field_kind { DP_TPF_INT = 1, DP_TPF_STRING = 2, DP_TPF_ARRAY = 3 };
 
@@ -351,7 +359,7 @@ void __dp_jump_table_unregister(const struct dp_jump_entry *start);
 	_Static_assert(__DP_IS_PTR(arg) &&				\
 		       __builtin_types_compatible_p(__typeof__(*(arg)), type), \
 		       "tp_array(" #type ", " #arg "): not a pointer to " #type); \
-	_Static_assert((count) > 0 && (count) <= 65535,			\
+	_Static_assert((count) > 0 && (count) <= DP_TP_MAX_ARRAY,	\
 		       "tp_array(" #type ", " #arg "): count out of range");
 
 /* ---- the static branch ------------------------------------------------------- */

@@ -438,42 +438,66 @@ static void test_kprobe(void)
 	struct dp_tracepoint *tp = &__dp_tracepoint_tp_simple;
 	struct kprobe kp = { .pre_handler = kp_pre, .flags = KPROBE_FLAG_NOOPT };
 	struct sites s = sites_of(tp);
+	const uint8_t *b = (const uint8_t *)(uintptr_t)s.first;
 	int calls = 0;
 
-	BEGIN("a kprobe on a site: refused while a nop (-EBUSY), served "
-	      "while a jmp");
+	BEGIN("a kprobe on a site: the tracepoint is enabled and disabled "
+	      "under it, in either order, and it leaves the right bytes");
+	/* the kprobe first: the tracepoint's jmp goes under its int3 */
 	kp.addr = (kprobe_opcode_t *)(uintptr_t)s.first;
 	CHECK_EQ(register_kprobe(&kp), 0);
-	CHECK_EQ(register_trace_tp_simple(count_probe, &calls), -EBUSY);
-	CHECK_EQ(tp->key, 0);
-	CHECK(!tp->funcs, "array left");
+	CHECK_EQ(kp.opcode, 0x0f);
+	CHECK_EQ(register_trace_tp_simple(count_probe, &calls), 0);
+	CHECK_EQ(tp->key, 1);
+	CHECK_EQ(b[0], 0xcc);
+	CHECK_EQ(kp.opcode, 0xe9);
+	for (int i = 0; i < 3; i++)
+		fire_simple(i, i);
+	CHECK_EQ(calls, 3);
+	CHECK_EQ(kp_hits, 3);
+	/* and away again: the kprobe runs the nop */
+	CHECK_EQ(unregister_trace_tp_simple(count_probe, &calls), 0);
+	CHECK_EQ(kp.opcode, 0x0f);
+	fire_simple(1, 1);
+	CHECK_EQ(calls, 3);
+	CHECK_EQ(kp_hits, 4);
+	/* on again, then the kprobe goes: the jmp is whole in the code */
+	CHECK_EQ(register_trace_tp_simple(count_probe, &calls), 0);
 	unregister_kprobe(&kp);
-	check_sites(tp, false);
+	check_sites(tp, true);
+	fire_simple(1, 1);
+	CHECK_EQ(calls, 4);
+	CHECK_EQ(kp_hits, 4);
 
 	/* enabled first: the kprobe takes the jmp as its instruction */
-	CHECK_EQ(register_trace_tp_simple(count_probe, &calls), 0);
 	memset(&kp, 0, sizeof(kp));
 	kp.pre_handler = kp_pre;
 	kp.flags = KPROBE_FLAG_NOOPT;
 	kp.addr = (kprobe_opcode_t *)(uintptr_t)s.first;
 	CHECK_EQ(register_kprobe(&kp), 0);
-	for (int i = 0; i < 3; i++)
-		fire_simple(i, i);
-	CHECK_EQ(calls, 3);
-	CHECK_EQ(kp_hits, 3);
-	/* the jmp cannot go under the kprobe: it stays, and calls nothing */
+	CHECK_EQ(kp.opcode, 0xe9);
+	fire_simple(1, 1);
+	CHECK_EQ(calls, 5);
+	CHECK_EQ(kp_hits, 5);
+	/* the jmp goes under the kprobe: it calls nothing any more */
 	CHECK_EQ(unregister_trace_tp_simple(count_probe, &calls), 0);
 	fire_simple(1, 1);
-	CHECK_EQ(calls, 3);
+	CHECK_EQ(calls, 5);
+	CHECK_EQ(kp_hits, 6);
+	/* a disabled kprobe follows the site too, and arms over it */
+	CHECK_EQ(disable_kprobe(&kp), 0);
+	check_sites(tp, false);
+	CHECK_EQ(register_trace_tp_simple(count_probe, &calls), 0);
+	check_sites(tp, true);
+	CHECK_EQ(enable_kprobe(&kp), 0);
+	fire_simple(1, 1);
+	CHECK_EQ(calls, 6);
+	CHECK_EQ(kp_hits, 7);
+	CHECK_EQ(unregister_trace_tp_simple(count_probe, &calls), 0);
 	unregister_kprobe(&kp);
 	fire_simple(1, 1);
-	CHECK_EQ(calls, 3);
-	CHECK_EQ(sites_of(tp).jmp, 1);
-	/* enabling again finds the jmp in place */
-	CHECK_EQ(register_trace_tp_simple(count_probe, &calls), 0);
-	fire_simple(1, 1);
-	CHECK_EQ(calls, 4);
-	CHECK_EQ(unregister_trace_tp_simple(count_probe, &calls), 0);
+	CHECK_EQ(calls, 6);
+	CHECK_EQ(kp_hits, 7);
 	check_sites(tp, false);
 	END();
 }

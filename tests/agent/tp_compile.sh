@@ -96,6 +96,8 @@ case_fails "an array of another type" "not a pointer to" \
 	"const uint16_t *w" "w" "tp_array(uint32_t, w, 2)"
 case_fails "an array of no element" "count out of range" \
 	"const uint16_t *w" "w" "tp_array(uint16_t, w, 0)"
+case_fails "an array longer than an event records" "count out of range" \
+	"const uint16_t *w" "w" "tp_array(uint16_t, w, 65)"
 case_fails "nine arguments" "too many arguments" \
 	"int a, int b, int c, int d, int e, int f, int g, int h, int i" \
 	"a, b, c, d, e, f, g, h, i" \

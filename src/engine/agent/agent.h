@@ -271,7 +271,10 @@ struct dp_site {
 	/* jump optimisation (opt.c), under the mutex unless said */
 	uint64_t step;			/* read by the trap: when non-zero, the
 					 * int3 resumes here (the detour's
-					 * tail), skipping the replaced bytes */
+					 * tail), skipping the replaced bytes;
+					 * or, while tracepoint.c changes the
+					 * insn of a jump site, where the new
+					 * one goes */
 	bool optimized;			/* the jmp is in the code */
 	bool opt_tried;			/* analysed (the results below hold) */
 	const char *why;		/* why it is not optimised, or NULL */
@@ -314,13 +317,24 @@ DP_HIDDEN void dp_regs_bases(struct pt_regs *regs);
 /* The high half of its si_value (the low half is the round). */
 #define DP_WHERE_MAGIC 0x64707277u
 
-/* Optimise @s if it can and should be, unoptimise it if it should not. */
+/*
+ * Optimise @s if it can and should be, unoptimise it if it should not.
+ * A region that would hold a tracepoint's jump site or target (see
+ * dp_jump_hits()) is not optimised.
+ */
 DP_HIDDEN void dp_opt_update(struct dp_site *s);
 /* Unoptimise the sites whose replaced bytes hold @addr (about to be
  * armed), as the kernel does for a probe inside an optimised one. */
 DP_HIDDEN void dp_opt_make_room(uint64_t addr);
-/* Put the int3 back in place of the jmp (before disarming). */
-DP_HIDDEN void dp_opt_unoptimize(struct dp_site *s);
+/*
+ * The same for a tracepoint's jump entry: unoptimise every site whose
+ * region it hits.  0, or -EBUSY if one of them could not be (its jmp
+ * stays, and the entry's site must then not be patched).
+ */
+DP_HIDDEN int dp_opt_clear_jump(uint64_t site, uint64_t target);
+/* Put the int3 back in place of the jmp (before disarming): 0, or
+ * -EBUSY when a thread kept it from going (the jmp stays). */
+DP_HIDDEN int dp_opt_unoptimize(struct dp_site *s);
 DP_HIDDEN extern const char dp_opt_entry[];
 DP_HIDDEN void dp_opt_hit(struct pt_regs *regs, struct dp_site *s);
 /*
@@ -379,6 +393,27 @@ DP_HIDDEN long dp_copy_nofault(void *dst, const void *src, size_t len);
 DP_HIDDEN long dp_strncpy_nofault(char *dst, const void *src, size_t size);
 /* The fixup for a fault at @ip in one of the copies above, or 0. */
 DP_HIDDEN uint64_t dp_nofault_fixup(uint64_t ip);
+
+/* ---- tracepoint.c -------------------------------------------------------- */
+
+#define DP_JUMP_LEN 5		/* a jump site: a 5-byte nop or jmp rel32 */
+
+/*
+ * Whether a jump entry (@site, its 5 bytes, and @target, where its jmp
+ * goes) hits the bytes [@lo, @hi) that a jmp of ours replaces, entered
+ * at @lo: the site's bytes change under it, or the jmp lands inside it
+ * (as a branch into an optimised region would).  A target at @lo is an
+ * entry like any other.
+ */
+static inline bool dp_jump_hits(uint64_t site, uint64_t target, uint64_t lo,
+				uint64_t hi)
+{
+	return (site < hi && site + DP_JUMP_LEN > lo) ||
+	       (target > lo && target < hi);
+}
+
+/* Some registered jump entry hits [@lo, @hi) (under the mutex). */
+DP_HIDDEN bool dp_tp_jumps_hit(uint64_t lo, uint64_t hi);
 
 /* ---- rethook.c, kretprobe.c, trampoline.S -------------------------------- */
 

@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -89,7 +90,8 @@ struct ev_site {
 	bool tp_on;			/* its probe records (hit path) */
 	bool registered;
 	int err;			/* registration outcome */
-	uint16_t *ref_ctr;		/* +1 while registered; NULL: none */
+	char why[160];			/* ...and its text, or "" */
+	uint64_t ref_ctr;		/* counter: +1 while registered; 0: none */
 	struct kprobe kp;		/* entry probes */
 	struct kretprobe rp;		/* return probes */
 };
@@ -385,7 +387,8 @@ static void on_tracepoint(void *data, uint64_t a1, uint64_t a2, uint64_t a3,
 	 * Field by field: an initialiser would clear the whole frame with a
 	 * string instruction (this file is built -minline-all-stringops),
 	 * slower than the rest of the hit.  The registers that carry no
-	 * argument read as 0; the segment registers are never fetched.
+	 * argument read as 0, the segment registers too (%cs and %ss can
+	 * be fetched).
 	 */
 	regs.di = a1;
 	regs.si = a2;
@@ -398,6 +401,7 @@ static void on_tracepoint(void *data, uint64_t a1, uint64_t a2, uint64_t a3,
 	regs.ax = regs.bx = regs.bp = regs.orig_ax = 0;
 	regs.r10 = regs.r11 = regs.r12 = regs.r13 = regs.r14 = regs.r15 = 0;
 	regs.flags = regs.fs_base = regs.gs_base = 0;
+	regs.cs = regs.ss = regs.ds = regs.es = regs.fs = regs.gs = 0;
 	site_entry(s, &regs);
 }
 
@@ -677,30 +681,86 @@ int dp_ev_ref_ctr(unsigned slot, uint64_t addr)
 	for (struct ev_probe *p = probes; p; p = p->all_next) {
 		if (p->slot != slot || p->site->registered)
 			continue;
-		p->site->ref_ctr = (uint16_t *)(uintptr_t)addr;
+		p->site->ref_ctr = addr;
 		n++;
 	}
 	return n ? 0 : -ENOENT;
 }
 
+/* The 2 bytes at @addr of our own memory, by a system call that fails
+ * with EFAULT instead of faulting (and honours page protections). */
+static int self_rw(bool write, uint64_t addr, uint16_t *val)
+{
+	struct iovec local = { val, sizeof(*val) };
+	struct iovec remote = { (void *)(uintptr_t)addr, sizeof(*val) };
+	ssize_t n = write ?
+		process_vm_writev(getpid(), &local, 1, &remote, 1, 0) :
+		process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+
+	return n == (ssize_t)sizeof(*val) ? 0 : -EFAULT;
+}
+
 /*
  * A uprobe's reference counter (an SDT semaphore): the kernel adds one
  * when it installs the probe in a process and takes it back when it
- * removes it, never going below zero; programs test it before doing the
- * work of firing their probe.
+ * removes it; programs test it before doing the work of firing their
+ * probe.  As the kernel (and the ptrace engine, dp_mm_ref_ctr_add()):
+ * the value is a short, a change that leaves it negative is refused
+ * (-EINVAL, *@val the value), and it is added in 16 bits (0x7fff + 1
+ * wraps).  The counter is the program's memory, anywhere the definition
+ * said: read and written by system calls, so an unmapped or read-only
+ * counter is -EFAULT rather than a SIGSEGV of the program, and never at
+ * an odd address (-EINVAL), where it could also cross into the next page.
+ * Only the control thread changes it.
  */
-static void ref_ctr_update(struct ev_site *s, int d)
+static int ref_ctr_add(uint64_t addr, int d, int *val)
 {
-	uint16_t v;
+	uint16_t raw;
+	int16_t cur;
+
+	*val = 0;
+	if (addr & 1)
+		return -EINVAL;
+	if (self_rw(false, addr, &raw))
+		return -EFAULT;
+	cur = (int16_t)raw;
+	*val = cur;
+	if (cur + d < 0)
+		return -EINVAL;
+	raw = (uint16_t)(raw + d);
+	return self_rw(true, addr, &raw);
+}
+
+/* +1 on @s's counter before it is armed: 0, or -errno with s->why. */
+static int ref_ctr_get(struct ev_site *s)
+{
+	int val, err;
 
 	if (!s->ref_ctr)
-		return;
-	v = __atomic_load_n(s->ref_ctr, __ATOMIC_RELAXED);
-	while (!(d < 0 && !v) &&
-	       !__atomic_compare_exchange_n(s->ref_ctr, &v, (uint16_t)(v + d),
-					    false, __ATOMIC_RELAXED,
-					    __ATOMIC_RELAXED))
-		;
+		return 0;
+	err = ref_ctr_add(s->ref_ctr, 1, &val);
+	if (err == -EINVAL && (s->ref_ctr & 1))
+		snprintf(s->why, sizeof(s->why), "reference counter at "
+			 "0x%llx: an odd address", (unsigned long long)s->ref_ctr);
+	else if (err == -EINVAL)
+		snprintf(s->why, sizeof(s->why), "reference counter at 0x%llx "
+			 "holds %d (0x%04x): adding 1 leaves it negative",
+			 (unsigned long long)s->ref_ctr, val,
+			 (unsigned)(uint16_t)val);
+	else if (err)
+		snprintf(s->why, sizeof(s->why), "reference counter at 0x%llx "
+			 "cannot be written (not in a writable mapping)",
+			 (unsigned long long)s->ref_ctr);
+	return err;
+}
+
+/* The 1 back; as the kernel, never below zero (then left as it is). */
+static void ref_ctr_put(struct ev_site *s)
+{
+	int val;
+
+	if (s->ref_ctr)
+		ref_ctr_add(s->ref_ctr, -1, &val);
 }
 
 static int maxactive(const struct ev_site *s)
@@ -730,14 +790,20 @@ static int site_register(struct ev_site *s)
 		s->registered = true;
 		return 0;
 	}
+	/* counted before the probe can fire, as the kernel does */
+	ret = ref_ctr_get(s);
+	if (ret)
+		return ret;
 	if (s->has_entry) {
 		s->kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
 		s->kp.pre_handler = on_entry;
 		/* compiled -mgeneral-regs-only: no SIMD state to save */
 		s->kp.flags = KPROBE_FLAG_NOSIMD;
 		ret = register_kprobe(&s->kp);
-		if (ret)
+		if (ret) {
+			ref_ctr_put(s);
 			return ret;
+		}
 	}
 	if (s->has_return) {
 		s->rp.kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
@@ -750,11 +816,11 @@ static int site_register(struct ev_site *s)
 		if (ret) {
 			if (s->has_entry)
 				unregister_kprobe(&s->kp);
+			ref_ctr_put(s);
 			return ret;
 		}
 	}
 	s->registered = true;
-	ref_ctr_update(s, 1);
 	return 0;
 }
 
@@ -789,7 +855,8 @@ int dp_ev_arm(dp_ev_report_fn report, void *priv)
 		struct ev_site *s = p->site;
 
 		if (s->err) {
-			report(priv, p->slot, s->err, strerror(-s->err));
+			report(priv, p->slot, s->err,
+			       s->why[0] ? s->why : strerror(-s->err));
 			continue;
 		}
 		site_how(s, how, sizeof(how));
@@ -842,6 +909,22 @@ void dp_ev_for_each_slot(void (*fn)(void *priv, unsigned slot), void *priv)
 	}
 }
 
+/*
+ * Take @s's probe off its tracepoint.  If that fails the tracepoint may
+ * still call it, with @s as its data: it is told to record nothing, and
+ * it is left allocated (with its probes), never to be freed.
+ */
+static bool tp_site_unregister(struct ev_site *s)
+{
+	__atomic_store_n(&s->tp_on, false, __ATOMIC_RELAXED);
+	if (dp_tracepoint_probe_unregister(
+		    (struct dp_tracepoint *)(uintptr_t)s->addr,
+		    (void *)on_tracepoint, s))
+		return false;
+	s->registered = false;
+	return true;
+}
+
 void dp_ev_clear(void)
 {
 	struct ev_site *s, *sn;
@@ -850,22 +933,27 @@ void dp_ev_clear(void)
 	/* unregistering waits until no handler can still be running */
 	for (s = sites; s; s = sn) {
 		sn = s->next;
-		if (s->registered && s->is_tp)
-			dp_tracepoint_probe_unregister(
-				(struct dp_tracepoint *)(uintptr_t)s->addr,
-				(void *)on_tracepoint, s);
-		else if (s->registered && s->has_entry)
-			unregister_kprobe(&s->kp);
-		if (s->registered && !s->is_tp && s->has_return)
-			unregister_kretprobe(&s->rp);
-		if (s->registered)
-			ref_ctr_update(s, -1);
+		if (s->registered && s->is_tp) {
+			if (!tp_site_unregister(s))
+				continue;	/* leaked, see there */
+		} else if (s->registered) {
+			if (s->has_entry)
+				unregister_kprobe(&s->kp);
+			if (s->has_return)
+				unregister_kretprobe(&s->rp);
+			ref_ctr_put(s);
+		}
+		for (unsigned i = 0; i < s->n; i++)
+			s->probes[i]->site = NULL;
 		free(s->probes);
 		free(s);
 	}
 	sites = NULL;
 	for (p = probes; p; p = pn) {
 		pn = p->all_next;
+		/* still reachable from a leaked site: it stays too */
+		if (p->site)
+			continue;
 		dp_probe_def_free(&p->def);
 		free(p);
 	}
@@ -881,7 +969,11 @@ void dp_ev_clear(void)
 /*
  * In a fork child (one thread, the one that forked): the parent's rings
  * are not the child's to write, and its events are not traced; every
- * probed byte goes back, the probes stay registered and silent.
+ * probed byte goes back, the kprobes stay registered and silent, and our
+ * probes leave their tracepoints (which the program tests with
+ * trace_NAME_enabled() before costly work).  The child has no other
+ * thread and none of the parent's read sides (core.c's fork handler ran
+ * first), so the grace periods of unregistering end at once.
  */
 void dp_ev_forget_in_child(void)
 {
@@ -890,8 +982,12 @@ void dp_ev_forget_in_child(void)
 	__atomic_store_n(&ev_hdr, NULL, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);
 	dp_agent_disarm_all();
-	/* the child's copy of each reference counter follows its probes */
-	for (struct ev_site *s = sites; s; s = s->next)
-		if (s->registered && !s->is_tp)
-			ref_ctr_update(s, -1);
+	for (struct ev_site *s = sites; s; s = s->next) {
+		if (!s->registered)
+			continue;
+		if (s->is_tp)
+			tp_site_unregister(s);
+		else	/* the child's copy follows its probes */
+			ref_ctr_put(s);
+	}
 }

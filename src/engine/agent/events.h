@@ -58,7 +58,8 @@ void dp_ev_for_each_slot(void (*fn)(void *priv, unsigned slot), void *priv);
 void dp_ev_clear(void);
 /* "tsc" or "mono": what record timestamps are. */
 const char *dp_ev_clock_name(void);
-/* A fork child stops recording and puts its bytes back (atfork). */
+/* A fork child stops recording, puts its bytes back and takes its
+ * probes off the tracepoints (atfork). */
 void dp_ev_forget_in_child(void);
 
 #endif

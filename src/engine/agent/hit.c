@@ -210,9 +210,16 @@ static void step(const struct dp_site *s, struct pt_regs *regs, bool post,
 	uint64_t tail = __atomic_load_n(&s->step, __ATOMIC_ACQUIRE);
 	struct pt_regs r;
 
-	/* optimised, or being optimised: skip the whole replaced region */
+	/*
+	 * Optimised, or being optimised: skip the whole replaced region.  Or
+	 * a tracepoint's jump site whose nop or jmp is being exchanged
+	 * (tracepoint.c): where it goes, as if emulated, and then the post
+	 * handlers, which no optimised site has.
+	 */
 	if (tail) {
 		regs->ip = tail;
+		if (post)
+			run_post(s, regs);
 		return;
 	}
 	if (dp_insn_needs_slot(in)) {

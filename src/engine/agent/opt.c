@@ -33,6 +33,12 @@
  * the region's bytes restored, sync.  With an endbr64 a thread may sit
  * between it and the jmp, so step 2 comes first.  Detours are never
  * freed: a thread may be preempted inside one for any length of time.
+ *
+ * The jump sites of application tracepoints (tracepoint.c) are branches
+ * the code does not show until they are enabled: a region never holds a
+ * registered site (its nop becomes a jmp) or a site's target (the jmp
+ * would land inside the region), and a table that registers, or a site
+ * about to be patched, first unoptimises the regions it hits.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -47,6 +53,7 @@
 #include "engine/agent/agent.h"
 
 #define TAIL_BYTES 64
+#define JUMP_WHY "a tracepoint's jump site or target in the replaced bytes"
 #define WHERE_TRIES 20
 #define WHERE_WAIT_NS (100 * 1000 * 1000)	/* for the answers of a round */
 
@@ -432,12 +439,12 @@ static void optimize(struct dp_site *s)
 	s->why = NULL;
 }
 
-void dp_opt_unoptimize(struct dp_site *s)
+int dp_opt_unoptimize(struct dp_site *s)
 {
 	const uint8_t int3 = DP_INT3;
 
 	if (!s->optimized)
-		return;
+		return 0;
 	if (s->patch == s->addr) {
 		/* the int3 first: then nobody enters the half-restored bytes */
 		dp_text_write(s->addr, &int3, 1, s->jmp);
@@ -452,12 +459,13 @@ void dp_opt_unoptimize(struct dp_site *s)
 			 * and the int3 keeps sending threads to the tail.
 			 */
 			s->why = "could not be unoptimised: the jmp stays";
-			return;
+			return -EBUSY;
 		}
 		write_region(s, s->orig, s->jmp);
 	}
 	s->optimized = false;
 	__atomic_store_n(&s->step, 0, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /* Another armed site inside @s's region: its int3 would be overwritten. */
@@ -480,6 +488,22 @@ void dp_opt_make_room(uint64_t addr)
 		if (!t->optimized)
 			t->why = "another probe in the replaced bytes";
 	}
+}
+
+int dp_opt_clear_jump(uint64_t site, uint64_t target)
+{
+	int err = 0;
+
+	for (struct dp_site *t = dp_sites_first(); t; t = t->all_next) {
+		if (!t->optimized ||
+		    !dp_jump_hits(site, target, t->addr, t->patch + t->nbytes))
+			continue;
+		if (dp_opt_unoptimize(t))
+			err = -EBUSY;
+		else
+			t->why = JUMP_WHY;
+	}
+	return err;
 }
 
 static bool site_wanted(const struct dp_site *s)
@@ -517,6 +541,16 @@ void dp_opt_update(struct dp_site *s)
 		return;	/* refused for good: s->why says why */
 	if (region_has_probe(s)) {
 		s->why = "another probe in the replaced bytes";
+		return;
+	}
+	/*
+	 * Checked each time, not once in analyze(): objects with jump
+	 * tables come and go, and a tracepoint's target is often in
+	 * another function (GCC's FN.cold), which the branches that
+	 * dp_opt_analyze() looks at cannot show.
+	 */
+	if (dp_tp_jumps_hit(s->addr, s->patch + s->nbytes)) {
+		s->why = JUMP_WHY;
 		return;
 	}
 	optimize(s);

@@ -18,16 +18,21 @@
  * every site of it becomes "jmp target", and the nop again when it goes
  * back to 0, by dp_text_poke() (the kernel's text_poke_bp()): nop and jmp
  * are single instructions, so a thread is never inside the bytes being
- * changed.  The array is published before the jumps appear and the jumps
- * go before it is withdrawn; a thread that took a jump late finds an
- * empty array, which costs it nothing but the calls.
+ * changed.  The jumps appear before the array is published (a failure to
+ * patch one site puts the others back, so a probe whose register failed
+ * is never called) and go before it is withdrawn; a thread that takes a
+ * jump early or late finds an empty array, which costs it nothing but
+ * the calls.
  *
- * Sites shared with kprobes: a kprobe's int3 on a nop or a jmp of ours
- * makes the bytes differ from what we expect, and patching refuses
- * (-EBUSY when enabling; a jmp that cannot go back to a nop stays, and
- * only costs its calls).  A jump-optimised kprobe whose replaced bytes
- * hold one of our sites or the target of its jmp is unoptimised first, as
- * the kernel does for a probe inside an optimised one.
+ * Sites shared with kprobes: a kprobe's int3 on a site makes the kprobe
+ * the owner of the site's bytes; the nop or the jmp is then what it
+ * displaced, changed in its saved copy (see kprobe_view_set()), so both
+ * work in either order, also when the kprobe came first and the object's
+ * table later (a program dprobe starts: its probes are registered before
+ * the program's constructors run).  Jump optimisation never covers a
+ * registered site or a site's target (opt.c); a region that does, made
+ * before the table was known, is unoptimised first, as the kernel does
+ * for a probe inside an optimised one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,7 +42,7 @@
 #include "dprobe/tracepoint.h"
 #include "engine/agent/agent.h"
 
-#define JUMP_LEN 5
+#define JUMP_LEN DP_JUMP_LEN
 
 static const uint8_t nop5[JUMP_LEN] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
@@ -139,32 +144,109 @@ static struct dp_tracepoint *entry_key(const struct dp_jump_entry *e)
 	return (struct dp_tracepoint *)(uintptr_t)rel_addr(&e->key, e->key);
 }
 
-/* Make the site of @e a jmp (@on) or the nop: 0 or -errno. */
+static uint64_t entry_site(const struct dp_jump_entry *e)
+{
+	return rel_addr(&e->code, e->code);
+}
+
+static uint64_t entry_target(const struct dp_jump_entry *e)
+{
+	return rel_addr(&e->target, e->target);
+}
+
+bool dp_tp_jumps_hit(uint64_t lo, uint64_t hi)
+{
+	for (const struct jump_table *t = tables; t; t = t->next)
+		for (const struct dp_jump_entry *e = t->start; e < t->stop; e++)
+			if (entry_key(e) && dp_jump_hits(entry_site(e),
+							 entry_target(e), lo, hi))
+				return true;
+	return false;
+}
+
+/*
+ * A kprobe's site on a jump site: what the kprobe displaced becomes
+ * @want (the nop or the jmp, going to @dest), the rest of its bytes
+ * under the int3 too when it is armed.  A hit reads the site's
+ * instruction with no lock, so for the time of the change the trap
+ * resumes at @dest without reading it (site->step, which the optimiser
+ * uses the same way; it never optimises over a jump site), and a grace
+ * period lets the hits that read it before end first.  Both forms are
+ * emulated (no slot) and 5 bytes long; the int3 stays at byte 0 all
+ * along, so no thread decodes the bytes after it.
+ */
+static int kprobe_view_set(struct dp_site *s, const uint8_t *want,
+			   const uint8_t *old, uint64_t dest)
+{
+	struct dp_insn in;
+	int err;
+
+	if (s->insn.len == JUMP_LEN && !memcmp(s->insn.bytes, want, JUMP_LEN))
+		return 0;
+	if (s->optimized || s->insn.len != JUMP_LEN ||
+	    memcmp(s->insn.bytes, old, JUMP_LEN))
+		return -EBUSY;
+	if (dp_insn_analyze(want, JUMP_LEN, s->addr, &in, NULL) ||
+	    in.len != JUMP_LEN || dp_insn_needs_slot(&in) ||
+	    dp_insn_may_fault(&in))
+		return -EBUSY;
+	__atomic_store_n(&s->step, dest, __ATOMIC_RELEASE);
+	dp_synchronize();
+	if (s->armed) {
+		err = dp_text_write(s->addr + 1, want + 1, JUMP_LEN - 1,
+				    old + 1);
+		if (err) {
+			__atomic_store_n(&s->step, 0, __ATOMIC_RELEASE);
+			return err;
+		}
+	}
+	s->insn = in;
+	dp_site_for_each(s, p)
+		p->opcode = want[0];
+	/* the new instruction is complete before a hit can read it */
+	__atomic_store_n(&s->step, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * Make the site of @e a jmp (@on) or the nop: 0 or -errno.  Under a
+ * kprobe's int3 the change is made to what the kprobe displaced, so
+ * that neither silences the other: the kprobe runs its handlers then
+ * the tracepoint's jmp or nop, and leaves that in the code when it goes.
+ */
 static int site_set(const struct dp_jump_entry *e, bool on)
 {
-	uint64_t site = rel_addr(&e->code, e->code);
-	uint64_t target = rel_addr(&e->target, e->target);
+	uint64_t site = entry_site(e), target = entry_target(e);
 	int64_t d = (int64_t)(target - (site + JUMP_LEN));
-	uint8_t jmp[JUMP_LEN], cur[JUMP_LEN];
+	uint64_t dest = on ? target : site + JUMP_LEN;
+	uint8_t jmp[JUMP_LEN];
+	const uint8_t *want = on ? jmp : nop5, *old = on ? nop5 : jmp;
 	int32_t rel = (int32_t)d;
+	struct dp_site *s;
 	int err;
 
 	if (d != rel)
 		return -ERANGE;
 	jmp[0] = 0xe9;
 	memcpy(jmp + 1, &rel, sizeof(rel));
-	if (on) {
-		dp_opt_make_room(site);
-		dp_opt_make_room(target);
+	/* an optimised kprobe's jmp that holds the site or the target
+	 * goes first, or the site is left alone */
+	if (dp_opt_clear_jump(site, target))
+		return -EBUSY;
+	s = dp_site_lookup(site);
+	if (s && s->armed)
+		return kprobe_view_set(s, want, old, dest);
+	if (memcmp((const void *)(uintptr_t)site, want, JUMP_LEN)) {
+		err = dp_agent_init();
+		if (!err)
+			err = dp_text_poke(site, want, old, JUMP_LEN, dest);
+		if (err)
+			return err;
 	}
-	memcpy(cur, (const void *)(uintptr_t)site, sizeof(cur));
-	if (!memcmp(cur, on ? jmp : nop5, sizeof(cur)))
-		return 0;
-	err = dp_agent_init();
-	if (err)
-		return err;
-	return dp_text_poke(site, on ? jmp : nop5, on ? nop5 : jmp, JUMP_LEN,
-			    on ? target : site + JUMP_LEN);
+	/* a disabled kprobe there arms over the new bytes when enabled */
+	if (s && s->probes)
+		kprobe_view_set(s, want, old, dest);
+	return 0;
 }
 
 /* Every site of @tp in @t: jmp (@on) or nop. Stops at the first error. */
@@ -249,9 +331,15 @@ DP_EXPORT void __dp_jump_table_register(const struct dp_jump_entry *start,
 	for (const struct dp_jump_entry *e = start; e < stop; e++) {
 		const struct dp_tracepoint *tp = entry_key(e);
 
-		if (tp && tp->key && site_set(e, true))
+		if (!tp)
+			continue;
+		/* a jmp optimised before the table was known */
+		if (!tp->key)
+			dp_opt_clear_jump(entry_site(e), entry_target(e));
+		else if (site_set(e, true))
 			dp_warn("libdprobe: a tracepoint site cannot be "
-				"enabled (a kprobe on it?)\n");
+				"enabled (an int3 that is not ours, or a jump-"
+				"optimised kprobe over it)\n");
 	}
 out:
 	dp_unlock();
@@ -356,16 +444,20 @@ static int probe_add(struct dp_tracepoint *tp, void *func, void *data)
 	f = funcs_copy(old, -1, &add, &n, &err);
 	if (!f)
 		return err;
-	publish(tp, f, (uint32_t)n);
+	/*
+	 * The jumps first: a thread that takes one before the array is
+	 * published finds the old one (empty), and if a site cannot be
+	 * patched the new array was never seen, so a failed register
+	 * never calls its probe.
+	 */
 	if (!was) {
 		err = key_switch(tp, true);
 		if (err) {
-			publish(tp, old, was);
-			dp_synchronize();
 			free(f);
 			return err;
 		}
 	}
+	publish(tp, f, (uint32_t)n);
 	if (old) {
 		dp_synchronize();
 		free(old);

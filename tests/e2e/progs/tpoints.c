@@ -13,14 +13,33 @@
  *        tpoints --wait GOFILE N  print "tpoints: ready", wait for GOFILE,
  *                                 fire tick(0..N-1), wait for GOFILE.2,
  *                                 fire tick(N..2N-1)
- * Each mode prints one line at the end, with what it computed, so that
- * a test sees the program behave the same traced or not.
+ *        tpoints --once N        tick_once(0..N-1): a function whose
+ *                                first instruction (at -O2) is the nop
+ *                                of its trace_tick(); before each call
+ *                                the stack below is filled with 0xa5, so
+ *                                a probe's frame that reads memory it
+ *                                did not set shows it
+ *        tpoints --fork          a fork child prints whether tick is
+ *                                enabled and fires tick(1); then the
+ *                                parent does the same with tick(2)
+ *        tpoints --spoil GOFILE N  as --wait, but after tick(0..N-1) the
+ *                                version of tick's struct dp_tracepoint
+ *                                is overwritten (print "tpoints: spoiled"):
+ *                                from then on libdprobe refuses to
+ *                                unregister anything from it
+ * Each mode prints one line at the end (--fork: one per process), with
+ * what it computed, so that a test sees the program behave the same
+ * traced or not.
+ *
+ * tp_neg_sem is a reference counter (an SDT semaphore's place) that
+ * holds -2: adding 1 would leave it negative, which the kernel refuses.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define DP_CREATE_TRACE_POINTS
@@ -55,6 +74,8 @@ DP_TRACE_EVENT(tp, tick,
 	TP_ARGS(i),
 	TP_FIELDS(tp_field(int, i)))
 
+unsigned short tp_neg_sem __attribute__((section(".probes"), used)) = 0xfffe;
+
 static const char *const names[] = { "zero", "one", "two" };
 
 static long fire_all(void)
@@ -87,6 +108,37 @@ static long ticks(int from, int to)
 	return sum;
 }
 
+__attribute__((noinline)) void tick_once(int i)
+{
+	trace_tick(i);
+}
+
+__attribute__((noinline)) static void dirty_stack(void)
+{
+	volatile unsigned char junk[16384];
+
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = 0xa5;
+}
+
+static int fork_mode(void)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		printf("tpoints: child tick enabled=%d\n", trace_tick_enabled());
+		tick_once(1);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	printf("tpoints: parent tick enabled=%d\n", trace_tick_enabled());
+	tick_once(2);
+	return status != 0;
+}
+
 static void *thread_main(void *arg)
 {
 	return (void *)ticks(0, (int)(intptr_t)arg);
@@ -117,7 +169,8 @@ int main(int argc, char **argv)
 		printf("tpoints: %d threads, sum %ld\n", t, sum);
 		return 0;
 	}
-	if (argc == 4 && !strcmp(argv[1], "--wait")) {
+	if (argc == 4 && (!strcmp(argv[1], "--wait") ||
+			  !strcmp(argv[1], "--spoil"))) {
 		char go2[4096];
 		int n = atoi(argv[3]);
 		long sum;
@@ -126,11 +179,29 @@ int main(int argc, char **argv)
 		printf("tpoints: ready\n");
 		wait_for(argv[2]);
 		sum = ticks(0, n);
+		if (!strcmp(argv[1], "--spoil")) {
+			__atomic_store_n(&__dp_tracepoint_tick.version, 0xbad,
+					 __ATOMIC_RELAXED);
+			printf("tpoints: spoiled\n");
+		}
 		wait_for(go2);
 		sum += ticks(n, 2 * n);
 		printf("tpoints: sum %ld\n", sum);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "--once")) {
+		long sum = 0;
+
+		for (int i = 0; i < atoi(argv[2]); i++) {
+			dirty_stack();
+			tick_once(i);
+			sum += i;
+		}
+		printf("tpoints: sum %ld\n", sum);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--fork"))
+		return fork_mode();
 	printf("tpoints: sum %ld\n", fire_all());
 	return 0;
 }
