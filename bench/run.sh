@@ -56,6 +56,7 @@ TRACEFS=/sys/kernel/tracing
 GROUP=dpbench
 
 tmp=$(mktemp -d /tmp/dpbench.XXXXXX) || exit 2
+SAMPLES=$tmp/samples
 INST=$TRACEFS/instances/dpbench-$$
 kernel=0
 
@@ -152,7 +153,8 @@ hits_per_call() {
 	case $1 in k4 | d4 | a4) echo 2 ;; *) echo 1 ;; esac
 }
 
-# run_once ID N -> "ns_per_call" on stdout, or fails (reason on stderr).
+# run_once ID N -> "<ns for the loop> <N>" on stdout, or fails (reason
+# on stderr); lib.sh's measure turns that into ns per call.
 run_once() {
 	id=$1
 	n=$2
@@ -222,36 +224,20 @@ EOF
 		fi
 		;;
 	esac
-	echo "$out" | awk '{ printf "%.3f\n", $1 / $2 }'
+	echo "$out"
 }
 
-median() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR % 2) print v[(NR + 1) / 2]
-		else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 
-# measure ID -> "N MIN MEDIAN", or "n/a" with the reason on stderr.
-measure() {
-	id=$1
-	case $id in
-	b0 | f0 | t0) pilot=20000000 ;;
-	a* | t*) pilot=1000000 ;;
-	k*) pilot=3000 ;;
-	*) pilot=1000 ;;
+# pilot ID -> the pilot run's N: short for the slow configurations
+pilot() {
+	case $1 in
+	b0 | f0 | t0) echo 20000000 ;;
+	a* | t*) echo 1000000 ;;
+	k*) echo 3000 ;;
+	*) echo 1000 ;;
 	esac
-	p=$(run_once "$id" $pilot) || { echo n/a; return; }
-	# N for about SECONDS_PER_RUN seconds, to two significant digits
-	n=$(awk -v p="$p" -v s="$SECONDS_PER_RUN" 'BEGIN {
-		n = s * 1e9 / p; e = 1; while (n >= 100) { n /= 10; e *= 10 }
-		printf "%d\n", int(n + 0.5) * e }')
-	: >"$tmp/samples"
-	r=0
-	while [ $r -lt "$REPEATS" ]; do
-		run_once "$id" "$n" >>"$tmp/samples" || { echo n/a; return; }
-		r=$((r + 1))
-	done
-	echo "$n $(sort -n "$tmp/samples" | head -n 1) $(median <"$tmp/samples")"
 }
 
 dprobe_ok=1
@@ -274,7 +260,7 @@ for id in ${BENCH_IDS:-b0 f0 a2 a2s a3 a4 a2i t0 t2 t2s k2 k3 k4 d2 d3 d4 d2p}; 
 	d*) [ $dprobe_ok = 1 ] || { echo "$id n/a" >>"$results"; continue; } ;;
 	esac
 	echo "bench: $id..." >&2
-	echo "$id $(measure "$id")" >>"$results"
+	echo "$id $(measure "$(pilot "$id")" "$id")" >>"$results"
 done
 
 awk -v nok="$why_no_kernel" -v dok=$dprobe_ok '

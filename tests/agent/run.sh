@@ -27,6 +27,29 @@ result() {	# ok|fail name [detail]
 	fi
 }
 
+# run_tap LABEL CMD...: run a TAP producer, one result per "ok"/"not ok"
+# line ("ok ... # SKIP" is a skip), and a failure for a non-zero exit
+# that no "not ok" explains.
+run_tap() {
+	label=$1
+	shift
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*"# SKIP"*)
+			skip=$((skip + 1))
+			echo "SKIP agent: $label: ${line#ok * - }" ;;
+		"ok "*) result ok "$label: ${line#ok * - }" ;;
+		"not ok "*) result fail "$label: ${line#not ok * - }" ;;
+		"#"*) echo "    $line" ;;
+		esac
+	done <"$tmp/out"
+	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$tmp/out"; then
+		result fail "$label" "exit status $rc: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
+	fi
+}
+
 # ---- the test programs ---------------------------------------------------
 for t in "$B"/tests/agent/t_* "$B"/tests/agent/dl_*; do
 	[ -x "$t" ] || continue
@@ -35,18 +58,7 @@ for t in "$B"/tests/agent/t_* "$B"/tests/agent/dl_*; do
 	dl_*) set -- "$B/libdprobe.so" ;;
 	*) set -- ;;
 	esac
-	timeout 300 "$t" "$@" >"$tmp/out" 2>&1
-	rc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) result ok "$name: ${line#ok * - }" ;;
-		"not ok "*) result fail "$name: ${line#not ok * - }" ;;
-		"#"*) echo "    $line" ;;
-		esac
-	done <"$tmp/out"
-	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$tmp/out"; then
-		result fail "$name" "exit status $rc: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
-	fi
+	run_tap "$name" timeout 300 "$t" "$@"
 done
 
 # ---- again without jump optimisation --------------------------------------
@@ -54,18 +66,7 @@ done
 for name in t_hammer t_opt t_sweep t_gp t_kretprobe; do
 	t=$B/tests/agent/$name
 	[ -x "$t" ] || continue
-	DPROBE_NOOPT=1 timeout 300 "$t" >"$tmp/out" 2>&1
-	rc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) result ok "$name (DPROBE_NOOPT=1): ${line#ok * - }" ;;
-		"not ok "*) result fail "$name (DPROBE_NOOPT=1): ${line#not ok * - }" ;;
-		"#"*) echo "    $line" ;;
-		esac
-	done <"$tmp/out"
-	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$tmp/out"; then
-		result fail "$name (DPROBE_NOOPT=1)" "exit status $rc: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
-	fi
+	run_tap "$name (DPROBE_NOOPT=1)" env DPROBE_NOOPT=1 timeout 300 "$t"
 done
 
 # ---- tracepoints: compile-time checks, and the disabled cost (callgrind) ----
@@ -74,21 +75,7 @@ for script in tp_compile tp_callgrind; do
 	tp_compile) arg=${CC:-cc} ;;
 	*) arg=$B ;;
 	esac
-	sh "$(dirname "$0")/$script.sh" "$arg" >"$tmp/out" 2>&1
-	rc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok "*"# SKIP"*)
-			skip=$((skip + 1))
-			echo "SKIP agent: $script: ${line#ok * - }" ;;
-		"ok "*) result ok "$script: ${line#ok * - }" ;;
-		"not ok "*) result fail "$script: ${line#not ok * - }" ;;
-		"#"*) echo "    $line" ;;
-		esac
-	done <"$tmp/out"
-	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$tmp/out"; then
-		result fail "$script" "exit status $rc: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
-	fi
+	run_tap "$script" sh "$(dirname "$0")/$script.sh" "$arg"
 done
 
 # ---- the examples ----------------------------------------------------------
