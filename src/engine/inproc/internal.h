@@ -52,6 +52,7 @@ struct dp_inproc {
 	struct dp_inproc_opts o;
 	pid_t pid;
 	bool launched, exited;
+	bool refused;		/* the agent refused a probe (ERR to ARM) */
 	int status;
 	int lsock, sock;
 	char name[80];		/* the abstract socket address */

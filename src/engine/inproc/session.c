@@ -380,6 +380,7 @@ static int arm_reply(struct dp_inproc *t, char *buf, char *why, size_t whylen)
 	if (sscanf(buf, "ERR %u %d %n", &slot, &err, &n) == 2) {
 		const struct dp_probe *pr = slot < t->nslots ? t->slots[slot].pr : NULL;
 
+		t->refused = true;
 		if (!why[0] && pr)
 			snprintf(why, whylen, "%s/%s at 0x%llx: %s",
 				 pr->event->group, pr->event->name,
@@ -503,7 +504,9 @@ static int start_child(struct dp_inproc *t, char *const argv[], char *why,
 /*
  * The target exited while it was being set up: not an error, the session
  * simply has nothing to read (as the ptrace engine ends when its process
- * does).
+ * does).  A probe the agent refused stays an error even then: the agent
+ * lets the program go on after ARMED, and a short program can be gone
+ * before we look.
  */
 static bool gone_early(struct dp_inproc *t)
 {
@@ -523,7 +526,7 @@ static int start_session(struct dp_inproc *t, char *why, size_t whylen)
 
 	if (!ret)
 		ret = handshake(t, why, whylen);
-	return ret && gone_early(t) ? 0 : ret;
+	return ret && !t->refused && gone_early(t) ? 0 : ret;
 }
 
 static void abandon(struct dp_inproc *t)
