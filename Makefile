@@ -27,11 +27,16 @@ WERROR := $(if $(CI),-Werror,)
 CFLAGS  ?=
 CFLAGS  += -std=gnu17 -Wall -Wextra $(WERROR) -Wshadow -Wno-sign-compare \
            -Wno-missing-field-initializers -D_GNU_SOURCE \
-           -Iinclude -Isrc $(XFLAGS)
+           -Iinclude -Isrc $(FUSE_CFLAGS) $(XFLAGS)
 LDFLAGS += $(filter -fsanitize=%,$(XFLAGS))
-LIBS    := -lelf -lZydis
+# libfuse3 for `dprobe mount` (src/fs/); its flags come from pkg-config
+# once mk/deps.sh has installed it.
+FUSE_CFLAGS = $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS   = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
+LIBS    = -lelf -lZydis $(FUSE_LIBS)
 
-MODULES := lang event output ring sym arch/x86_64 engine/ptrace engine/inproc util
+MODULES := lang event output ring sym arch/x86_64 engine/ptrace engine/inproc \
+           engine/kernel fs util
 LIB_SRCS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 CLI_SRCS := $(wildcard src/cli/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)

@@ -4,8 +4,8 @@
 # names them and fails, so the build never half-works.
 set -eu
 
-PKGS="gcc make pkg-config clang libelf-dev libdw-dev libzydis-dev libcriterion-dev"
-[ "${1:-}" = "--test" ] && PKGS="$PKGS libclang-rt-14-dev binutils systemtap-sdt-dev valgrind"
+PKGS="gcc make pkg-config clang libelf-dev libdw-dev libzydis-dev libcriterion-dev libfuse3-dev fuse3"
+[ "${1:-}" = "--test" ] && PKGS="$PKGS libclang-rt-14-dev binutils systemtap-sdt-dev valgrind qemu-system-x86 cpio xz-utils"
 
 missing=""
 for p in $PKGS; do
