@@ -326,12 +326,20 @@ e2e: $(O)/dprobe $(AGENT_SO)
 safety: $(O)/dprobe
 	@sh tests/safety/sweep.sh $(O)/dprobe
 
+# The kernel engine on this machine's tracefs (--engine kernel, --kernel,
+# dprobe cleanup): the same events as the default engine, and nothing
+# left in tracefs after any case.  Skips itself without root, tracefs or
+# uprobe_events.
+.PHONY: kernel-engine
+kernel-engine: $(O)/dprobe $(AGENT_SO) $(EXAMPLE)
+	@sh tests/e2e/kernel-engine.sh $(O)/dprobe
+
 FUZZ_SECONDS ?= 600
 FUZZERS := lang filter sdt
 FUZZ_BINS := $(FUZZERS:%=build-fuzz/fuzz-%)
 build-fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(DEPS_OK)
 	@mkdir -p build-fuzz
-	clang -std=gnu17 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc \
+	clang -std=gnu17 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc $(FUSE_CFLAGS) \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	  -o $@ $< $(LIB_SRCS) $(LIBS)
 
@@ -352,6 +360,7 @@ test: $(DEPS_OK)
 	@$(MAKE) --no-print-directory BUILD=asan unit golden || $(call stage_failed,asan)
 	@$(MAKE) --no-print-directory kernel-diff || $(call stage_failed,kernel-diff)
 	@$(MAKE) --no-print-directory -k e2e safety || $(call stage_failed,e2e)
+	@$(MAKE) --no-print-directory kernel-engine || $(call stage_failed,kernel-engine)
 	@$(MAKE) --no-print-directory agent-test || $(call stage_failed,agent)
 	@$(MAKE) --no-print-directory fuzz-short || $(call stage_failed,fuzz)
 	@sh tests/summary.sh

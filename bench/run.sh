@@ -20,6 +20,8 @@
 #   k2  uprobe_events  p work  a=%di:s32 b=%si:s64
 #   k3  k2 + s=+0(%dx):string
 #   k4  k2 + r work ret=$retval:s64 (entry + return on each call)
+#   e2s k2's probe through `dprobe stat --engine kernel` (uprobe_events in
+#       its private instance, every record read back from trace_pipe_raw)
 #   a2, a3, a4  the same definitions with `dprobe trace --engine agent
 #       --overwrite -o /dev/null` (in-process, jump-optimised): every hit
 #       writes its record into the thread's ring while dprobe reads and
@@ -140,7 +142,7 @@ defs() {
 	k3) echo "p:$GROUP/bench $LOOP:$off $ENTRY2 $STR" ;;
 	k4) echo "p:$GROUP/bench $LOOP:$off $ENTRY2"
 	    echo "r:$GROUP/benchret $LOOP:$off $RET" ;;
-	d2 | d2p | a2 | a2s | a2i) echo "p:bench work $ENTRY2" ;;
+	d2 | d2p | a2 | a2s | a2i | e2s) echo "p:bench work $ENTRY2" ;;
 	d3 | a3) echo "p:bench work $ENTRY2 $STR" ;;
 	d4 | a4) echo "p:bench work $ENTRY2"
 	    echo "r:benchret work $RET" ;;
@@ -184,7 +186,7 @@ run_once() {
 			return 1
 		fi
 		;;
-	d* | a* | t*)
+	d* | a* | t* | e*)
 		set --
 		while IFS= read -r l; do
 			set -- "$@" -e "$l"
@@ -193,7 +195,7 @@ $(defs "$id")
 EOF
 		pin= cmd="trace -o /dev/null" engine=ptrace
 		[ "$id" = d2p ] && pin="taskset -c 0"
-		case $id in a* | t*) engine=agent ;; esac
+		case $id in a* | t*) engine=agent ;; e*) engine=kernel ;; esac
 		loop=$LOOP
 		case $id in t*) loop=$TPLOOP ;; esac
 		# every hit writes its record; dprobe reads and formats them
@@ -202,7 +204,7 @@ EOF
 		# the producer's steady state, records lost to the reader
 		# counted and checked below
 		case $id in a2 | a3 | a4 | t2) cmd="$cmd --overwrite" ;; esac
-		case $id in a2s | t2s) cmd=stat ;; esac
+		case $id in a2s | t2s | e2s) cmd=stat ;; esac
 		noopt=
 		[ "$id" = a2i ] && noopt=1
 		# shellcheck disable=SC2086  # $pin: a command prefix or nothing
@@ -235,7 +237,7 @@ pilot() {
 	case $1 in
 	b0 | f0 | t0) echo 20000000 ;;
 	a* | t*) echo 1000000 ;;
-	k*) echo 3000 ;;
+	k* | e*) echo 3000 ;;
 	*) echo 1000 ;;
 	esac
 }
@@ -246,7 +248,7 @@ dprobe_ok=1
 printf '%s\n' "machine: $(nproc) CPUs, $(uname -r); $REPEATS repeats, ~${SECONDS_PER_RUN} s per run" >&2
 results=$tmp/results
 : >"$results"
-for id in ${BENCH_IDS:-b0 f0 a2 a2s a3 a4 a2i t0 t2 t2s k2 k3 k4 d2 d3 d4 d2p}; do
+for id in ${BENCH_IDS:-b0 f0 a2 a2s a3 a4 a2i t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2p}; do
 	case $id in
 	t*) [ -n "$TPLOOP" ] ||
 		{ echo "$id n/a" >>"$results"; continue; } ;;
@@ -257,6 +259,8 @@ for id in ${BENCH_IDS:-b0 f0 a2 a2s a3 a4 a2i t0 t2 t2s k2 k3 k4 d2 d3 d4 d2p}; 
 	esac
 	case $id in
 	k*) [ $kernel = 1 ] || { echo "$id n/a" >>"$results"; continue; } ;;
+	e*) [ $kernel = 1 ] && [ $dprobe_ok = 1 ] ||
+		{ echo "$id n/a" >>"$results"; continue; } ;;
 	d*) [ $dprobe_ok = 1 ] || { echo "$id n/a" >>"$results"; continue; } ;;
 	esac
 	echo "bench: $id..." >&2
@@ -278,6 +282,7 @@ BEGIN {
 	name["k2"] = "uprobe_events: entry, a=%di:s32 b=%si:s64"
 	name["k3"] = "uprobe_events: k2 + s=+0(%dx):string"
 	name["k4"] = "uprobe_events: k2 + return ret=$retval:s64"
+	name["e2s"] = "dprobe stat --engine kernel: the k2 probe, records read"
 	name["d2"] = "dprobe trace (ptrace): entry, a=%di:s32 b=%si:s64"
 	name["d3"] = "dprobe trace (ptrace): d2 + s=+0(%dx):string"
 	name["d4"] = "dprobe trace (ptrace): d2 + return ret=$retval:s64"

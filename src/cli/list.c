@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/named.h"
+#include "engine/kernel/kernel.h"
 #include "sym/elf.h"
 #include "sym/proc.h"
 
@@ -198,6 +199,13 @@ static int list_process(pid_t pid, const char *glob)
 	return ret ? DP_EXIT_REJECTED : DP_EXIT_OK;
 }
 
+/* --kernel: the kernel's tracepoints, as perf list shows them. */
+static int list_kernel(const char *glob)
+{
+	return dp_kernel_list_tracepoints(glob, stdout) ? DP_EXIT_REJECTED :
+	       DP_EXIT_OK;
+}
+
 /* A whole positive decimal number that fits a pid_t, or -1. */
 static pid_t parse_pid(const char *s)
 {
@@ -216,10 +224,12 @@ int dp_cmd_list(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "binary", required_argument, NULL, 'x' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "kernel", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *binary = NULL, *pidarg = NULL, *glob;
+	bool kernel = false;
 	pid_t pid = -1;
 	int c;
 
@@ -228,6 +238,7 @@ int dp_cmd_list(int argc, char **argv)
 		switch (c) {
 		case 'x': binary = optarg; break;
 		case 'p': pidarg = optarg; break;
+		case 'K': kernel = true; break;
 		case 'h':
 			dp_usage(stdout, "list");
 			return DP_EXIT_OK;
@@ -235,8 +246,9 @@ int dp_cmd_list(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (!binary == !pidarg) {
-		fprintf(stderr, "dprobe list: give one of -x BINARY or -p PID\n");
+	if ((binary != NULL) + (pidarg != NULL) + kernel != 1) {
+		fprintf(stderr, "dprobe list: give one of -x BINARY, -p PID or "
+			"--kernel\n");
 		goto usage;
 	}
 	if (argc - optind > 1) {
@@ -244,6 +256,8 @@ int dp_cmd_list(int argc, char **argv)
 		goto usage;
 	}
 	glob = optind < argc ? argv[optind] : NULL;
+	if (kernel)
+		return list_kernel(glob);
 	if (binary)
 		return list_binary(binary, glob);
 	pid = parse_pid(pidarg);

@@ -7,6 +7,8 @@
 
 #define DPROBE_VERSION "0.1.0"
 
+int dp_cmd_cleanup(int argc, char **argv);	/* src/cli/cleanup.c */
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -50,7 +52,7 @@ static const struct {
 	  "Apply the definitions, then print the `format` file of the event\n"
 	  "the last definition created or appended to, as the kernel shows\n"
 	  "events/GRP/EVENT/format (with dprobe's own event ID).\n" },
-	{ "list", dp_cmd_list, "dprobe list (-x BINARY | -p PID) [GLOB]",
+	{ "list", dp_cmd_list, "dprobe list (-x BINARY | -p PID | --kernel) [GLOB]",
 	  "List the functions a probe can be placed on, like ftrace's\n"
 	  "available_filter_functions: every function symbol (STT_FUNC or\n"
 	  "STT_GNU_IFUNC, of non-zero size) of BINARY, or of every object the\n"
@@ -63,12 +65,15 @@ static const struct {
 	  "  -x, --binary BIN   list BIN's functions at their link-time addresses\n"
 	  "  -p, --pid PID      list the functions of every object mapped in PID\n"
 	  "                     at their run-time addresses\n"
+	  "  --kernel           the kernel's tracepoints (available_events) as\n"
+	  "                     GROUP:NAME [Tracepoint event]\n"
 	  "  GLOB               only the names matching this shell pattern\n" },
 	{ "trace", dp_cmd_trace,
 	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]... [-o FILE]\n"
 	  "             [--json] [--duration SECS] [-f] [--profile]\n"
-	  "             [--engine auto|agent|ptrace] [--buffer-size SIZE] [--overwrite]\n"
-	  "             (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "             [--engine auto|agent|ptrace|kernel] [--kernel]\n"
+	  "             [--buffer-size SIZE] [--overwrite]\n"
+	  "             (-p PID[,PID...] | -- CMD [ARGS...] | --kernel alone)",
 	  "Trace probe events in a command it starts or in running processes,\n"
 	  "printing each as ftrace's trace_pipe does.  On exit, a summary line\n"
 	  "goes to stderr: events, filtered, missed (return probes over their\n"
@@ -88,7 +93,11 @@ static const struct {
 	  "  -p, --pid PID[,PID]  attach to running processes (all their threads)\n"
 	  "  --engine E           auto (default, or $DPROBE_ENGINE): in-process\n"
 	  "                       (libdprobe.so, jump-optimised probes) where it\n"
-	  "                       can run, else ptrace; agent; ptrace\n"
+	  "                       can run, else ptrace; agent; ptrace; kernel\n"
+	  "                       (the host kernel's uprobe_events, as root)\n"
+	  "  --kernel             places are kernel functions (kprobe_events),\n"
+	  "                       GROUP:NAME a kernel tracepoint; without -p or\n"
+	  "                       -- CMD, system-wide (docs/kernel-engine.md)\n"
 	  "  --buffer-size SIZE   in-process ring per thread (K/M/G; default 1M)\n"
 	  "  --overwrite          in-process: a full ring overwrites old records\n"
 	  "\n"
@@ -97,10 +106,15 @@ static const struct {
 	  "Ctrl-C, SIGTERM and --duration detach: every original byte goes back\n"
 	  "and the process runs on as if never traced.\n" },
 	{ "stat", dp_cmd_stat,
-	  "dprobe stat [-e DEF]... [--filter EVENT=EXPR]... [--engine E]\n"
-	  "            (-p PID | -- CMD [ARGS...])",
+	  "dprobe stat [-e DEF]... [--filter EVENT=EXPR]... [--engine E] [--kernel]\n"
+	  "            (-p PID | -- CMD [ARGS...] | --kernel alone)",
 	  "Count probe hits per event while the command runs (or until Ctrl-C\n"
 	  "for -p), and print them as perf stat does, with the time elapsed.\n" },
+	{ "cleanup", dp_cmd_cleanup, "dprobe cleanup",
+	  "Remove what dprobe runs that died (kill -9, a crash) left in tracefs:\n"
+	  "their instances/dprobe.PID and the events of their dprobePID_*\n"
+	  "groups, one line per thing removed.  Runs of the kernel engine do\n"
+	  "this silently when they start.  Needs root.\n" },
 	{ "help", dp_cmd_help, "dprobe help [COMMAND]",
 	  "Show the help of COMMAND, or the list of commands.\n" },
 };

@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "cli/named.h"
 #include "engine/inproc/inproc.h"
+#include "engine/kernel/kernel.h"
 #include "engine/ptrace/ptrace.h"
 #include "event/filter.h"
 #include "output/output.h"
@@ -30,7 +31,7 @@
 #define MAX_DEFS 1024
 #define MAX_PIDS 64
 
-enum engine_kind { ENGINE_AUTO, ENGINE_AGENT, ENGINE_PTRACE };
+enum engine_kind { ENGINE_AUTO, ENGINE_AGENT, ENGINE_PTRACE, ENGINE_KERNEL };
 
 struct trace_opts {
 	bool stat;
@@ -45,6 +46,7 @@ struct trace_opts {
 	int npids;
 	char **cmd;
 	enum engine_kind engine;
+	bool kernel;			/* --kernel: kernel places */
 	uint64_t buffer_size;
 	bool overwrite;
 };
@@ -54,12 +56,16 @@ struct trace_ctx {
 	bool json;
 	int ncpus;
 	struct dp_registry reg;
+	/* --kernel: the kernel tracepoints named (GROUP:NAME), malloc'd */
+	char *ktps[MAX_DEFS];
+	size_t nktps;
 };
 
-/* The engine running: one of the two (set before signals can arrive). */
+/* The engine running: one of the three (set before signals can arrive). */
 struct engine {
 	struct dp_tracer *pt;
 	struct dp_inproc *ip;
+	struct dp_kernel *k;
 };
 
 static struct engine g_eng;
@@ -71,6 +77,8 @@ static void on_stop_signal(int sig)
 		dp_ptrace_stop(g_eng.pt);
 	if (g_eng.ip)
 		dp_inproc_stop(g_eng.ip);
+	if (g_eng.k)
+		dp_kernel_stop(g_eng.k);
 }
 
 static void on_profile_signal(int sig)
@@ -80,6 +88,8 @@ static void on_profile_signal(int sig)
 		dp_ptrace_request_profile(g_eng.pt);
 	if (g_eng.ip)
 		dp_inproc_request_profile(g_eng.ip);
+	if (g_eng.k)
+		dp_kernel_request_profile(g_eng.k);
 }
 
 static void emit(void *priv, const struct dp_event *ev, const void *rec,
@@ -129,7 +139,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 }
 
 enum { OPT_FILTER = 256, OPT_JSON, OPT_DURATION, OPT_PROFILE, OPT_ENGINE,
-       OPT_BUFFER_SIZE, OPT_OVERWRITE };
+       OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL };
 
 static int parse_engine(const char *arg, enum engine_kind *e)
 {
@@ -139,6 +149,8 @@ static int parse_engine(const char *arg, enum engine_kind *e)
 		*e = ENGINE_AGENT;
 	else if (!strcmp(arg, "ptrace"))
 		*e = ENGINE_PTRACE;
+	else if (!strcmp(arg, "kernel"))
+		*e = ENGINE_KERNEL;
 	else
 		return -1;
 	return 0;
@@ -178,6 +190,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "engine", required_argument, NULL, OPT_ENGINE },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+		{ "kernel", no_argument, NULL, OPT_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -221,7 +234,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		case OPT_ENGINE:
 			if (parse_engine(optarg, &o->engine)) {
 				fprintf(stderr, "dprobe: bad engine '%s' (auto, "
-					"agent or ptrace)\n", optarg);
+					"agent, ptrace or kernel)\n", optarg);
 				goto usage;
 			}
 			break;
@@ -233,6 +246,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			}
 			break;
 		case OPT_OVERWRITE: o->overwrite = true; break;
+		case OPT_KERNEL: o->kernel = true; break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -246,7 +260,15 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		fprintf(stderr, "dprobe %s: no probe given (-e DEF)\n", cmd);
 		goto usage;
 	}
-	if (!o->cmd == !o->npids) {
+	if (o->kernel && o->engine != ENGINE_AUTO && o->engine != ENGINE_KERNEL) {
+		fprintf(stderr, "dprobe %s: --kernel runs on --engine kernel\n",
+			cmd);
+		goto usage;
+	}
+	if (o->kernel)
+		o->engine = ENGINE_KERNEL;
+	/* --kernel alone: the whole system */
+	if ((o->cmd && o->npids) || (!o->cmd && !o->npids && !o->kernel)) {
 		fprintf(stderr, "dprobe %s: give either -p PID or -- CMD\n", cmd);
 		goto usage;
 	}
@@ -284,10 +306,29 @@ static char *find_in_path(const char *name)
  */
 struct named {
 	const struct trace_opts *o;
+	struct trace_ctx *c;
 	const char *binary;
 	bool loaded;
 	struct dp_cli_objs objs;
 };
+
+/*
+ * --kernel: "GROUP:NAME", a kernel tracepoint (a word of identifier
+ * characters on each side; p:, r: and t: start definitions).
+ */
+static bool is_kernel_tracepoint(const char *line)
+{
+	size_t g = strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			  "0123456789_");
+	const char *name = line + g + 1;
+
+	if (!g || line[g] != ':' || !*name)
+		return false;
+	if (strchr("prt", line[0]) && strspn(line + 1, "0123456789") == g - 1)
+		return false;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789_") == strlen(name);
+}
 
 static int apply_line(struct dp_registry *reg, struct named *nm,
 		      const char *line)
@@ -295,6 +336,13 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 	struct dp_cli_lines l = { 0 };
 	int bad = 0, ret = 0;
 
+	if (nm->o->kernel && is_kernel_tracepoint(line)) {
+		if (nm->c->nktps == MAX_DEFS)
+			return 1;
+		/* a line of -e @FILE goes with its file: keep a copy */
+		nm->c->ktps[nm->c->nktps] = strdup(line);
+		return nm->c->ktps[nm->c->nktps++] ? 0 : 1;
+	}
 	if (!nm->loaded && dp_cli_names_event(line)) {
 		ret = nm->o->cmd ? dp_cli_objs_of_binary(&nm->objs, nm->binary) :
 		      dp_cli_objs_of_pid(&nm->objs, nm->o->pids[0]);
@@ -342,13 +390,14 @@ static int apply_def(struct dp_registry *reg, struct named *nm,
 static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 			const char *binary)
 {
-	struct named nm = { .o = o, .binary = binary };
+	struct named nm = { .o = o, .c = c, .binary = binary };
 	struct dp_resolver res;
 	int bad = 0;
 
 	dp_registry_init(&c->reg);
 	dp_resolver_init(&res, binary, false);
-	c->reg.resolve = dp_resolve_cb;
+	/* kernel places are the kernel's to check */
+	c->reg.resolve = o->kernel ? NULL : dp_resolve_cb;
 	c->reg.resolve_priv = &res;
 	for (int i = 0; i < o->ndefs; i++)
 		bad |= apply_def(&c->reg, &nm, o->defs[i]);
@@ -359,7 +408,7 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 		bad |= dp_cli_apply_filter(&c->reg, o->filters[i], false);
 	if (bad)
 		return -1;
-	if (!c->reg.events) {
+	if (!c->reg.events && !c->nktps) {
 		fprintf(stderr, "dprobe: no probe left to arm\n");
 		return -1;
 	}
@@ -420,6 +469,8 @@ static void print_stat(const struct trace_ctx *c, const struct trace_opts *o,
 	if (o->cmd) {
 		for (char **a = o->cmd; *a; a++)
 			fprintf(stderr, "%s%s", a == o->cmd ? "" : " ", *a);
+	} else if (!o->npids) {
+		fprintf(stderr, "system wide");
 	} else {
 		for (int i = 0; i < o->npids; i++)
 			fprintf(stderr, "%sprocess id %d", i ? "," : "", o->pids[i]);
@@ -538,6 +589,37 @@ static int start_agent(struct trace_ctx *c, const struct trace_opts *o,
 	return err;
 }
 
+/* The kernel engine; MOD: places are looked up in the program's objects. */
+static int start_kernel(struct trace_ctx *c, const struct trace_opts *o,
+			const sigset_t *mask, const char *binary)
+{
+	struct dp_cli_objs objs = { 0 };
+	struct dp_kernel_opts ko = {
+		.reg = &c->reg, .kernel = o->kernel, .follow = o->follow,
+		.count_only = o->stat, .sink = { emit, emit_lost, c },
+		.child_mask = mask, .binary = binary,
+		.tracepoints = (const char *const *)c->ktps,
+		.ntracepoints = c->nktps,
+	};
+	char why[4096] = "";
+	int err;
+
+	if (!o->kernel && (o->cmd ? dp_cli_objs_of_binary(&objs, binary) :
+			   dp_cli_objs_of_pid(&objs, o->pids[0])) == 0) {
+		ko.objs = objs.paths;
+		ko.nobjs = objs.n;
+	}
+	if (o->cmd)
+		err = dp_kernel_launch(&ko, o->cmd, &g_eng.k, why, sizeof(why));
+	else
+		err = dp_kernel_attach(&ko, o->pids, o->npids, &g_eng.k, why,
+				       sizeof(why));
+	dp_cli_objs_free(&objs);
+	if (err)
+		fprintf(stderr, "dprobe: %s\n", why[0] ? why : strerror(-err));
+	return err;
+}
+
 static bool has_tracepoints(const struct dp_registry *reg)
 {
 	for (const struct dp_event *ev = reg->events; ev; ev = ev->next)
@@ -552,6 +634,8 @@ static int start(struct trace_ctx *c, const struct trace_opts *o,
 	struct trace_opts agent_only;
 	int err = -ENOTSUP;
 
+	if (o->engine == ENGINE_KERNEL)
+		return start_kernel(c, o, mask, binary);
 	/* a tracepoint calls the agent's probe function: nothing else can
 	 * enable it */
 	if (has_tracepoints(&c->reg)) {
@@ -573,6 +657,8 @@ static int start(struct trace_ctx *c, const struct trace_opts *o,
 
 static int engine_run(int *status)
 {
+	if (g_eng.k)
+		return dp_kernel_run(g_eng.k, status);
 	if (g_eng.ip)
 		return dp_inproc_run(g_eng.ip, status);
 	return dp_ptrace_run(g_eng.pt, status);
@@ -580,12 +666,15 @@ static int engine_run(int *status)
 
 static const struct dp_ptrace_stats *engine_stats(void)
 {
+	if (g_eng.k)
+		return dp_kernel_stats(g_eng.k);
 	return g_eng.ip ? dp_inproc_stats(g_eng.ip) : dp_ptrace_stats(g_eng.pt);
 }
 
 static void engine_free(void)
 {
 	dp_inproc_free(g_eng.ip);
+	dp_kernel_free(g_eng.k);
 	if (g_eng.pt)
 		dp_ptrace_free(g_eng.pt);
 	g_eng = (struct engine){ 0 };
@@ -603,7 +692,7 @@ static int run(int argc, char **argv, bool stat)
 
 	if (parse_opts(argc, argv, &o))
 		return DP_EXIT_USAGE;
-	binary = main_binary(&o);
+	binary = o.kernel && !o.cmd && !o.npids ? strdup("") : main_binary(&o);
 	if (!binary && o.cmd) {
 		fprintf(stderr, "dprobe: cannot execute %s: %s\n", o.cmd[0],
 			strerror(ENOENT));
@@ -629,9 +718,11 @@ static int run(int argc, char **argv, bool stat)
 		sigprocmask(SIG_SETMASK, &blocked, NULL);
 		goto out;
 	}
-	if (g_eng.ip)
+	if (g_eng.k)
+		dp_kernel_set_profile_cb(g_eng.k, print_profile, &c);
+	else if (g_eng.ip)
 		dp_inproc_set_profile_cb(g_eng.ip, print_profile, &c);
-	else
+	else if (g_eng.pt)
 		dp_ptrace_set_profile_cb(g_eng.pt, print_profile, &c);
 	rerr = engine_run(&status);
 	sigprocmask(SIG_SETMASK, &blocked, NULL);
@@ -654,6 +745,8 @@ out:
 	if (c.out && c.out != stdout)
 		fclose(c.out);
 	dp_registry_free(&c.reg);
+	for (size_t i = 0; i < c.nktps; i++)
+		free(c.ktps[i]);
 	free(binary);
 	return ret;
 }

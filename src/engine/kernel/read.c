@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reader: binary pages from each CPU's trace_pipe_raw, records put in
+ * time order across CPUs (per round), mapped from the kernel's event ids
+ * to dprobe's, filtered in user space and handed to the sink, with the
+ * thread's comm and tgid from /proc (cached: the kernel's own `trace`
+ * shows "<...>" when it no longer knows a pid, and so does dprobe).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/kernel/session.h"
+#include "event/filter.h"
+
+/* Pages read from one CPU per round: another CPU's turn comes soon. */
+#define PAGES_PER_ROUND	64
+
+struct ktid {
+	pid_t tid, tgid;	/* tid 0: a free slot; tgid 0: unknown */
+	bool has_comm;
+	char comm[DP_TASK_COMM_LEN];
+};
+
+struct krec {
+	uint64_t ts;
+	size_t seq;		/* order of reading, for equal times */
+	size_t off, len;	/* in the arena */
+	int cpu;
+};
+
+/* ---- threads ------------------------------------------------------------- */
+
+/*
+ * A thread gone before its first record was read: the kernel's
+ * saved_cmdlines (which every enabled event keeps up to date) may still
+ * know its name, as the kernel's own `trace` would print it.
+ */
+static void saved_comm(const struct dp_kernel *k, struct ktid *t)
+{
+	char *buf, *line, *save = NULL;
+	size_t len;
+
+	if (dp_tfs_read(&k->tfs, "saved_cmdlines", &buf, &len))
+		return;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *end;
+		long pid = strtol(line, &end, 10);
+
+		if (pid != t->tid || *end != ' ' || !strcmp(end + 1, "<...>"))
+			continue;
+		snprintf(t->comm, sizeof(t->comm), "%s", end + 1);
+		t->has_comm = true;
+		break;
+	}
+	free(buf);
+}
+
+static void tid_fill(const struct dp_kernel *k, struct ktid *t, pid_t tid)
+{
+	char p[64], buf[512], *q;
+	ssize_t n;
+	int fd;
+
+	t->tid = tid;
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)tid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, t->comm, sizeof(t->comm) - 1);
+		if (n > 0) {
+			t->comm[n] = '\0';
+			t->comm[strcspn(t->comm, "\n")] = '\0';
+			t->has_comm = true;
+		}
+		close(fd);
+	}
+	if (!t->has_comm)
+		saved_comm(k, t);
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)tid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	q = strstr(buf, "\nTgid:");
+	if (q)
+		t->tgid = (pid_t)strtol(q + 6, NULL, 10);
+}
+
+static int tids_grow(struct dp_kernel *k)
+{
+	size_t cap = k->tid_cap ? 2 * k->tid_cap : 256;
+	struct ktid *v = calloc(cap, sizeof(*v)), *old = k->tids;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < k->tid_cap; i++) {
+		size_t h;
+
+		if (!old[i].tid)
+			continue;
+		for (h = (size_t)old[i].tid & (cap - 1); v[h].tid;
+		     h = (h + 1) & (cap - 1))
+			;
+		v[h] = old[i];
+	}
+	free(old);
+	k->tids = v;
+	k->tid_cap = cap;
+	return 0;
+}
+
+/* The thread's cached facts, read the first time it is seen. */
+static const struct ktid *tid_info(struct dp_kernel *k, pid_t tid)
+{
+	static const struct ktid unknown;
+	size_t h;
+
+	if (tid <= 0)
+		return &unknown;
+	if (2 * (k->ntids + 1) > k->tid_cap && tids_grow(k))
+		return &unknown;
+	for (h = (size_t)tid & (k->tid_cap - 1); k->tids[h].tid;
+	     h = (h + 1) & (k->tid_cap - 1))
+		if (k->tids[h].tid == tid)
+			return &k->tids[h];
+	tid_fill(k, &k->tids[h], tid);
+	k->ntids++;
+	return &k->tids[h];
+}
+
+static bool is_target(const struct dp_kernel *k, const struct ktid *t,
+		      pid_t tid)
+{
+	pid_t who = t->tgid ? t->tgid : tid;
+
+	for (int i = 0; i < k->npids; i++)
+		if (k->pids[i] == who)
+			return true;
+	return false;
+}
+
+/* ---- one record ------------------------------------------------------------ */
+
+static struct kev *kev_of(struct dp_kernel *k, unsigned kid)
+{
+	for (size_t i = 0; i < k->nkevs; i++)
+		if (k->kevs[i].kid == kid)
+			return &k->kevs[i];
+	return NULL;
+}
+
+static uint64_t load8(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void record(struct dp_kernel *k, uint8_t *data, size_t len,
+		   uint64_t ts, int cpu)
+{
+	struct dp_symbolizer sym;
+	struct dp_rec_meta meta;
+	const struct ktid *t;
+	const uint8_t *rec = data;
+	struct dp_probe *pr;
+	struct dp_event *ev;
+	struct kev *e;
+	uint16_t type, id;
+	int32_t tid;
+
+	if (len < 8)
+		return;
+	memcpy(&type, data, 2);
+	memcpy(&tid, data + 4, 4);
+	e = kev_of(k, type);
+	if (!e)
+		return;		/* nothing of ours */
+	t = tid_info(k, tid);
+	/* event-fork follows threads and children alike; without -f the
+	 * children are left out here */
+	if (!k->o.follow && k->npids && !is_target(k, t, tid))
+		return;
+	ev = e->ev;
+	pr = ev->probes;
+	if (e->tp) {
+		rec = dp_ktp_convert(k, e, data, len, &len);
+		if (!rec) {
+			k->stats.lost++;
+			return;
+		}
+	} else {
+		id = (uint16_t)ev->id;
+		memcpy(data, &id, 2);
+		if (e->nrefs == 1 && len >= 16)
+			dp_ksym_learn(k->ksym, t->tgid ? t->tgid : tid,
+				      e->refs[0].path, e->refs[0].vaddr,
+				      load8(data + 8));
+	}
+	pr->nhit++;
+	if (k->o.count_only && !ev->filter) {
+		pr->nevents++;
+		k->stats.events++;
+		return;
+	}
+	meta = (struct dp_rec_meta){
+		.ts_ns = ts, .cpu = cpu, .pid = tid,
+		.tgid = t->tgid ? t->tgid : tid,
+		.comm = t->has_comm ? t->comm : NULL,
+	};
+	if (ev->filter && !dp_filter_match(ev->filter, ev, rec, len, &meta)) {
+		k->stats.filtered++;
+		return;
+	}
+	pr->nevents++;
+	k->stats.events++;
+	if (k->o.count_only)
+		return;
+	dp_ksym_symbolizer(k->ksym, meta.tgid, &sym);
+	k->o.sink.emit(k->o.sink.priv, ev, rec, len, &meta, &sym);
+}
+
+/* ---- pages -------------------------------------------------------------------- */
+
+static int keep(struct dp_kernel *k, const struct dp_kraw_rec *r, int cpu)
+{
+	struct krec *v;
+	uint8_t *a;
+
+	if (k->nrecs == k->rec_cap) {
+		k->rec_cap = k->rec_cap ? 2 * k->rec_cap : 1024;
+		v = realloc(k->recs, k->rec_cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		k->recs = v;
+	}
+	if (k->arena_len + r->len > k->arena_cap) {
+		size_t cap = k->arena_cap ? 2 * k->arena_cap : 1 << 20;
+
+		while (cap < k->arena_len + r->len)
+			cap *= 2;
+		a = realloc(k->arena, cap);
+		if (!a)
+			return -ENOMEM;
+		k->arena = a;
+		k->arena_cap = cap;
+	}
+	memcpy(k->arena + k->arena_len, r->data, r->len);
+	k->recs[k->nrecs] = (struct krec){ r->ts, k->nrecs, k->arena_len,
+					   r->len, cpu };
+	k->nrecs++;
+	k->arena_len += r->len;
+	return 0;
+}
+
+static void lost(struct dp_kernel *k, const struct dp_kraw_page *pg, int cpu)
+{
+	unsigned long n = pg->nmissed_known ? pg->nmissed : DP_LOST_UNKNOWN;
+
+	if (pg->nmissed_known)
+		k->stats.lost += n;
+	if (k->o.sink.lost && !k->o.count_only)
+		k->o.sink.lost(k->o.sink.priv, cpu, n);
+}
+
+static int parse_page(struct dp_kernel *k, size_t n, int cpu)
+{
+	struct dp_kraw_page pg;
+	struct dp_kraw_rec r;
+	int ret;
+
+	if (dp_kraw_page_init(&pg, &k->layout, k->page, n)) {
+		fprintf(k->log, "dprobe: a malformed page from cpu%d's buffer "
+			"was skipped\n", cpu);
+		return 0;
+	}
+	if (pg.missed)
+		lost(k, &pg, cpu);
+	while ((ret = dp_kraw_next(&pg, &r)) > 0)
+		if (keep(k, &r, cpu))
+			return -ENOMEM;
+	if (ret < 0)
+		fprintf(k->log, "dprobe: the rest of a malformed page from "
+			"cpu%d's buffer was skipped\n", cpu);
+	return 0;
+}
+
+static int read_cpu(struct dp_kernel *k, const struct kcpu *c)
+{
+	for (int i = 0; i < PAGES_PER_ROUND; i++) {
+		ssize_t n = read(c->fd, k->page, k->layout.page_size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return 0;
+		if (parse_page(k, (size_t)n, c->cpu))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int rec_cmp(const void *pa, const void *pb)
+{
+	const struct krec *a = pa, *b = pb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+int dp_kread_drain(struct dp_kernel *k)
+{
+	int ret = 0;
+
+	k->nrecs = 0;
+	k->arena_len = 0;
+	for (int i = 0; !ret && i < k->ncpus; i++)
+		ret = read_cpu(k, &k->cpus[i]);
+	if (k->nrecs)
+		qsort(k->recs, k->nrecs, sizeof(*k->recs), rec_cmp);
+	for (size_t i = 0; i < k->nrecs; i++) {
+		const struct krec *r = &k->recs[i];
+
+		record(k, k->arena + r->off, r->len, r->ts, r->cpu);
+	}
+	return ret;
+}
+
+int dp_kread_wait(struct dp_kernel *k, const sigset_t *mask)
+{
+	struct pollfd pfd[256];
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int n = k->ncpus < 256 ? k->ncpus : 256;
+
+	for (int i = 0; i < n; i++)
+		pfd[i] = (struct pollfd){ .fd = k->cpus[i].fd, .events = POLLIN };
+	/* the stop signals are let in only here, as in the other engines */
+	if (ppoll(pfd, (nfds_t)n, &ts, mask) < 0 && errno != EINTR)
+		return -errno;
+	return 0;
+}
+
+void dp_kread_free(struct dp_kernel *k)
+{
+	free(k->tids);
+	free(k->recs);
+	free(k->arena);
+	free(k->conv);
+}

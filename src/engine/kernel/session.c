@@ -1,0 +1,741 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A kernel-engine session: the private instance and groups, the events
+ * created in them, the launched command or the processes attached to,
+ * and the reader of the instance's binary per-CPU buffers.
+ *
+ * Order of setup, so that a failure at any step leaves nothing behind:
+ * every definition is translated first (no tracefs change), then the
+ * instance is made and configured, the events created, checked against
+ * dprobe's layout and enabled, the buffers opened, and only then a
+ * launched command is let go.  Teardown runs the same steps backwards
+ * and is the one path out, error or not.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/kernel/internal.h"
+#include "event/filter.h"
+#include "engine/kernel/session.h"
+
+static void say(char *why, size_t whylen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- setup: translation, no tracefs change ------------------------------ */
+
+static int kev_add(struct dp_kernel *k, struct kev **out)
+{
+	struct kev *v = realloc(k->kevs, (k->nkevs + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	k->kevs = v;
+	*out = memset(&v[k->nkevs++], 0, sizeof(*v));
+	return 0;
+}
+
+static int kref_add(struct kev *e, char *line, char *path, uint64_t vaddr,
+		    struct dp_probe *pr)
+{
+	struct kref *v = realloc(e->refs, (e->nrefs + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	e->refs = v;
+	v[e->nrefs++] = (struct kref){ line, path, vaddr, pr };
+	return 0;
+}
+
+static int translate_event(struct dp_kernel *k, const struct dp_kdefs_ctx *c,
+			   struct dp_event *ev, char *why, size_t whylen)
+{
+	struct kev *e;
+	int ret = kev_add(k, &e);
+
+	if (ret)
+		return ret;
+	e->ev = ev;
+	dp_kgroup_name(c->pid, ev->group, e->kgroup, sizeof(e->kgroup));
+	snprintf(e->kname, sizeof(e->kname), "%s", ev->name);
+	for (struct dp_probe *p = ev->probes; p; p = p->next) {
+		char *line, *path;
+		uint64_t vaddr;
+
+		ret = dp_kdefs_line(c, p, &line, &e->file, &path, &vaddr, why,
+				    whylen);
+		if (!ret && kref_add(e, line, path, vaddr, p)) {
+			free(line);
+			free(path);
+			ret = -ENOMEM;
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int translate(struct dp_kernel *k, char *why, size_t whylen)
+{
+	const struct dp_kernel_opts *o = &k->o;
+	struct dp_kdefs_ctx c = {
+		.pid = getpid(), .kernel = o->kernel, .binary = o->binary,
+		.objs = o->objs, .nobjs = o->nobjs,
+	};
+	int ret;
+
+	for (struct dp_event *ev = o->reg->events; ev; ev = ev->next) {
+		ret = translate_event(k, &c, ev, why, whylen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* What the kernel must have for this session's lines. */
+static int check_kernel(struct dp_kernel *k, char *why, size_t whylen)
+{
+	for (size_t i = 0; i < k->nkevs; i++) {
+		const char *f = k->kevs[i].file;
+
+		if (!f || dp_tfs_exists(&k->tfs, f))
+			continue;
+		if (!strcmp(f, "kprobe_events"))
+			say(why, whylen, "this kernel has no kprobe_events (it "
+			    "was built without CONFIG_KPROBE_EVENTS): kernel "
+			    "functions cannot be probed here; tests/qemu/ runs "
+			    "--kernel in a guest kernel that has them");
+		else
+			say(why, whylen, "this kernel has no uprobe_events (it "
+			    "was built without CONFIG_UPROBE_EVENTS); use "
+			    "--engine agent or --engine ptrace");
+		return -ENOTSUP;
+	}
+	if (!dp_tfs_exists(&k->tfs, "instances")) {
+		say(why, whylen, "%s has no instances/ directory: the kernel "
+		    "engine needs tracefs instances (Linux 3.10 or later)",
+		    k->tfs.root);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+static int read_layout(struct dp_kernel *k, char *why, size_t whylen)
+{
+	char *page = NULL, *event = NULL;
+	int ret;
+
+	dp_tfs_read(&k->tfs, "events/header_page", &page, NULL);
+	dp_tfs_read(&k->tfs, "events/header_event", &event, NULL);
+	ret = dp_kraw_layout_parse(&k->layout, page, event);
+	free(page);
+	free(event);
+	if (ret)
+		say(why, whylen, "this kernel's ring-buffer page layout "
+		    "(events/header_page, header_event) is not one dprobe "
+		    "reads");
+	return ret;
+}
+
+/* ---- instance ------------------------------------------------------------ */
+
+/* "instances/dprobe.PID/FILE": 0 or -ENAMETOOLONG. */
+static int inst_rel(const struct dp_kernel *k, const char *file, char *rel,
+		    size_t len)
+{
+	int n = snprintf(rel, len, "%s/%s", k->inst, file);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int inst_write(struct dp_kernel *k, const char *file, const char *s)
+{
+	char rel[PATH_MAX];
+
+	if (inst_rel(k, file, rel, sizeof(rel)))
+		return -ENAMETOOLONG;
+	return dp_tfs_write(&k->tfs, rel, s);
+}
+
+static int inst_read(struct dp_kernel *k, const char *file, char **buf)
+{
+	char rel[PATH_MAX];
+
+	if (inst_rel(k, file, rel, sizeof(rel)))
+		return -ENAMETOOLONG;
+	return dp_tfs_read(&k->tfs, rel, buf, NULL);
+}
+
+/* Append the thread ids of @pid to @buf. */
+static void add_tids(pid_t pid, char *buf, size_t len)
+{
+	char p[64];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
+	dir = opendir(p);
+	if (!dir) {
+		snprintf(buf + strlen(buf), len - strlen(buf), "%d ", (int)pid);
+		return;
+	}
+	while ((d = readdir(dir)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s ",
+				 d->d_name);
+	closedir(dir);
+}
+
+static int make_instance(struct dp_kernel *k, char *why, size_t whylen)
+{
+	char pids[8192] = "";
+	int ret = dp_kinst_create(&k->tfs, getpid(), k->inst, sizeof(k->inst));
+
+	if (ret) {
+		say(why, whylen, "cannot create %s/%s: %s", k->tfs.root,
+		    k->inst, strerror(-ret));
+		return ret;
+	}
+	k->inst_made = true;
+	/* CLOCK_MONOTONIC, as the other engines' timestamps */
+	if (inst_write(k, "trace_clock", "mono"))
+		fprintf(k->log, "dprobe: this kernel has no 'mono' trace "
+			"clock; timestamps are its default clock's\n");
+	inst_write(k, "buffer_percent", "0");
+	if (!k->npids)
+		return 0;
+	for (int i = 0; i < k->npids; i++)
+		add_tids(k->pids[i], pids, sizeof(pids));
+	/* threads (and with -f, children) join the list as they are made */
+	ret = inst_write(k, "options/event-fork", "1");
+	if (!ret)
+		ret = inst_write(k, "set_event_pid", pids);
+	if (ret)
+		say(why, whylen, "cannot restrict %s to the traced processes "
+		    "(set_event_pid, options/event-fork): %s", k->inst,
+		    strerror(-ret));
+	return ret;
+}
+
+/* ---- events --------------------------------------------------------------- */
+
+static void refused(struct dp_kernel *k, const char *file, const char *line,
+		    int err, char *why, size_t whylen)
+{
+	char log[2048];
+
+	dp_tfs_error_log(&k->tfs, line, log, sizeof(log));
+	if (log[0])
+		say(why, whylen, "the kernel refused a definition:\n%s", log);
+	else
+		say(why, whylen, "the kernel refused '%s' in %s: %s", line, file,
+		    strerror(-err));
+}
+
+static int event_dir_read(struct dp_kernel *k, const char *grp,
+			  const char *name, const char *file, char **buf)
+{
+	char rel[3 * DP_MAX_EVENT_NAME_LEN + 16];
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/%s", grp, name, file);
+	return inst_read(k, rel, buf);
+}
+
+static int event_enable(struct dp_kernel *k, const char *grp, const char *name)
+{
+	char rel[3 * DP_MAX_EVENT_NAME_LEN + 16];
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/enable", grp, name);
+	return inst_write(k, rel, "1");
+}
+
+static int read_id(struct dp_kernel *k, struct kev *e, const char *grp)
+{
+	char *id;
+	int ret = event_dir_read(k, grp, e->kname, "id", &id);
+
+	if (ret)
+		return ret;
+	e->kid = (unsigned)strtoul(id, NULL, 10);
+	free(id);
+	return e->kid ? 0 : -EINVAL;
+}
+
+static int create_event(struct dp_kernel *k, struct kev *e, char *why,
+			size_t whylen)
+{
+	char *fmt;
+	int ret;
+
+	for (size_t i = 0; i < e->nrefs; i++) {
+		ret = dp_tfs_append(&k->tfs, e->file, e->refs[i].line);
+		if (ret) {
+			refused(k, e->file, e->refs[i].line, ret, why, whylen);
+			return ret;
+		}
+		e->created = true;
+	}
+	ret = read_id(k, e, e->kgroup);
+	if (!ret)
+		ret = event_dir_read(k, e->kgroup, e->kname, "format", &fmt);
+	if (ret) {
+		say(why, whylen, "%s/%s was created but its id or format "
+		    "cannot be read: %s", e->kgroup, e->kname, strerror(-ret));
+		return ret;
+	}
+	ret = dp_kdefs_check_format(e->ev, fmt, why, whylen);
+	free(fmt);
+	if (!ret && (ret = event_enable(k, e->kgroup, e->kname)))
+		say(why, whylen, "cannot enable %s/%s in %s: %s", e->kgroup,
+		    e->kname, k->inst, strerror(-ret));
+	return ret;
+}
+
+static int create_events(struct dp_kernel *k, char *why, size_t whylen)
+{
+	int ret;
+
+	for (size_t i = 0; i < k->nkevs; i++) {
+		struct kev *e = &k->kevs[i];
+
+		ret = e->file ? create_event(k, e, why, whylen) :
+		      dp_ktp_enable(k, e, why, whylen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- buffers ----------------------------------------------------------- */
+
+static int open_buffers(struct dp_kernel *k, char *why, size_t whylen)
+{
+	int ncpus = get_nprocs_conf();
+	char rel[PATH_MAX], p[PATH_MAX];
+
+	k->cpus = calloc((size_t)ncpus, sizeof(*k->cpus));
+	k->page = malloc(k->layout.page_size);
+	if (!k->cpus || !k->page)
+		return -ENOMEM;
+	for (int c = 0; c < ncpus; c++) {
+		int fd;
+
+		snprintf(rel, sizeof(rel), "%s/per_cpu/cpu%d/trace_pipe_raw",
+			 k->inst, c);
+		if (dp_tfs_path(&k->tfs, rel, p, sizeof(p)))
+			return -ENAMETOOLONG;
+		fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			continue;	/* a CPU that is not possible */
+		if (fd < 0) {
+			say(why, whylen, "cannot open %s: %s", p, strerror(errno));
+			return -errno;
+		}
+		k->cpus[k->ncpus++] = (struct kcpu){ .fd = fd, .cpu = c };
+	}
+	return 0;
+}
+
+/* ---- teardown: the one way out ------------------------------------------- */
+
+static void teardown(struct dp_kernel *k)
+{
+	for (int i = 0; i < k->ncpus; i++)
+		close(k->cpus[i].fd);
+	k->ncpus = 0;
+	/* an instance with an open file cannot go: buffers closed first */
+	if (k->inst_made && dp_kinst_remove(&k->tfs, k->inst))
+		fprintf(k->log, "dprobe: could not remove %s/%s; `dprobe "
+			"cleanup` will\n", k->tfs.root, k->inst);
+	k->inst_made = false;
+	for (size_t i = k->nkevs; i-- > 0;) {
+		struct kev *e = &k->kevs[i];
+
+		if (!e->created)
+			continue;
+		if (dp_kevent_delete(&k->tfs, e->file, e->kgroup, e->kname))
+			fprintf(k->log, "dprobe: could not delete %s/%s from "
+				"%s; `dprobe cleanup` will\n", e->kgroup,
+				e->kname, e->file);
+		e->created = false;
+	}
+}
+
+/* ---- sessions -------------------------------------------------------------- */
+
+static int session_new(const struct dp_kernel_opts *o, struct dp_kernel **out,
+		       char *why, size_t whylen)
+{
+	struct dp_kernel *k = calloc(1, sizeof(*k));
+	int ret;
+
+	if (!k)
+		return -ENOMEM;
+	k->o = *o;
+	k->log = o->log ? o->log : stderr;
+	k->child = -1;
+	k->ksym = dp_ksym_new(o->kernel);
+	ret = k->ksym ? dp_tfs_find(&k->tfs, why, whylen) : -ENOMEM;
+	if (!ret && dp_kcleanup(NULL, why, whylen) < 0)
+		why[0] = '\0';	/* leftovers we cannot remove are not ours */
+	if (!ret)
+		ret = translate(k, why, whylen);
+	if (!ret)
+		ret = dp_ktp_translate(k, why, whylen);
+	if (!ret)
+		ret = check_kernel(k, why, whylen);
+	if (!ret)
+		ret = read_layout(k, why, whylen);
+	if (ret) {
+		dp_kernel_free(k);
+		return ret;
+	}
+	*out = k;
+	return 0;
+}
+
+/* Instance, events, buffers: everything the run needs in tracefs. */
+static int arm(struct dp_kernel *k, char *why, size_t whylen)
+{
+	int ret = make_instance(k, why, whylen);
+
+	if (!ret)
+		ret = create_events(k, why, whylen);
+	if (!ret)
+		ret = open_buffers(k, why, whylen);
+	if (ret)
+		teardown(k);
+	return ret;
+}
+
+static int set_pids(struct dp_kernel *k, const pid_t *pids, int n)
+{
+	k->pids = calloc((size_t)(n ? n : 1), sizeof(*pids));
+	if (!k->pids)
+		return -ENOMEM;
+	memcpy(k->pids, pids, (size_t)n * sizeof(*pids));
+	k->npids = n;
+	return 0;
+}
+
+/* The child: wait until the parent has armed everything, then exec. */
+static void child_main(int rfd, char *const argv[], const sigset_t *mask)
+{
+	char go = 0;
+
+	if (mask)
+		sigprocmask(SIG_SETMASK, mask, NULL);
+	while (read(rfd, &go, 1) < 0 && errno == EINTR)
+		;
+	if (go != 'g')
+		_exit(127);
+	close(rfd);
+	execvp(argv[0], argv);
+	fprintf(stderr, "dprobe: cannot execute %s: %s\n", argv[0],
+		strerror(errno));
+	_exit(127);
+}
+
+int dp_kernel_launch(const struct dp_kernel_opts *o, char *const argv[],
+		     struct dp_kernel **out, char *why, size_t whylen)
+{
+	struct dp_kernel *k;
+	int fds[2], ret;
+	pid_t pid;
+
+	ret = session_new(o, &k, why, whylen);
+	if (ret)
+		return ret;
+	if (pipe2(fds, O_CLOEXEC)) {
+		ret = -errno;
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		goto fail;
+	}
+	if (!pid) {
+		close(fds[1]);
+		child_main(fds[0], argv, o->child_mask);
+	}
+	close(fds[0]);
+	k->child = pid;
+	ret = set_pids(k, &pid, 1);
+	if (!ret)
+		ret = arm(k, why, whylen);
+	if (ret) {
+		/* the command never runs: nothing of it was traced */
+		close(fds[1]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		k->child = -1;
+		goto fail;
+	}
+	if (write(fds[1], "g", 1) != 1)
+		ret = -errno;
+	close(fds[1]);
+	if (ret) {
+		teardown(k);
+		goto fail;
+	}
+	*out = k;
+	return 0;
+fail:
+	dp_kernel_free(k);
+	return ret;
+}
+
+int dp_kernel_attach(const struct dp_kernel_opts *o, const pid_t *pids,
+		     int npids, struct dp_kernel **out, char *why,
+		     size_t whylen)
+{
+	struct dp_kernel *k;
+	int ret = session_new(o, &k, why, whylen);
+
+	if (ret)
+		return ret;
+	for (int i = 0; i < npids; i++) {
+		if (kill(pids[i], 0) && errno == ESRCH) {
+			say(why, whylen, "no process %d", (int)pids[i]);
+			dp_kernel_free(k);
+			return -ESRCH;
+		}
+	}
+	ret = set_pids(k, pids, npids);
+	if (!ret)
+		ret = arm(k, why, whylen);
+	if (ret) {
+		dp_kernel_free(k);
+		return ret;
+	}
+	*out = k;
+	return 0;
+}
+
+void dp_kernel_request_profile(struct dp_kernel *k)
+{
+	k->want_profile = 1;
+}
+
+void dp_kernel_set_profile_cb(struct dp_kernel *k, void (*cb)(void *),
+			      void *priv)
+{
+	k->profile_cb = cb;
+	k->profile_priv = priv;
+}
+
+void dp_kernel_stop(struct dp_kernel *k)
+{
+	k->stop = 1;
+}
+
+const struct dp_ptrace_stats *dp_kernel_stats(const struct dp_kernel *k)
+{
+	return &k->stats;
+}
+
+void dp_kernel_free(struct dp_kernel *k)
+{
+	if (!k)
+		return;
+	teardown(k);
+	for (size_t i = 0; i < k->nkevs; i++) {
+		for (size_t j = 0; j < k->kevs[i].nrefs; j++) {
+			free(k->kevs[i].refs[j].line);
+			free(k->kevs[i].refs[j].path);
+		}
+		free(k->kevs[i].refs);
+		dp_ktp_free(&k->kevs[i]);
+	}
+	free(k->kevs);
+	free(k->cpus);
+	free(k->page);
+	free(k->pids);
+	dp_kread_free(k);
+	dp_ksym_free(k->ksym);
+	free(k);
+}
+
+/* ---- running ---------------------------------------------------------------- */
+
+/* Whether the traced processes are all gone (never, system-wide). */
+static bool all_gone(struct dp_kernel *k)
+{
+	siginfo_t si = { 0 };
+	char *list;
+	bool empty;
+
+	if (k->child > 0) {
+		/* not reaped yet: its /proc entries name its last records */
+		if (waitid(P_PID, (id_t)k->child, &si,
+			   WEXITED | WNOHANG | WNOWAIT) || si.si_pid != k->child)
+			return false;
+	} else if (!k->npids) {
+		return false;
+	} else {
+		for (int i = 0; i < k->npids; i++)
+			if (!kill(k->pids[i], 0) || errno != ESRCH)
+				return false;
+	}
+	if (!k->o.follow)
+		return true;
+	/* -f: the kernel drops exited tasks from the list */
+	if (inst_read(k, "set_event_pid", &list))
+		return true;
+	empty = !strpbrk(list, "0123456789");
+	free(list);
+	if (!empty && k->child > 0) {
+		/* the command itself is listed until reaped */
+		char self[32];
+
+		snprintf(self, sizeof(self), "%d\n", (int)k->child);
+		if (inst_read(k, "set_event_pid", &list))
+			return true;
+		empty = !strcmp(list, self);
+		free(list);
+	}
+	return empty;
+}
+
+/*
+ * The kernel's hit and miss counts of our events, into the probes'
+ * kprobe_profile counters: kprobe_profile lines are "EVENT HITS MISSES",
+ * uprobe_profile lines "PATH EVENT HITS", one per probe in the order the
+ * probes were written, so the Nth line of an event is its Nth probe.
+ * The counts are the kernel's totals: assigned, not added.
+ */
+static void profile_line(struct dp_kernel *k, const char *file,
+			 const char *name, uint64_t hit, uint64_t miss,
+			 unsigned *seen)
+{
+	for (size_t i = 0; i < k->nkevs; i++) {
+		struct kev *e = &k->kevs[i];
+		struct dp_probe *pr = e->ev->probes;
+
+		if (!e->created || !e->file || strcmp(e->file, file) ||
+		    strcmp(e->kname, name))
+			continue;
+		for (unsigned n = seen[i]++; pr && n; n--)
+			pr = pr->next;
+		if (pr) {
+			pr->nhit = hit;
+			pr->nmiss = miss;
+		}
+		return;
+	}
+}
+
+static void read_profile_file(struct dp_kernel *k, const char *file,
+			      const char *events, unsigned *seen)
+{
+	char *text, *line, *save = NULL, name[DP_MAX_EVENT_NAME_LEN];
+	char path[PATH_MAX];
+	unsigned long long hit, miss = 0;
+	bool uprobe = !strcmp(events, "uprobe_events");
+
+	if (dp_tfs_read(&k->tfs, file, &text, NULL))
+		return;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (uprobe ? sscanf(line, "%4095s %63s %llu", path, name, &hit) != 3 :
+		    sscanf(line, "%63s %llu %llu", name, &hit, &miss) != 3)
+			continue;
+		profile_line(k, events, name, hit, miss, seen);
+	}
+	free(text);
+}
+
+static void read_profile(struct dp_kernel *k)
+{
+	unsigned *seen = calloc(k->nkevs ? k->nkevs : 1, sizeof(*seen));
+
+	if (!seen)
+		return;
+	read_profile_file(k, "kprobe_profile", "kprobe_events", seen);
+	memset(seen, 0, (k->nkevs ? k->nkevs : 1) * sizeof(*seen));
+	read_profile_file(k, "uprobe_profile", "uprobe_events", seen);
+	free(seen);
+	k->stats.missed = 0;
+	for (size_t i = 0; i < k->nkevs; i++)
+		for (struct dp_probe *pr = k->kevs[i].ev->probes;
+		     k->kevs[i].created && pr; pr = pr->next)
+			k->stats.missed += pr->nmiss;
+}
+
+/* Records the kernel overwrote before they were read. */
+static void read_overruns(struct dp_kernel *k)
+{
+	unsigned long long total = 0, n;
+	char rel[64], *text, *p;
+
+	for (int i = 0; i < k->ncpus; i++) {
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", k->cpus[i].cpu);
+		if (inst_read(k, rel, &text))
+			continue;
+		p = strstr(text, "\noverrun: ");
+		if (p && sscanf(p + 10, "%llu", &n) == 1)
+			total += n;
+		free(text);
+	}
+	if (total > k->stats.lost)
+		k->stats.lost = total;
+}
+
+int dp_kernel_run(struct dp_kernel *k, int *status)
+{
+	sigset_t none;
+	int ret = 0;
+
+	sigemptyset(&none);
+	*status = 0;
+	while (!k->stop && !all_gone(k)) {
+		ret = dp_kread_wait(k, k->o.child_mask ? k->o.child_mask : &none);
+		if (!ret)
+			ret = dp_kread_drain(k);
+		if (ret)
+			break;
+		if (k->want_profile && k->profile_cb) {
+			k->want_profile = 0;
+			read_profile(k);
+			k->profile_cb(k->profile_priv);
+		}
+	}
+	/* what was written before the end is in the buffers: read it all */
+	if (!ret)
+		ret = dp_kread_drain(k);
+	read_profile(k);
+	read_overruns(k);
+	teardown(k);
+	/* a launched command runs on after a stop: wait for it, as the
+	 * other engines do (docs/dprobe-trace.md, DETACHING) */
+	while (k->child > 0) {
+		if (waitpid(k->child, status, 0) == k->child)
+			k->child = -1;
+		else if (errno != EINTR)
+			break;
+	}
+	return ret;
+}

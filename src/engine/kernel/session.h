@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Private to src/engine/kernel/: a session's state, shared by session.c,
+ * read.c (the buffers' reader) and tp.c (kernel tracepoints). */
+#ifndef DPROBE_ENGINE_KERNEL_SESSION_H
+#define DPROBE_ENGINE_KERNEL_SESSION_H
+
+#include <signal.h>
+
+#include "engine/kernel/internal.h"
+
+/* One line written to *_events for one probe of an event. */
+struct kref {
+	char *line;
+	char *path;		/* user places: the object, for symbols */
+	uint64_t vaddr;		/* and the probe's link-time address */
+	struct dp_probe *pr;
+};
+
+struct ktp;
+
+/* One event of the session, as the kernel knows it. */
+struct kev {
+	struct dp_event *ev;	/* dprobe's (the registry's) */
+	const char *file;	/* "uprobe_events"...; NULL: a tracepoint */
+	char kgroup[DP_MAX_EVENT_NAME_LEN];
+	char kname[DP_MAX_EVENT_NAME_LEN];
+	unsigned kid;		/* the kernel's event id */
+	bool created;		/* in *_events: to delete */
+	struct kref *refs;
+	size_t nrefs;
+	struct ktp *tp;		/* a tracepoint's record conversion */
+};
+
+struct kcpu {
+	int fd;
+	int cpu;
+};
+
+struct ktid;
+struct krec;
+
+struct dp_kernel {
+	struct dp_kernel_opts o;
+	FILE *log;
+	struct dp_tfs tfs;
+	char inst[64];		/* "instances/dprobe.PID" */
+	bool inst_made;
+	struct kev *kevs;
+	size_t nkevs;
+	struct kcpu *cpus;
+	int ncpus;
+	struct dp_kraw_layout layout;
+	uint8_t *page;
+	pid_t child;		/* launched, not reaped yet; -1 */
+	pid_t *pids;		/* the processes traced (tgids) */
+	int npids;
+	volatile sig_atomic_t stop;
+	volatile sig_atomic_t want_profile;	/* SIGUSR1 */
+	void (*profile_cb)(void *);
+	void *profile_priv;
+	struct dp_ptrace_stats stats;
+	struct dp_ksym *ksym;
+	/* read.c */
+	struct ktid *tids;	/* tid -> tgid, comm */
+	size_t tid_cap, ntids;
+	struct krec *recs;	/* one round's records, to sort */
+	size_t nrecs, rec_cap;
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
+	uint8_t *conv;		/* a tracepoint record, converted */
+	size_t conv_cap;
+};
+
+/* read.c: wait for data (signals in @mask may come), read what is there. */
+int dp_kread_wait(struct dp_kernel *k, const sigset_t *mask);
+int dp_kread_drain(struct dp_kernel *k);
+void dp_kread_free(struct dp_kernel *k);
+
+/* tp.c: kernel tracepoints named in opts.tracepoints. */
+int dp_ktp_translate(struct dp_kernel *k, char *why, size_t whylen);
+int dp_ktp_enable(struct dp_kernel *k, struct kev *e, char *why,
+		  size_t whylen);
+/* The record in dprobe's layout for e->ev; NULL if malformed. */
+const uint8_t *dp_ktp_convert(struct dp_kernel *k, const struct kev *e,
+			      const uint8_t *rec, size_t len, size_t *out_len);
+void dp_ktp_free(struct kev *e);
+
+#endif

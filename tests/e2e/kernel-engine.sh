@@ -1,0 +1,381 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2016  # definitions hold literal $names
+#
+# The kernel engine (--engine kernel, --kernel, dprobe cleanup) on the host
+# kernel's tracefs.
+#
+#   sh tests/e2e/kernel-engine.sh DPROBE
+#
+# The same definitions through --engine kernel and through the default
+# engine give the same events on the same programs (run under `setarch
+# -R`, so run-time addresses repeat; comm-pid, cpu and time are not
+# compared): trace text and JSON, a filter, stat counts, -p, -f, return
+# probes, strings and SDT probes with (REF) semaphores.  Then the ways
+# out: a definition the kernel refuses (its error_log text, exit 1), no
+# root, no tracefs, Ctrl-C, kill -9 followed by `dprobe cleanup`; kernel
+# tracepoints and --kernel probes.  After every case, no instance
+# dprobe.PID and no group dprobePID_* of a dead PID may remain.
+#
+# Needs root, tracefs with uprobe_events and instances: prints "SKIP:
+# kernel-engine: REASON" otherwise.  Appends "kernel-engine P F S" to
+# $DPROBE_RESULTS when it is set.
+set -u
+
+TFS=/sys/kernel/tracing
+pass=0 fail=0 skip=0
+
+record() {
+	echo "kernel-engine: $pass passed, $fail failed, $skip skipped"
+	if [ -n "${DPROBE_RESULTS:-}" ]; then
+		echo "kernel-engine $pass $fail $skip" >>"$DPROBE_RESULTS"
+	fi
+}
+skip_all() {
+	echo "SKIP: kernel-engine: $1"
+	skip=$((skip + 1))
+	record
+	exit 0
+}
+
+[ $# -eq 1 ] || { echo "usage: $0 DPROBE" >&2; exit 2; }
+case $1 in
+/*) DPROBE=$1 ;;
+*) DPROBE=$(pwd)/$1 ;;
+esac
+E2E=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$E2E/../.." && pwd)
+BDIR=$(cd "$(dirname "$DPROBE")" && pwd)
+WORK_EX=$BDIR/examples/work
+# the e2e programs, built (or found up to date) as run.sh builds them
+BUILD=$BDIR/tests/e2e
+LEVEL=O2
+O2=$BUILD/$LEVEL
+TMO=${E2E_TIMEOUT:-60}
+export E2E DPROBE BUILD LEVEL TMO
+# shellcheck source=tests/e2e/lib.sh
+. "$E2E/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip_all "not root"
+[ -e $TFS/uprobe_events ] || skip_all "no $TFS/uprobe_events"
+[ -d $TFS/instances ] || skip_all "no $TFS/instances"
+command -v setarch >/dev/null 2>&1 || skip_all "setarch not found"
+[ -x "$DPROBE" ] || skip_all "$DPROBE is not built"
+[ -x "$WORK_EX" ] || skip_all "$WORK_EX is not built (make run)"
+for p in forkexec waiter sdt; do
+	build_prog_real "$p" >/dev/null || skip_all "cannot build $p"
+done
+
+T=$(mktemp -d /tmp/dp-kengine.XXXXXX) || exit 2
+BG=
+cleanup() {
+	for _p in $BG; do kill "$_p" 2>/dev/null; done
+	"$DPROBE" cleanup >/dev/null 2>&1
+	if [ "$fail" -gt 0 ]; then
+		echo "kernel-engine: scratch files kept in $T"
+	else
+		rm -rf "$T"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Instances and groups of dprobe PIDs that are not running: what a run
+# must never leave behind.
+leftovers() {
+	for _i in "$TFS"/instances/dprobe.*; do
+		[ -d "$_i" ] || continue
+		kill -0 "${_i##*dprobe.}" 2>/dev/null || echo "instance $_i"
+	done
+	for _f in uprobe_events kprobe_events; do
+		[ -r "$TFS/$_f" ] || continue
+		sed -n -E 's|^[pr][0-9]*:dprobe([0-9]+)_([^/ ]*)/([^ ]*) .*|\1 \2/\3|p' \
+			"$TFS/$_f" | while read -r _pid _ev; do
+			kill -0 "$_pid" 2>/dev/null || echo "$_f: dprobe${_pid}_$_ev"
+		done
+	done
+}
+
+# result NAME: the case's verdict from $T/why, then the leftovers check.
+result() {
+	if [ -z "$(leftovers)" ]; then :; else
+		echo "left in tracefs: $(leftovers | tr '\n' ' ')" >>"$T/why"
+	fi
+	if [ -s "$T/why" ]; then
+		echo "FAIL: $1"
+		sed 's/^/    /' "$T/why"
+		fail=$((fail + 1))
+	else
+		echo "PASS: $1"
+		pass=$((pass + 1))
+	fi
+	: >"$T/why"
+	# a failed case's leftovers must not fail the next ones
+	"$DPROBE" cleanup >/dev/null 2>&1
+}
+
+why() {
+	echo "$*" >>"$T/why"
+}
+
+# Trace lines without comm-pid, cpu, flags and time.
+norm() {
+	sed -E 's/^ *.*-[0-9]+ +\[[0-9]+\] +[^ ]+ +[0-9]+\.[0-9]+: //'
+}
+
+# JSON lines without time, cpu, pid and tgid.
+norm_json() {
+	sed -E 's/"ts":[0-9.]+,"cpu":[0-9]+,"pid":[0-9]+,"tgid":[0-9]+,//'
+}
+
+# dp ENGINE NAME ARGS...: dprobe with ENGINE ("kernel" or "default"),
+# events to $T/NAME.ENGINE, stderr to $T/NAME.ENGINE.err, status in rc.
+dp() {
+	_eng=$1
+	_name=$2
+	shift 2
+	if [ "$_eng" = kernel ]; then
+		_sub=$1
+		shift
+		set -- "$_sub" --engine kernel "$@"
+	fi
+	timeout -k 5 "$TMO" setarch -R "$DPROBE" "$@" \
+		>"$T/$_name.$_eng" 2>"$T/$_name.$_eng.err" </dev/null
+	rc=$?
+}
+
+# same NAME ARGS...: both engines, the same events (and exit status).
+same() {
+	_n=$1
+	shift
+	dp default "$_n" "$@"
+	_rcd=$rc
+	dp kernel "$_n" "$@"
+	[ "$rc" = "$_rcd" ] ||
+		why "exit status: kernel $rc, default $_rcd ($(head -c 300 "$T/$_n.kernel.err"))"
+	norm <"$T/$_n.default" >"$T/$_n.d"
+	norm <"$T/$_n.kernel" >"$T/$_n.k"
+	if [ -n "${SORT:-}" ]; then
+		LC_ALL=C sort -o "$T/$_n.d" "$T/$_n.d"
+		LC_ALL=C sort -o "$T/$_n.k" "$T/$_n.k"
+	fi
+	[ -s "$T/$_n.d" ] || why "the default engine saw no event"
+	diff -u "$T/$_n.d" "$T/$_n.k" >"$T/$_n.diff" ||
+		{ why "kernel engine vs default engine:"; head -n 30 "$T/$_n.diff" >>"$T/why"; }
+}
+
+: >"$T/why"
+# leftovers of earlier runs are not this run's to answer for
+"$DPROBE" cleanup >/dev/null 2>&1
+
+WP=$ROOT/examples/work.probes
+
+# ---- the same events ---------------------------------------------------------
+
+same work trace -e "@$WP" -- "$WORK_EX"
+grep -q 'myretprobe: (run_job+0x24/0x39 <- work) arg1=0x3' "$T/work.k" ||
+	why "no return probe line"
+grep -q 'myprobe: (work+0x0/0x24) a=1 name="passwd"' "$T/work.k" ||
+	why "no string argument"
+result "trace, return probe, strings: work.probes"
+
+# uprobe_events has no @SYM and no :symbol: dprobe writes @+FOFFS and
+# :x64, and prints the values as the other engines do
+same syms trace -e 'p:globals take_ints magic=@g_magic:x64 m32=@g_magic:u32 text=@g_text:string tc=@g_text:char[6]' \
+	-e 'p:sym take_many ra=$stack0:symbol ra2=+0($stack):symbol ip=%ip:symbol' \
+	-- "$O2/args"
+grep -q 'text="global text"' "$T/syms.k" || why "no @g_text string"
+grep -q 'ip=take_many+0x0/' "$T/syms.k" || why "no :symbol value"
+result "@SYM as @+FOFFS, :symbol as :x64"
+
+# the counts of kprobe_profile come from the kernel's uprobe_profile
+dp kernel profile trace --profile -e "@$WP" -- "$WORK_EX"
+grep -Eq '^  myprobe +3 +0$' "$T/profile.kernel.err" ||
+	why "no profile line: $(cat "$T/profile.kernel.err")"
+result "--profile (uprobe_profile's hits)"
+
+dp default json trace --json -e "@$WP" -- "$WORK_EX"
+norm_json <"$T/json.default" >"$T/json.d"
+dp kernel json trace --json -e "@$WP" -- "$WORK_EX"
+norm_json <"$T/json.kernel" >"$T/json.k"
+[ -s "$T/json.d" ] || why "no JSON from the default engine"
+diff -u "$T/json.d" "$T/json.k" >"$T/json.diff" ||
+	{ why "JSON differs:"; head -n 20 "$T/json.diff" >>"$T/why"; }
+result "--json"
+
+same filter trace -e "@$WP" --filter 'myprobe=a > 0 && name != "hosts"' \
+	--filter 'job=id == 2' -- "$WORK_EX"
+# myprobe keeps a=1 of 0..2, job keeps id=2: 5 events, 4 filtered
+grep -q 'dprobe: 5 events, 4 filtered' "$T/filter.kernel.err" ||
+	why "summary: $(tail -n 1 "$T/filter.kernel.err")"
+result "--filter (user-space, as the other engines)"
+
+dp default stat stat -e "@$WP" --filter 'myprobe=a >= 1' -- "$WORK_EX"
+dp kernel stat stat -e "@$WP" --filter 'myprobe=a >= 1' -- "$WORK_EX"
+for e in default kernel; do
+	grep -E '^ +[0-9]+ +[a-z]+:[a-z]+$' "$T/stat.$e.err" >"$T/stat.$e.n"
+done
+[ -s "$T/stat.default.n" ] || why "no counts"
+diff -u "$T/stat.default.n" "$T/stat.kernel.n" >>"$T/why" || why "counts differ"
+grep -q '^ *2 *kprobes:myprobe$' "$T/stat.kernel.n" || why "myprobe: not 2"
+result "stat"
+
+SORT=1 same forkf trace -f -e 'p:w work a=%di:s64' -e 'r:wr work $retval:s64' \
+	-- "$O2/forkexec"
+[ "$(grep -c '^w:' "$T/forkf.k")" = 6 ] || why "-f: not 6 entries"
+result "-f: fork, vfork and exec children, return probes"
+
+same fork trace -e 'p:w work a=%di:s64' -- "$O2/forkexec"
+[ "$(grep -c '^w:' "$T/fork.k")" = 3 ] || why "without -f: not the parent's 3"
+result "without -f: the command only"
+
+# SDT probes gated by semaphores: (REF) lines; a string through $arg5
+same sdt trace -e sdt_e2e:start -e sdt_e2e:args \
+	-e 'p:nm sdt_e2e:args name=+0($arg5):string' -- "$O2/sdt"
+grep -q 'nm: (0x[0-9a-f]*) name="two"' "$T/sdt.k" || why "no string from \$arg5"
+grep -q 'sdt: fired 6' "$T/sdt.kernel.err" "$T/sdt.kernel" ||
+	why "the semaphores were not raised by the kernel"
+result "SDT probes with (REF) semaphores, a string"
+
+# -p: the same waiter run under each engine in turn
+attach_run() {
+	rm -f "$T/go"
+	"$O2/waiter" "$T/go" 3 >"$T/waiter.out" 2>&1 &
+	_w=$!
+	BG="$BG $_w"
+	for _i in $(seq 100); do
+		grep -q ready "$T/waiter.out" 2>/dev/null && break
+		sleep 0.05
+	done
+	_eng=$1
+	set --
+	[ "$_eng" = kernel ] && set -- --engine kernel
+	timeout -k 5 "$TMO" "$DPROBE" trace "$@" -e 'p:w work i=%di:s64' \
+		-e 'r:wr work ret=$retval:s64' -p "$_w" \
+		>"$T/attach.$_eng" 2>"$T/attach.$_eng.err" &
+	_d=$!
+	# armed: the kernel engine's instance exists, or the others say so
+	sleep 1
+	touch "$T/go"
+	wait "$_w"
+	wait "$_d"
+	rc=$?
+}
+attach_run default
+attach_run kernel
+[ "$rc" = 0 ] || why "exit status $rc"
+norm <"$T/attach.default" >"$T/attach.d"
+norm <"$T/attach.kernel" >"$T/attach.k"
+[ "$(grep -c '^w:' "$T/attach.k")" = 3 ] || why "not 3 entries"
+diff -u "$T/attach.d" "$T/attach.k" >>"$T/why" || why "-p: differs"
+result "-p attach"
+
+# ---- ways out ------------------------------------------------------------------
+
+# uprobes know no function entry: $argN is refused (dprobe takes it at
+# a symbol's entry)
+dp kernel refuse trace -e 'p:s work a=$arg1' -- "$WORK_EX"
+[ "$rc" = 1 ] || why "exit status $rc, not 1"
+grep -q 'trace_uprobe: error: \$arg\* can be used only on function entry or exit' "$T/refuse.kernel.err" ||
+	why "no error_log text: $(cat "$T/refuse.kernel.err")"
+grep -q '  Command: p:dprobe[0-9]*_kprobes/s .*a=\$arg1' "$T/refuse.kernel.err" ||
+	why "no Command line"
+[ ! -s "$T/refuse.kernel" ] || why "events printed"
+result "a definition the kernel refuses: its error_log, exit 1"
+
+if command -v setpriv >/dev/null 2>&1; then
+	cp "$WORK_EX" "$T/work" && chmod 755 "$T" "$T/work"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$DPROBE" trace \
+		--engine kernel -e 'p:w work' -- "$T/work" >"$T/nr.out" 2>&1
+	rc=$?
+	[ "$rc" = 1 ] || why "exit status $rc"
+	grep -q 'the kernel engine needs root' "$T/nr.out" ||
+		why "message: $(cat "$T/nr.out")"
+	result "not root"
+else
+	echo "SKIP: not root: setpriv not found"
+	skip=$((skip + 1))
+fi
+
+DPROBE_TRACEFS=/nonexistent-dir "$DPROBE" trace --engine kernel -e 'p:w work' \
+	-- "$WORK_EX" >"$T/ntf.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] || why "exit status $rc"
+grep -q 'no tracefs at /nonexistent-dir' "$T/ntf.out" || why "$(cat "$T/ntf.out")"
+result "DPROBE_TRACEFS=/nonexistent-dir"
+
+# stop signals while events flow
+ticks() {
+	"$O2/waiter" --ticks 100000 5 >"$T/ticks.out" 2>&1 &
+	_w=$!
+	BG="$BG $_w"
+	# attach to the program, not to the shell that is about to exec it
+	for _i in $(seq 100); do
+		grep -q ready "$T/ticks.out" 2>/dev/null && break
+		sleep 0.05
+	done
+	"$DPROBE" trace --engine kernel -e 'p:w work i=%di:s64' -p "$_w" \
+		>"$T/sig.out" 2>"$T/sig.err" &
+	_d=$!
+	for _i in $(seq 100); do
+		[ -d "$TFS/instances/dprobe.$_d" ] && break
+		sleep 0.05
+	done
+	sleep 0.5
+}
+for sig in INT TERM HUP; do
+	ticks
+	[ -d "$TFS/instances/dprobe.$_d" ] || why "no instance while running"
+	kill -"$sig" "$_d"
+	wait "$_d"
+	rc=$?
+	kill "$_w" 2>/dev/null
+	[ "$rc" = 0 ] || why "exit status $rc"
+	grep -q '^dprobe: [1-9][0-9]* events' "$T/sig.err" ||
+		why "summary: $(tail -n 2 "$T/sig.err")"
+	result "SIG$sig mid-run removes everything"
+done
+
+ticks
+kill -9 "$_d"
+wait "$_d" 2>/dev/null
+kill "$_w" 2>/dev/null
+[ -d "$TFS/instances/dprobe.$_d" ] || why "kill -9 left nothing to clean?"
+"$DPROBE" cleanup >"$T/clean.out" 2>&1
+rc=$?
+[ "$rc" = 0 ] || why "cleanup: exit status $rc"
+grep -q "^removed instance instances/dprobe.$_d$" "$T/clean.out" ||
+	why "cleanup said: $(cat "$T/clean.out")"
+grep -q "^removed uprobe event dprobe${_d}_kprobes/w$" "$T/clean.out" ||
+	why "cleanup: no event line"
+"$DPROBE" cleanup >"$T/clean2.out" 2>&1
+grep -q 'nothing to remove' "$T/clean2.out" || why "second cleanup: $(cat "$T/clean2.out")"
+result "kill -9, then dprobe cleanup"
+
+# ---- --kernel ------------------------------------------------------------------
+
+dp kernel ktp trace --kernel -e sched:sched_process_exec -- /bin/true
+[ "$rc" = 0 ] || why "exit status $rc: $(cat "$T/ktp.kernel.err")"
+grep -q 'sched_process_exec: filename="/bin/true" pid=[0-9]* old_pid=[0-9]*$' \
+	"$T/ktp.kernel" || why "line: $(cat "$T/ktp.kernel")"
+result "--kernel: a kernel tracepoint, its format's fields"
+
+"$DPROBE" list --kernel 'sched:sched_process_e*' >"$T/list.out" 2>&1
+grep -q '^sched:sched_process_exec  *\[Tracepoint event\]$' "$T/list.out" ||
+	why "list: $(cat "$T/list.out")"
+result "list --kernel"
+
+dp kernel kp trace --kernel -e 'p:myprobe do_sys_openat2 dfd=%di:s32' -- /bin/true
+if [ -e $TFS/kprobe_events ]; then
+	[ "$rc" = 0 ] || why "exit status $rc: $(cat "$T/kp.kernel.err")"
+	grep -q 'myprobe: (do_sys_openat2+0x0/' "$T/kp.kernel" || why "no kprobe line"
+else
+	[ "$rc" = 1 ] || why "exit status $rc"
+	grep -q 'this kernel has no kprobe_events' "$T/kp.kernel.err" ||
+		why "message: $(cat "$T/kp.kernel.err")"
+fi
+result "--kernel: kprobe_events (or the sentence saying it is missing)"
+
+record
+[ "$fail" = 0 ]
