@@ -334,6 +334,15 @@ safety: $(O)/dprobe
 kernel-engine: $(O)/dprobe $(AGENT_SO) $(EXAMPLE)
 	@sh tests/e2e/kernel-engine.sh $(O)/dprobe
 
+# Kernel functions through a real kprobe_events: Debian 12's kernel booted
+# under qemu (tests/qemu/, docs/qemu.md).  Skips, with the reason, when the
+# kernel cannot be downloaded on the first run.
+.PHONY: qemu-test
+qemu-test: $(O)/dprobe
+	@sh tests/qemu/kprobe-ref.sh $(O)/dprobe; a=$$?; \
+	  sh tests/qemu/kernel-engine.sh $(O)/dprobe; b=$$?; \
+	  [ $$a = 0 ] && [ $$b = 0 ]
+
 FUZZ_SECONDS ?= 600
 FUZZERS := lang filter sdt
 FUZZ_BINS := $(FUZZERS:%=build-fuzz/fuzz-%)
@@ -361,6 +370,7 @@ test: $(DEPS_OK)
 	@$(MAKE) --no-print-directory kernel-diff || $(call stage_failed,kernel-diff)
 	@$(MAKE) --no-print-directory -k e2e safety || $(call stage_failed,e2e)
 	@$(MAKE) --no-print-directory kernel-engine || $(call stage_failed,kernel-engine)
+	@$(MAKE) --no-print-directory qemu-test || $(call stage_failed,qemu)
 	@$(MAKE) --no-print-directory agent-test || $(call stage_failed,agent)
 	@$(MAKE) --no-print-directory fuzz-short || $(call stage_failed,fuzz)
 	@sh tests/summary.sh

@@ -5,7 +5,8 @@
  *   kdiff expand NAME=VALUE... < CORPUS > EXPANDED
  *   kdiff kernel EXPANDED OUT.jsonl
  *   kdiff compare EXPANDED KERNEL.jsonl DPROBE.jsonl COUNTS
- *   kdiff formats DPROBE EXPANDED COUNTS
+ *   kdiff formats DPROBE EXPANDED COUNTS [KFORMATS]
+ *   kdiff kformats EXPANDED KFORMATS
  *   kdiff cleanup UPROBES_PATH_PREFIX
  *   kdiff show RESULTS.jsonl
  *
@@ -17,6 +18,15 @@
  * probe of group uprobes whose file lies under the given prefix: the test
  * owns exactly those.  Only uprobe_events, error_log and events/.../format
  * are touched; nothing is ever enabled and error_log is only read.
+ *
+ * Kprobe mode (KDIFF_EVENTS=kprobe_events, used by tests/qemu/ inside a
+ * guest kernel that has kprobes): lines go to kprobe_events instead and a
+ * create's listing line is simply the new one, as the guest is ours alone.
+ * "kformats" saves the kernel's format files there, for a later "formats"
+ * on the host (which has no kprobe_events) to compare with dprobe.
+ * KDIFF_EXPECT=FILE names accepted differences: lines "INPUT<TAB>WHY";
+ * a mismatch whose input is listed is reported as EXPECTED-DIFFERENCE
+ * and counted as passed.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -30,6 +40,8 @@
 #include <unistd.h>
 
 static const char *tracefs = "/sys/kernel/tracing";
+static const char *events_file = "uprobe_events";
+static bool kprobe_mode;
 
 /* ---- small helpers -------------------------------------------------- */
 
@@ -788,7 +800,7 @@ static char *joined_command(const char *line)
 /* One write() of line + '\n'; returns 0 or the errno. */
 static int kwrite(const char *line)
 {
-	char *path = tracefs_path("uprobe_events");
+	char *path = tracefs_path(events_file);
 	int fd = open(path, O_WRONLY | O_APPEND);
 	size_t len = strlen(line);
 	char *b;
@@ -813,7 +825,7 @@ static int kwrite(const char *line)
 
 static struct lines read_listing(void)
 {
-	char *path = tracefs_path("uprobe_events");
+	char *path = tracefs_path(events_file);
 	char *text = read_file(path, NULL);
 	struct lines l;
 
@@ -881,8 +893,10 @@ static void kernel_apply(const char *line, struct result *r)
 		for (size_t i = 0; i < after.n; i++) {
 			const char *sp = strchr(after.v[i], ' ');
 
-			if (in_lines(&before, after.v[i]) || !sp ||
-			    strncmp(sp + 1, path, plen) || sp[1 + plen] != ':')
+			if (in_lines(&before, after.v[i]) || !sp)
+				continue;
+			if (!kprobe_mode && (strncmp(sp + 1, path, plen) ||
+					     sp[1 + plen] != ':'))
 				continue;
 			if (!found++)
 				r->canonical = xstrdup(after.v[i]);
@@ -904,7 +918,9 @@ static void kernel_apply(const char *line, struct result *r)
 			r->error = xstrdup(la.e[i].msg);
 			r->command = xstrdup(la.e[i].command);
 			r->caret = la.e[i].caret;
-			if (la.e[i].loc && strcmp(la.e[i].loc, "trace_uprobe"))
+			if (la.e[i].loc &&
+			    strcmp(la.e[i].loc, kprobe_mode ? "trace_kprobe" :
+				   "trace_uprobe"))
 				r->note = xstrdup(la.e[i].loc);
 			break;
 		}
@@ -1086,6 +1102,40 @@ static void add_counts(const char *path, int pass, int fail)
 	fclose(f);
 }
 
+/*
+ * The reason $KDIFF_EXPECT gives for a difference on this input, or NULL.
+ * The file is read once.
+ */
+static const char *expected_difference(const char *input)
+{
+	static struct lines l;
+	static bool loaded;
+	const char *path = getenv("KDIFF_EXPECT");
+	size_t len = strlen(input);
+
+	if (!path || !*path)
+		return NULL;
+	if (!loaded) {
+		l = read_lines(path);
+		loaded = true;
+	}
+	for (size_t i = 0; i < l.n; i++)
+		if (!strncmp(l.v[i], input, len) && l.v[i][len] == '\t')
+			return l.v[i] + len + 1;
+	return NULL;
+}
+
+/* Say so and return true if the difference on @input is an accepted one. */
+static bool report_expected(const char *what, size_t n, const char *input)
+{
+	const char *why = expected_difference(input);
+
+	if (!why)
+		return false;
+	printf("EXPECTED-DIFFERENCE %s %zu: %s\n  (%s)\n", what, n, input, why);
+	return true;
+}
+
 static int cmd_compare(const char *corpus, const char *kpath,
 		       const char *dpath, const char *counts)
 {
@@ -1110,6 +1160,12 @@ static int cmd_compare(const char *corpus, const char *kpath,
 		why = d[i].input && strcmp(d[i].input, l.v[i]) ?
 		      "input (results out of step)" : differs(&k[i], &d[i]);
 		if (!why) {
+			pass++;
+			continue;
+		}
+		if (report_expected("line", i + 1, l.v[i])) {
+			show("kernel", &k[i]);
+			show("dprobe", &d[i]);
 			pass++;
 			continue;
 		}
@@ -1288,11 +1344,73 @@ static char *kernel_format(const struct lines *defs, char **why)
 	return fmt;
 }
 
+/*
+ * "kformats" output: per formats line, "== N OK LEN\n", LEN bytes (the
+ * format file when OK is 1, why there is none when 0) and a "\n".
+ */
+static int cmd_kformats(const char *corpus, const char *out)
+{
+	struct lines l = read_lines(corpus);
+	FILE *f = fopen(out, "w");
+
+	if (!f)
+		die("%s: %s", out, strerror(errno));
+	for (size_t i = 0; i < l.n; i++) {
+		struct lines defs = split_defs(l.v[i]);
+		char *why, *kfmt = kernel_format(&defs, &why);
+		const char *t = kfmt ? kfmt : why;
+
+		fprintf(f, "== %zu %d %zu\n", i + 1, kfmt != NULL, strlen(t));
+		fwrite(t, 1, strlen(t), f);
+		fputc('\n', f);
+		free(why);
+		free(kfmt);
+		free_lines(&defs);
+	}
+	if (fclose(f))
+		die("%s: %s", out, strerror(errno));
+	free_lines(&l);
+	return 0;
+}
+
+/* Record @n of a "kformats" file: the format, or NULL and *why. */
+static char *saved_format(const char *saved, size_t n, char **why)
+{
+	const char *p = saved;
+
+	*why = NULL;
+	while (p && *p) {
+		size_t idx, len;
+		int ok, used = 0;
+
+		if (sscanf(p, "== %zu %d %zu\n%n", &idx, &ok, &len, &used) != 3 ||
+		    !used || strlen(p + used) < len)
+			break;
+		p += used;
+		if (idx == n) {
+			if (ok)
+				return xstrndup(p, len);
+			*why = xstrndup(p, len);
+			return NULL;
+		}
+		p += len + 1;
+	}
+	*why = xstrdup("no record in the saved kernel formats");
+	return NULL;
+}
+
 static int cmd_formats(const char *dprobe, const char *corpus,
-		       const char *counts)
+		       const char *counts, const char *saved_path)
 {
 	struct lines l = read_lines(corpus);
 	int pass = 0, fail = 0;
+	char *saved = NULL;
+
+	if (saved_path) {
+		saved = read_file(saved_path, NULL);
+		if (!saved)
+			die("%s: %s", saved_path, strerror(errno));
+	}
 
 	for (size_t i = 0; i < l.n; i++) {
 		struct lines defs = split_defs(l.v[i]);
@@ -1300,7 +1418,8 @@ static int cmd_formats(const char *dprobe, const char *corpus,
 		char *why, *kfmt, *dfmt, *k, *d;
 		int st;
 
-		kfmt = kernel_format(&defs, &why);
+		kfmt = saved ? saved_format(saved, i + 1, &why) :
+			       kernel_format(&defs, &why);
 		if (!strcmp(dprobe, "-")) {
 			/* Kernel only: show what it gave. */
 			printf("== %zu: %s\n%s", i + 1, l.v[i],
@@ -1319,12 +1438,21 @@ static int cmd_formats(const char *dprobe, const char *corpus,
 		argv[3 + defs.n] = NULL;
 		dfmt = run_capture(argv, &st);
 		if (!kfmt) {
-			fail++;
-			printf("FORMAT %zu: %s: %s\n", i + 1, why, l.v[i]);
+			if (report_expected("format", i + 1, l.v[i])) {
+				printf("  kernel: %s\n", why);
+				pass++;
+			} else {
+				fail++;
+				printf("FORMAT %zu: %s: %s\n", i + 1, why,
+				       l.v[i]);
+			}
 		} else {
 			k = drop_id(kfmt);
 			d = drop_id(dfmt);
 			if (st == 0 && !strcmp(k, d)) {
+				pass++;
+			} else if (report_expected("format", i + 1, l.v[i])) {
+				show_text_diff(k, d);
 				pass++;
 			} else {
 				fail++;
@@ -1343,6 +1471,7 @@ static int cmd_formats(const char *dprobe, const char *corpus,
 	}
 	add_counts(counts, pass, fail);
 	free_lines(&l);
+	free(saved);
 	return fail ? 1 : 0;
 }
 
@@ -1374,17 +1503,24 @@ static int cmd_show(const char *path)
 int main(int argc, char **argv)
 {
 	const char *t = getenv("KDIFF_TRACEFS");
+	const char *ev = getenv("KDIFF_EVENTS");
 
 	if (t && *t)
 		tracefs = t;
+	if (ev && *ev)
+		events_file = ev;
+	kprobe_mode = !strcmp(events_file, "kprobe_events");
 	if (argc >= 2 && !strcmp(argv[1], "expand"))
 		return cmd_expand(argc - 2, argv + 2);
 	if (argc == 4 && !strcmp(argv[1], "kernel"))
 		return cmd_kernel(argv[2], argv[3]);
 	if (argc == 6 && !strcmp(argv[1], "compare"))
 		return cmd_compare(argv[2], argv[3], argv[4], argv[5]);
-	if (argc == 5 && !strcmp(argv[1], "formats"))
-		return cmd_formats(argv[2], argv[3], argv[4]);
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "formats"))
+		return cmd_formats(argv[2], argv[3], argv[4],
+				   argc == 6 ? argv[5] : NULL);
+	if (argc == 4 && !strcmp(argv[1], "kformats"))
+		return cmd_kformats(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "cleanup"))
 		return cmd_cleanup(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "show"))
@@ -1393,7 +1529,8 @@ int main(int argc, char **argv)
 		"usage: kdiff expand NAME=VALUE... < CORPUS > EXPANDED\n"
 		"       kdiff kernel EXPANDED OUT.jsonl\n"
 		"       kdiff compare EXPANDED KERNEL.jsonl DPROBE.jsonl COUNTS\n"
-		"       kdiff formats DPROBE EXPANDED COUNTS\n"
+		"       kdiff formats DPROBE EXPANDED COUNTS [KFORMATS]\n"
+		"       kdiff kformats EXPANDED KFORMATS\n"
 		"       kdiff cleanup UPROBES_PATH_PREFIX\n"
 		"       kdiff show RESULTS.jsonl\n");
 	return 2;

@@ -1,0 +1,226 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# dprobe's kernel engine on kernel functions (--kernel), against the kernel
+# itself, in one qemu boot of Debian 12's kernel (boot.sh):
+#
+#   sh tests/qemu/kernel-engine.sh DPROBE
+#
+# In the guest:
+#   1. DPROBE trace --kernel with the seed's two definitions on
+#      `cat /etc/hostname`;
+#   2. the same definitions written by hand to kprobe_events, enabled for
+#      that one process (set_event_pid) while it runs the same command, and
+#      the kernel's own `trace` read;
+#   3. DPROBE list --kernel 'sched:*' and available_events;
+#   4. DPROBE trace --kernel ending on an error (a definition the kernel
+#      refuses) and on Ctrl-C; then what is left in tracefs after all of
+#      DPROBE's runs: no dprobe* instance, group or event line may remain.
+# On the host the two traces are compared event by event: the event name
+# and argument values (the values check), and the place in parentheses
+# (the place check); the pid, CPU, flags and time columns are not
+# compared.
+# Then the tracepoint lists, the leftovers and DPROBE's exit status.
+#
+# Skips when DPROBE has no --kernel, or when boot.sh cannot fetch the guest
+# kernel (no network).  Env: DPROBE_RESULTS (appends "qemu P F S"),
+# QEMU_KEEP=DIR (keeps what the guest wrote), DPROBE_QEMU_CACHE (boot.sh).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+pass=0 fail=0
+
+record() {
+	echo "qemu kernel-engine: $1 passed, $2 failed, $3 skipped"
+	if [ -n "${DPROBE_RESULTS:-}" ]; then
+		echo "qemu $1 $2 $3" >>"$DPROBE_RESULTS"
+	fi
+}
+
+skip() {
+	echo "SKIP: qemu kernel-engine: $1"
+	record 0 0 1
+	exit 0
+}
+
+check() {
+	if [ "$2" = 0 ]; then
+		pass=$((pass + 1))
+		echo "ok: $1"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $1"
+	fi
+}
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 DPROBE" >&2
+	exit 2
+fi
+case $1 in
+/*) dprobe=$1 ;;
+*) dprobe=$(pwd)/$1 ;;
+esac
+if [ ! -x "$dprobe" ]; then
+	echo "qemu kernel-engine: $dprobe is not an executable" >&2
+	record 0 1 0
+	exit 1
+fi
+"$dprobe" trace --help 2>&1 | grep -q -- --kernel ||
+	skip "$dprobe trace has no --kernel option yet"
+for tool in qemu-system-x86_64 cpio xz; do
+	command -v $tool >/dev/null 2>&1 || skip "$tool not found (mk/deps.sh --test)"
+done
+
+tmp=$(mktemp -d /tmp/dpq-keng.XXXXXX) || exit 2
+cleanup() {
+	if [ -n "${QEMU_KEEP:-}" ]; then
+		mkdir -p "$QEMU_KEEP" && cp "$tmp"/share/* "$QEMU_KEEP"/ 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+share=$tmp/share
+mkdir "$share"
+echo dprobe-guest >"$tmp/hostname"
+guest_dprobe=$(realpath "$dprobe")
+
+# Unquoted here-document: only DPROBE is substituted, the rest is escaped.
+cat >"$tmp/payload.sh" <<EOF
+T=/sys/kernel/tracing
+P1='p:myprobe do_sys_openat2 dfd=%di:s32 filename=+0(%si):string'
+P2='r:myretprobe do_sys_openat2 \$retval'
+cd /host || exit 1
+
+# 1. dprobe
+$guest_dprobe trace --kernel -e "\$P1" -e "\$P2" -- cat /etc/hostname \\
+	>dprobe.out 2>dprobe.err
+echo \$? >dprobe.rc
+
+# 4. the ways out other than the command's end: an error while creating
+# (the second definition names no kernel function) and Ctrl-C
+$guest_dprobe trace --kernel -e "\$P1" -e 'p:bad no_such_function_xyz' \
+	-- cat /etc/hostname >error.out 2>&1
+echo \$? >error.rc
+$guest_dprobe trace --kernel -e "\$P1" -- sleep 30 >sigint.out 2>&1 &
+pid=\$!
+sleep 1
+kill -INT \$pid
+wait \$pid
+echo \$? >sigint.rc
+# and what they all left, before anything else touches tracefs
+{
+	ls \$T/instances | grep '^dprobe'
+	ls \$T/events | grep '^dprobe'
+	grep dprobe \$T/kprobe_events \$T/uprobe_events \$T/dynamic_events
+} >leftovers.txt 2>&1
+
+# 3. kernel tracepoints
+$guest_dprobe list --kernel 'sched:*' >list.out 2>list.err
+echo \$? >list.rc
+grep '^sched:' \$T/available_events >available.sched
+
+# 2. the kernel, by hand, on the same command
+echo "\$P1" >\$T/kprobe_events || exit 1
+echo "\$P2" >>\$T/kprobe_events || exit 1
+: >\$T/trace
+# The command's process stops itself before its exec; the events are
+# enabled for its pid alone (set_event_pid) while it is stopped, so
+# only the command is traced, not this shell.
+sh -c 'kill -STOP \$\$; exec cat /etc/hostname' >kernel.cmdout &
+pid=\$!
+until grep -q '^[0-9]* ([^)]*) T' /proc/\$pid/stat 2>/dev/null; do :; done
+echo \$pid >\$T/set_event_pid
+echo 1 >\$T/events/kprobes/myprobe/enable
+echo 1 >\$T/events/kprobes/myretprobe/enable
+kill -CONT \$pid
+wait \$pid
+echo 0 >\$T/events/kprobes/enable
+echo >\$T/set_event_pid
+cat \$T/trace >kernel.trace
+: >\$T/kprobe_events
+EOF
+sh "$here/boot.sh" -b "$dprobe" -a "$tmp/hostname:/etc/hostname" -9 "$share" \
+	"$tmp/payload.sh" >"$tmp/guest.out" 2>"$tmp/guest.err"
+rc=$?
+if [ $rc = 77 ]; then
+	skip "$(sed 's/^boot.sh: //' "$tmp/guest.err" | head -1)"
+fi
+if [ $rc != 0 ] || [ ! -s "$share/kernel.trace" ]; then
+	echo "qemu kernel-engine: the guest run failed (exit $rc):" >&2
+	cat "$tmp/guest.out" "$tmp/guest.err" >&2
+	record 0 1 0
+	exit 1
+fi
+cd "$share" || exit 2
+
+# "EVENT: (PLACE) ARGS" of the myprobe/myretprobe lines of the command.
+events() {
+	sed -n 's/^.* \(my\(ret\)\{0,1\}probe\): \(.*\)$/\1: \3/p' "$1"
+}
+# "EVENT: ARGS" (the place dropped) / "EVENT: (PLACE)".
+values() { sed 's/^\([a-z]*\): ([^)]*) */\1: /'; }
+places() { sed 's/^\([a-z]*: ([^)]*)\).*/\1/'; }
+
+check "dprobe trace --kernel exits 0 ($(cat dprobe.rc))" \
+	"$([ "$(cat dprobe.rc)" = 0 ] && echo 0 || echo 1)"
+[ "$(cat dprobe.rc)" = 0 ] || sed 's/^/  dprobe: /' dprobe.err | head -10
+events kernel.trace >kernel.events
+events dprobe.out >dprobe.events
+if [ ! -s kernel.events ]; then
+	echo "  the kernel traced nothing:"
+	sed 's/^/  /' kernel.trace | tail -5
+fi
+values <kernel.events >kernel.values
+values <dprobe.events >dprobe.values
+if [ -s kernel.values ] && cmp -s kernel.values dprobe.values; then
+	check "event values equal the kernel's ($(wc -l <kernel.values) events)" 0
+else
+	check "event values equal the kernel's" 1
+	diff kernel.values dprobe.values | sed 's/^/  /' | head -20
+fi
+places <kernel.events >kernel.places
+places <dprobe.events >dprobe.places
+if cmp -s kernel.places dprobe.places; then
+	check "event places equal the kernel's" 0
+else
+	check "event places equal the kernel's" 1
+	diff kernel.places dprobe.places | sed 's/^/  /' | head -20
+fi
+
+# dprobe list prints "GROUP:NAME  [Tracepoint event]": the names must be
+# exactly the kernel's.
+awk '{ print $1 }' list.out | sort >list.names
+sort available.sched >available.names
+if [ "$(cat list.rc)" = 0 ] && [ -s available.names ] &&
+   cmp -s list.names available.names; then
+	check "dprobe list --kernel 'sched:*' = available_events ($(wc -l <list.names))" 0
+else
+	check "dprobe list --kernel 'sched:*' = available_events (exit $(cat list.rc))" 1
+	diff available.names list.names | sed 's/^/  /' | head -10
+	sed 's/^/  dprobe: /' list.err | head -5
+fi
+
+if [ "$(cat error.rc)" != 0 ] && [ "$(cat error.rc)" != 127 ]; then
+	check "a definition the kernel refuses fails the run ($(cat error.rc))" 0
+else
+	check "a definition the kernel refuses fails the run ($(cat error.rc))" 1
+	sed 's/^/  /' error.out | head -5
+fi
+if grep -q '^[0-9]' sigint.rc && [ -s sigint.out ]; then
+	check "Ctrl-C ends the run (exit $(cat sigint.rc))" 0
+else
+	check "Ctrl-C ends the run" 1
+fi
+if [ -s leftovers.txt ]; then
+	check "nothing of dprobe left in tracefs" 1
+	sed 's/^/  left: /' leftovers.txt | head -10
+else
+	check "nothing of dprobe left in tracefs" 0
+fi
+
+record $pass $fail 0
+[ $fail = 0 ]
