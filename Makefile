@@ -296,6 +296,23 @@ $(EXAMPLE): examples/work.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -fno-pie -no-pie -fcf-protection=none -o $@ $<
 
+# ---- dprobe mount (src/fs/) ----
+# examples/fileserver mirrors the kernel functions of the seed documents
+# (do_sys_open, do_filp_open, vfs_read) so that their tracefs sessions
+# replay against `dprobe mount`; built as the bundled example is.
+FILESERVER := $(O)/examples/fileserver
+$(FILESERVER): examples/fileserver.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-pie -no-pie -fcf-protection=none -o $@ $<
+
+all: $(FILESERVER)
+
+# Replays the seeds' sessions on a mount (skips without root or /dev/fuse).
+.PHONY: fs-test
+fs-test: $(O)/dprobe $(FILESERVER)
+	@sh tests/fs/run.sh $(O)/dprobe
+# ---- end dprobe mount ----
+
 # ---- running ---------------------------------------------------------------
 run: $(O)/dprobe $(EXAMPLE) $(AGENT_SO) $(O)/examples/tracepoint_example
 	@sh examples/run.sh $(O)/dprobe
@@ -372,6 +389,7 @@ test: $(DEPS_OK)
 	@$(MAKE) --no-print-directory kernel-engine || $(call stage_failed,kernel-engine)
 	@$(MAKE) --no-print-directory qemu-test || $(call stage_failed,qemu)
 	@$(MAKE) --no-print-directory agent-test || $(call stage_failed,agent)
+	@$(MAKE) --no-print-directory fs-test || $(call stage_failed,fs)
 	@$(MAKE) --no-print-directory fuzz-short || $(call stage_failed,fuzz)
 	@sh tests/summary.sh
 

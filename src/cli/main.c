@@ -7,6 +7,7 @@
 
 #define DPROBE_VERSION "0.1.0"
 
+int dp_cmd_mount(int argc, char **argv);	/* src/cli/mount.c */
 int dp_cmd_cleanup(int argc, char **argv);	/* src/cli/cleanup.c */
 
 static const struct {
@@ -110,6 +111,17 @@ static const struct {
 	  "            (-p PID | -- CMD [ARGS...] | --kernel alone)",
 	  "Count probe hits per event while the command runs (or until Ctrl-C\n"
 	  "for -p), and print them as perf stat does, with the time elapsed.\n" },
+	{ "mount", dp_cmd_mount, "dprobe mount DIR (-p PID | -- CMD [ARGS...])",
+	  "Mount a FUSE file system with tracefs' layout on DIR, served by the\n"
+	  "ptrace engine for one process tree: write definitions to\n"
+	  "kprobe_events/uprobe_events, enable events/GROUP/EVENT/enable, read\n"
+	  "trace, trace_pipe, kprobe_profile, error_log... as in the kernel's\n"
+	  "tracefs (docs/mount.md).  The files stay served after the process\n"
+	  "exits.  Ctrl-C, SIGTERM or 'fusermount3 -u DIR' detach every probe\n"
+	  "and unmount; a command started with -- CMD is then waited for.\n"
+	  "\n"
+	  "  -p, --pid PID      serve a running process (and what it forks)\n"
+	  "  -- CMD [ARGS...]   start CMD and serve it\n" },
 	{ "cleanup", dp_cmd_cleanup, "dprobe cleanup",
 	  "Remove what dprobe runs that died (kill -9, a crash) left in tracefs:\n"
 	  "their instances/dprobe.PID and the events of their dprobePID_*\n"

@@ -1,0 +1,1015 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the mounted files hold and what writing them does, following
+ * tracefs (spec §1, §2.1, §5, §9): every operation runs with fs->lock
+ * held, and every change to the set of enabled events re-arms the
+ * session child before the write returns, so that once `echo 1 > enable`
+ * is done the probes are in the target.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event/filter.h"
+#include "fs/internal.h"
+#include "lang/kstrto.h"
+
+static const struct {
+	const char *name;
+	enum dp_fs_kind kind;
+} root_files[] = {
+	{ "README", F_README },
+	{ "available_events", F_AVAILABLE_EVENTS },
+	{ "available_filter_functions", F_AVAILABLE_FUNCS },
+	{ "buffer_size_kb", F_BUFFER_SIZE },
+	{ "dynamic_events", F_DYNAMIC_EVENTS },
+	{ "error_log", F_ERROR_LOG },
+	{ "kprobe_events", F_KPROBE_EVENTS },
+	{ "kprobe_profile", F_KPROBE_PROFILE },
+	{ "set_event", F_SET_EVENT },
+	{ "trace", F_TRACE },
+	{ "trace_pipe", F_TRACE_PIPE },
+	{ "tracing_on", F_TRACING_ON },
+	{ "uprobe_events", F_UPROBE_EVENTS },
+	{ "uprobe_profile", F_UPROBE_PROFILE },
+};
+
+#define NR_ROOT_FILES (sizeof(root_files) / sizeof(root_files[0]))
+
+static const struct {
+	const char *name;
+	enum dp_fs_kind kind;
+} event_files[] = {
+	{ "enable", F_EV_ENABLE },
+	{ "filter", F_EV_FILTER },
+	{ "format", F_EV_FORMAT },
+	{ "id", F_EV_ID },
+	{ "trigger", F_EV_TRIGGER },
+};
+
+static const char group_filter_text[] =
+	"### global filter ###\n"
+	"# Use this to set filters for multiple events.\n"
+	"# Only events with the given fields will be affected.\n"
+	"# If no events are modified, an error message will be displayed here\n";
+
+static const char trigger_help[] =
+	"# Available triggers:\n"
+	"# traceon traceoff\n";
+
+bool dp_fs_is_dir(enum dp_fs_kind k)
+{
+	return k == F_ROOT_DIR || k == F_EVENTS_DIR || k == F_GROUP_DIR ||
+	       k == F_EVENT_DIR;
+}
+
+bool dp_fs_is_writable(enum dp_fs_kind k)
+{
+	switch (k) {
+	case F_KPROBE_PROFILE: case F_UPROBE_PROFILE: case F_AVAILABLE_EVENTS:
+	case F_AVAILABLE_FUNCS: case F_README: case F_EV_FORMAT: case F_EV_ID:
+	case F_TRACE_PIPE:
+		return false;
+	default:
+		return !dp_fs_is_dir(k);
+	}
+}
+
+static bool group_exists(const struct dp_fs *fs, const char *group)
+{
+	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
+		if (!strcmp(ev->group, group))
+			return true;
+	return false;
+}
+
+/* Split @path at '/' into at most 4 components of @len bytes. */
+static int split_path(const char *path, char comp[4][DP_MAX_EVENT_NAME_LEN])
+{
+	int n = 0;
+
+	while (*path) {
+		size_t l;
+
+		while (*path == '/')
+			path++;
+		if (!*path)
+			break;
+		l = strcspn(path, "/");
+		if (n == 4 || l >= DP_MAX_EVENT_NAME_LEN)
+			return -1;
+		memcpy(comp[n], path, l);
+		comp[n][l] = '\0';
+		n++;
+		path += l;
+	}
+	return n;
+}
+
+static int lookup_events(struct dp_fs *fs, char c[4][DP_MAX_EVENT_NAME_LEN],
+			 int n, struct dp_fs_path *p)
+{
+	if (n == 1) {
+		p->kind = F_EVENTS_DIR;
+		return 0;
+	}
+	if (n == 2 && !strcmp(c[1], "enable")) {
+		p->kind = F_ALL_ENABLE;
+		return 0;
+	}
+	if (!group_exists(fs, c[1]))
+		return -ENOENT;
+	strcpy(p->group, c[1]);
+	if (n == 2) {
+		p->kind = F_GROUP_DIR;
+		return 0;
+	}
+	if (n == 3 && !strcmp(c[2], "enable")) {
+		p->kind = F_GROUP_ENABLE;
+		return 0;
+	}
+	if (n == 3 && !strcmp(c[2], "filter")) {
+		p->kind = F_GROUP_FILTER;
+		return 0;
+	}
+	if (!dp_registry_find(&fs->reg, c[1], c[2]))
+		return -ENOENT;
+	strcpy(p->event, c[2]);
+	if (n == 3) {
+		p->kind = F_EVENT_DIR;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(event_files) / sizeof(event_files[0]); i++) {
+		if (!strcmp(c[3], event_files[i].name)) {
+			p->kind = event_files[i].kind;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int dp_fs_lookup(struct dp_fs *fs, const char *path, struct dp_fs_path *p)
+{
+	char c[4][DP_MAX_EVENT_NAME_LEN];
+	int n = split_path(path, c);
+
+	memset(p, 0, sizeof(*p));
+	if (n < 0)
+		return -ENOENT;
+	if (n == 0) {
+		p->kind = F_ROOT_DIR;
+		return 0;
+	}
+	if (!strcmp(c[0], "events"))
+		return lookup_events(fs, c, n, p);
+	if (n > 1)
+		return -ENOENT;
+	for (size_t i = 0; i < NR_ROOT_FILES; i++) {
+		if (!strcmp(c[0], root_files[i].name)) {
+			p->kind = root_files[i].kind;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
+		    void (*fill)(void *priv, const char *name, bool dir),
+		    void *priv)
+{
+	const struct dp_event *ev, *e2;
+
+	switch (p->kind) {
+	case F_ROOT_DIR:
+		fill(priv, "events", true);
+		for (size_t i = 0; i < NR_ROOT_FILES; i++)
+			fill(priv, root_files[i].name, false);
+		break;
+	case F_EVENTS_DIR:
+		fill(priv, "enable", false);
+		/* each group once, where its first event stands */
+		for (ev = fs->reg.events; ev; ev = ev->next) {
+			for (e2 = fs->reg.events; e2 != ev; e2 = e2->next)
+				if (!strcmp(e2->group, ev->group))
+					break;
+			if (e2 == ev)
+				fill(priv, ev->group, true);
+		}
+		break;
+	case F_GROUP_DIR:
+		fill(priv, "enable", false);
+		fill(priv, "filter", false);
+		for (ev = fs->reg.events; ev; ev = ev->next)
+			if (!strcmp(ev->group, p->group))
+				fill(priv, ev->name, true);
+		break;
+	case F_EVENT_DIR:
+		for (size_t i = 0; i < sizeof(event_files) / sizeof(event_files[0]); i++)
+			fill(priv, event_files[i].name, false);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+static struct dp_event **list_events(struct dp_event *ev, size_t *n);
+
+static const char readme[] =
+	"tracing mini-HOWTO (dprobe mount: tracefs for one process tree):\n"
+	"\n"
+	"# echo 'p:myprobe do_sys_open dfd=%di:s32 name=+0(%si):string' > kprobe_events\n"
+	"# echo 'r:myretprobe do_sys_open $retval' >> kprobe_events\n"
+	"# echo 1 > events/kprobes/myprobe/enable\n"
+	"# cat trace\n"
+	"\n"
+	"Important files:\n"
+	"  trace\t\t\t- The static contents of the buffer\n"
+	"\t\t\t  To clear the buffer write into this file: echo > trace\n"
+	"  trace_pipe\t\t- A consuming read that blocks until there is data\n"
+	"  tracing_on\t\t- Enable or disable writing to the buffer\n"
+	"  buffer_size_kb\t- Size of the trace buffer, in kilobytes\n"
+	"  error_log\t\t- The last 8 rejected commands; 'echo > error_log' clears\n"
+	"  available_events\t- The events that can be enabled (GROUP:EVENT)\n"
+	"  available_filter_functions\t- Functions of the target a probe can be placed on\n"
+	"  set_event\t\t- Enabled events; 'echo GROUP:EVENT >> set_event' enables,\n"
+	"\t\t\t  '!GROUP:EVENT' disables, 'GROUP:*' names a whole group\n"
+	"  kprobe_events\t\t- Probes on symbols of the target:\n"
+	"\t  p[:[GRP/]EVENT] [MOD:]SYM[+offs]|MEMADDR [FETCHARGS]\n"
+	"\t  r[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[+0] [FETCHARGS]\n"
+	"\t  -:[GRP/]EVENT\n"
+	"  uprobe_events\t\t- Probes on file offsets:\n"
+	"\t  p[:[GRP/]EVENT] PATH:OFFSET[%return][(REF)] [FETCHARGS]\n"
+	"\t  -:[GRP/]EVENT\n"
+	"  dynamic_events\t- Both kinds; '>' removes every probe\n"
+	"\t FETCHARGS: [NAME=]FETCHARG[:TYPE]: %REG @ADDR @SYM[+|-offs] $stackN\n"
+	"\t\t $stack $retval $comm $argN +|-[u]OFFS(FETCHARG) \\IMM \\\"STR\"\n"
+	"\t TYPE: u8 u16 u32 u64 s8 s16 s32 s64 x8 x16 x32 x64 char string\n"
+	"\t       ustring symbol symstr b<bit-width>@<bit-offset>/<container-size>\n"
+	"\t       and TYPE[N] arrays\n"
+	"  kprobe_profile\t\t- Hits and misses of each kprobe\n"
+	"  uprobe_profile\t- Hits of each uprobe\n"
+	"  events/\t\t- One directory per group, one per event in it:\n"
+	"      enable\t\t- 0/1 (group and events/enable: X when mixed)\n"
+	"      filter\t\t- A filter expression; '0' clears\n"
+	"      format\t\t- The record layout\n"
+	"      id\t\t- The event id\n"
+	"      trigger\t\t- traceon, traceoff (and !traceon, !traceoff)\n";
+
+/* 0, 1, X (mixed) or ? (no events), as a group's `enable` reads. */
+static char enable_state(const struct dp_fs *fs, const char *group)
+{
+	bool on = false, off = false;
+
+	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
+		if (group && strcmp(ev->group, group))
+			continue;
+		if (ev->enabled)
+			on = true;
+		else
+			off = true;
+	}
+	return on && off ? 'X' : on ? '1' : off ? '0' : '?';
+}
+
+/* Most recently created first, as the kernel walks its event list. */
+static void print_set_event(struct dp_fs *fs, FILE *out)
+{
+	size_t n = 0;
+	struct dp_event **v = list_events(fs->reg.events, &n);
+
+	while (v && n--)
+		if (v[n]->enabled)
+			fprintf(out, "%s:%s\n", v[n]->group, v[n]->name);
+	free(v);
+}
+
+static void print_dynamic(const struct dp_fs *fs, FILE *out)
+{
+	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
+		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
+			char *line = dp_probe_canonical(&p->def);
+
+			if (line)
+				fprintf(out, "%s\n", line);
+			free(line);
+		}
+	}
+}
+
+static void print_trigger(struct dp_fs *fs, const struct dp_event *ev,
+			  FILE *out)
+{
+	unsigned m = dp_fs_trigger_mask(fs, ev->id);
+
+	if (!m)
+		fputs(trigger_help, out);
+	if (m & DP_TRIG_TRACEON)
+		fputs("traceon:unlimited\n", out);
+	if (m & DP_TRIG_TRACEOFF)
+		fputs("traceoff:unlimited\n", out);
+}
+
+static int read_event_file(struct dp_fs *fs, const struct dp_fs_path *p,
+			   FILE *out)
+{
+	struct dp_event *ev = dp_registry_find(&fs->reg, p->group, p->event);
+
+	if (!ev)
+		return -ENOENT;
+	switch (p->kind) {
+	case F_EV_ENABLE:
+		/* a trigger puts the kernel's event in soft mode: "0*" */
+		fprintf(out, "%d%s\n", ev->enabled,
+			dp_fs_trigger_mask(fs, ev->id) ? "*" : "");
+		break;
+	case F_EV_FILTER:
+		dp_event_filter_print(ev, out);
+		break;
+	case F_EV_FORMAT:
+		dp_event_format(ev, out);
+		break;
+	case F_EV_ID:
+		fprintf(out, "%u\n", ev->id);
+		break;
+	case F_EV_TRIGGER:
+		print_trigger(fs, ev, out);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
+{
+	switch (p->kind) {
+	case F_KPROBE_EVENTS:
+		dp_registry_list(&fs->reg, DP_KIND_KPROBE, out);
+		break;
+	case F_UPROBE_EVENTS:
+		dp_registry_list(&fs->reg, DP_KIND_UPROBE, out);
+		break;
+	case F_DYNAMIC_EVENTS:
+		print_dynamic(fs, out);
+		break;
+	case F_SET_EVENT:
+		print_set_event(fs, out);
+		break;
+	case F_TRACE:
+		dp_fs_buf_render(fs, out);
+		break;
+	case F_KPROBE_PROFILE:
+	case F_UPROBE_PROFILE:
+		dp_fs_update_profile(fs);
+		dp_registry_profile(&fs->reg, p->kind == F_KPROBE_PROFILE ?
+				    DP_KIND_KPROBE : DP_KIND_UPROBE, out);
+		break;
+	case F_TRACING_ON:
+		pthread_mutex_lock(&fs->buf_lock);
+		fprintf(out, "%d\n", fs->tracing_on);
+		pthread_mutex_unlock(&fs->buf_lock);
+		break;
+	case F_BUFFER_SIZE:
+		pthread_mutex_lock(&fs->buf_lock);
+		fprintf(out, "%zu\n", fs->limit >> 10);
+		pthread_mutex_unlock(&fs->buf_lock);
+		break;
+	case F_ERROR_LOG:
+		for (unsigned i = 0; i < fs->nlog; i++)
+			fputs(fs->log[i], out);
+		break;
+	case F_AVAILABLE_EVENTS:
+		for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
+			fprintf(out, "%s:%s\n", ev->group, ev->name);
+		break;
+	case F_AVAILABLE_FUNCS:
+		dp_fs_list_functions(fs, out);
+		break;
+	case F_README:
+		fputs(readme, out);
+		break;
+	case F_ALL_ENABLE:
+		fprintf(out, "%c\n", enable_state(fs, NULL));
+		break;
+	case F_GROUP_ENABLE:
+		fprintf(out, "%c\n", enable_state(fs, p->group));
+		break;
+	case F_GROUP_FILTER:
+		fputs(group_filter_text, out);
+		break;
+	case F_TRACE_PIPE:
+		return -EINVAL;		/* served by the FUSE layer */
+	default:
+		return read_event_file(fs, p, out);
+	}
+	return 0;
+}
+
+/* ---- enabling ---------------------------------------------------------------- */
+
+static void note_enabled(struct dp_fs *fs, unsigned id)
+{
+	unsigned *t;
+
+	for (size_t i = 0; i < fs->never; i++)
+		if (fs->ever_enabled[i] == id)
+			return;
+	t = realloc(fs->ever_enabled, (fs->never + 1) * sizeof(*t));
+	if (!t)
+		return;
+	fs->ever_enabled = t;
+	fs->ever_enabled[fs->never++] = id;
+}
+
+typedef bool (*ev_pred)(const struct dp_event *ev, const void *arg);
+
+/*
+ * Set the events @pred picks to @on and re-arm if anything changed.  If
+ * the engine cannot arm them, every flag goes back and the write fails
+ * (as enabling an unregistrable uprobe fails in the kernel).
+ */
+static int set_enabled(struct dp_fs *fs, ev_pred pred, const void *arg,
+		       bool on)
+{
+	struct dp_event *ev;
+	bool changed = false;
+	size_t n = 0, i;
+	bool *old;
+	int ret;
+
+	for (ev = fs->reg.events; ev; ev = ev->next)
+		n++;
+	old = calloc(n ? n : 1, sizeof(*old));
+	if (!old)
+		return -ENOMEM;
+	for (ev = fs->reg.events, i = 0; ev; ev = ev->next, i++) {
+		old[i] = ev->enabled;
+		if (!pred(ev, arg) || ev->enabled == on)
+			continue;
+		ev->enabled = on;
+		changed = true;
+		if (on)
+			note_enabled(fs, ev->id);
+	}
+	ret = changed ? dp_fs_rearm(fs) : 0;
+	if (ret) {
+		for (ev = fs->reg.events, i = 0; ev; ev = ev->next, i++)
+			ev->enabled = old[i];
+		dp_fs_rearm(fs);
+	}
+	free(old);
+	return ret;
+}
+
+static bool pred_all(const struct dp_event *ev, const void *arg)
+{
+	(void)ev;
+	(void)arg;
+	return true;
+}
+
+static bool pred_group(const struct dp_event *ev, const void *arg)
+{
+	return !strcmp(ev->group, arg);
+}
+
+static bool pred_one(const struct dp_event *ev, const void *arg)
+{
+	return ev == arg;
+}
+
+/* kstrtoul_from_user(base 10) that must give exactly 0 or 1. */
+static int parse_bool(const char *buf, size_t len, bool *on)
+{
+	char tmp[32];
+	uint64_t v;
+
+	if (!len || len >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	if (dp_kstrtoull(tmp, 10, &v) || v > 1)
+		return -EINVAL;
+	*on = v;
+	return 0;
+}
+
+static int write_enable(struct dp_fs *fs, const struct dp_fs_path *p,
+			const char *buf, size_t len)
+{
+	struct dp_event *ev;
+	bool on;
+
+	if (parse_bool(buf, len, &on))
+		return -EINVAL;
+	if (p->kind == F_ALL_ENABLE)
+		return set_enabled(fs, pred_all, NULL, on);
+	if (p->kind == F_GROUP_ENABLE)
+		return set_enabled(fs, pred_group, p->group, on);
+	ev = dp_registry_find(&fs->reg, p->group, p->event);
+	if (!ev)
+		return -ENOENT;
+	return set_enabled(fs, pred_one, ev, on);
+}
+
+struct set_event_arg {
+	const char *sys;	/* NULL: any */
+	const char *name;	/* NULL: any */
+	const char *either;	/* a bare word: event or system */
+};
+
+static bool pred_set_event(const struct dp_event *ev, const void *a)
+{
+	const struct set_event_arg *s = a;
+
+	if (s->either)
+		return !strcmp(ev->name, s->either) || !strcmp(ev->group, s->either);
+	return (!s->sys || !strcmp(ev->group, s->sys)) &&
+	       (!s->name || !strcmp(ev->name, s->name));
+}
+
+/* One set_event token: [!][SYSTEM:][EVENT], '*' only as a whole part. */
+static int set_event_token(struct dp_fs *fs, char *tok)
+{
+	struct set_event_arg a = { 0 };
+	bool on = true, any = false;
+	char *colon;
+
+	if (*tok == '!') {
+		on = false;
+		tok++;
+	}
+	colon = strchr(tok, ':');
+	if (colon) {
+		*colon = '\0';
+		a.sys = *tok && strcmp(tok, "*") ? tok : NULL;
+		a.name = colon[1] && strcmp(colon + 1, "*") ? colon + 1 : NULL;
+	} else if (strcmp(tok, "*")) {
+		a.either = tok;
+	}
+	if ((a.sys && strchr(a.sys, '*')) || (a.name && strchr(a.name, '*')) ||
+	    (a.either && strchr(a.either, '*')))
+		return -EINVAL;
+	for (const struct dp_event *ev = fs->reg.events; ev && !any; ev = ev->next)
+		any = pred_set_event(ev, &a);
+	if (!any)
+		return -EINVAL;
+	return set_enabled(fs, pred_set_event, &a, on);
+}
+
+static int write_set_event(struct dp_fs *fs, const char *buf, size_t len)
+{
+	char *copy = strndup(buf, len), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, " \t\n", &save); tok && !ret;
+	     tok = strtok_r(NULL, " \t\n", &save))
+		ret = set_event_token(fs, tok);
+	free(copy);
+	return ret;
+}
+
+/* ---- probe definitions ------------------------------------------------------ */
+
+/*
+ * The kernel's three lines.  dprobe's own context (the file searched, the
+ * instruction an offset falls into) goes to the mount's stderr instead:
+ * programs read error_log as the kernel writes it.
+ */
+static char *render_error(const struct dp_error *e)
+{
+	struct dp_error k = *e;
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	if (e->detail[0])
+		fprintf(stderr, "dprobe mount: %s: %s\n", e->command, e->detail);
+	k.detail[0] = '\0';
+	f = open_memstream(&s, &n);
+	if (!f)
+		return NULL;
+	dp_error_print(&k, f);
+	if (fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static bool file_takes(enum dp_fs_kind file, enum dp_probe_kind kind)
+{
+	if (file == F_KPROBE_EVENTS)
+		return kind == DP_KIND_KPROBE;
+	if (file == F_UPROBE_EVENTS)
+		return kind == DP_KIND_UPROBE;
+	return true;
+}
+
+/* Events of the list starting at @ev, into a malloc'd array. */
+static struct dp_event **list_events(struct dp_event *ev, size_t *n)
+{
+	struct dp_event **v, *e;
+	size_t k = 0;
+
+	for (e = ev; e; e = e->next)
+		k++;
+	v = calloc(k + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (k = 0, e = ev; e; e = e->next)
+		v[k++] = e;
+	*n = k;
+	return v;
+}
+
+static bool in_list(struct dp_event *const *v, size_t n,
+		    const struct dp_event *ev)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == ev)
+			return true;
+	return false;
+}
+
+/*
+ * Run a delete on the registry as seen through @file: kprobe_events and
+ * uprobe_events see only their own kind of event (a delete there never
+ * matches the other kind), dynamic_events sees them all.  Events with a
+ * trigger count as busy, as in the kernel (soft mode).
+ */
+static int apply_delete(struct dp_fs *fs, enum dp_fs_kind file,
+			const char *line, struct dp_error *e)
+{
+	struct dp_event **all, **after, **tail;
+	size_t n = 0, m = 0, i;
+	bool *soft, *mine;
+	int ret;
+
+	all = list_events(fs->reg.events, &n);
+	soft = calloc(2 * (n + 1), sizeof(*soft));
+	if (!all || !soft) {
+		free(all);
+		free(soft);
+		return -ENOMEM;
+	}
+	mine = soft + n + 1;
+	tail = &fs->reg.events;
+	for (i = 0; i < n; i++) {
+		soft[i] = !all[i]->enabled && dp_fs_trigger_mask(fs, all[i]->id);
+		all[i]->enabled |= soft[i];
+		mine[i] = file_takes(file, all[i]->kind);
+		if (mine[i]) {
+			*tail = all[i];
+			tail = &all[i]->next;
+		}
+	}
+	*tail = NULL;
+	ret = dp_registry_apply(&fs->reg, line, NULL, e);
+	after = list_events(fs->reg.events, &m);
+	/* merge back, in the old order: survivors and the other kinds */
+	tail = &fs->reg.events;
+	for (i = 0; i < n; i++) {
+		/* one of ours not listed any more was freed: no looking at it */
+		if (mine[i] && (!after || !in_list(after, m, all[i])))
+			continue;
+		all[i]->enabled &= !soft[i];
+		*tail = all[i];
+		tail = &all[i]->next;
+	}
+	*tail = NULL;
+	free(after);
+	free(all);
+	free(soft);
+	return ret;
+}
+
+/* Deleting an event that was ever enabled clears the buffer (§2.7). */
+static void forget_deleted(struct dp_fs *fs)
+{
+	bool clear = false;
+
+	for (size_t i = 0; i < fs->never;) {
+		if (dp_registry_find_id(&fs->reg, fs->ever_enabled[i])) {
+			i++;
+			continue;
+		}
+		clear = true;
+		fs->ever_enabled[i] = fs->ever_enabled[--fs->never];
+	}
+	if (clear)
+		dp_fs_buf_clear(fs);
+	/* an id is reused by the next new event: its counts start at 0 */
+	pthread_mutex_lock(&fs->buf_lock);
+	for (size_t i = 0; i < fs->ncounts;) {
+		if (dp_registry_find_id(&fs->reg, fs->counts[i].id))
+			i++;
+		else
+			fs->counts[i] = fs->counts[--fs->ncounts];
+	}
+	pthread_mutex_unlock(&fs->buf_lock);
+}
+
+/* A line of the wrong kind for the file: the kernel's ECANCELED. */
+static bool wrong_kind(const struct dp_fs *fs, enum dp_fs_kind file,
+		       const char *line)
+{
+	struct dp_probe_def def = { 0 };
+	struct dp_error e = { 0 };
+	bool wrong = false;
+
+	if (file == F_DYNAMIC_EVENTS || dp_line_is_delete(line))
+		return false;
+	if (!dp_parse_probe_flags(line, &def, &e, fs->reg.parse_flags)) {
+		wrong = !file_takes(file, def.kind);
+		dp_probe_def_free(&def);
+	}
+	dp_error_clear(&e);
+	return wrong;
+}
+
+static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
+{
+	struct dp_error e = { 0 };
+	int ret;
+
+	/* dynamic_events also takes "!:" for a delete */
+	if (file == F_DYNAMIC_EVENTS && line[0] == '!' && line[1] == ':')
+		line[0] = '-';
+
+	if (wrong_kind(fs, file, line))
+		return -EINVAL;
+	if (dp_line_is_delete(line))
+		ret = apply_delete(fs, file, line, &e);
+	else
+		ret = dp_registry_apply(&fs->reg, line, NULL, &e);
+	if (ret && e.logged)
+		dp_fs_log_add(fs, render_error(&e));
+	dp_error_clear(&e);
+	if (!ret)
+		forget_deleted(fs);
+	return ret;
+}
+
+/* Lines in order; the first failing one ends the write (§2.1). */
+static int write_events(struct dp_fs *fs, enum dp_fs_kind file,
+			const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char *line = strndup(p, l);
+		int ret;
+
+		if (!line)
+			return -ENOMEM;
+		ret = apply_line(fs, file, line);
+		free(line);
+		if (ret)
+			return ret;
+		p += l + (nl != NULL);
+	}
+	return 0;
+}
+
+/* `>`: every event of the file's kind goes, or none if one is busy. */
+static int clear_events(struct dp_fs *fs, enum dp_fs_kind file)
+{
+	char line[2 * DP_MAX_EVENT_NAME_LEN + 4];
+	struct dp_event *ev, *next;
+
+	for (ev = fs->reg.events; ev; ev = ev->next)
+		if (file_takes(file, ev->kind) &&
+		    (ev->enabled || dp_fs_trigger_mask(fs, ev->id)))
+			return -EBUSY;
+	for (ev = fs->reg.events; ev; ev = next) {
+		next = ev->next;
+		if (!file_takes(file, ev->kind))
+			continue;
+		snprintf(line, sizeof(line), "-:%s/%s", ev->group, ev->name);
+		dp_registry_apply(&fs->reg, line, NULL, NULL);
+	}
+	forget_deleted(fs);
+	return 0;
+}
+
+/* ---- filters and triggers ---------------------------------------------------- */
+
+static char *strip(const char *buf, size_t len)
+{
+	while (len && strchr(" \t\n", buf[len - 1]))
+		len--;
+	while (len && strchr(" \t\n", *buf)) {
+		buf++;
+		len--;
+	}
+	return strndup(buf, len);
+}
+
+static char *render_filter_error(const char *text,
+				 const struct dp_filter_error *e)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+
+	if (!f)
+		return NULL;
+	dp_filter_error_log_print(text, e, f);
+	if (fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int set_filter(struct dp_fs *fs, struct dp_event *ev, const char *text)
+{
+	struct dp_filter_error e = { 0 };
+	int ret = dp_event_set_filter(ev, text, &e);
+
+	if (ret)
+		dp_fs_log_add(fs, render_filter_error(text, &e));
+	return ret;
+}
+
+/*
+ * An event's filter, or a group's (every event of the group; the write
+ * succeeds if it fits at least one).  An armed event is re-armed: the
+ * session child holds a copy of its filter.
+ */
+static int write_filter(struct dp_fs *fs, const struct dp_fs_path *p,
+			const char *buf, size_t len)
+{
+	char *text = strip(buf, len);
+	bool armed = false, ok = false;
+	int ret = -ENOENT;
+
+	if (!text)
+		return -ENOMEM;
+	for (struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
+		int r;
+
+		if (strcmp(ev->group, p->group) ||
+		    (p->kind == F_EV_FILTER && strcmp(ev->name, p->event)))
+			continue;
+		r = set_filter(fs, ev, text);
+		ok |= !r;
+		ret = ok ? 0 : r;
+		armed |= ev->enabled;
+	}
+	free(text);
+	if (armed) {
+		int r = dp_fs_rearm(fs);
+
+		ret = ret ? ret : r;
+	}
+	return ret;
+}
+
+static char *trigger_log_entry(const char *text)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "event trigger: error: Unknown trigger command\n"
+		     "  Command: %s\n%*s^\n", text, 11, "") < 0)
+		return NULL;
+	return s;
+}
+
+static int write_trigger(struct dp_fs *fs, const struct dp_fs_path *p,
+			 const char *buf, size_t len)
+{
+	struct dp_event *ev = dp_registry_find(&fs->reg, p->group, p->event);
+	char *text = strip(buf, len), *cmd;
+	unsigned mask, bit = 0;
+	bool del;
+	int ret;
+
+	if (!ev || !text) {
+		free(text);
+		return ev ? -ENOMEM : -ENOENT;
+	}
+	if (!*text) {
+		free(text);
+		return 0;
+	}
+	del = text[0] == '!';
+	cmd = text + del;
+	/* "traceon" and "traceon:unlimited" are the same trigger */
+	if (!strcmp(cmd, "traceon") || !strcmp(cmd, "traceon:unlimited"))
+		bit = DP_TRIG_TRACEON;
+	else if (!strcmp(cmd, "traceoff") || !strcmp(cmd, "traceoff:unlimited"))
+		bit = DP_TRIG_TRACEOFF;
+	if (!bit) {
+		dp_fs_log_add(fs, trigger_log_entry(text));
+		free(text);
+		return -EINVAL;
+	}
+	free(text);
+	mask = dp_fs_trigger_mask(fs, ev->id);
+	if (del && !(mask & bit))
+		return -ENOENT;
+	if (!del && (mask & bit))
+		return -EEXIST;
+	ret = dp_fs_trigger_set(fs, ev->id, del ? mask & ~bit : mask | bit);
+	return ret;
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+static int write_number(struct dp_fs *fs, enum dp_fs_kind kind,
+			const char *buf, size_t len)
+{
+	char tmp[32];
+	uint64_t v;
+
+	if (!len || len >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	if (dp_kstrtoull(tmp, 10, &v))
+		return -EINVAL;
+	if (kind == F_TRACING_ON) {
+		pthread_mutex_lock(&fs->buf_lock);
+		fs->tracing_on = v != 0;
+		pthread_mutex_unlock(&fs->buf_lock);
+		return 0;
+	}
+	if (!v || v > (1ULL << 22))	/* at most 4 GiB of text */
+		return -EINVAL;
+	dp_fs_buf_set_limit(fs, (size_t)v << 10);
+	return 0;
+}
+
+int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
+		     const char *buf, size_t len)
+{
+	int ret;
+
+	switch (p->kind) {
+	case F_KPROBE_EVENTS:
+	case F_UPROBE_EVENTS:
+	case F_DYNAMIC_EVENTS:
+		ret = write_events(fs, p->kind, buf, len);
+		break;
+	case F_SET_EVENT:
+		ret = write_set_event(fs, buf, len);
+		break;
+	case F_TRACE:
+	case F_ERROR_LOG:
+		ret = 0;	/* only opening with O_TRUNC clears them */
+		break;
+	case F_TRACING_ON:
+	case F_BUFFER_SIZE:
+		ret = write_number(fs, p->kind, buf, len);
+		break;
+	case F_ALL_ENABLE:
+	case F_GROUP_ENABLE:
+	case F_EV_ENABLE:
+		ret = write_enable(fs, p, buf, len);
+		break;
+	case F_GROUP_FILTER:
+	case F_EV_FILTER:
+		ret = write_filter(fs, p, buf, len);
+		break;
+	case F_EV_TRIGGER:
+		ret = write_trigger(fs, p, buf, len);
+		break;
+	default:
+		ret = -EINVAL;
+		break;
+	}
+	return ret ? ret : (int)len;
+}
+
+int dp_fs_truncate_file(struct dp_fs *fs, const struct dp_fs_path *p)
+{
+	struct dp_event *ev;
+
+	switch (p->kind) {
+	case F_KPROBE_EVENTS:
+	case F_UPROBE_EVENTS:
+	case F_DYNAMIC_EVENTS:
+		return clear_events(fs, p->kind);
+	case F_SET_EVENT:
+		return set_enabled(fs, pred_all, NULL, false);
+	case F_TRACE:
+		dp_fs_buf_clear(fs);
+		return 0;
+	case F_ERROR_LOG:
+		dp_fs_log_clear(fs);
+		return 0;
+	case F_EV_TRIGGER:
+		ev = dp_registry_find(&fs->reg, p->group, p->event);
+		return ev ? dp_fs_trigger_set(fs, ev->id, 0) : -ENOENT;
+	default:
+		return 0;
+	}
+}

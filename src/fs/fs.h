@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `dprobe mount`: a FUSE file system with tracefs' layout (kprobe_events,
+ * events/GROUP/EVENT/enable, trace, trace_pipe...) served by dprobe's own
+ * ptrace engine for one process tree.
+ */
+#ifndef DPROBE_FS_H
+#define DPROBE_FS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct dp_fs_opts {
+	const char *mountpoint;
+	pid_t pid;		/* the target: attached, or started by the caller */
+	bool own_child;		/* @pid is our child (-- CMD): reap it */
+	const char *binary;	/* the target's executable (symbol places) */
+};
+
+/*
+ * Mount, serve until unmounted (Ctrl-C, SIGTERM, `fusermount3 -u`), then
+ * detach every probe and unmount.  Returns 0, or -errno after printing
+ * one sentence saying why (no /dev/fuse, not allowed to mount...).
+ * *@status is the command's wait status when @own_child (waited for).
+ */
+int dp_fs_run(const struct dp_fs_opts *o, int *status);
+
+#endif

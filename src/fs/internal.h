@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to src/fs/: the state behind the mounted files.
+ *
+ * Threads and locks:
+ *   - FUSE worker threads run the file operations.  Everything a control
+ *     file changes (the registry, enable flags, filters, triggers, the
+ *     error log) is under fs->lock, held for the whole operation.
+ *   - The session manager thread owns the session child (see session.c):
+ *     it forks it, stops it and reaps it, on request of an operation that
+ *     holds fs->lock and waits, so the registry it copies cannot change.
+ *   - The reader thread moves what the child sends into the trace buffer
+ *     and the profile table, under fs->buf_lock only.
+ *   - The monitor thread notices the target's exit.
+ */
+#ifndef DPROBE_FS_INTERNAL_H
+#define DPROBE_FS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "event/event.h"
+#include "fs/fs.h"
+#include "sym/resolve.h"
+
+#define DP_FS_LOG_MAX		8	/* error_log entries, as the kernel */
+#define DP_FS_DEFAULT_KB	1408	/* buffer_size_kb of a fresh tracefs */
+#define DP_FS_MAX_TRIGGERS	64
+
+/* One rendered `trace` line in the buffer. */
+struct dp_fs_line {
+	struct dp_fs_line *next;
+	size_t len;
+	char text[];
+};
+
+/* Hit/miss counts of one probe, as the session child last reported. */
+struct dp_fs_count {
+	unsigned id;		/* event id */
+	unsigned idx;		/* probe index in the event */
+	uint64_t nhit, nmiss;
+};
+
+enum dp_fs_trig { DP_TRIG_TRACEON = 1, DP_TRIG_TRACEOFF = 2 };
+
+struct dp_fs_trigger {
+	unsigned id;		/* event id */
+	unsigned mask;		/* DP_TRIG_* */
+};
+
+struct dp_fs {
+	const struct dp_fs_opts *o;
+	int ncpus;
+
+	/* ---- under lock ---- */
+	pthread_mutex_t lock;
+	struct dp_registry reg;
+	struct dp_resolver res;
+	char *log[DP_FS_LOG_MAX];	/* error_log entries, oldest first */
+	unsigned nlog;
+	unsigned *ever_enabled;		/* ids enabled since their creation */
+	size_t never;
+
+	/* ---- under buf_lock ---- */
+	pthread_mutex_t buf_lock;
+	pthread_cond_t buf_cond;	/* a line arrived, a profile arrived */
+	struct dp_fs_line *head, *tail;
+	size_t bytes, entries;
+	unsigned long written;
+	size_t limit;			/* buffer_size_kb * 1024 */
+	bool tracing_on;
+	struct dp_fs_count *counts;
+	size_t ncounts;
+	unsigned long profile_gen;	/* bumped on every profile frame */
+	/* triggers: the reader thread runs them */
+	struct dp_fs_trigger trig[DP_FS_MAX_TRIGGERS];
+	unsigned ntrig;
+
+	/* ---- session (session.c) ---- */
+	pthread_mutex_t mgr_lock;
+	pthread_cond_t mgr_cond;
+	unsigned long mgr_req, mgr_done;
+	int mgr_result;
+	bool mgr_quit;
+	pthread_t mgr_thread, monitor_thread;
+	pid_t child;			/* the session child, 0 if none */
+	int child_fd;			/* its pipe's read end */
+	pthread_t reader;
+	bool reader_live;		/* started, not joined yet */
+	bool reader_running;		/* not at the pipe's end yet */
+
+	atomic_bool target_gone;
+	atomic_bool exiting;
+	int target_status;
+	struct fuse *fuse;
+};
+
+/* state.c: an empty state for @o (no threads yet), and its end */
+void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o);
+void dp_fs_fini(struct dp_fs *fs);
+
+/* buffer.c: the trace buffer and the error log */
+void dp_fs_buf_add(struct dp_fs *fs, unsigned id, const char *text,
+		   size_t len);
+void dp_fs_buf_clear(struct dp_fs *fs);
+void dp_fs_buf_set_limit(struct dp_fs *fs, size_t bytes);
+/* `trace`: header and every line, into @out (non-consuming). */
+void dp_fs_buf_render(struct dp_fs *fs, FILE *out);
+/*
+ * `trace_pipe`: take whole lines (at least one, unless none fits) into
+ * @dst of @size bytes, waiting for one while the buffer is empty.
+ * Returns the bytes taken, or -EINTR when @stop says so.
+ */
+ssize_t dp_fs_buf_consume(struct dp_fs *fs, char *dst, size_t size,
+			  bool (*stop)(void *priv), void *priv);
+void dp_fs_log_add(struct dp_fs *fs, char *entry);	/* takes @entry */
+void dp_fs_log_clear(struct dp_fs *fs);
+/* The DP_TRIG_* mask of event @id (takes buf_lock). */
+unsigned dp_fs_trigger_mask(struct dp_fs *fs, unsigned id);
+/* Set event @id's mask (takes buf_lock); -ENOSPC if the table is full. */
+int dp_fs_trigger_set(struct dp_fs *fs, unsigned id, unsigned mask);
+
+/* session.c: arming the enabled events in a session child */
+int dp_fs_session_start(struct dp_fs *fs);
+void dp_fs_session_end(struct dp_fs *fs);
+/* Stop the child (if any) and start one for the enabled events; called
+ * with fs->lock held.  0, or -errno with the reason on stderr. */
+int dp_fs_rearm(struct dp_fs *fs);
+/* Fresh counts into the registry's probes (fs->lock held). */
+void dp_fs_update_profile(struct dp_fs *fs);
+
+/* control.c: file contents and writes */
+enum dp_fs_kind {
+	F_NONE,
+	F_ROOT_DIR, F_EVENTS_DIR, F_GROUP_DIR, F_EVENT_DIR,
+	F_KPROBE_EVENTS, F_UPROBE_EVENTS, F_DYNAMIC_EVENTS, F_SET_EVENT,
+	F_TRACE, F_TRACE_PIPE, F_KPROBE_PROFILE, F_UPROBE_PROFILE,
+	F_TRACING_ON, F_BUFFER_SIZE, F_ERROR_LOG, F_AVAILABLE_EVENTS,
+	F_AVAILABLE_FUNCS, F_README,
+	F_ALL_ENABLE,				/* events/enable */
+	F_GROUP_ENABLE, F_GROUP_FILTER,		/* events/GROUP/ */
+	F_EV_ENABLE, F_EV_FILTER, F_EV_FORMAT, F_EV_ID, F_EV_TRIGGER,
+};
+
+struct dp_fs_path {
+	enum dp_fs_kind kind;
+	char group[DP_MAX_EVENT_NAME_LEN];
+	char event[DP_MAX_EVENT_NAME_LEN];
+};
+
+/* Parse @path; -ENOENT if nothing is there now (fs->lock held). */
+int dp_fs_lookup(struct dp_fs *fs, const char *path, struct dp_fs_path *p);
+bool dp_fs_is_dir(enum dp_fs_kind k);
+bool dp_fs_is_writable(enum dp_fs_kind k);
+/* Contents of a file at open/first read (fs->lock held).  0 or -errno. */
+int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out);
+/* One write(2) of @len bytes; returns @len or -errno (fs->lock held). */
+int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
+		     const char *buf, size_t len);
+/* Opening with O_TRUNC (shell '>'): 0 or -errno (fs->lock held). */
+int dp_fs_truncate_file(struct dp_fs *fs, const struct dp_fs_path *p);
+/* The names under a directory, through @fill (fs->lock held). */
+void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
+		    void (*fill)(void *priv, const char *name, bool dir),
+		    void *priv);
+/* available_filter_functions of the target (no lock needed). */
+void dp_fs_list_functions(struct dp_fs *fs, FILE *out);
+
+#endif

@@ -1,0 +1,1 @@
+  myprobe                                                    2               0

@@ -1,0 +1,2 @@
+  myprobe                                                    2               0
+  myretprobe                                                 2               0

@@ -1,0 +1,595 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of `dprobe mount`: the seed documents' tracefs sessions replayed
+# on a mount served for build/examples/fileserver, the files' contents
+# compared with tests/fs/expected/NAME after normalisation (pids, CPUs,
+# timestamps).
+#
+#   sh tests/fs/run.sh DPROBE [CASE...]
+#
+# One line per case: PASS, FAIL (with the difference) or SKIP with the
+# reason; then "fs: N passed, N failed, N skipped", and "fs P F S" appended
+# to $DPROBE_RESULTS when it is set.  FS_UPDATE=1 writes the expected
+# files from what the mount gives (review them before keeping them);
+# FS_KEEP=1 keeps the scratch directory.  Cases need root and /dev/fuse
+# and skip without them.
+set -u
+# (probe definitions are written in single quotes on purpose)
+# shellcheck disable=SC2016
+
+if [ $# -lt 1 ]; then
+	echo "usage: $0 DPROBE [CASE...]" >&2
+	exit 2
+fi
+HERE=$(cd "$(dirname "$0")" && pwd)
+case $1 in
+/*) DPROBE=$1 ;;
+*) DPROBE=$(pwd)/$1 ;;
+esac
+shift
+FSRV=$(realpath -m "$(dirname "$DPROBE")/examples/fileserver")
+EXP=$HERE/expected
+ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
+uprobes set_event pid_attach killed"
+CASES=${*:-$ALL}
+
+pass=0 fail=0 skip=0
+record() {
+	echo "fs: $pass passed, $fail failed, $skip skipped"
+	if [ -n "${DPROBE_RESULTS:-}" ]; then
+		echo "fs $pass $fail $skip" >>"$DPROBE_RESULTS"
+	fi
+}
+
+why_skip() {
+	[ "$(id -u)" = 0 ] || { echo "needs root (ptrace and FUSE mounts)"; return; }
+	command -v bash >/dev/null 2>&1 || { echo "needs bash (errno texts of failed writes)"; return; }
+	[ -c /dev/fuse ] || { echo "no /dev/fuse (the fuse module is not loaded)"; return; }
+	command -v fusermount3 >/dev/null 2>&1 || { echo "no fusermount3 (fuse3 package)"; return; }
+	[ -x "$FSRV" ] || { echo "$FSRV is not built"; return; }
+	"$DPROBE" help mount >/dev/null 2>&1 || echo "dprobe mount is not built"
+}
+reason=$(why_skip)
+if [ -n "$reason" ]; then
+	for c in $CASES; do
+		echo "SKIP: $c: $reason"
+		skip=$((skip + 1))
+	done
+	record
+	exit 0
+fi
+
+WORK=$(mktemp -d /tmp/dpfs.XXXXXX) || exit 2
+MNT=$WORK/mnt
+DP_PID=
+cleanup() {
+	# never leave a mount or a tracer behind, whatever failed
+	if [ -n "$DP_PID" ] && kill -0 "$DP_PID" 2>/dev/null; then
+		kill -INT "$DP_PID" 2>/dev/null
+		sleep 1
+	fi
+	leftovers
+	if [ "${FS_KEEP:-0}" = 1 ] || [ "$fail" -gt 0 ]; then
+		echo "fs: scratch files kept in $WORK"
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---- helpers -----------------------------------------------------------------
+
+# Whatever a case left behind: its mount (Ctrl-C, then an unmount), its
+# servers (asked to quit), by the pids the case wrote down.
+leftovers() {
+	for _f in "$WORK/dp.pid" "$WORK/srv.pid"; do
+		[ -f "$_f" ] || continue
+		_p=$(cat "$_f")
+		rm -f "$_f"
+		kill -0 "$_p" 2>/dev/null || continue
+		if [ "$_f" = "$WORK/dp.pid" ]; then
+			kill -INT "$_p"
+			sleep 1
+		fi
+	done
+	mountpoint -q "$MNT" 2>/dev/null && fusermount3 -u "$MNT"
+	for _f in "$WORK"/req*; do
+		[ -p "$_f" ] && timeout 1 sh -c "echo quit >'$_f'" 2>/dev/null
+	done
+	sleep 0.1
+	rm -f "$WORK"/req*
+}
+
+# Replace what changes from run to run: pid, CPU, timestamp, the
+# process id in the fileserver's own lines.
+norm() {
+	sed -e 's/-[0-9]\{1,\} *\[[0-9]\{3\}\] /-PID [CPU] /' \
+	    -e 's/ [0-9]\{1,\}\.[0-9]\{6\}: / TS: /' \
+	    -e 's/#P:[0-9]*/#P:N/' \
+	    -e "s|$FSRV|FILESERVER|g" \
+	    -e 's/fileserver [0-9]* ready/fileserver PID ready/'
+}
+
+# Also the values a register gives at a probe (the seed's i386 registers
+# on x86-64) and code offsets that change with the compiler.
+norm_vals() {
+	norm | sed -e 's/=0x[0-9a-f]*/=0xN/g' \
+		   -e 's/+0x[0-9a-f]*\/0x[0-9a-f]*/+OFF\/SIZE/g'
+}
+
+# error_log without each entry's "[secs.micros] "
+nolog_ts() {
+	sed 's/^\[ *[0-9]*\.[0-9]\{6\}\] //'
+}
+
+# check NAME FILE: FILE against expected/NAME
+check() {
+	if [ "${FS_UPDATE:-0}" = 1 ]; then
+		mkdir -p "$EXP"
+		cp "$2" "$EXP/$1"
+		return 0
+	fi
+	if ! diff -u "$EXP/$1" "$2" >"$WORK/$1.diff" 2>&1; then
+		echo "  $1 differs:" >>"$WORK/why"
+		sed 's/^/    /' "$WORK/$1.diff" >>"$WORK/why"
+		return 1
+	fi
+	return 0
+}
+
+# expect_fail ERRNO_TEXT CMD...: CMD fails and the shell says ERRNO_TEXT.
+expect_fail() {
+	_msg=$1
+	shift
+	if "$@" 2>"$WORK/sh.err"; then
+		echo "  '$*' succeeded, expected: $_msg" >>"$WORK/why"
+		return 1
+	fi
+	grep -q "$_msg" "$WORK/sh.err" || {
+		echo "  '$*': expected '$_msg', got: $(cat "$WORK/sh.err")" >>"$WORK/why"
+		return 1
+	}
+}
+
+# w FILE TEXT / a FILE TEXT: the shell's '>' and '>>', through bash,
+# whose echo names the errno of a failed write (dash's says "I/O error")
+w() { bash -c 'echo "$1" >"$2"' w "$2" "$MNT/$1"; }
+a() { bash -c 'echo "$1" >>"$2"' a "$2" "$MNT/$1"; }
+
+# start_mount REQ [-p PID]: mount for a fileserver reading REQ, started
+# by the mount or (-p) already running.
+start_mount() {
+	_req=$1
+	shift
+	mkdir -p "$MNT"
+	if [ $# -gt 0 ]; then
+		"$DPROBE" mount "$MNT" "$@" >>"$WORK/out" 2>"$WORK/err" &
+	else
+		"$DPROBE" mount "$MNT" -- "$FSRV" "$_req" >>"$WORK/out" 2>"$WORK/err" &
+	fi
+	DP_PID=$!
+	echo "$DP_PID" >"$WORK/dp.pid"
+	for _i in $(seq 1 100); do
+		[ -e "$MNT/kprobe_events" ] && return 0
+		kill -0 "$DP_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "  the mount did not come up: $(cat "$WORK/err")" >>"$WORK/why"
+	return 1
+}
+
+# stop_mount [SIGNAL]: Ctrl-C (default) or an unmount from outside; the
+# mount must be gone and dprobe must have exited with status 0.
+stop_mount() {
+	if [ "${1:-INT}" = umount ]; then
+		fusermount3 -u "$MNT"
+	else
+		kill -"${1:-INT}" "$DP_PID"
+	fi
+	_rc=0
+	wait "$DP_PID" || _rc=$?
+	DP_PID=
+	if mountpoint -q "$MNT"; then
+		echo "  $MNT still mounted" >>"$WORK/why"
+		return 1
+	fi
+	[ "$_rc" = 0 ] || { echo "  dprobe mount exited with $_rc" >>"$WORK/why"; return 1; }
+	# a sanitizer build says what went wrong on stderr
+	if grep -q -e 'Sanitizer' -e 'runtime error' "$WORK/err"; then
+		echo "  the sanitizers found errors" >>"$WORK/why"
+		return 1
+	fi
+}
+
+# req REQ LINE: one fileserver request, waiting for its answer.
+req() {
+	_n=$(wc -l <"$WORK/out")
+	echo "$2" >"$1"
+	for _i in $(seq 1 100); do
+		[ "$(wc -l <"$WORK/out")" -gt "$_n" ] && return 0
+		sleep 0.05
+	done
+	echo "  no answer to '$2'" >>"$WORK/why"
+	return 1
+}
+
+# quit_server REQ: the server's last request; waits for the mount to end
+# if it was started by it.
+quit_server() {
+	echo quit >"$1"
+}
+
+# func_off FUNC: FUNC's file offset in the fileserver (binutils' view).
+func_off() {
+	_a=$((0x$(nm "$FSRV" | awk -v f="$1" '$3 == f { print $1 }')))
+	readelf -lW "$FSRV" | awk '$1 == "LOAD" { print $2, $3, $6 }' |
+	while read -r _o _v _s; do
+		if [ "$_a" -ge $((_v)) ] && [ "$_a" -lt $((_v + _s)) ]; then
+			printf '0x%x\n' $((_a - _v + _o))
+		fi
+	done
+}
+
+trace_body() { grep -v '^#' "$MNT/trace"; }
+
+# ---- cases -------------------------------------------------------------------
+
+# Seed 000 (kprobetrace.rst), verbatim: define, format, enable, trace,
+# profile, busy delete, disable and delete, clear.
+case_seed_kprobe() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:myprobe do_sys_open dfd=%ax filename=%dx flags=%cx mode=+4($stack)'
+	a kprobe_events 'r:myretprobe do_sys_open $retval'
+	cat "$MNT/kprobe_events" >"$WORK/got.events"
+	check seed_kprobe.events "$WORK/got.events" || return 1
+	cat "$MNT/events/kprobes/myprobe/format" >"$WORK/got.format"
+	"$DPROBE" format -x "$FSRV" \
+		'p:myprobe do_sys_open dfd=%ax filename=%dx flags=%cx mode=+4($stack)' \
+		>"$WORK/want.format"
+	# the same bytes as `dprobe format` of the same line
+	cmp -s "$WORK/want.format" "$WORK/got.format" ||
+		{ echo "  format differs from dprobe format" >>"$WORK/why"; return 1; }
+	(cd "$MNT/events" && find . | LC_ALL=C sort) >"$WORK/got.tree"
+	check seed_kprobe.tree "$WORK/got.tree" || return 1
+	w events/kprobes/myprobe/enable 1
+	w events/kprobes/myretprobe/enable 1
+	req "$R" "open /etc/passwd" && req "$R" "read /etc/hostname" || return 1
+	norm_vals <"$MNT/trace" >"$WORK/got.trace"
+	check seed_kprobe.trace "$WORK/got.trace" || return 1
+	cat "$MNT/kprobe_profile" >"$WORK/got.profile"
+	check seed_kprobe.profile "$WORK/got.profile" || return 1
+	echo >"$MNT/trace"
+	norm <"$MNT/trace" >"$WORK/got.cleared"
+	check seed_kprobe.cleared "$WORK/got.cleared" || return 1
+	# enabled: the kernel's EBUSY, nothing changes
+	expect_fail "busy" a kprobe_events '-:myprobe' || return 1
+	expect_fail "busy" w kprobe_events '' || return 1
+	# through a pipe: cmp compares the sizes of files first, and a tracefs
+	# file has none
+	# shellcheck disable=SC2002
+	cat "$MNT/kprobe_events" | cmp -s "$WORK/got.events" - ||
+		{ echo "  kprobe_events changed by a refused delete" >>"$WORK/why"; return 1; }
+	w events/kprobes/myprobe/enable 0
+	a kprobe_events '-:myprobe' || return 1
+	cat "$MNT/kprobe_events" >"$WORK/got.events2"
+	check seed_kprobe.events2 "$WORK/got.events2" || return 1
+	w events/kprobes/enable 0
+	echo >"$MNT/kprobe_events" || return 1
+	[ ! -s "$MNT/kprobe_events" ] && [ ! -e "$MNT/events/kprobes" ] ||
+		{ echo "  'echo > kprobe_events' left events" >>"$WORK/why"; return 1; }
+	quit_server "$R"
+	stop_mount umount || return 1
+	norm <"$WORK/out" >"$WORK/got.out"
+	check seed_kprobe.out "$WORK/got.out"
+}
+
+# Seed 002: do_filp_open with a double dereference of struct filename.
+case_seed_filp() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:kprobes/myprobe do_filp_open dfd=+0(%di):u32 pathname=+0(+0(%si)):string'
+	w events/kprobes/myprobe/enable 1
+	req "$R" "open /etc/passwd" && req "$R" "read /etc/hostname" || return 1
+	norm <"$MNT/trace" >"$WORK/got.trace"
+	check seed_filp.trace "$WORK/got.trace" || return 1
+	# the server ends: the files stay, the trace stays readable
+	quit_server "$R"
+	for _i in $(seq 1 100); do
+		grep -q '^fileserver: bye' "$WORK/out" && break
+		sleep 0.05
+	done
+	sleep 0.3
+	norm <"$MNT/trace" >"$WORK/got.trace2"
+	check seed_filp.trace "$WORK/got.trace2" || return 1
+	w events/kprobes/myprobe/enable 0 || return 1
+	w events/kprobes/myprobe/enable 1 || return 1
+	cat "$MNT/kprobe_profile" >"$WORK/got.profile"
+	check seed_filp.profile "$WORK/got.profile" || return 1
+	# dynamic_events deletes with '!:' too
+	w events/kprobes/myprobe/enable 0
+	a dynamic_events '!:kprobes/myprobe' || return 1
+	[ ! -s "$MNT/dynamic_events" ] ||
+		{ echo "  '!:' did not delete" >>"$WORK/why"; return 1; }
+	stop_mount
+}
+
+# Seed 004: event1 on vfs_read with default names, set_event, head trace.
+case_seed_vfs_read() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:event1 vfs_read %ax $stack0'
+	{
+		cat "$MNT/kprobe_events"
+		(cd "$MNT" && find events/kprobes/ | LC_ALL=C sort)
+		cat "$MNT/events/kprobes/event1/id"
+	} >"$WORK/got.events"
+	check seed_vfs_read.events "$WORK/got.events" || return 1
+	"$DPROBE" format -x "$FSRV" 'p:event1 vfs_read %ax $stack0' >"$WORK/want.format"
+	# shellcheck disable=SC2002
+	cat "$MNT/events/kprobes/event1/format" | cmp -s "$WORK/want.format" - ||
+		{ echo "  format differs from dprobe format" >>"$WORK/why"; return 1; }
+	w set_event kprobes:event1
+	req "$R" "read /etc/hostname" || return 1
+	{
+		cat "$MNT/set_event"
+		head -n 14 "$MNT/trace" | norm_vals
+	} >"$WORK/got.trace"
+	check seed_vfs_read.trace "$WORK/got.trace" || return 1
+	# enabled: neither '>' nor '-:' may remove it
+	expect_fail "busy" w kprobe_events '' || return 1
+	expect_fail "busy" a kprobe_events '-:kprobes/event1' || return 1
+	a set_event '!kprobes:event1'
+	a kprobe_events '-:kprobes/event1' || return 1
+	[ ! -s "$MNT/kprobe_events" ] ||
+		{ echo "  event1 not deleted" >>"$WORK/why"; return 1; }
+	quit_server "$R"
+	stop_mount
+}
+
+# Rejected definitions: errno, and error_log as `dprobe check` prints it.
+case_bad_defs() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	: >"$WORK/want.log"
+	for def in 'p:bad do_sys_open %foo' 'p:bad nosuchfunction' \
+		   'r:bad do_sys_open+4' 'p:bad do_sys_open x=+0(%si):strin' \
+		   'p:9bad do_sys_open'; do
+		expect_fail "Invalid argument" a kprobe_events "$def" || return 1
+		# the kernel's three lines: without dprobe's "  (...)" context
+		"$DPROBE" check -x "$FSRV" "$def" 2>&1 | grep -v '^  (' >>"$WORK/want.log"
+	done
+	grep -q '^\[ *[0-9]*\.[0-9]\{6\}\] trace_kprobe: error: ' "$MNT/error_log" ||
+		{ echo "  error_log entries lack the kernel's timestamp" >>"$WORK/why"; return 1; }
+	nolog_ts <"$MNT/error_log" >"$WORK/got.log"
+	cmp -s "$WORK/want.log" "$WORK/got.log" || {
+		echo "  error_log differs from dprobe check:" >>"$WORK/why"
+		diff -u "$WORK/want.log" "$WORK/got.log" | sed 's/^/    /' >>"$WORK/why"
+		return 1
+	}
+	check bad_defs.log "$WORK/got.log" || return 1
+	# the kernel's errnos without an entry: ENOENT, EEXIST
+	expect_fail "No such file" a kprobe_events '-:nosuchevent' || return 1
+	w kprobe_events 'p:dup do_sys_open'
+	expect_fail "File exists" a kprobe_events 'p:dup do_sys_open' || return 1
+	# a uprobe place is not kprobe_events' business
+	expect_fail "Invalid argument" a kprobe_events "p:up $FSRV:$(func_off vfs_read)" || return 1
+	echo >"$MNT/error_log"
+	tail -n 3 "$MNT/error_log" >"$WORK/got.log2"
+	check bad_defs.log2 "$WORK/got.log2" || return 1
+	quit_server "$R"
+	stop_mount
+}
+
+# Filters: event and group files, a bad filter's file text and log entry.
+case_filters() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:op do_sys_open dfd=%di:s32 path=+0(%si):string'
+	a kprobe_events 'r:opret do_sys_open ret=$retval:s32'
+	w events/kprobes/op/filter 'path ~ "*passwd"'
+	w events/kprobes/enable 1
+	req "$R" "open /etc/passwd" && req "$R" "open /etc/hostname" || return 1
+	expect_fail "Invalid argument" w events/kprobes/op/filter 'nofield == 1' || return 1
+	{
+		trace_body | norm
+		cat "$MNT/events/kprobes/op/filter"
+		cat "$MNT/events/kprobes/filter"
+		nolog_ts <"$MNT/error_log"
+		cat "$MNT/events/kprobes/enable" "$MNT/events/enable"
+		w events/kprobes/opret/enable 0
+		cat "$MNT/events/kprobes/enable" "$MNT/events/enable"
+	} >"$WORK/got.filter"
+	check filters.out "$WORK/got.filter" || return 1
+	expect_fail "Invalid argument" w events/kprobes/op/enable 2 || return 1
+	expect_fail "Invalid argument" w events/kprobes/enable X || return 1
+	quit_server "$R"
+	stop_mount
+}
+
+# trace_pipe: a blocking, consuming read that a signal ends.
+case_trace_pipe() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:op do_sys_open path=+0(%si):string'
+	w events/kprobes/op/enable 1
+	_t0=$(date +%s)
+	timeout 1 cat "$MNT/trace_pipe" >"$WORK/pipe0"
+	_rc=$?
+	[ "$_rc" = 124 ] && [ "$(($(date +%s) - _t0))" -lt 4 ] ||
+		{ echo "  an empty trace_pipe did not block then end on a signal (rc $_rc)" >>"$WORK/why"; return 1; }
+	timeout 5 cat "$MNT/trace_pipe" >"$WORK/pipe1" &
+	_cat=$!
+	# other requests are served while a reader waits
+	cat "$MNT/kprobe_events" >/dev/null || return 1
+	req "$R" "open /etc/passwd" && req "$R" "open /etc/hostname" || return 1
+	sleep 0.5
+	kill "$_cat" 2>/dev/null
+	wait "$_cat" 2>/dev/null
+	{
+		norm <"$WORK/pipe1"
+		echo "-- trace after the consuming read:"
+		norm <"$MNT/trace" | grep -v '^#  '
+	} >"$WORK/got.pipe"
+	check trace_pipe.out "$WORK/got.pipe" || return 1
+	# O_NONBLOCK on an empty buffer: EAGAIN at once
+	expect_fail "Resource temporarily unavailable" \
+		timeout 3 dd if="$MNT/trace_pipe" iflag=nonblock status=none || return 1
+	quit_server "$R"
+	stop_mount
+}
+
+# uprobe_events with PATH:OFFSET, group enable, uprobe_profile.
+case_uprobes() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	off=$(func_off vfs_read)
+	w uprobe_events "p:vr $FSRV:$off fd=%di:s32 count=%dx:u64"
+	a uprobe_events "r:vrr $FSRV:$off ret=\$retval:s64"
+	w kprobe_events 'p:op do_sys_open'
+	w events/uprobes/enable 1
+	req "$R" "read /etc/hostname" || return 1
+	{
+		cat "$MNT/uprobe_events"
+		echo "-- dynamic_events:"
+		cat "$MNT/dynamic_events"
+		echo "-- available_events:"
+		cat "$MNT/available_events"
+		trace_body | norm_vals
+		cat "$MNT/uprobe_profile"
+	} | norm >"$WORK/got.up"
+	check uprobes.out "$WORK/got.up" || return 1
+	grep -qx 'vfs_read' "$MNT/available_filter_functions" &&
+		grep -q '^malloc \[libc.so.6\]$' "$MNT/available_filter_functions" ||
+		{ echo "  available_filter_functions lacks vfs_read or malloc [libc.so.6]" >>"$WORK/why"; return 1; }
+	# '>' on uprobe_events while one is enabled: EBUSY; dynamic_events too
+	expect_fail "busy" w uprobe_events '' || return 1
+	w events/uprobes/enable 0
+	echo >"$MNT/uprobe_events" || return 1
+	norm <"$MNT/dynamic_events" >"$WORK/got.dyn"
+	check uprobes.dyn "$WORK/got.dyn" || return 1
+	quit_server "$R"
+	stop_mount
+}
+
+# set_event: '>' replaces, '>>' adds, '!' removes, GROUP:* and bare names.
+case_set_event() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:a do_sys_open'
+	a kprobe_events 'p:b vfs_read'
+	a kprobe_events 'p:grp/c do_filp_open'
+	{
+		w set_event 'kprobes:*'; echo "1:"; cat "$MNT/set_event"
+		a set_event 'grp:c'; echo "2:"; cat "$MNT/set_event"
+		a set_event '!kprobes:a'; echo "3:"; cat "$MNT/set_event"
+		w set_event 'c'; echo "4:"; cat "$MNT/set_event"
+		cat "$MNT/events/grp/c/enable" "$MNT/events/kprobes/a/enable"
+	} >"$WORK/got.set"
+	expect_fail "Invalid argument" a set_event 'kprobes:a*' || return 1
+	expect_fail "Invalid argument" a set_event 'nosuch:event' || return 1
+	check set_event.out "$WORK/got.set" || return 1
+	w tracing_on 0
+	req "$R" "open /etc/passwd" || return 1
+	[ -z "$(trace_body)" ] || { echo "  recorded with tracing_on 0" >>"$WORK/why"; return 1; }
+	w tracing_on 1
+	w events/kprobes/b/trigger traceoff
+	w events/kprobes/b/enable 1
+	req "$R" "read /etc/hostname" || return 1
+	{
+		cat "$MNT/tracing_on" "$MNT/events/kprobes/b/trigger"
+		trace_body | norm_vals
+		cat "$MNT/buffer_size_kb"
+	} >"$WORK/got.trig"
+	check set_event.trig "$WORK/got.trig" || return 1
+	expect_fail "Invalid argument" a events/kprobes/b/trigger 'stacktrace' || return 1
+	nolog_ts <"$MNT/error_log" >"$WORK/got.tlog"
+	check set_event.log "$WORK/got.tlog" || return 1
+	# a trigger makes its event busy, as in the kernel
+	w events/kprobes/b/enable 0
+	expect_fail "busy" a kprobe_events '-:kprobes/b' || return 1
+	quit_server "$R"
+	stop_mount
+}
+
+# -p PID: attach to a running server; Ctrl-C detaches, unmounts and the
+# server runs on with its code restored.
+case_pid_attach() {
+	R=$WORK/req2
+	mkfifo "$R"
+	"$FSRV" "$R" >>"$WORK/out" 2>&1 &
+	srv=$!
+	echo "$srv" >"$WORK/srv.pid"
+	sleep 0.2
+	start_mount "$R" -p "$srv" || return 1
+	w kprobe_events 'p:op do_sys_open path=+0(%si):string'
+	w events/kprobes/op/enable 1
+	req "$R" "open /etc/passwd" || return 1
+	trace_body | norm >"$WORK/got.pid"
+	check pid_attach.trace "$WORK/got.pid" || return 1
+	stop_mount INT || return 1
+	addr=$(nm "$FSRV" | awk '$3 == "do_sys_open" { print $1 }')
+	off=$(func_off do_sys_open)
+	dd if="/proc/$srv/mem" bs=1 skip=$((0x$addr)) count=32 2>/dev/null | od -An -tx1 >"$WORK/mem"
+	dd if="$FSRV" bs=1 skip=$((off)) count=32 2>/dev/null | od -An -tx1 >"$WORK/file"
+	cmp -s "$WORK/mem" "$WORK/file" ||
+		{ echo "  do_sys_open's bytes were not restored" >>"$WORK/why"; return 1; }
+	req "$R" "read /etc/hostname" || return 1
+	tail -n 1 "$WORK/out" | grep -q '^read /etc/hostname: [0-9]* bytes$' ||
+		{ echo "  the server did not answer normally after the detach" >>"$WORK/why"; return 1; }
+	quit_server "$R"
+	wait "$srv"
+}
+
+# SIGKILL to dprobe: the session child still detaches (it is told by
+# PR_SET_PDEATHSIG); only the dead mount is left to unmount.
+case_killed() {
+	R=$WORK/req2
+	mkfifo "$R"
+	"$FSRV" "$R" >>"$WORK/out" 2>&1 &
+	srv=$!
+	echo "$srv" >"$WORK/srv.pid"
+	sleep 0.2
+	start_mount "$R" -p "$srv" || return 1
+	w kprobe_events 'p:op do_sys_open'
+	w events/kprobes/op/enable 1
+	kill -KILL "$DP_PID"
+	wait "$DP_PID" 2>/dev/null
+	fusermount3 -u "$MNT"
+	addr=$(nm "$FSRV" | awk '$3 == "do_sys_open" { print $1 }')
+	off=$(func_off do_sys_open)
+	for _i in $(seq 1 50); do
+		dd if="/proc/$srv/mem" bs=1 skip=$((0x$addr)) count=32 2>/dev/null | od -An -tx1 >"$WORK/mem"
+		dd if="$FSRV" bs=1 skip=$((off)) count=32 2>/dev/null | od -An -tx1 >"$WORK/file"
+		cmp -s "$WORK/mem" "$WORK/file" && break
+		sleep 0.1
+	done
+	cmp -s "$WORK/mem" "$WORK/file" ||
+		{ echo "  do_sys_open's bytes were not restored" >>"$WORK/why"; return 1; }
+	req "$R" "open /etc/passwd" || return 1
+	quit_server "$R"
+	wait "$srv"
+}
+
+# ---- running -----------------------------------------------------------------
+
+for c in $CASES; do
+	rm -f "$WORK/why" "$WORK/out" "$WORK/err" "$WORK/req"
+	: >"$WORK/out"
+	mkfifo "$WORK/req"
+	if ( "case_$c" ); then
+		echo "PASS: $c"
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $c"
+		[ -f "$WORK/why" ] && cat "$WORK/why"
+		[ -s "$WORK/err" ] && sed 's/^/  dprobe: /' "$WORK/err"
+		fail=$((fail + 1))
+	fi
+	leftovers
+done
+record
+[ "$fail" = 0 ]

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dprobe mount's files without FUSE: paths, writes to kprobe_events /
+ * uprobe_events / dynamic_events / set_event / enable / trigger, their
+ * errnos and error_log, and the trace buffer (overwrite, trace_pipe's
+ * consuming read, tracing_on, traceoff).  The target is taken as gone,
+ * so enabling never starts a session child.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs/internal.h"
+
+static struct dp_fs_opts opts;
+static struct dp_fs fs;
+
+static void setup(void)
+{
+	opts = (struct dp_fs_opts){ .mountpoint = "/nowhere", .pid = getpid() };
+	dp_fs_init(&fs, &opts);
+	/* nothing to attach to: enable flags change, no child is started */
+	atomic_store(&fs.target_gone, true);
+	fs.res.no_elf = true;	/* places are not looked up in files here */
+	cr_assert_eq(dp_fs_session_start(&fs), 0);
+}
+
+static void teardown(void)
+{
+	dp_fs_session_end(&fs);
+	dp_fs_fini(&fs);
+}
+
+static struct dp_fs_path path(const char *p)
+{
+	struct dp_fs_path r;
+
+	cr_assert_eq(dp_fs_lookup(&fs, p, &r), 0, "no %s", p);
+	return r;
+}
+
+static int wr(const char *p, const char *text)
+{
+	struct dp_fs_path r = path(p);
+	int ret = dp_fs_write_file(&fs, &r, text, strlen(text));
+
+	return ret < 0 ? ret : 0;
+}
+
+/* '>': open with O_TRUNC, then the write */
+static int trunc_wr(const char *p, const char *text)
+{
+	struct dp_fs_path r = path(p);
+	int ret = dp_fs_truncate_file(&fs, &r);
+
+	return ret ? ret : wr(p, text);
+}
+
+static char *rd(const char *p)
+{
+	struct dp_fs_path r = path(p);
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	cr_assert_eq(dp_fs_read_file(&fs, &r, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/* error_log without the "[secs.micros] " of each entry */
+static char *rd_log(void)
+{
+	char *log = rd("/error_log"), *q = log, *p = log;
+
+	while (*p) {
+		if (*p == '[' && (p == log || p[-1] == '\n')) {
+			char *end = strstr(p, "] ");
+
+			cr_assert_not_null(end);
+			p = end + 2;
+			continue;
+		}
+		*q++ = *p++;
+	}
+	*q = '\0';
+	return log;
+}
+
+static void expect(const char *p, const char *want)
+{
+	char *got = rd(p);
+
+	cr_expect_str_eq(got, want, "%s", p);
+	free(got);
+}
+
+TestSuite(fs, .init = setup, .fini = teardown);
+
+Test(fs, layout)
+{
+	struct dp_fs_path r;
+
+	cr_expect_eq(path("/").kind, F_ROOT_DIR);
+	cr_expect_eq(path("/kprobe_events").kind, F_KPROBE_EVENTS);
+	cr_expect_eq(path("/events/enable").kind, F_ALL_ENABLE);
+	cr_expect_eq(dp_fs_lookup(&fs, "/events/kprobes", &r), -ENOENT);
+	cr_expect_eq(dp_fs_lookup(&fs, "/nosuchfile", &r), -ENOENT);
+	cr_assert_eq(wr("/kprobe_events", "p:myprobe do_sys_open\n"), 0);
+	cr_expect_eq(path("/events/kprobes").kind, F_GROUP_DIR);
+	cr_expect_eq(path("/events/kprobes/myprobe").kind, F_EVENT_DIR);
+	cr_expect_eq(path("/events/kprobes/myprobe/format").kind, F_EV_FORMAT);
+	cr_expect_eq(dp_fs_lookup(&fs, "/events/kprobes/myprobe/hist", &r), -ENOENT);
+	expect("/events/kprobes/myprobe/id", "1000\n");
+	expect("/available_events", "kprobes:myprobe\n");
+}
+
+Test(fs, definitions_by_file)
+{
+	cr_assert_eq(wr("/kprobe_events",
+			"p:myprobe do_sys_open dfd=%di:s32\n"
+			"r:myretprobe do_sys_open $retval\n"), 0);
+	cr_assert_eq(wr("/uprobe_events", "p:up /bin/sh:0x10\n"), 0);
+	expect("/kprobe_events",
+	       "p:kprobes/myprobe do_sys_open dfd=%di:s32\n"
+	       "r10:kprobes/myretprobe do_sys_open arg1=$retval\n");
+	expect("/uprobe_events", "p:uprobes/up /bin/sh:0x0000000000000010\n");
+	/* each file takes its own kind only */
+	cr_expect_eq(wr("/kprobe_events", "p:x /bin/sh:0x10\n"), -EINVAL);
+	cr_expect_eq(wr("/uprobe_events", "p:x do_sys_open\n"), -EINVAL);
+	/* a delete through one file never sees the other kind */
+	cr_expect_eq(wr("/kprobe_events", "-:up\n"), -ENOENT);
+	cr_expect_eq(wr("/dynamic_events", "!:up\n"), 0);
+	/* '>' clears its own kind */
+	cr_expect_eq(dp_fs_truncate_file(&fs, &(struct dp_fs_path){ .kind = F_KPROBE_EVENTS }), 0);
+	expect("/dynamic_events", "");
+}
+
+Test(fs, first_bad_line_ends_write)
+{
+	char *log;
+
+	cr_expect_eq(wr("/kprobe_events",
+			"p:a do_sys_open\np:b do_sys_open %foo\np:c do_sys_open\n"),
+		     -EINVAL);
+	expect("/kprobe_events", "p:kprobes/a do_sys_open\n");
+	log = rd_log();
+	cr_expect_str_eq(log, "trace_kprobe: error: Invalid register name\n"
+			      "  Command: p:b do_sys_open %foo\n"
+			      "                           ^\n");
+	free(log);
+	/* EEXIST and ENOENT leave no entry, as in the kernel */
+	cr_expect_eq(wr("/kprobe_events", "p:a do_sys_open\n"), -EEXIST);
+	cr_expect_eq(wr("/kprobe_events", "-:nosuch\n"), -ENOENT);
+	cr_expect_eq(dp_fs_truncate_file(&fs, &(struct dp_fs_path){ .kind = F_ERROR_LOG }), 0);
+	expect("/error_log", "");
+}
+
+Test(fs, error_log_keeps_eight)
+{
+	char line[64], *log;
+
+	for (int i = 0; i < 10; i++) {
+		snprintf(line, sizeof(line), "p:e%d do_sys_open %%bad%d\n", i, i);
+		cr_expect_eq(wr("/kprobe_events", line), -EINVAL);
+	}
+	log = rd_log();
+	cr_expect_null(strstr(log, "%bad1\n"));
+	cr_expect_not_null(strstr(log, "%bad2\n"));
+	cr_expect_not_null(strstr(log, "%bad9\n"));
+	free(log);
+}
+
+Test(fs, busy_rules)
+{
+	cr_assert_eq(wr("/kprobe_events", "p:a do_sys_open\np:b vfs_read\n"), 0);
+	cr_assert_eq(wr("/events/kprobes/a/enable", "1\n"), 0);
+	expect("/events/kprobes/a/enable", "1\n");
+	expect("/events/kprobes/enable", "X\n");
+	expect("/events/enable", "X\n");
+	cr_expect_eq(wr("/kprobe_events", "-:a\n"), -EBUSY);
+	cr_expect_eq(dp_fs_truncate_file(&fs, &(struct dp_fs_path){ .kind = F_KPROBE_EVENTS }), -EBUSY);
+	expect("/kprobe_events", "p:kprobes/a do_sys_open\np:kprobes/b vfs_read\n");
+	/* only 0 and 1 */
+	cr_expect_eq(wr("/events/kprobes/a/enable", "2\n"), -EINVAL);
+	cr_expect_eq(wr("/events/kprobes/enable", "X\n"), -EINVAL);
+	cr_expect_eq(wr("/events/kprobes/a/enable", "0x1\n"), -EINVAL);
+	/* a trigger makes it busy too */
+	cr_assert_eq(wr("/events/kprobes/a/enable", "0\n"), 0);
+	cr_assert_eq(wr("/events/kprobes/b/trigger", "traceoff\n"), 0);
+	expect("/events/kprobes/b/trigger", "traceoff:unlimited\n");
+	expect("/events/kprobes/b/enable", "0*\n");
+	cr_expect_eq(wr("/kprobe_events", "-:b\n"), -EBUSY);
+	cr_expect_eq(wr("/events/kprobes/b/trigger", "!traceoff\n"), 0);
+	cr_expect_eq(wr("/kprobe_events", "-:b\n"), 0);
+	cr_expect_eq(wr("/events/kprobes/a/trigger", "stacktrace\n"), -EINVAL);
+}
+
+Test(fs, set_event)
+{
+	cr_assert_eq(wr("/kprobe_events",
+			"p:a do_sys_open\np:b vfs_read\np:grp/c do_filp_open\n"), 0);
+	cr_expect_eq(trunc_wr("/set_event", "kprobes:*\n"), 0);
+	expect("/set_event", "kprobes:b\nkprobes:a\n");
+	cr_expect_eq(wr("/set_event", "grp:c !kprobes:a\n"), 0);
+	expect("/set_event", "grp:c\nkprobes:b\n");
+	cr_expect_eq(trunc_wr("/set_event", "a\n"), 0);
+	expect("/set_event", "kprobes:a\n");
+	cr_expect_eq(wr("/set_event", "kprobes:a*\n"), -EINVAL);
+	cr_expect_eq(wr("/set_event", "nosuch:event\n"), -EINVAL);
+	expect("/events/grp/enable", "0\n");
+}
+
+Test(fs, filters)
+{
+	char *log;
+
+	cr_assert_eq(wr("/kprobe_events", "p:a do_sys_open x=%di:s32\n"), 0);
+	cr_expect_eq(wr("/events/kprobes/a/filter", "x == 3\n"), 0);
+	expect("/events/kprobes/a/filter", "x == 3\n");
+	cr_expect_eq(wr("/events/kprobes/a/filter", "nofield == 1\n"), -EINVAL);
+	log = rd_log();
+	cr_expect_str_eq(log, "event filter parse error: error: Field not found\n"
+			      "  Command: nofield == 1\n"
+			      "                   ^\n");
+	free(log);
+	cr_expect_eq(wr("/events/kprobes/a/filter", "0\n"), 0);
+	expect("/events/kprobes/a/filter", "none\n");
+	cr_expect_eq(wr("/events/kprobes/filter", "x > 1\n"), 0);
+	expect("/events/kprobes/a/filter", "x > 1\n");
+}
+
+Test(fs, buffer)
+{
+	char buf[64];
+
+	dp_fs_buf_add(&fs, 1000, "one\n", 4);
+	dp_fs_buf_add(&fs, 1000, "two\n", 4);
+	cr_expect_eq(fs.entries, 2);
+	/* trace_pipe takes whole lines and consumes them */
+	cr_expect_eq(dp_fs_buf_consume(&fs, buf, 6, NULL, NULL), 4);
+	cr_expect_eq(memcmp(buf, "one\n", 4), 0);
+	cr_expect_eq(fs.entries, 1);
+	cr_expect_eq(fs.written, 2);
+	/* a line longer than the read comes in parts */
+	cr_expect_eq(dp_fs_buf_consume(&fs, buf, 2, NULL, NULL), 2);
+	cr_expect_eq(dp_fs_buf_consume(&fs, buf, 10, NULL, NULL), 2);
+	cr_expect_eq(memcmp(buf, "o\n", 2), 0);
+	/* the oldest go when it is full */
+	dp_fs_buf_set_limit(&fs, 8);
+	dp_fs_buf_add(&fs, 1000, "aaa\n", 4);
+	dp_fs_buf_add(&fs, 1000, "bbb\n", 4);
+	dp_fs_buf_add(&fs, 1000, "ccc\n", 4);
+	cr_expect_eq(fs.entries, 2);
+	cr_expect_str_eq(fs.head->text[0] == 'b' ? "b" : "?", "b");
+	/* tracing_on 0: nothing recorded */
+	cr_assert_eq(wr("/tracing_on", "0\n"), 0);
+	dp_fs_buf_add(&fs, 1000, "ddd\n", 4);
+	cr_expect_eq(fs.entries, 2);
+	expect("/tracing_on", "0\n");
+	cr_assert_eq(wr("/tracing_on", "1\n"), 0);
+	cr_expect_eq(wr("/buffer_size_kb", "0\n"), -EINVAL);
+	cr_expect_eq(wr("/buffer_size_kb", "4\n"), 0);
+	expect("/buffer_size_kb", "4\n");
+	cr_expect_eq(dp_fs_truncate_file(&fs, &(struct dp_fs_path){ .kind = F_TRACE }), 0);
+	cr_expect_eq(fs.entries, 0);
+	cr_expect_eq(fs.written, 0);
+}
+
+static bool stop_now(void *priv)
+{
+	(void)priv;
+	return true;
+}
+
+Test(fs, traceoff_and_empty_pipe)
+{
+	char buf[16];
+
+	cr_assert_eq(wr("/kprobe_events", "p:a do_sys_open\n"), 0);
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "traceoff\n"), 0);
+	dp_fs_buf_add(&fs, 1000, "hit\n", 4);
+	/* traceoff runs first: its own event is not recorded */
+	cr_expect_eq(fs.entries, 0);
+	expect("/tracing_on", "0\n");
+	/* an empty trace_pipe waits until told to stop */
+	cr_expect_eq(dp_fs_buf_consume(&fs, buf, sizeof(buf), stop_now, NULL),
+		     -EINTR);
+}
+
+Test(fs, deleting_an_enabled_event_clears_the_buffer)
+{
+	cr_assert_eq(wr("/kprobe_events", "p:a do_sys_open\np:b vfs_read\n"), 0);
+	cr_assert_eq(wr("/events/kprobes/a/enable", "1\n"), 0);
+	cr_assert_eq(wr("/events/kprobes/a/enable", "0\n"), 0);
+	dp_fs_buf_add(&fs, 1001, "line\n", 5);
+	cr_expect_eq(wr("/kprobe_events", "-:b\n"), 0);
+	cr_expect_eq(fs.entries, 1);	/* b was never enabled */
+	cr_expect_eq(wr("/kprobe_events", "-:a\n"), 0);
+	cr_expect_eq(fs.entries, 0);
+}
