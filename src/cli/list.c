@@ -91,8 +91,9 @@ static void print_rows(struct rows *r)
 {
 	char name[512];
 
-	if (r->n)
-		qsort(r->v, r->n, sizeof(*r->v), row_cmp);
+	if (!r->n)
+		return;		/* only events matched, or nothing */
+	qsort(r->v, r->n, sizeof(*r->v), row_cmp);
 	printf("%-40s %-24s %-14s %6s\n", "SYMBOL", "MODULE", "ADDRESS",
 	       "SIZE");
 	for (size_t i = 0; i < r->n; i++) {
@@ -113,7 +114,8 @@ static const char *base_name(const char *path)
  * The tracepoints and SDT probes of @paths, as perf list shows events,
  * under their own heading when there are any.
  */
-static void list_named(const char *const *paths, size_t n, const char *glob)
+static void list_named(const char *const *paths, size_t n, const char *glob,
+		       bool after_rows)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -124,7 +126,8 @@ static void list_named(const char *const *paths, size_t n, const char *glob)
 	for (size_t i = 0; i < n; i++)
 		dp_cli_list_named(paths[i], glob, f);
 	if (!fclose(f) && len)
-		printf("\n%-46s %s\n%s", "EVENT", "KIND", buf);
+		printf("%s%-46s %s\n%s", after_rows ? "\n" : "", "EVENT",
+		       "KIND", buf);
 	free(buf);
 }
 
@@ -143,7 +146,7 @@ static int list_binary(const char *path, const char *glob)
 	ret = add_object(&r, elf, base_name(path), 0, glob);
 	if (!ret) {
 		print_rows(&r);
-		list_named(&path, 1, glob);
+		list_named(&path, 1, glob, r.n > 0);
 	}
 	else
 		fprintf(stderr, "dprobe list: out of memory\n");
@@ -189,7 +192,7 @@ static int list_process(pid_t pid, const char *glob)
 		for (size_t i = 0; paths && i < s->n; i++)
 			if (s->v[i].elf)
 				paths[n++] = s->v[i].open_path;
-		list_named(paths, n, glob);
+		list_named(paths, n, glob, r.n > 0);
 		free(paths);
 	} else {
 		fprintf(stderr, "dprobe list: out of memory\n");
