@@ -4,8 +4,9 @@
  * entry type, time extensions and absolute times, padding, the missed-
  * events flags, a record that ends the page, corrupt and truncated pages
  * refused without a read out of bounds, random pages), the page layout
- * read from header_page/header_event text, private group names and the
- * `format` field reader.
+ * read from header_page/header_event text, private group names, the
+ * `format` field reader, and a tracepoint's record conversion (strings
+ * that overlap are refused, never copied past the buffer).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -385,4 +386,99 @@ Test(kraw, format_fields)
 	cr_assert(f.is_signed);
 	cr_assert_eq(f.size, 4);
 	cr_assert_eq(dp_kformat_next(&pos, &f), 0);
+}
+
+/* ---- tracepoint records (tp.c) ------------------------------------------- */
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/kernel/session.h"
+
+static const char tp_format[] =
+	"name: two\nID: 900\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:__data_loc char[] a;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc char[] b;\toffset:12;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"%s %s\", __get_str(a), __get_str(b)\n";
+
+/* A tracepoint "g:two" with two strings, from a tracefs made here. */
+static void tp_session(struct dp_kernel *k, struct dp_registry *reg,
+		       char *dir)
+{
+	static const char *const names[] = { "g:two" };
+	char p[PATH_MAX], why[256];
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/events", dir);
+	cr_assert_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/events/g", dir);
+	cr_assert_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/events/g/two", dir);
+	cr_assert_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/events/g/two/format", dir);
+	f = fopen(p, "w");
+	cr_assert_not_null(f);
+	fputs(tp_format, f);
+	fclose(f);
+	dp_registry_init(reg);
+	memset(k, 0, sizeof(*k));
+	snprintf(k->tfs.root, sizeof(k->tfs.root), "%s", dir);
+	k->o.reg = reg;
+	k->o.tracepoints = names;
+	k->o.ntracepoints = 1;
+	cr_assert_eq(dp_ktp_translate(k, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(k->nkevs, 1);
+}
+
+static void tp_session_end(struct dp_kernel *k, struct dp_registry *reg,
+			   const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+
+	dp_ktp_free(&k->kevs[0]);
+	free(k->kevs);
+	dp_kread_free(k);
+	dp_registry_free(reg);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(kraw, tracepoint_strings_converted_and_overlaps_refused)
+{
+	char dir[] = "/tmp/dp-kraw-tp.XXXXXX";
+	struct dp_registry reg;
+	struct dp_kernel k;
+	uint8_t rec[16 + 300];
+	const uint8_t *out;
+	uint32_t loc;
+	size_t n;
+
+	tp_session(&k, &reg, dir);
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec + 16, "hello", 6);
+	memcpy(rec + 22, "hi", 3);
+	loc = 6u << 16 | 16;
+	memcpy(rec + 8, &loc, 4);
+	loc = 3u << 16 | 22;
+	memcpy(rec + 12, &loc, 4);
+	out = dp_ktp_convert(&k, &k.kevs[0], rec, 25, &n);
+	cr_assert_not_null(out);
+	cr_assert_eq(n, 16 + 6 + 3);
+	cr_assert_str_eq((const char *)out + 16, "hello");
+	cr_assert_str_eq((const char *)out + 22, "hi");
+
+	/* both strings the same 300 bytes: more than the record holds */
+	memset(rec + 16, 'x', 299);
+	rec[16 + 299] = '\0';
+	loc = 300u << 16 | 16;
+	memcpy(rec + 8, &loc, 4);
+	memcpy(rec + 12, &loc, 4);
+	cr_assert_null(dp_ktp_convert(&k, &k.kevs[0], rec, sizeof(rec), &n));
+	tp_session_end(&k, &reg, dir);
 }

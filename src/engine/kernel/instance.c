@@ -26,13 +26,14 @@ int dp_kinst_create(const struct dp_tfs *t, pid_t pid, char *rel, size_t len)
 
 int dp_kinst_remove(const struct dp_tfs *t, const char *rel)
 {
-	char file[PATH_MAX], p[PATH_MAX];
+	char p[PATH_MAX];
 
-	/* the kernel refuses to delete an event enabled anywhere: off first */
-	snprintf(file, sizeof(file), "%s/events/enable", rel);
-	dp_tfs_write(t, file, "0");
-	snprintf(file, sizeof(file), "%s/tracing_on", rel);
-	dp_tfs_write(t, file, "0");
+	/*
+	 * No disabling first: the kernel disables an instance's events as
+	 * it removes it, and refuses (EBUSY) while a file of it is open, so
+	 * the instance of a live run (one we took for dead: its pid is in
+	 * another pid namespace) is left as it was.
+	 */
 	if (dp_tfs_path(t, rel, p, sizeof(p)))
 		return -ENAMETOOLONG;
 	if (rmdir(p) && errno != ENOENT)
@@ -49,7 +50,11 @@ int dp_kevent_delete(const struct dp_tfs *t, const char *file,
 	return dp_tfs_append(t, file, cmd);
 }
 
-/* Whether @pid is a dprobe still running (its instance is in use). */
+/*
+ * Whether @pid is a dprobe still running (its instance is in use).  Not
+ * ours: cleanup runs before a run creates anything, so what bears our
+ * pid is a dead run's whose pid we were given again.
+ */
 static bool dprobe_alive(pid_t pid)
 {
 	char p[64], exe[PATH_MAX];
@@ -57,7 +62,7 @@ static bool dprobe_alive(pid_t pid)
 	ssize_t n;
 
 	if (pid == getpid())
-		return true;
+		return false;
 	snprintf(p, sizeof(p), "/proc/%d/exe", (int)pid);
 	n = readlink(p, exe, sizeof(exe) - 1);
 	if (n < 0)

@@ -49,7 +49,8 @@ void dp_tfs_error_log(const struct dp_tfs *t, const char *cmd, char *out,
 /* "instances/dprobe.PID": 0 or -errno. */
 int dp_kinst_create(const struct dp_tfs *t, pid_t pid, char *rel,
 		    size_t len);
-/* Disable what is enabled in it, then remove it: 0 or -errno. */
+/* Remove it (the kernel disables its events): 0, or -EBUSY while a
+ * file of it is open, or -errno. */
 int dp_kinst_remove(const struct dp_tfs *t, const char *rel);
 /* dp_kernel_cleanup() with the reason for a failure in @why. */
 int dp_kcleanup(FILE *report, char *why, size_t whylen);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The reader: binary pages from each CPU's trace_pipe_raw, records put in
- * time order across CPUs (per round), mapped from the kernel's event ids
- * to dprobe's, filtered in user space and handed to the sink, with the
- * thread's comm and tgid from /proc (cached: the kernel's own `trace`
- * shows "<...>" when it no longer knows a pid, and so does dprobe).
+ * time order across CPUs (a record waits until no CPU can precede it),
+ * mapped from the kernel's event ids to dprobe's, filtered in user space
+ * and handed to the sink, with the thread's comm and tgid from /proc
+ * (cached: the kernel's own `trace` shows "<...>" when it no longer knows
+ * a pid, and so does dprobe).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -274,7 +275,8 @@ static void lost(struct dp_kernel *k, const struct dp_kraw_page *pg, int cpu)
 		k->o.sink.lost(k->o.sink.priv, cpu, n);
 }
 
-static int parse_page(struct dp_kernel *k, size_t n, int cpu)
+/* Parse one page; *@last: the time of its last entry. */
+static int parse_page(struct dp_kernel *k, size_t n, int cpu, uint64_t *last)
 {
 	struct dp_kraw_page pg;
 	struct dp_kraw_rec r;
@@ -293,26 +295,37 @@ static int parse_page(struct dp_kernel *k, size_t n, int cpu)
 	if (ret < 0)
 		fprintf(k->log, "dprobe: the rest of a malformed page from "
 			"cpu%d's buffer was skipped\n", cpu);
+	*last = pg.ts;
 	return 0;
 }
 
-static int read_cpu(struct dp_kernel *k, const struct kcpu *c)
+/*
+ * Up to @max pages of one CPU, stopping early once a page ends after
+ * @until.  1 if the CPU may have more, 0 if it is empty, or -errno.
+ * *@last: the time of the last entry read.
+ */
+static int read_cpu(struct dp_kernel *k, const struct kcpu *c, int max,
+		    uint64_t until, uint64_t *last)
 {
-	for (int i = 0; i < PAGES_PER_ROUND; i++) {
+	for (int i = 0; i < max; i++) {
 		ssize_t n = read(c->fd, k->page, k->layout.page_size);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR) {
+			i--;
 			continue;
+		}
 		if (n < 0 && errno == EAGAIN)
 			return 0;
 		if (n < 0)
 			return -errno;
 		if (!n)
 			return 0;
-		if (parse_page(k, (size_t)n, c->cpu))
+		if (parse_page(k, (size_t)n, c->cpu, last))
 			return -ENOMEM;
+		if (*last > until)
+			return 0;
 	}
-	return 0;
+	return 1;
 }
 
 static int rec_cmp(const void *pa, const void *pb)
@@ -324,22 +337,90 @@ static int rec_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-int dp_kread_drain(struct dp_kernel *k)
+/*
+ * Keep the sorted records from @from on (those after the round's mark)
+ * for the next round, at the start of the arena.
+ */
+static int hold(struct dp_kernel *k, size_t from)
 {
-	int ret = 0;
+	size_t n = k->nrecs - from, len = 0;
+	uint8_t *tmp;
 
 	k->nrecs = 0;
 	k->arena_len = 0;
-	for (int i = 0; !ret && i < k->ncpus; i++)
-		ret = read_cpu(k, &k->cpus[i]);
+	if (!n)
+		return 0;
+	for (size_t i = from; i < from + n; i++)
+		len += k->recs[i].len;
+	tmp = malloc(len ? len : 1);
+	if (!tmp)
+		return -ENOMEM;
+	len = 0;
+	for (size_t i = from; i < from + n; i++) {
+		memcpy(tmp + len, k->arena + k->recs[i].off, k->recs[i].len);
+		k->recs[i].off = len;
+		len += k->recs[i].len;
+	}
+	memcpy(k->arena, tmp, len);
+	free(tmp);
+	memmove(k->recs, k->recs + from, n * sizeof(*k->recs));
+	for (size_t i = 0; i < n; i++)
+		k->recs[i].seq = i;
+	k->nrecs = n;
+	k->arena_len = len;
+	return 0;
+}
+
+/* CLOCK_MONOTONIC in ns, the instance's trace_clock "mono". */
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Records are put in order across CPUs only among those read together,
+ * so a round hands on only what no CPU can still add an older record
+ * to: those up to the time the round began (less the moment a record
+ * takes from its timestamp to its commit), and not past the last record
+ * read from a CPU whose round was cut short.  The rest waits.  The
+ * final drain reads each CPU up to the time it began, and hands on all.
+ */
+#define COMMIT_SLACK_NS	(10 * 1000 * 1000)
+#define FINAL_MAX_PAGES	(1 << 16)
+
+int dp_kread_drain(struct dp_kernel *k, bool final)
+{
+	uint64_t now = mono_now(), mark;
+	size_t out;
+	int ret = 0;
+
+	mark = !k->mono_clock || final ? UINT64_MAX :
+	       now > COMMIT_SLACK_NS ? now - COMMIT_SLACK_NS : 0;
+	for (int i = 0; i < k->ncpus; i++) {
+		uint64_t last = 0;
+
+		ret = final ? read_cpu(k, &k->cpus[i], FINAL_MAX_PAGES,
+				       k->mono_clock ? now : UINT64_MAX, &last) :
+		      read_cpu(k, &k->cpus[i], PAGES_PER_ROUND, UINT64_MAX,
+			       &last);
+		if (ret < 0)
+			break;
+		if (ret > 0 && !final && last < mark)
+			mark = last;
+	}
 	if (k->nrecs)
 		qsort(k->recs, k->nrecs, sizeof(*k->recs), rec_cmp);
-	for (size_t i = 0; i < k->nrecs; i++) {
-		const struct krec *r = &k->recs[i];
+	for (out = 0; out < k->nrecs && k->recs[out].ts <= mark; out++) {
+		const struct krec *r = &k->recs[out];
 
 		record(k, k->arena + r->off, r->len, r->ts, r->cpu);
 	}
-	return ret;
+	if (hold(k, out) && !ret)
+		ret = -ENOMEM;
+	return ret < 0 ? ret : 0;
 }
 
 int dp_kread_wait(struct dp_kernel *k, const sigset_t *mask)

@@ -186,8 +186,9 @@ static int inst_read(struct dp_kernel *k, const char *file, char **buf)
 	return dp_tfs_read(&k->tfs, rel, buf, NULL);
 }
 
-/* Append the thread ids of @pid to @buf. */
-static void add_tids(pid_t pid, char *buf, size_t len)
+/* Add the thread ids of @pid to @f, each whole: one cut short would
+ * name another thread. */
+static void add_tids(pid_t pid, FILE *f)
 {
 	char p[64];
 	struct dirent *d;
@@ -196,21 +197,42 @@ static void add_tids(pid_t pid, char *buf, size_t len)
 	snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
 	dir = opendir(p);
 	if (!dir) {
-		snprintf(buf + strlen(buf), len - strlen(buf), "%d ", (int)pid);
+		fprintf(f, "%d ", (int)pid);
 		return;
 	}
 	while ((d = readdir(dir)))
 		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
-			snprintf(buf + strlen(buf), len - strlen(buf), "%s ",
-				 d->d_name);
+			fprintf(f, "%s ", d->d_name);
 	closedir(dir);
+}
+
+/* set_event_pid: the traced processes' threads, in one write. */
+static int set_event_pids(struct dp_kernel *k)
+{
+	char *pids = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&pids, &len);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	for (int i = 0; i < k->npids; i++)
+		add_tids(k->pids[i], f);
+	ret = fclose(f) ? -ENOMEM : inst_write(k, "set_event_pid", pids);
+	free(pids);
+	return ret;
 }
 
 static int make_instance(struct dp_kernel *k, char *why, size_t whylen)
 {
-	char pids[8192] = "";
 	int ret = dp_kinst_create(&k->tfs, getpid(), k->inst, sizeof(k->inst));
 
+	if (ret == -EEXIST) {
+		say(why, whylen, "%s/%s is in use by another dprobe with this "
+		    "pid (in another pid namespace); stop that one, or run "
+		    "`dprobe cleanup` once it is gone", k->tfs.root, k->inst);
+		return ret;
+	}
 	if (ret) {
 		say(why, whylen, "cannot create %s/%s: %s", k->tfs.root,
 		    k->inst, strerror(-ret));
@@ -218,18 +240,17 @@ static int make_instance(struct dp_kernel *k, char *why, size_t whylen)
 	}
 	k->inst_made = true;
 	/* CLOCK_MONOTONIC, as the other engines' timestamps */
-	if (inst_write(k, "trace_clock", "mono"))
+	k->mono_clock = !inst_write(k, "trace_clock", "mono");
+	if (!k->mono_clock)
 		fprintf(k->log, "dprobe: this kernel has no 'mono' trace "
 			"clock; timestamps are its default clock's\n");
 	inst_write(k, "buffer_percent", "0");
 	if (!k->npids)
 		return 0;
-	for (int i = 0; i < k->npids; i++)
-		add_tids(k->pids[i], pids, sizeof(pids));
 	/* threads (and with -f, children) join the list as they are made */
 	ret = inst_write(k, "options/event-fork", "1");
 	if (!ret)
-		ret = inst_write(k, "set_event_pid", pids);
+		ret = set_event_pids(k);
 	if (ret)
 		say(why, whylen, "cannot restrict %s to the traced processes "
 		    "(set_event_pid, options/event-fork): %s", k->inst,
@@ -364,9 +385,15 @@ static void teardown(struct dp_kernel *k)
 		close(k->cpus[i].fd);
 	k->ncpus = 0;
 	/* an instance with an open file cannot go: buffers closed first */
-	if (k->inst_made && dp_kinst_remove(&k->tfs, k->inst))
-		fprintf(k->log, "dprobe: could not remove %s/%s; `dprobe "
-			"cleanup` will\n", k->tfs.root, k->inst);
+	if (k->inst_made && dp_kinst_remove(&k->tfs, k->inst)) {
+		/* someone holds a file of it open: our events off at least,
+		 * or the kernel will not let them be deleted */
+		inst_write(k, "events/enable", "0");
+		inst_write(k, "tracing_on", "0");
+		fprintf(k->log, "dprobe: could not remove %s/%s (a file of it "
+			"is open); `dprobe cleanup` will once it is closed\n",
+			k->tfs.root, k->inst);
+	}
 	k->inst_made = false;
 	for (size_t i = k->nkevs; i-- > 0;) {
 		struct kev *e = &k->kevs[i];
@@ -456,6 +483,31 @@ static void child_main(int rfd, char *const argv[], const sigset_t *mask)
 	_exit(127);
 }
 
+/*
+ * The kernel filters events by its own pids (set_event_pid) and records
+ * them: from inside a child pid namespace, whose pids are not those, the
+ * traced processes would never be seen.  The initial pid namespace has
+ * a fixed inode number (PROC_PID_INIT_INO).
+ */
+#define INIT_PIDNS	"pid:[4026531836]"
+
+static int check_pidns(char *why, size_t whylen)
+{
+	char ns[64];
+	ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
+
+	if (n < 0)
+		return 0;	/* no such link: an old kernel, no namespaces */
+	ns[n] = '\0';
+	if (!strcmp(ns, INIT_PIDNS))
+		return 0;
+	say(why, whylen, "the kernel engine cannot follow processes from "
+	    "inside a pid namespace (the kernel filters and records its own "
+	    "pids, which this namespace does not show); run dprobe in the "
+	    "host's pid namespace, or use --engine agent or --engine ptrace");
+	return -ENOTSUP;
+}
+
 int dp_kernel_launch(const struct dp_kernel_opts *o, char *const argv[],
 		     struct dp_kernel **out, char *why, size_t whylen)
 {
@@ -463,7 +515,9 @@ int dp_kernel_launch(const struct dp_kernel_opts *o, char *const argv[],
 	int fds[2], ret;
 	pid_t pid;
 
-	ret = session_new(o, &k, why, whylen);
+	ret = check_pidns(why, whylen);
+	if (!ret)
+		ret = session_new(o, &k, why, whylen);
 	if (ret)
 		return ret;
 	if (pipe2(fds, O_CLOEXEC)) {
@@ -513,8 +567,10 @@ int dp_kernel_attach(const struct dp_kernel_opts *o, const pid_t *pids,
 		     size_t whylen)
 {
 	struct dp_kernel *k;
-	int ret = session_new(o, &k, why, whylen);
+	int ret = npids ? check_pidns(why, whylen) : 0;
 
+	if (!ret)
+		ret = session_new(o, &k, why, whylen);
 	if (ret)
 		return ret;
 	for (int i = 0; i < npids; i++) {
@@ -714,7 +770,7 @@ int dp_kernel_run(struct dp_kernel *k, int *status)
 	while (!k->stop && !all_gone(k)) {
 		ret = dp_kread_wait(k, k->o.child_mask ? k->o.child_mask : &none);
 		if (!ret)
-			ret = dp_kread_drain(k);
+			ret = dp_kread_drain(k, false);
 		if (ret)
 			break;
 		if (k->want_profile && k->profile_cb) {
@@ -725,7 +781,7 @@ int dp_kernel_run(struct dp_kernel *k, int *status)
 	}
 	/* what was written before the end is in the buffers: read it all */
 	if (!ret)
-		ret = dp_kread_drain(k);
+		ret = dp_kread_drain(k, true);
 	read_profile(k);
 	read_overruns(k);
 	teardown(k);

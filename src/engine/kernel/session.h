@@ -50,6 +50,8 @@ struct dp_kernel {
 	struct kcpu *cpus;
 	int ncpus;
 	struct dp_kraw_layout layout;
+	bool mono_clock;	/* trace_clock is "mono": records' times
+				 * compare with CLOCK_MONOTONIC */
 	uint8_t *page;
 	pid_t child;		/* launched, not reaped yet; -1 */
 	pid_t *pids;		/* the processes traced (tgids) */
@@ -73,7 +75,9 @@ struct dp_kernel {
 
 /* read.c: wait for data (signals in @mask may come), read what is there. */
 int dp_kread_wait(struct dp_kernel *k, const sigset_t *mask);
-int dp_kread_drain(struct dp_kernel *k);
+/* Hand on the records no CPU can precede any more (@final: all of
+ * them, every CPU read to its end): 0 or -errno. */
+int dp_kread_drain(struct dp_kernel *k, bool final);
 void dp_kread_free(struct dp_kernel *k);
 
 /* tp.c: kernel tracepoints named in opts.tracepoints. */

@@ -281,10 +281,10 @@ const uint8_t *dp_ktp_convert(struct dp_kernel *k, const struct kev *e,
 			      const uint8_t *rec, size_t len, size_t *out_len)
 {
 	const struct ktp *tp = e->tp;
-	size_t dyn = tp->fixed, n;
+	size_t dyn = tp->fixed, n, cap = tp->fixed + len + tp->n;
 	const uint8_t *s;
 	uint16_t id = (uint16_t)e->ev->id;
-	uint8_t *out = conv_room(k, tp->fixed + len + tp->n);
+	uint8_t *out = conv_room(k, cap);
 
 	if (!out || len < DP_TP_HEAD_SIZE)
 		return NULL;
@@ -300,7 +300,9 @@ const uint8_t *dp_ktp_convert(struct dp_kernel *k, const struct kev *e,
 			memcpy(out + t->off, rec + t->koff, t->ksize);
 			continue;
 		}
-		if (kstring(t, rec, len, &s, &n))
+		/* room for the record's own strings, each once: a record
+		 * whose strings overlap is malformed */
+		if (kstring(t, rec, len, &s, &n) || dyn + n + 1 > cap)
 			return NULL;
 		/* every string ends in a NUL of its own */
 		memcpy(out + dyn, s, n);
