@@ -336,7 +336,12 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 	struct dp_cli_lines l = { 0 };
 	int bad = 0, ret = 0;
 
-	if (nm->o->kernel && is_kernel_tracepoint(line)) {
+	/* on the kernel engine an application tracepoint cannot be
+	 * enabled (it calls the agent), so GROUP:NAME is the kernel's;
+	 * sdt_PROVIDER:NAME stays an SDT probe (uprobes) */
+	if ((nm->o->kernel || (nm->o->engine == ENGINE_KERNEL &&
+			       strncmp(line, "sdt_", 4))) &&
+	    is_kernel_tracepoint(line)) {
 		if (nm->c->nktps == MAX_DEFS)
 			return 1;
 		/* a line of -e @FILE goes with its file: keep a copy */
@@ -386,6 +391,18 @@ static int apply_def(struct dp_registry *reg, struct named *nm,
 	return bad ? -1 : 0;
 }
 
+/* --filter EVENT=EXPR for a kernel tracepoint: the kernel engine sets it
+ * once the tracepoint's format has given its fields. */
+static bool names_kernel_tracepoint(const struct trace_ctx *c, const char *f)
+{
+	const char *eq = strchr(f, '=');
+
+	for (size_t i = 0; eq && i < c->nktps; i++)
+		if (dp_kernel_tp_named(c->ktps[i], f, (size_t)(eq - f)))
+			return true;
+	return false;
+}
+
 /* Definitions, then filters; every event enabled. */
 static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 			const char *binary)
@@ -405,7 +422,8 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 	dp_cli_objs_free(&nm.objs);
 	dp_resolver_free(&res);
 	for (int i = 0; !bad && i < o->nfilters; i++)
-		bad |= dp_cli_apply_filter(&c->reg, o->filters[i], false);
+		if (!names_kernel_tracepoint(c, o->filters[i]))
+			bad |= dp_cli_apply_filter(&c->reg, o->filters[i], false);
 	if (bad)
 		return -1;
 	if (!c->reg.events && !c->nktps) {
@@ -600,6 +618,7 @@ static int start_kernel(struct trace_ctx *c, const struct trace_opts *o,
 		.child_mask = mask, .binary = binary,
 		.tracepoints = (const char *const *)c->ktps,
 		.ntracepoints = c->nktps,
+		.filters = o->filters, .nfilters = (size_t)o->nfilters,
 	};
 	char why[4096] = "";
 	int err;

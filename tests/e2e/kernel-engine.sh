@@ -500,6 +500,32 @@ grep -q 'sched_process_exec: filename="/bin/true" pid=[0-9]* old_pid=[0-9]*$' \
 	"$T/ktp.kernel" || why "line: $(cat "$T/ktp.kernel")"
 result "--kernel: a kernel tracepoint, its format's fields"
 
+# on --engine kernel a GROUP:NAME that is no SDT probe is the kernel's,
+# next to a uprobe of the program
+dp kernel ktp2 trace --engine kernel -e sched:sched_process_exec \
+	-e 'p:w work a=%di:s32' -- "$WORK_EX"
+[ "$rc" = 0 ] || why "exit status $rc: $(cat "$T/ktp2.kernel.err")"
+grep -q 'sched_process_exec: filename=".*/work" pid=' "$T/ktp2.kernel" ||
+	why "no exec line: $(cat "$T/ktp2.kernel")"
+[ "$(grep -c ' w: (work+0x0/' "$T/ktp2.kernel")" = 3 ] || why "not 3 w: lines"
+result "--engine kernel: GROUP:NAME is a kernel tracepoint"
+
+# --filter on a tracepoint's fields (known once its format is read), run in
+# user space as for probe events; a bad one is the kernel's filter error
+dp kernel ktpf trace -f --kernel -e sched:sched_process_exec \
+	--filter 'sched_process_exec=filename ~ "*/true"' -- \
+	sh -c '/bin/true; /bin/echo x >/dev/null'
+grep -q 'filename="/bin/true"' "$T/ktpf.kernel" || why "no /bin/true line"
+grep -q 'filename="/bin/echo"' "$T/ktpf.kernel" && why "/bin/echo not filtered"
+grep -q ' 2 filtered' "$T/ktpf.kernel.err" ||
+	why "summary: $(tail -n 1 "$T/ktpf.kernel.err")"
+dp kernel ktpbad trace --kernel -e sched:sched_process_exec \
+	--filter 'sched:sched_process_exec=nosuch == 1' -- /bin/true
+[ "$rc" = 1 ] || why "bad filter: exit status $rc"
+grep -q 'error: Field not found' "$T/ktpbad.kernel.err" ||
+	why "bad filter: $(cat "$T/ktpbad.kernel.err")"
+result "--filter on a kernel tracepoint"
+
 "$DPROBE" list --kernel 'sched:sched_process_e*' >"$T/list.out" 2>&1
 grep -q '^sched:sched_process_exec  *\[Tracepoint event\]$' "$T/list.out" ||
 	why "list: $(cat "$T/list.out")"

@@ -36,7 +36,15 @@ struct dp_kernel_opts {
 	 * DP_KIND_TRACEPOINT events whose fields are the kernel's. */
 	const char *const *tracepoints;
 	size_t ntracepoints;
+	/* --filter EVENT=EXPR for those tracepoints (their fields are known
+	 * only once their format is read); others are ignored here. */
+	const char *const *filters;
+	size_t nfilters;
 };
+
+/* Whether @event (@len bytes: NAME, GROUP:NAME or GROUP/NAME) names the
+ * kernel tracepoint @tp ("GROUP:NAME"). */
+bool dp_kernel_tp_named(const char *tp, const char *event, size_t len);
 
 struct dp_kernel;
 

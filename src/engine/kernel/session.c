@@ -430,6 +430,8 @@ static int session_new(const struct dp_kernel_opts *o, struct dp_kernel **out,
 	if (!ret)
 		ret = dp_ktp_translate(k, why, whylen);
 	if (!ret)
+		ret = dp_ktp_filters(k, why, whylen);
+	if (!ret)
 		ret = check_kernel(k, why, whylen);
 	if (!ret)
 		ret = read_layout(k, why, whylen);

@@ -82,6 +82,7 @@ void dp_kread_free(struct dp_kernel *k);
 
 /* tp.c: kernel tracepoints named in opts.tracepoints. */
 int dp_ktp_translate(struct dp_kernel *k, char *why, size_t whylen);
+int dp_ktp_filters(struct dp_kernel *k, char *why, size_t whylen);
 int dp_ktp_enable(struct dp_kernel *k, struct kev *e, char *why,
 		  size_t whylen);
 /* The record in dprobe's layout for e->ev; NULL if malformed. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine/kernel/session.h"
+#include "event/filter.h"
 
 enum tkind { TK_NUM, TK_ARRAY, TK_CHARS, TK_LOC, TK_REL };
 
@@ -215,6 +216,53 @@ int dp_ktp_translate(struct dp_kernel *k, char *why, size_t whylen)
 		ret = add_tracepoint(k, k->o.tracepoints[i], why, whylen);
 		if (ret)
 			return ret;
+	}
+	return 0;
+}
+
+bool dp_kernel_tp_named(const char *tp, const char *event, size_t len)
+{
+	const char *colon = strchr(tp, ':');
+	size_t glen;
+
+	if (!colon)
+		return false;
+	glen = (size_t)(colon - tp);
+	if (len == strlen(colon + 1) && !strncmp(event, colon + 1, len))
+		return true;			/* NAME */
+	return len == strlen(tp) && !strncmp(event, tp, glen) &&
+	       (event[glen] == ':' || event[glen] == '/') &&
+	       !strncmp(event + glen + 1, colon + 1, len - glen - 1);
+}
+
+/*
+ * The --filter expressions of the session's tracepoints, compiled against
+ * the fields their format gave, and run in user space as the other
+ * events' are.  A bad one is reported as the kernel's filter error_log.
+ */
+int dp_ktp_filters(struct dp_kernel *k, char *why, size_t whylen)
+{
+	for (size_t i = 0; i < k->o.nfilters; i++) {
+		const char *f = k->o.filters[i], *eq = strchr(f, '=');
+		struct dp_filter_error fe = { 0 };
+
+		for (size_t j = 0; eq && j < k->nkevs; j++) {
+			struct kev *e = &k->kevs[j];
+			char tp[2 * DP_MAX_EVENT_NAME_LEN + 1];
+
+			if (e->file)
+				continue;	/* a probe: trace.c set it */
+			snprintf(tp, sizeof(tp), "%s:%s", e->ev->group,
+				 e->ev->name);
+			if (!dp_kernel_tp_named(tp, f, (size_t)(eq - f)))
+				continue;
+			if (dp_event_set_filter(e->ev, eq + 1, &fe)) {
+				dp_filter_error_log_print(eq + 1, &fe, stderr);
+				snprintf(why, whylen, "--filter: a bad filter for "
+					 "%s", tp);
+				return -EINVAL;
+			}
+		}
 	}
 	return 0;
 }
