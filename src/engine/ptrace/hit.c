@@ -367,23 +367,15 @@ static void emit_returns(struct thread *t, const struct ret_inst *ri,
 	}
 }
 
-static int trampoline_hit(struct thread *t, struct dp_regs *regs)
+int rets_complete(struct thread *t, struct dp_regs *regs)
 {
-	struct dp_tracer *tr = t->proc->tracer;
 	int i = (int)t->nrets - 1;
 	uint64_t orig = 0;
 
 	while (i >= 0 && t->rets[i].sp + 8 != regs->sp)
 		i--;
-	if (i < 0) {
-		/* no instance for this frame: nothing to return to; the
-		 * kernel's uretprobes send SIGILL in this case */
-		tracer_log(tr, "dprobe: thread %d returned through the trampoline "
-			   "with no pending return (sp 0x%lx)\n", t->tid,
-			   (unsigned long)regs->sp);
-		t->pending_sig = SIGILL;
-		return 0;
-	}
+	if (i < 0)
+		return -ENOENT;
 	while (t->nrets > (unsigned)i + 1)
 		drop_return(t->proc, &t->rets[--t->nrets]);
 	while (t->nrets && t->rets[t->nrets - 1].sp + 8 == regs->sp) {
@@ -393,6 +385,19 @@ static int trampoline_hit(struct thread *t, struct dp_regs *regs)
 		orig = ri->orig_ret;
 	}
 	regs->ip = orig;
+	return 0;
+}
+
+static int trampoline_hit(struct thread *t, struct dp_regs *regs)
+{
+	if (!rets_complete(t, regs))
+		return 0;
+	/* no instance for this frame: nothing to return to; the kernel's
+	 * uretprobes send SIGILL in this case */
+	tracer_log(t->proc->tracer, "dprobe: thread %d returned through the "
+		   "trampoline with no pending return (sp 0x%lx)\n", t->tid,
+		   (unsigned long)regs->sp);
+	t->pending_sig = SIGILL;
 	return 0;
 }
 

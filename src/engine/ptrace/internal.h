@@ -74,6 +74,10 @@ struct proc {
 	bool detach_after_exec;		/* an unfollowed vfork child */
 	bool armed_libs;		/* probes in libraries resolved (entry seen) */
 	bool started;			/* every probe armed; its code is running */
+	/* a vfork child still in its parent's memory: the parent's pid */
+	pid_t vfork_parent;
+	/* another process runs in this memory: our pages stay mapped */
+	bool shared_mm;
 	struct dp_mm mm;
 	struct dp_proc *sym;		/* maps, objects, symbols */
 	struct dp_symbolizer symbolizer;
@@ -137,6 +141,10 @@ int hit_handle(struct thread *t, struct dp_regs *regs);
 /* Give every pending return of @t back (detach, unwinding). */
 void rets_restore(struct thread *t, bool count_dropped);
 int rets_copy(struct thread *dst, const struct thread *src);
+/* @t returned into the trampoline (@regs->sp just above the return
+ * address it popped): record the return and set @regs->ip to the real
+ * return address.  0, or -ENOENT if no pending return is for this frame. */
+int rets_complete(struct thread *t, struct dp_regs *regs);
 /* The thread is gone: its pending returns are misses. */
 void rets_discard(struct thread *t);
 
@@ -145,6 +153,19 @@ void rets_discard(struct thread *t);
 void sigtrap_snapshot(struct thread *t);
 /* After one of our traps in @t: undo the kernel's reset of the action. */
 void sigtrap_fixup(struct thread *t);
+
+/* ---- release.c: giving our pages back on detach ----------------------- */
+/*
+ * Every thread of @p stopped and the int3s out: a thread stopped in a slot
+ * or on the trampoline is moved to the equivalent place in its own code.
+ * Call before rets_restore() (the trampoline needs the pending returns).
+ */
+void pages_evacuate(struct proc *p);
+/*
+ * After rets_restore(): unmap the slot pages and the scratch page, but
+ * keep (and say why) a page some thread may still reach.
+ */
+void pages_release(struct proc *p);
 
 /* ---- tracer.c ----------------------------------------------------------- */
 struct thread *thread_find(struct dp_tracer *t, pid_t tid);

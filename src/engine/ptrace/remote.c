@@ -263,7 +263,10 @@ uint64_t dp_remote_mmap_near(struct dp_mm *mm, pid_t tid, uint64_t near,
 	}
 	/*
 	 * Walk down from just below @near, then up from it, in 1 MiB steps
-	 * within 1.5 GB: anything there is in rel32 reach of the code.
+	 * within 1.5 GB: anything there is in rel32 reach of the code.  The
+	 * walk down stops above page 0: a target with CAP_SYS_RAWIO (root)
+	 * may map it despite vm.mmap_min_addr, and a page at NULL would both
+	 * read as failure here and make the program's NULL pointers valid.
 	 */
 	args[3] |= MAP_FIXED_NOREPLACE;
 	for (int dir = -1; dir <= 1; dir += 2) {
@@ -271,7 +274,7 @@ uint64_t dp_remote_mmap_near(struct dp_mm *mm, pid_t tid, uint64_t near,
 			uint64_t hint = dir < 0 ? (near & ~(step - 1)) - d
 						: (near & ~(step - 1)) + d;
 
-			if (dir < 0 && hint > near)
+			if (dir < 0 && (near & ~(step - 1)) <= d)
 				break;
 			args[0] = hint;
 			if (dp_remote_syscall(mm, tid, SYS_mmap, args, &ret,

@@ -10,7 +10,8 @@
  *   3. write the single int3 byte.  A one-byte write is atomic for other
  *      threads: they execute either the old instruction or the trap.
  * Disarming writes the original byte back; slots and pages stay mapped so
- * a thread that is inside a slot at that moment still finishes there.
+ * a thread that is inside a slot at that moment still finishes there.  A
+ * detach, with every thread stopped, unmaps them (release.c).
  *
  * Reference counters (a uprobe's "(REF)", the semaphore that SDT probe
  * code tests before it fires) count as the kernel's update_ref_ctr()

@@ -218,8 +218,13 @@ static int wait_first_stop(pid_t tid)
 static void release_child(struct proc *c, struct thread *ct)
 {
 	if (ct->stopped || wait_first_stop(ct->tid) == 0) {
+		ct->stopped = true;
+		c->silent = true;	/* its returns are not events */
 		sites_disarm_all(c);
+		pages_evacuate(c);
 		rets_restore(ct, false);
+		/* the fork copied our pages into it too */
+		pages_release(c);
 		ptrace(PTRACE_DETACH, ct->tid, NULL, NULL);
 	}
 	proc_del(c);
@@ -242,8 +247,10 @@ static void on_fork(struct thread *t, pid_t child, bool vfork, bool follow)
 	}
 	/* a vfork child runs in its parent's memory: the reference counters
 	 * there count the parent's probes, once */
-	if (vfork)
+	if (vfork) {
 		sites_drop_ref_ctrs(c);
+		c->vfork_parent = t->proc->pid;
+	}
 	ct->stopped = take_early(tr, child);
 	if (!follow && !vfork) {
 		release_child(c, ct);
@@ -280,6 +287,7 @@ static void on_exec(struct thread *t, bool initial, char *why, size_t whylen,
 	p->armed_libs = false;
 	/* the new image has its own (no) SIGTRAP action and no page of ours */
 	p->scratch = 0;
+	p->vfork_parent = 0;
 	p->trap_watch = false;
 	dp_mm_close(&p->mm);
 	dp_proc_close(p->sym);
@@ -522,6 +530,7 @@ static bool stop_for_detach(struct thread *t)
 			sites_forget(t->proc);
 			t->nrets = 0;
 			t->proc->scratch = 0;
+			t->proc->vfork_parent = 0;
 			t->proc->trap_watch = false;
 			return true;
 		case 0:
@@ -601,14 +610,31 @@ static void detach_proc(struct proc *p)
 	for (t = p->threads; t; t = t->next)
 		drain_traps(t);
 	sites_disarm_all(p);
+	/* out of slots and the trampoline while the returns are known */
+	pages_evacuate(p);
 	for (t = p->threads; t; t = t->next)
 		rets_restore(t, true);
+	pages_release(p);
 	for (t = p->threads; t; t = t->next)
 		ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(long)t->pending_sig);
 }
 
+/* A parent whose vfork child still runs in its memory keeps its pages:
+ * marked before either is detached (the child may go first). */
+static void mark_shared_mm(struct dp_tracer *tr)
+{
+	for (struct proc *c = tr->procs; c; c = c->next) {
+		if (!c->vfork_parent)
+			continue;
+		for (struct proc *p = tr->procs; p; p = p->next)
+			if (p->pid == c->vfork_parent)
+				p->shared_mm = true;
+	}
+}
+
 static void detach_all(struct dp_tracer *tr)
 {
+	mark_shared_mm(tr);
 	while (tr->procs) {
 		struct proc *p = tr->procs;
 
