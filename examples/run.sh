@@ -24,7 +24,7 @@ tp=$(dirname "$dprobe")/examples/tracepoint_example
 if [ -x "$tp" ]; then
 	echo
 	echo "== application tracepoints: dprobe list -x $tp 'shop:*' =="
-	"$dprobe" list -x "$tp" 'shop:*' | sed -n '/^EVENT/,$p'
+	"$dprobe" list -x "$tp" 'shop:*'
 	echo
 	echo "== dprobe trace -e shop:order -e shop:restock -- $tp =="
 	"$dprobe" trace -e shop:order -e shop:restock -- "$tp"
@@ -40,4 +40,16 @@ if readelf -n /usr/bin/python3.11 2>/dev/null | grep -q function__return; then
 def fib(n):
     return n if n < 2 else fib(n - 1) + fib(n - 2)
 print(fib(4))'
+fi
+if [ "$(id -u)" = 0 ] && [ -e /sys/kernel/tracing/uprobe_events ]; then
+	echo
+	echo "== the same probes through the host kernel's uprobe_events (--engine kernel) =="
+	"$dprobe" trace --engine kernel -e @examples/work.probes -- "$bin"
+	echo
+	echo "== a kernel tracepoint: dprobe stat --kernel -e syscalls:sys_enter_openat -- cat /etc/hostname =="
+	"$dprobe" stat --kernel -e syscalls:sys_enter_openat -- cat /etc/hostname ||
+		true	# a kernel without syscall tracepoints says why
+else
+	echo
+	echo "(--engine kernel skipped: it needs root and tracefs; docs/kernel-engine.md)"
 fi
