@@ -361,7 +361,7 @@ qemu-test: $(O)/dprobe
 	  [ $$a = 0 ] && [ $$b = 0 ]
 
 FUZZ_SECONDS ?= 600
-FUZZERS := lang filter sdt
+FUZZERS := lang filter sdt kraw
 FUZZ_BINS := $(FUZZERS:%=build-fuzz/fuzz-%)
 build-fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(DEPS_OK)
 	@mkdir -p build-fuzz

@@ -271,6 +271,16 @@ Test(kraw, corrupt_pages)
 	cr_assert_eq(dp_kraw_page_init(&pg, &L, p.buf, PAGE), 0);
 	cr_assert_eq(dp_kraw_next(&pg, &r), -EINVAL);
 
+	/* a length word that is not a multiple of 4 (the kernel aligns
+	 * every record; found by fuzz-kraw) */
+	memset(&p, 0, sizeof(p));
+	pb_head(&p, 0, 1);
+	pb_u32(&p, 33);
+	p.pos += 32;
+	pb_finish(&p, 0, 0);
+	cr_assert_eq(dp_kraw_page_init(&pg, &L, p.buf, PAGE), 0);
+	cr_assert_eq(dp_kraw_next(&pg, &r), -EINVAL);
+
 	/* padding running past the end */
 	memset(&p, 0, sizeof(p));
 	pb_head(&p, 29, 3);

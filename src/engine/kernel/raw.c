@@ -184,12 +184,14 @@ int dp_kraw_next(struct dp_kraw_page *pg, struct dp_kraw_rec *r)
 			r->data = pg->data + pg->pos + 4;
 			need = 4 + r->len;
 		} else {
-			/* the length word counts itself */
-			if (arr < 4)
+			/* the length word counts itself, and the kernel
+			 * aligns every record to 4 bytes: anything else is
+			 * a corrupt page */
+			if (arr < 4 || arr % 4)
 				return -EINVAL;
 			r->len = arr - 4;
 			r->data = pg->data + pg->pos + 8;
-			need = 8 + (((size_t)r->len + 3) & ~(size_t)3);
+			need = 8 + (size_t)r->len;
 		}
 		if (need > left)
 			return -EINVAL;
