@@ -10,7 +10,7 @@
  * contents are produced when it is first read through a handle (as
  * seq_file does), so one `cat` sees one consistent snapshot.
  */
-#define FUSE_USE_VERSION 35
+#define FUSE_USE_VERSION 312
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse.h>
@@ -25,8 +25,17 @@
 
 #include "fs/internal.h"
 
+/*
+ * Each trace_pipe reader blocked in read holds one worker thread, and an
+ * interrupt (its Ctrl-C) is read by a free one: libfuse's default of 10
+ * workers would let ten readers hang every other request, their own
+ * interrupts included.  Workers are started only when needed.
+ */
+#define DP_FS_MAX_THREADS	256
+
 struct handle {
 	struct dp_fs_path path;
+	pthread_mutex_t lock;	/* concurrent reads of one handle (pread) */
 	char *data;		/* snapshot for reads */
 	size_t len;
 	bool have;
@@ -139,6 +148,7 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 
 	if (!h)
 		return -ENOMEM;
+	pthread_mutex_init(&h->lock, NULL);
 	OP_ENTER(fs, old);
 	ret = dp_fs_lookup(fs, path, &h->path);
 	if (!ret && dp_fs_is_dir(h->path.kind))
@@ -147,6 +157,7 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 		ret = dp_fs_truncate_file(fs, &h->path);
 	OP_EXIT(fs, old);
 	if (ret) {
+		pthread_mutex_destroy(&h->lock);
 		free(h);
 		return ret;
 	}
@@ -211,17 +222,23 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off,
 					     &stop);
 		return ret == -EINTR && h->nonblock ? -EAGAIN : ret;
 	}
+	/* two threads may pread one handle: one snapshot at a time */
+	pthread_mutex_lock(&h->lock);
 	if (!h->have || off == 0) {
 		ret = snapshot(fs, h);
 		if (ret)
-			return ret;
+			goto out;
 	}
 	if ((size_t)off >= h->len)
-		return 0;
-	if (size > h->len - (size_t)off)
+		size = 0;
+	else if (size > h->len - (size_t)off)
 		size = h->len - (size_t)off;
-	memcpy(buf, h->data + off, size);
-	return (int)size;
+	if (size)
+		memcpy(buf, h->data + off, size);
+	ret = (int)size;
+out:
+	pthread_mutex_unlock(&h->lock);
+	return ret;
 }
 
 static int fs_write(const char *path, const char *buf, size_t size,
@@ -262,6 +279,7 @@ static int fs_release(const char *path, struct fuse_file_info *fi)
 	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
 
 	(void)path;
+	pthread_mutex_destroy(&h->lock);
 	free(h->data);
 	free(h);
 	return 0;
@@ -337,7 +355,7 @@ static void set_stop_signals(struct fuse_session *se, bool on)
 
 int dp_fs_run(const struct dp_fs_opts *o, int *status)
 {
-	struct fuse_loop_config cfg = { .clone_fd = 0, .max_idle_threads = 16 };
+	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
 	struct dp_fs fs;
 	int ret;
@@ -359,7 +377,15 @@ int dp_fs_run(const struct dp_fs_opts *o, int *status)
 	fprintf(stderr, "dprobe mount: serving process %d on %s (Ctrl-C or "
 		"'fusermount3 -u %s' to stop)\n", (int)o->pid, o->mountpoint,
 		o->mountpoint);
-	ret = fuse_loop_mt(fs.fuse, &cfg);
+	cfg = fuse_loop_cfg_create();
+	if (!cfg) {
+		ret = -ENOMEM;
+	} else {
+		fuse_loop_cfg_set_idle_threads(cfg, 16);
+		fuse_loop_cfg_set_max_threads(cfg, DP_FS_MAX_THREADS);
+		ret = fuse_loop_mt(fs.fuse, cfg);
+		fuse_loop_cfg_destroy(cfg);
+	}
 	set_stop_signals(se, false);
 	/* unmount first: no request may come in while the probes go */
 	fuse_unmount(fs.fuse);
@@ -367,7 +393,13 @@ int dp_fs_run(const struct dp_fs_opts *o, int *status)
 	*status = fs.target_status;
 	fuse_destroy(fs.fuse);
 	dp_fs_fini(&fs);
-	return ret < 0 ? ret : 0;
+	/* the mount was served and the command waited for: a loop error is
+	 * said here, never taken for "nothing was mounted" (the caller
+	 * would kill a pid that is no longer the command's) */
+	if (ret < 0)
+		fprintf(stderr, "dprobe mount: the FUSE loop ended with an "
+			"error: %s\n", strerror(-ret));
+	return 0;
 unmount:
 	fuse_unmount(fs.fuse);
 	fuse_destroy(fs.fuse);

@@ -31,7 +31,7 @@ shift
 FSRV=$(realpath -m "$(dirname "$DPROBE")/examples/fileserver")
 EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
-uprobes set_event pid_attach killed"
+uprobes set_event readers pid_attach killed"
 CASES=${*:-$ALL}
 
 pass=0 fail=0 skip=0
@@ -438,6 +438,52 @@ case_trace_pipe() {
 	# O_NONBLOCK on an empty buffer: EAGAIN at once
 	expect_fail "Resource temporarily unavailable" \
 		timeout 3 dd if="$MNT/trace_pipe" iflag=nonblock status=none || return 1
+	quit_server "$R"
+	stop_mount
+}
+
+# Many trace_pipe readers blocked at once: other requests and the
+# readers' own interrupts are still served (libfuse's default of 10 worker
+# threads hung the mount).  Then threads pread()ing one handle of a file:
+# each gets the file's bytes (they raced on the handle's snapshot).
+case_readers() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:op do_sys_open'
+	_rd=
+	for _i in $(seq 1 12); do
+		timeout 20 cat "$MNT/trace_pipe" >/dev/null 2>&1 &
+		_rd="$_rd $!"
+	done
+	sleep 1
+	timeout 5 cat "$MNT/kprobe_events" >/dev/null ||
+		{ echo "  12 trace_pipe readers hung other requests" >>"$WORK/why"; return 1; }
+	# shellcheck disable=SC2086
+	kill $_rd 2>/dev/null
+	_t0=$(date +%s)
+	# shellcheck disable=SC2086
+	wait $_rd 2>/dev/null
+	[ "$(($(date +%s) - _t0))" -lt 5 ] ||
+		{ echo "  blocked trace_pipe readers did not end on a signal" >>"$WORK/why"; return 1; }
+	if command -v python3 >/dev/null 2>&1; then
+		python3 - "$MNT/README" <<'PY' 2>>"$WORK/why" ||
+import os, sys, threading
+fd = os.open(sys.argv[1], os.O_RDONLY)
+want = os.pread(fd, 1 << 16, 0)
+bad = []
+def run():
+    for i in range(1500):
+        off = i & 1
+        if os.pread(fd, 1 << 16, off) != want[off:]:
+            bad.append(i)
+            return
+t = [threading.Thread(target=run) for _ in range(4)]
+for x in t: x.start()
+for x in t: x.join()
+sys.exit(1 if bad else 0)
+PY
+		{ echo "  concurrent preads of one handle gave wrong bytes" >>"$WORK/why"; return 1; }
+	fi
 	quit_server "$R"
 	stop_mount
 }
