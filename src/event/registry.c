@@ -446,6 +446,21 @@ static void remove_matching(struct dp_registry *reg,
 }
 
 /*
+ * An enabled event is busy for a delete only if it would lose its last
+ * probe: the kernel removes a probe that has siblings without looking
+ * (trace_probe_has_sibling(), spec §9.3).
+ */
+static bool delete_busy(const struct dp_delete_cmd *cmd, struct dp_event *ev)
+{
+	if (!ev->enabled)
+		return false;
+	for (struct dp_probe *p = ev->probes; p; p = p->next)
+		if (!delete_matches(cmd, ev, p))
+			return false;	/* a sibling stays */
+	return true;
+}
+
+/*
  * dyn_event_release().  Unlike the kernel, which may delete some matches
  * before finding a busy one, the whole delete is refused when any match is
  * busy, so a failed command never half-applies.
@@ -464,7 +479,7 @@ static int delete(struct dp_registry *reg, const char *line,
 			if (!delete_matches(&cmd, ev, p))
 				continue;
 			found = true;
-			if (ev->enabled) {
+			if (delete_busy(&cmd, ev)) {
 				dp_error_at(err, line, DP_ERR_BUSY, EBUSY, 0, 0);
 				ret = -EBUSY;
 				goto out;

@@ -732,9 +732,22 @@ static bool wrong_kind(const struct dp_fs *fs, enum dp_fs_kind file,
 	return wrong;
 }
 
+/* The probes armed for the enabled events: a change means a re-arm. */
+static unsigned long armed_probes(const struct dp_fs *fs)
+{
+	unsigned long n = 0;
+
+	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
+		for (const struct dp_probe *p = ev->probes; ev->enabled && p;
+		     p = p->next)
+			n++;
+	return n;
+}
+
 static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 {
 	struct dp_error e = { 0 };
+	unsigned long armed = armed_probes(fs);
 	int ret;
 
 	/* dynamic_events also takes "!:" for a delete */
@@ -752,6 +765,10 @@ static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 	dp_error_clear(&e);
 	if (!ret)
 		forget_deleted(fs);
+	/* a probe appended to an enabled event, or one of its probes
+	 * deleted: armed or disarmed at once, as the kernel does */
+	if (!ret && armed_probes(fs) != armed)
+		dp_fs_rearm(fs);
 	return ret;
 }
 

@@ -166,6 +166,24 @@ Test(event, busy_delete_changes_nothing)
 	cr_assert_not_null(dp_registry_find(&reg, "g", "a"));
 }
 
+/* A probe with a sibling goes even from an enabled event; the last one
+ * is busy (trace_probe_has_sibling(), spec §9.3). */
+Test(event, busy_only_for_an_enabled_events_last_probe)
+{
+	struct dp_event *ev;
+
+	cr_assert_eq(apply("p:g/m " F ":0x10", NULL, NULL), 0);
+	cr_assert_eq(apply("p:g/m " F ":0x20", NULL, NULL), 0);
+	ev = dp_registry_find(&reg, "g", "m");
+	ev->enabled = true;
+	cr_assert_eq(apply("-:g/m " F ":0x0000000000000020", NULL, NULL), 0);
+	cr_assert_not_null(ev->probes);
+	cr_assert_null(ev->probes->next, "one probe left");
+	cr_assert_eq(apply("-:g/m " F ":0x0000000000000010", NULL, NULL), -EBUSY);
+	cr_assert_eq(apply("-:g/m", NULL, NULL), -EBUSY);
+	cr_assert_not_null(dp_registry_find(&reg, "g", "m"));
+}
+
 Test(event, error_log_keeps_eight)
 {
 	char line[64];
