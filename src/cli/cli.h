@@ -61,4 +61,8 @@ struct dp_event *dp_cli_find_event(const struct dp_registry *reg,
  */
 int dp_cli_apply_filter(struct dp_registry *reg, const char *arg, bool json);
 
+/* A launched command's wait status as a shell's $?: the exit code, or
+ * 128 + the signal that killed it. */
+int dp_cli_exit_code(int status);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "cli/cli.h"
 #include "event/filter.h"
@@ -213,4 +214,13 @@ int dp_cli_apply_filter(struct dp_registry *reg, const char *arg, bool json)
 	else if (ret)
 		dp_filter_error_log_print(eq + 1, &e, stdout);
 	return ret ? -1 : 0;
+}
+
+int dp_cli_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 0;
 }

@@ -125,15 +125,6 @@ static pid_t start_command(char **cmd)
 	return pid;
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 0;
-}
-
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -184,5 +175,5 @@ int dp_cmd_mount(int argc, char **argv)
 	free(binary);
 	if (err)
 		return DP_EXIT_REJECTED;
-	return mo.cmd ? exit_code(status) : DP_EXIT_OK;
+	return mo.cmd ? dp_cli_exit_code(status) : DP_EXIT_OK;
 }

@@ -504,15 +504,6 @@ static void print_stat(const struct trace_ctx *c, const struct trace_opts *o,
 	fprintf(stderr, "\n%17.9f seconds time elapsed\n\n", secs);
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 0;
-}
-
 static char *main_binary(const struct trace_opts *o)
 {
 	char path[64];
@@ -758,7 +749,7 @@ static int run(int argc, char **argv, bool stat)
 	fprintf(stderr, "dprobe: %" PRIu64 " events, %" PRIu64 " filtered, %" PRIu64
 		" missed, %" PRIu64 " lost\n", st->events, st->filtered,
 		st->missed, st->lost);
-	ret = rerr ? DP_EXIT_REJECTED : o.cmd ? exit_code(status) : DP_EXIT_OK;
+	ret = rerr ? DP_EXIT_REJECTED : o.cmd ? dp_cli_exit_code(status) : DP_EXIT_OK;
 	engine_free();
 out:
 	if (c.out && c.out != stdout)

@@ -238,16 +238,22 @@ grep -q 'sdt: fired 6' "$T/sdt.kernel.err" "$T/sdt.kernel" ||
 	why "the semaphores were not raised by the kernel"
 result "SDT probes with (REF) semaphores, a string"
 
+# Wait (up to 5 s, or $2 tenths of that) for a program's "ready" line.
+wait_ready() {
+	for _i in $(seq "${2:-100}"); do
+		grep -q ready "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # -p: the same waiter run under each engine in turn
 attach_run() {
 	rm -f "$T/go"
 	"$O2/waiter" "$T/go" 3 >"$T/waiter.out" 2>&1 &
 	_w=$!
 	BG="$BG $_w"
-	for _i in $(seq 100); do
-		grep -q ready "$T/waiter.out" 2>/dev/null && break
-		sleep 0.05
-	done
+	wait_ready "$T/waiter.out"
 	_eng=$1
 	set --
 	[ "$_eng" = kernel ] && set -- --engine kernel
@@ -277,10 +283,7 @@ rm -f "$T/go"
 "$O2/waiter" "$T/go" 30000 >"$T/burst.out" 2>&1 &
 _w=$!
 BG="$BG $_w"
-for _i in $(seq 100); do
-	grep -q ready "$T/burst.out" 2>/dev/null && break
-	sleep 0.05
-done
+wait_ready "$T/burst.out"
 "$DPROBE" trace --engine kernel -e 'p:w work i=%di:s64' -p "$_w" \
 	>"$T/burst" 2>"$T/burst.err" &
 _d=$!
@@ -306,10 +309,7 @@ rm -f "$T/stop"
 "$O2/spin" "$T/stop" 2 >"$T/spin.out" 2>&1 &
 _w=$!
 BG="$BG $_w"
-for _i in $(seq 100); do
-	grep -q ready "$T/spin.out" 2>/dev/null && break
-	sleep 0.05
-done
+wait_ready "$T/spin.out"
 "$DPROBE" trace --engine kernel -e 'p:sq square i=%di:s64' -p "$_w" \
 	>"$T/order" 2>"$T/order.err" &
 _d=$!
@@ -341,10 +341,7 @@ print("ready", flush=True)
 time.sleep(60)' >"$T/many.out" 2>&1 &
 	_w=$!
 	BG="$BG $_w"
-	for _i in $(seq 200); do
-		grep -q ready "$T/many.out" 2>/dev/null && break
-		sleep 0.05
-	done
+	wait_ready "$T/many.out" 200
 	"$DPROBE" trace --engine kernel -e "p:w $WORK_EX:work" -p "$_w" \
 		>"$T/many" 2>"$T/many.err" &
 	_d=$!
@@ -450,10 +447,7 @@ ticks() {
 	_w=$!
 	BG="$BG $_w"
 	# attach to the program, not to the shell that is about to exec it
-	for _i in $(seq 100); do
-		grep -q ready "$T/ticks.out" 2>/dev/null && break
-		sleep 0.05
-	done
+	wait_ready "$T/ticks.out"
 	"$DPROBE" trace --engine kernel -e 'p:w work i=%di:s64' -p "$_w" \
 		>"$T/sig.out" 2>"$T/sig.err" &
 	_d=$!

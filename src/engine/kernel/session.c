@@ -12,12 +12,12 @@
  * and is the one path out, error or not.
  */
 #include <dirent.h>
-#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "engine/kernel/internal.h"
-#include "event/filter.h"
 #include "engine/kernel/session.h"
+#include "event/filter.h"
 
 static void say(char *why, size_t whylen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
