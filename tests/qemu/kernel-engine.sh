@@ -30,18 +30,9 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 pass=0 fail=0
 
-record() {
-	echo "qemu kernel-engine: $1 passed, $2 failed, $3 skipped"
-	if [ -n "${DPROBE_RESULTS:-}" ]; then
-		echo "qemu $1 $2 $3" >>"$DPROBE_RESULTS"
-	fi
-}
-
-skip() {
-	echo "SKIP: qemu kernel-engine: $1"
-	record 0 0 1
-	exit 0
-}
+name=kernel-engine
+# shellcheck source=tests/qemu/lib.sh
+. "$here/lib.sh"
 
 check() {
 	if [ "$2" = 0 ]; then
@@ -72,19 +63,7 @@ for tool in qemu-system-x86_64 cpio xz; do
 	command -v $tool >/dev/null 2>&1 || skip "$tool not found (mk/deps.sh --test)"
 done
 
-tmp=$(mktemp -d /tmp/dpq-keng.XXXXXX) || exit 2
-cleanup() {
-	if [ -n "${QEMU_KEEP:-}" ]; then
-		mkdir -p "$QEMU_KEEP" && cp "$tmp"/share/* "$QEMU_KEEP"/ 2>/dev/null
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-share=$tmp/share
-mkdir "$share"
+scratch dpq-keng
 echo dprobe-guest >"$tmp/hostname"
 guest_dprobe=$(realpath "$dprobe")
 

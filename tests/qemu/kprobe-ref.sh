@@ -29,18 +29,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 kernel_only=0
 
-record() {
-	echo "qemu kprobe-ref: $1 passed, $2 failed, $3 skipped"
-	if [ -n "${DPROBE_RESULTS:-}" ]; then
-		echo "qemu $1 $2 $3" >>"$DPROBE_RESULTS"
-	fi
-}
-
-skip() {
-	echo "SKIP: qemu kprobe-ref: $1"
-	record 0 0 1
-	exit 0
-}
+name=kprobe-ref
+# shellcheck source=tests/qemu/lib.sh
+. "$here/lib.sh"
 
 if [ $# -ne 1 ]; then
 	echo "usage: $0 DPROBE | --kernel-only" >&2
@@ -63,19 +54,7 @@ for tool in gcc qemu-system-x86_64 cpio xz; do
 	command -v $tool >/dev/null 2>&1 || skip "$tool not found (mk/deps.sh --test)"
 done
 
-tmp=$(mktemp -d /tmp/dpq-kref.XXXXXX) || exit 2
-cleanup() {
-	if [ -n "${QEMU_KEEP:-}" ]; then
-		mkdir -p "$QEMU_KEEP" && cp "$tmp"/share/* "$QEMU_KEEP"/ 2>/dev/null
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-share=$tmp/share
-mkdir "$share"
+scratch dpq-kref
 kdiff=$tmp/kdiff
 
 # Static: the guest has busybox and nothing else.
