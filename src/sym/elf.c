@@ -26,6 +26,7 @@ struct dp_elf {
 	size_t size;
 	Elf *elf;
 	bool pie;
+	uint64_t entry;			/* e_entry */
 	const uint8_t *build_id;
 	size_t build_id_len;
 
@@ -604,6 +605,7 @@ int dp_elf_open_why(const char *path, struct dp_elf **out, char *why,
 		goto fail;
 	}
 	e->pie = eh.e_type == ET_DYN;
+	e->entry = eh.e_entry;
 	ret = load_segments(e, why, whylen);
 	if (!ret)
 		ret = load_sections(e);
@@ -655,6 +657,11 @@ const char *dp_elf_path(const struct dp_elf *e)
 uint64_t dp_elf_file_size(const struct dp_elf *e)
 {
 	return e->size;
+}
+
+uint64_t dp_elf_entry(const struct dp_elf *e)
+{
+	return e->entry;
 }
 
 bool dp_elf_is_pie(const struct dp_elf *e)

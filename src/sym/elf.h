@@ -55,6 +55,8 @@ const char *dp_elf_path(const struct dp_elf *e);
 uint64_t dp_elf_file_size(const struct dp_elf *e);
 /* ET_DYN: loaded at a base chosen at run time (a PIE or a library). */
 bool dp_elf_is_pie(const struct dp_elf *e);
+/* The entry point's link-time address (e_entry). */
+uint64_t dp_elf_entry(const struct dp_elf *e);
 /* A PT_INTERP (or PT_DYNAMIC): the file is linked dynamically. */
 bool dp_elf_is_dynamic(const struct dp_elf *e);
 /* The PT_INTERP path (the dynamic loader) in @buf: 0, or -ENOENT. */

@@ -62,7 +62,7 @@ export E2E DPROBE BUILD LEVEL TMO
 command -v setarch >/dev/null 2>&1 || skip_all "setarch not found"
 [ -x "$DPROBE" ] || skip_all "$DPROBE is not built"
 [ -x "$WORK_EX" ] || skip_all "$WORK_EX is not built (make run)"
-for p in forkexec waiter sdt spin args; do
+for p in forkexec waiter sdt spin args libc; do
 	build_prog_real "$p" >/dev/null || skip_all "cannot build $p"
 done
 
@@ -188,6 +188,17 @@ same syms trace -e 'p:globals take_ints magic=@g_magic:x64 m32=@g_magic:u32 text
 grep -q 'text="global text"' "$T/syms.k" || why "no @g_text string"
 grep -q 'ip=take_many+0x0/' "$T/syms.k" || why "no :symbol value"
 result "@SYM as @+FOFFS, :symbol as :x64"
+
+# probes in libc only: the return addresses in the program print as
+# symbols although the short program is gone before its records are read
+# (a hidden entry probe tells where it was loaded), and the hidden probe's
+# own records are not shown
+same libc trace -e 'p:ge libc.so.6:getenv name=+0(%di):string' \
+	-e 'r:geret libc.so.6:getenv' -- "$O2/libc"
+grep -q 'geret: (main+0x[0-9a-f]*/0x[0-9a-f]* <- getenv)' "$T/libc.k" ||
+	why "no main+OFF return address: $(head -n 2 "$T/libc.k")"
+grep -q '__entry' "$T/libc.k" && why "the hidden entry probe was printed"
+result "run-time addresses of the program after it exited"
 
 # the counts of kprobe_profile come from the kernel's uprobe_profile
 dp kernel profile trace --profile -e "@$WP" -- "$WORK_EX"

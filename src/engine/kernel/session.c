@@ -29,6 +29,7 @@
 #include "engine/kernel/internal.h"
 #include "engine/kernel/session.h"
 #include "event/filter.h"
+#include "sym/elf.h"
 
 static void say(char *why, size_t whylen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -67,6 +68,18 @@ static int kref_add(struct kev *e, char *line, char *path, uint64_t vaddr,
 	return 0;
 }
 
+/* Undo the last kev_add() and what translate_event() gave it. */
+static void kev_forget_last(struct dp_kernel *k)
+{
+	struct kev *e = &k->kevs[--k->nkevs];
+
+	for (size_t j = 0; j < e->nrefs; j++) {
+		free(e->refs[j].line);
+		free(e->refs[j].path);
+	}
+	free(e->refs);
+}
+
 static int translate_event(struct dp_kernel *k, const struct dp_kdefs_ctx *c,
 			   struct dp_event *ev, char *why, size_t whylen)
 {
@@ -95,6 +108,42 @@ static int translate_event(struct dp_kernel *k, const struct dp_kdefs_ctx *c,
 	return 0;
 }
 
+/*
+ * A probe of the session's own at the program's entry point: its hits
+ * say where the program is loaded in each process that runs it, so that
+ * run-time addresses in it (return addresses of probes in its libraries)
+ * print as symbols after the process is gone.  Its records are never
+ * shown.  Best effort: a program it cannot be placed in goes without.
+ */
+static void add_entry_probe(struct dp_kernel *k, const struct dp_kdefs_ctx *c)
+{
+	struct dp_probe *p = NULL;
+	struct dp_elf *elf;
+	uint64_t entry, off;
+	char line[PATH_MAX + 64], why[256];
+
+	if (dp_elf_open(k->o.binary, &elf))
+		return;
+	entry = dp_elf_entry(elf);
+	if (!entry || dp_elf_vaddr_to_off(elf, entry, &off) ||
+	    !dp_elf_vaddr_is_exec(elf, entry) ||
+	    strpbrk(k->o.binary, " \t\n")) {
+		dp_elf_close(elf);
+		return;
+	}
+	dp_elf_close(elf);
+	snprintf(line, sizeof(line), "p:dprobe/__entry %s:0x%" PRIx64,
+		 k->o.binary, off);
+	if (dp_registry_apply(&k->hidden, line, &p, NULL) || !p)
+		return;
+	p->vaddr = entry;
+	if (translate_event(k, c, p->event, why, sizeof(why))) {
+		kev_forget_last(k);
+		return;
+	}
+	k->kevs[k->nkevs - 1].hidden = true;
+}
+
 static int translate(struct dp_kernel *k, char *why, size_t whylen)
 {
 	const struct dp_kernel_opts *o = &k->o;
@@ -109,6 +158,8 @@ static int translate(struct dp_kernel *k, char *why, size_t whylen)
 		if (ret)
 			return ret;
 	}
+	if (o->binary && !o->kernel)
+		add_entry_probe(k, &c);
 	return 0;
 }
 
@@ -421,6 +472,7 @@ static int session_new(const struct dp_kernel_opts *o, struct dp_kernel **out,
 	k->o = *o;
 	k->log = o->log ? o->log : stderr;
 	k->child = -1;
+	dp_registry_init(&k->hidden);
 	k->ksym = dp_ksym_new(o->kernel);
 	ret = k->ksym ? dp_tfs_find(&k->tfs, why, whylen) : -ENOMEM;
 	if (!ret && dp_kcleanup(NULL, why, whylen) < 0)
@@ -634,6 +686,7 @@ void dp_kernel_free(struct dp_kernel *k)
 	free(k->pids);
 	dp_kread_free(k);
 	dp_ksym_free(k->ksym);
+	dp_registry_free(&k->hidden);
 	free(k);
 }
 

@@ -29,6 +29,7 @@ struct kev {
 	struct kref *refs;
 	size_t nrefs;
 	struct ktp *tp;		/* a tracepoint's record conversion */
+	bool hidden;		/* the program's entry: for symbols only */
 };
 
 struct kcpu {
@@ -62,6 +63,7 @@ struct dp_kernel {
 	void *profile_priv;
 	struct dp_ptrace_stats stats;
 	struct dp_ksym *ksym;
+	struct dp_registry hidden;	/* the entry probe's event */
 	/* read.c */
 	struct ktid *tids;	/* tid -> tgid, comm */
 	size_t tid_cap, ntids;
