@@ -9,8 +9,6 @@
 #include "cli/cli.h"
 #include "engine/kernel/kernel.h"
 
-int dp_cmd_cleanup(int argc, char **argv);
-
 int dp_cmd_cleanup(int argc, char **argv)
 {
 	int n;

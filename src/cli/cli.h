@@ -40,6 +40,8 @@ int dp_cmd_list(int argc, char **argv);
 int dp_cmd_help(int argc, char **argv);
 int dp_cmd_trace(int argc, char **argv);
 int dp_cmd_stat(int argc, char **argv);
+int dp_cmd_mount(int argc, char **argv);
+int dp_cmd_cleanup(int argc, char **argv);
 
 /* Parse the shared options; returns the index of the first DEF, or -1. */
 int dp_parse_def_opts(int argc, char **argv, const char *cmd,

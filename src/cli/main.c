@@ -7,9 +7,6 @@
 
 #define DPROBE_VERSION "0.1.0"
 
-int dp_cmd_mount(int argc, char **argv);	/* src/cli/mount.c */
-int dp_cmd_cleanup(int argc, char **argv);	/* src/cli/cleanup.c */
-
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);

@@ -16,8 +16,6 @@
 #include "cli/cli.h"
 #include "fs/fs.h"
 
-int dp_cmd_mount(int argc, char **argv);
-
 struct mount_opts {
 	const char *dir;
 	pid_t pid;
