@@ -258,13 +258,18 @@ wait_ready() {
 	return 1
 }
 
+# After "PROG ... >OUT &": $_w is PROG, killed at the end, and ready.
+started() {
+	_w=$!
+	BG="$BG $_w"
+	wait_ready "$@"
+}
+
 # -p: the same waiter run under each engine in turn
 attach_run() {
 	rm -f "$T/go"
 	"$O2/waiter" "$T/go" 3 >"$T/waiter.out" 2>&1 &
-	_w=$!
-	BG="$BG $_w"
-	wait_ready "$T/waiter.out"
+	started "$T/waiter.out"
 	_eng=$1
 	set --
 	[ "$_eng" = kernel ] && set -- --engine kernel
@@ -292,9 +297,7 @@ result "-p attach"
 # written while dprobe is stopped, far more than one reading round's pages
 rm -f "$T/go"
 "$O2/waiter" "$T/go" 30000 >"$T/burst.out" 2>&1 &
-_w=$!
-BG="$BG $_w"
-wait_ready "$T/burst.out"
+started "$T/burst.out"
 "$DPROBE" trace --engine kernel -e 'p:w work i=%di:s64' -p "$_w" \
 	>"$T/burst" 2>"$T/burst.err" &
 _d=$!
@@ -318,9 +321,7 @@ result "the buffers are read to their end when the command is gone"
 # reading rounds too
 rm -f "$T/stop"
 "$O2/spin" "$T/stop" 2 >"$T/spin.out" 2>&1 &
-_w=$!
-BG="$BG $_w"
-wait_ready "$T/spin.out"
+started "$T/spin.out"
 "$DPROBE" trace --engine kernel -e 'p:sq square i=%di:s64' -p "$_w" \
 	>"$T/order" 2>"$T/order.err" &
 _d=$!
@@ -350,9 +351,7 @@ for _ in range(1500):
 	threading.Thread(target=ev.wait, daemon=True).start()
 print("ready", flush=True)
 time.sleep(60)' >"$T/many.out" 2>&1 &
-	_w=$!
-	BG="$BG $_w"
-	wait_ready "$T/many.out" 200
+	started "$T/many.out" 200
 	"$DPROBE" trace --engine kernel -e "p:w $WORK_EX:work" -p "$_w" \
 		>"$T/many" 2>"$T/many.err" &
 	_d=$!
@@ -455,10 +454,8 @@ result "DPROBE_TRACEFS=/nonexistent-dir"
 # stop signals while events flow
 ticks() {
 	"$O2/waiter" --ticks 100000 5 >"$T/ticks.out" 2>&1 &
-	_w=$!
-	BG="$BG $_w"
 	# attach to the program, not to the shell that is about to exec it
-	wait_ready "$T/ticks.out"
+	started "$T/ticks.out"
 	"$DPROBE" trace --engine kernel -e 'p:w work i=%di:s64' -p "$_w" \
 		>"$T/sig.out" 2>"$T/sig.err" &
 	_d=$!

@@ -561,15 +561,20 @@ case_set_event() {
 	stop_mount
 }
 
-# -p PID: attach to a running server; Ctrl-C detaches, unmounts and the
-# server runs on with its code restored.
-case_pid_attach() {
+# A server of our own on the FIFO $R (for -p): $srv, killed at the end.
+start_server() {
 	R=$WORK/req2
 	mkfifo "$R"
 	"$FSRV" "$R" >>"$WORK/out" 2>&1 &
 	srv=$!
 	echo "$srv" >"$WORK/srv.pid"
 	sleep 0.2
+}
+
+# -p PID: attach to a running server; Ctrl-C detaches, unmounts and the
+# server runs on with its code restored.
+case_pid_attach() {
+	start_server
 	start_mount "$R" -p "$srv" || return 1
 	w kprobe_events 'p:op do_sys_open path=+0(%si):string'
 	w events/kprobes/op/enable 1
@@ -593,12 +598,7 @@ case_pid_attach() {
 # SIGKILL to dprobe: the session child still detaches (it is told by
 # PR_SET_PDEATHSIG); only the dead mount is left to unmount.
 case_killed() {
-	R=$WORK/req2
-	mkfifo "$R"
-	"$FSRV" "$R" >>"$WORK/out" 2>&1 &
-	srv=$!
-	echo "$srv" >"$WORK/srv.pid"
-	sleep 0.2
+	start_server
 	start_mount "$R" -p "$srv" || return 1
 	w kprobe_events 'p:op do_sys_open'
 	w events/kprobes/op/enable 1

@@ -84,7 +84,9 @@ echo \$? >dprobe.rc
 $guest_dprobe trace --kernel -e "\$P1" -e 'p:bad no_such_function_xyz' \
 	-- cat /etc/hostname >error.out 2>&1
 echo \$? >error.rc
-$guest_dprobe trace --kernel -e "\$P1" -- sleep 30 >sigint.out 2>&1 &
+# (after a stop dprobe waits for the command, as after Ctrl-C at a
+# terminal, which would have stopped it too: a short one)
+$guest_dprobe trace --kernel -e "\$P1" -- sleep 2 >sigint.out 2>&1 &
 pid=\$!
 sleep 1
 kill -INT \$pid
