@@ -8,7 +8,7 @@
 #
 #   sh tests/agent/run.sh BUILD_DIR
 #
-# Prints one line per case and "agent: N passed, N failed"; appends
+# Prints one line per case and "agent: N passed, N failed, N skipped"; appends
 # "agent P F S" to $DPROBE_RESULTS when it is set.
 set -u
 B=$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)
@@ -169,7 +169,7 @@ for o in hit rethook nofault nofault_copy trampoline opt_hit opt_entry; do
 	fi
 done
 
-echo "agent: $pass passed, $fail failed"
+echo "agent: $pass passed, $fail failed, $skip skipped"
 if [ -n "${DPROBE_RESULTS:-}" ]; then
 	echo "agent $pass $fail $skip" >>"$DPROBE_RESULTS"
 fi

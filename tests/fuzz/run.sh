@@ -34,7 +34,9 @@ esac
 cd "$(dirname "$0")/../.." || exit 2
 root=$(pwd)
 
+npass=0 nfail=0 nskip=0
 record() {
+	npass=$((npass + $2)) nfail=$((nfail + $3)) nskip=$((nskip + $4))
 	if [ -n "$results" ]; then
 		echo "fuzz-$1 $2 $3 $4" >>"$results"
 	fi
@@ -97,4 +99,5 @@ for name in "$@"; do
 	echo "  log:   $root/$log"
 done
 
+echo "fuzz: $npass passed, $nfail failed, $nskip skipped"
 exit "$found"

@@ -11,20 +11,22 @@ export DPROBE EXAMPLE
 cd "$(dirname "$0")/../.." || exit 2
 
 pass=0 fail=0
+diff=$(mktemp) || exit 2
+trap 'rm -f "$diff"' EXIT
 for case in tests/golden/cases/*.sh; do
 	name=${case%.sh}
 	got=$( (sh "$case" 2>&1; echo "exit=$?") | sed "s#$BUILD/#BUILD/#g")
 	if [ "${UPDATE:-0}" = 1 ]; then
 		printf '%s\n' "$got" > "$name.out"
 	fi
-	if printf '%s\n' "$got" | diff -u "$name.out" - > /tmp/dprobe-golden.diff; then
+	if printf '%s\n' "$got" | diff -u "$name.out" - > "$diff"; then
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))
 		echo "FAIL golden: $(basename "$name")"
-		cat /tmp/dprobe-golden.diff
+		cat "$diff"
 	fi
 done
-echo "golden: $pass passed, $fail failed"
+echo "golden: $pass passed, $fail failed, 0 skipped"
 [ -n "${DPROBE_RESULTS:-}" ] && echo "golden $pass $fail 0" >> "$DPROBE_RESULTS"
 [ "$fail" -eq 0 ]

@@ -26,6 +26,7 @@ record() {
 
 skip() {
 	echo "SKIP: kernel differential: $1"
+	echo "kernel-diff: 0 passed, 0 failed, 1 skipped"
 	record 0 0 1
 	exit 0
 }
@@ -181,6 +182,6 @@ done <counts
 if ! "$kdiff" cleanup "$tmp/"; then
 	failed=$((failed + 1))
 fi
-echo "kernel-diff: $passed passed, $failed failed"
+echo "kernel-diff: $passed passed, $failed failed, 0 skipped"
 record $passed $failed 0
 [ $failed = 0 ]

@@ -84,6 +84,6 @@ for fn in strlen memcpy mix classify; do
 	[ "$h" -gt 100 ] && result "hits in $fn" ok "$h" ||
 		result "hits in $fn" fail "only $h hits"
 done
-echo "sweep: $pass passed, $fail failed"
+echo "sweep: $pass passed, $fail failed, 0 skipped"
 [ -n "${DPROBE_RESULTS:-}" ] && echo "sweep $pass $fail 0" >> "$DPROBE_RESULTS"
 [ "$fail" -eq 0 ]
