@@ -107,7 +107,7 @@ leftovers() {
 # process id in the fileserver's own lines.
 norm() {
 	sed -e 's/-[0-9]\{1,\} *\[[0-9]\{3\}\] /-PID [CPU] /' \
-	    -e 's/ [0-9]\{1,\}\.[0-9]\{6\}: / TS: /' \
+	    -e 's/  *[0-9]\{1,\}\.[0-9]\{6\}: / TS: /' \
 	    -e 's/#P:[0-9]*/#P:N/' \
 	    -e "s|$FSRV|FILESERVER|g" \
 	    -e 's/fileserver [0-9]* ready/fileserver PID ready/'
