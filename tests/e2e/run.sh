@@ -20,8 +20,7 @@
 # the cases run on; `make e2e` runs them on auto (the in-process engine
 # wherever it can) and on ptrace.
 #
-# Until `DPROBE trace --help` works, every case is skipped and the exit
-# status is 0, so this can sit in `make test` before the engine exists.
+# When `DPROBE trace --help` fails, every case fails (exit status 1).
 #
 # Case files are sh fragments; see tests/e2e/README.md.
 set -u
@@ -61,14 +60,16 @@ record() {
 	fi
 }
 
-if ! "$DPROBE" trace --help >/dev/null 2>&1; then
+# A dprobe that cannot even print its usage fails every case: a broken
+# binary must never pass as "skipped".
+if ! why=$("$DPROBE" trace --help 2>&1 >/dev/null); then
 	for c in $cases; do
 		n=$(basename "$c" .sh)
-		echo "SKIP: $n: dprobe trace is not built yet"
-		skip=$((skip + 1))
+		echo "FAIL: $n: '$DPROBE trace --help' failed: $(printf '%s' "$why" | head -n 1)"
+		fail=$((fail + 1))
 	done
 	record
-	exit 0
+	exit 1
 fi
 
 WORK=$(mktemp -d /tmp/dpe2e.XXXXXX) || exit 2
