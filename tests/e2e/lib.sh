@@ -33,7 +33,9 @@ stale() {
 # build_prog NAME [VARIANT] -> prints the path of the built program.
 # VARIANT "nopie" builds a non-PIE executable (fixed addresses).  Builds
 # are cached under $BUILD/$LEVEL[-VARIANT]/ and redone when the source is
-# newer.  The dlopen library dllib.c is built as libe2edl.so.
+# newer; each build goes to a temporary name and is renamed into place, so
+# runs in parallel (make test runs several) never see a half-written file.
+# The dlopen library dllib.c is built as libe2edl.so.
 # (kernel-ref.sh redefines build_prog to hand out private copies.)
 build_prog() {
 	build_prog_real "$@"
@@ -51,8 +53,10 @@ build_prog_real() {
 		_out=$_dir/libe2edl.so
 		if stale "$_out" "$_src"; then
 			gcc -g "-$LEVEL" -shared -fPIC -Wl,-soname,libe2edl.so \
-				-o "$_out" "$_src" >"$_dir/$_name.log" 2>&1 ||
-				{ cat "$_dir/$_name.log" >&2; return 1; }
+				-o "$_out.$$" "$_src" >"$_dir/$_name.log.$$" 2>&1 ||
+				{ cat "$_dir/$_name.log.$$" >&2; return 1; }
+			mv -f "$_out.$$" "$_out"
+			rm -f "$_dir/$_name.log.$$"
 		fi
 		echo "$_out"
 		return 0
@@ -67,9 +71,11 @@ build_prog_real() {
 	fi
 	if stale "$_out" "$_src"; then
 		# shellcheck disable=SC2046,SC2086  # flag lists are word lists
-		$_cc -g "-$LEVEL" -Wall $_pie -o "$_out" "$_src" \
-			$(prog_flags "$_name") >"$_out.log" 2>&1 ||
-			{ cat "$_out.log" >&2; return 1; }
+		$_cc -g "-$LEVEL" -Wall $_pie -o "$_out.$$" "$_src" \
+			$(prog_flags "$_name") >"$_out.log.$$" 2>&1 ||
+			{ cat "$_out.log.$$" >&2; return 1; }
+		mv -f "$_out.$$" "$_out"
+		rm -f "$_out.log.$$"
 	fi
 	echo "$_out"
 }
