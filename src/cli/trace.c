@@ -550,7 +550,7 @@ static const char *agent_unsuitable(const struct trace_opts *o,
 		return "it attaches to one process at a time";
 	if (o->cmd)
 		return dp_inproc_unsuitable(binary, agent);
-	return agent ? NULL : "libdprobe.so was not found next to dprobe";
+	return agent ? NULL : DP_INPROC_NO_AGENT;
 }
 
 /*

@@ -46,8 +46,13 @@ struct dp_inproc;
  */
 const char *dp_inproc_unsuitable(const char *path, const char *agent);
 
-/* The agent library next to the running dprobe, or NULL (malloc'd). */
+/*
+ * The agent library, an absolute path (malloc'd), or NULL: next to the
+ * running dprobe, else in ../lib/dprobe/ from it (agent_path.c).
+ */
 char *dp_inproc_find_agent(void);
+#define DP_INPROC_NO_AGENT \
+	"libdprobe.so was not found next to dprobe nor in ../lib/dprobe/ from it"
 
 /*
  * Start @argv with the agent, which connects, receives the probes and

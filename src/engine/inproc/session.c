@@ -41,30 +41,6 @@ void inproc_log(struct dp_inproc *t, const char *fmt, ...)
 
 /* ---- suitability ------------------------------------------------------------ */
 
-char *dp_inproc_find_agent(void)
-{
-	const char *env = getenv("DPROBE_AGENT");
-	char exe[PATH_MAX], *slash, *path;
-	ssize_t n;
-
-	if (env && *env)
-		return access(env, R_OK) ? NULL : realpath(env, NULL);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	if (asprintf(&path, "%s/libdprobe.so", exe) < 0)
-		return NULL;
-	if (!access(path, R_OK))
-		return path;
-	free(path);
-	return NULL;
-}
-
 /* Whether @path asks for a dynamic loader (PT_INTERP): -1 if unreadable. */
 static int has_interp(const char *path)
 {
@@ -96,7 +72,7 @@ const char *dp_inproc_unsuitable(const char *path, const char *agent)
 	struct stat st;
 
 	if (!agent)
-		return "libdprobe.so was not found next to dprobe";
+		return DP_INPROC_NO_AGENT;
 	if (stat(path, &st) || has_interp(path) < 0)
 		return "the program cannot be read";
 	if (st.st_mode & (S_ISUID | S_ISGID))
