@@ -10,10 +10,12 @@
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	const char *summary;	/* one line: `help --commands`, man NAME */
 	const char *synopsis;
 	const char *help;
 } commands[] = {
 	{ "check", dp_cmd_check,
+	  "validate probe definitions as kprobe_events/uprobe_events would",
 	  "dprobe check [--json] [--no-elf] [-x BINARY] [--filter EVENT=EXPR]...\n"
 	  "             (-f FILE | DEF...)",
 	  "Apply probe definitions in order, as successive writes to\n"
@@ -45,12 +47,14 @@ static const struct {
 	  "  @+FOFFS $stack $stackN $retval $comm $argN +|-[u]OFFS(EXPR) \\IMM\n"
 	  "  \\\"STR\"; TYPE one of u8..u64 s8..s64 x8..x64 char string ustring\n"
 	  "  symbol symstr b<W>@<O>/<C>, or TYPE[N] for arrays.\n" },
-	{ "format", dp_cmd_format,
+	{ "format", dp_cmd_format, "print an event's format file",
 	  "dprobe format [--no-elf] [-x BINARY] (-f FILE | DEF...)",
 	  "Apply the definitions, then print the `format` file of the event\n"
 	  "the last definition created or appended to, as the kernel shows\n"
 	  "events/GRP/EVENT/format (with dprobe's own event ID).\n" },
-	{ "list", dp_cmd_list, "dprobe list (-x BINARY | -p PID | --kernel) [GLOB]",
+	{ "list", dp_cmd_list,
+	  "list the functions, tracepoints and SDT probes to place probes on",
+	  "dprobe list (-x BINARY | -p PID | --kernel) [GLOB]",
 	  "List the functions a probe can be placed on, like ftrace's\n"
 	  "available_filter_functions: every function symbol (STT_FUNC or\n"
 	  "STT_GNU_IFUNC, of non-zero size) of BINARY, or of every object the\n"
@@ -67,6 +71,7 @@ static const struct {
 	  "                     GROUP:NAME [Tracepoint event]\n"
 	  "  GLOB               only the names matching this shell pattern\n" },
 	{ "trace", dp_cmd_trace,
+	  "stream probe events from a program or running processes",
 	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]... [-o FILE]\n"
 	  "             [--json] [--duration SECS] [-f] [--profile]\n"
 	  "             [--engine auto|agent|ptrace|kernel] [--kernel]\n"
@@ -102,13 +107,21 @@ static const struct {
 	  "Symbol places without MOD: name the command's executable; MOD is a\n"
 	  "path, or the basename or soname of a loaded object (libc.so.6).\n"
 	  "Ctrl-C, SIGTERM and --duration detach: every original byte goes back\n"
-	  "and the process runs on as if never traced.\n" },
-	{ "stat", dp_cmd_stat,
+	  "and the process runs on as if never traced.\n"
+	  "\n"
+	  "The in-process engine loads libdprobe.so from dprobe's directory, or\n"
+	  "else from ../lib/dprobe/ beside it (where 'make install' puts it).\n"
+	  "DPROBE_AGENT=PATH names another one, taken only as an absolute path\n"
+	  "to a root-owned file that only root can replace; DPROBE_ENGINE sets\n"
+	  "the default of --engine.\n" },
+	{ "stat", dp_cmd_stat, "count probe hits, as perf stat does",
 	  "dprobe stat [-e DEF]... [--filter EVENT=EXPR]... [--engine E] [--kernel]\n"
 	  "            (-p PID | -- CMD [ARGS...] | --kernel alone)",
 	  "Count probe hits per event while the command runs (or until Ctrl-C\n"
 	  "for -p), and print them as perf stat does, with the time elapsed.\n" },
-	{ "mount", dp_cmd_mount, "dprobe mount DIR (-p PID | -- CMD [ARGS...])",
+	{ "mount", dp_cmd_mount,
+	  "serve tracefs' files for one process tree over FUSE",
+	  "dprobe mount DIR (-p PID | -- CMD [ARGS...])",
 	  "Mount a FUSE file system with tracefs' layout on DIR, served by the\n"
 	  "ptrace engine for one process tree: write definitions to\n"
 	  "kprobe_events/uprobe_events, enable events/GROUP/EVENT/enable, read\n"
@@ -119,13 +132,20 @@ static const struct {
 	  "\n"
 	  "  -p, --pid PID      serve a running process (and what it forks)\n"
 	  "  -- CMD [ARGS...]   start CMD and serve it\n" },
-	{ "cleanup", dp_cmd_cleanup, "dprobe cleanup",
+	{ "cleanup", dp_cmd_cleanup,
+	  "remove what killed dprobe runs left in tracefs", "dprobe cleanup",
 	  "Remove what dprobe runs that died (kill -9, a crash) left in tracefs:\n"
 	  "their instances/dprobe.PID and the events of their dprobePID_*\n"
 	  "groups, one line per thing removed.  Runs of the kernel engine do\n"
 	  "this silently when they start.  Needs root.\n" },
-	{ "help", dp_cmd_help, "dprobe help [COMMAND]",
-	  "Show the help of COMMAND, or the list of commands.\n" },
+	{ "help", dp_cmd_help, "show the help of a command",
+	  "dprobe help [COMMAND]",
+	  "Show the help of COMMAND (what 'dprobe COMMAND --help' shows), or\n"
+	  "the usage of every command.\n"
+	  "\n"
+	  "  --commands         one line per command: its name, a tab, what it\n"
+	  "                     does (for scripts: the manual pages and the bash\n"
+	  "                     completion are made from this help)\n" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -143,12 +163,24 @@ void dp_usage(FILE *out, const char *cmd)
 		fprintf(out, "\nSee 'dprobe help COMMAND' and docs/ for more.\n");
 }
 
+/* `dprobe help --commands`: NAME<TAB>SUMMARY, in the table's order. */
+static int list_commands(void)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		printf("%s\t%s\n", commands[i].name, commands[i].summary);
+	return DP_EXIT_OK;
+}
+
 int dp_cmd_help(int argc, char **argv)
 {
 	if (argc < 2) {
 		dp_usage(stdout, NULL);
 		return DP_EXIT_OK;
 	}
+	if (!strcmp(argv[1], "--commands"))
+		return list_commands();
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return dp_cmd_help(2, (char *[]){ argv[0], "help", NULL });
 	for (size_t i = 0; i < NR_COMMANDS; i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
 			dp_usage(stdout, argv[1]);
