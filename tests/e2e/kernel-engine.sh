@@ -430,6 +430,78 @@ grep -q '  Command: p:dprobe[0-9]*_kprobes/s .*a=\$arg1' "$T/refuse.kernel.err" 
 [ ! -s "$T/refuse.kernel" ] || why "events printed"
 result "a definition the kernel refuses: its error_log, exit 1"
 
+# Places the kernel's uprobes cannot probe (a lock prefix; a VEX opcode
+# byte its one-byte table marks bad; a cs prefix) are refused before
+# anything is written, naming the instruction: the kernel itself would
+# refuse them silently at the command's exec (no event, no word), or
+# with "Unknown error 524" for -p.  A probe next to them works.
+cat >"$T/lockp.c" <<'EOF_C'
+#include <stdio.h>
+long counter;
+long locked(long x);
+long plain(long x);
+void vexop(void);
+void csnop(void);
+__asm__(".text\n"
+	".globl locked\n.type locked,@function\nlocked:\n"
+	"\tlock addq $1, counter(%rip)\n\tmov %rdi, %rax\n\tret\n"
+	".size locked,.-locked\n"
+	".globl plain\n.type plain,@function\nplain:\n"
+	"\tmov %rdi, %rax\n\tret\n.size plain,.-plain\n"
+	".globl vexop\n.type vexop,@function\nvexop:\n"
+	"\tvpxor %xmm0, %xmm0, %xmm0\n\tret\n.size vexop,.-vexop\n"
+	".globl csnop\n.type csnop,@function\ncsnop:\n"
+	"\t.byte 0x2e,0x66,0x0f,0x1f,0x84,0,0,0,0,0\n\tret\n"
+	".size csnop,.-csnop\n");
+int main(void)
+{
+	long s = 0;
+
+	for (int i = 0; i < 3; i++) {
+		s += locked(i) + plain(i);
+		vexop();
+		csnop();
+	}
+	printf("lockp: %ld %ld\n", s, counter);
+	return 0;
+}
+EOF_C
+if cc -O2 -o "$T/lockp" "$T/lockp.c" 2>"$T/lockp.cc"; then
+	dp kernel lock trace -e 'p:l locked' -- "$T/lockp"
+	[ "$rc" = 1 ] || why "lock: exit status $rc, not 1"
+	grep -q "kprobes/l: the kernel cannot probe locked ($T/lockp:0x[0-9a-f]*): 'lock addq \$0x01, .*(%rip)' (f0 48 83 05 [0-9a-f ]*): the kernel's uprobes refuse lock-prefixed instructions" \
+		"$T/lock.kernel.err" || why "lock: $(cat "$T/lock.kernel.err")"
+	[ ! -s "$T/lock.kernel" ] || why "lock: the command ran"
+	dp kernel vex trace -e 'p:v vexop' -e 'p:p plain' -- "$T/lockp"
+	[ "$rc" = 1 ] || why "vex: exit status $rc, not 1"
+	grep -q "'vpxor %xmm0, %xmm0, %xmm0' (c5 f9 ef c0): .*VEX.*(0xef)" \
+		"$T/vex.kernel.err" || why "vex: $(cat "$T/vex.kernel.err")"
+	dp kernel csnop trace -e 'p:c csnop' -- "$T/lockp"
+	[ "$rc" = 1 ] || why "cs: exit status $rc, not 1"
+	grep -q "(2e 66 0f 1f 84 00 00 00 00 00): .*es/cs/ss/ds prefix" \
+		"$T/csnop.kernel.err" || why "cs: $(cat "$T/csnop.kernel.err")"
+	dp kernel plain trace -e 'p:p plain' -- "$T/lockp"
+	[ "$rc" = 0 ] || why "plain: exit status $rc"
+	[ "$(grep -c ' p: (plain+0x0/' "$T/plain.kernel")" = 3 ] ||
+		why "plain: not 3 events: $(tail -n 1 "$T/plain.kernel.err")"
+	# -p: the kernel would say ENOTSUPP (524) at enable
+	"$T/lockp" >/dev/null
+	sh -c 'echo ready; exec sleep 30' >"$T/lockw.out" 2>&1 &
+	started "$T/lockw.out"
+	timeout -k 5 "$TMO" "$DPROBE" trace --engine kernel -e "p:l $T/lockp:locked" \
+		-p "$_w" >"$T/lockw" 2>"$T/lockw.err"
+	rc=$?
+	kill "$_w" 2>/dev/null
+	[ "$rc" = 1 ] || why "-p: exit status $rc"
+	grep -q "Unknown error" "$T/lockw.err" && why "-p: $(cat "$T/lockw.err")"
+	grep -q "refuse lock-prefixed instructions" "$T/lockw.err" ||
+		why "-p: $(cat "$T/lockw.err")"
+	result "places the kernel cannot probe: refused up front, the instruction named"
+else
+	echo "SKIP: places the kernel cannot probe: cc failed: $(head -c 200 "$T/lockp.cc")"
+	skip=$((skip + 1))
+fi
+
 if command -v setpriv >/dev/null 2>&1; then
 	cp "$WORK_EX" "$T/work" && chmod 755 "$T" "$T/work"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$DPROBE" trace \

@@ -20,6 +20,7 @@
 #include <Zydis/Zydis.h>
 
 #include "arch/x86_64/insn.h"
+#include "arch/x86_64/kuprobe.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -1439,4 +1440,67 @@ Test(insn, far_slot_runs)
 	cr_expect_eq(dp_insn_make_slot(&in, (uint64_t)page + 128, buf,
 				       sizeof(buf)), -ERANGE);
 	munmap(page, 4096);
+}
+
+/* ---- the kernel's uprobe rules (kuprobe.c) -------------------------------- */
+
+/* dp_kuprobe_check() on hex bytes: its return, the reason in @why. */
+static int kcheck(const char *hex, char *why, size_t whylen)
+{
+	uint8_t code[DP_INSN_MAX_LEN];
+	size_t n = unhex(hex, code, sizeof(code));
+
+	why[0] = '\0';
+	return dp_kuprobe_check(code, n, why, whylen);
+}
+
+Test(insn, kuprobe_refused_named)
+{
+	static const struct { const char *hex, *text, *reason; } bad[] = {
+		{ "f0 48 83 05 7e 2e 00 00 01", "'lock addq $0x01, 0x2e7e(%rip)'",
+		  "refuse lock-prefixed" },
+		{ "f0 0f b1 0a", "'lock cmpxchg", "refuse lock-prefixed" },
+		{ "2e 66 0f 1f 84 00 00 00 00 00", "(2e 66 0f", "es/cs/ss/ds" },
+		{ "3e ff e0", "(3e ff e0)", "es/cs/ss/ds" },	/* notrack jmp */
+		{ "8e d0", "'mov %ax, %ss'", "mov to %ss" },
+		{ "cc", "'int3'", "opcode 0xcc" },
+		{ "cd 80", "'int $0x80'", "opcode 0xcd" },
+		{ "ec", "(ec)", "port I/O" },
+		{ "f4", "'hlt'", "opcode 0xf4" },
+		{ "c5 f9 ef c0", "'vpxor %xmm0, %xmm0, %xmm0'", "VEX/EVEX prefix (0xef)" },
+		{ "c5 fe 6f 06", "'vmovdqu (%rsi), %ymm0'", "(0x6f)" },
+	};
+	char why[512];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_expect_eq(kcheck(bad[i].hex, why, sizeof(why)), -ENOTSUP,
+			     "%s: taken", bad[i].hex);
+		cr_expect(strstr(why, bad[i].text) && strstr(why, bad[i].reason),
+			  "%s: \"%s\"", bad[i].hex, why);
+	}
+}
+
+Test(insn, kuprobe_taken)
+{
+	/* what the kernel takes, as measured: its 0f escape is marked good
+	 * whatever follows (syscall too); a VEX opcode byte that is good
+	 * in the one-byte map; fs/gs overrides, rep, REX */
+	static const char *const good[] = {
+		"48 89 f8", "55", "c3", "e8 00 00 00 00", "0f 05", "0f 1f 00",
+		"f3 0f 1e fa", "c5 f8 77", "64 48 8b 04 25 28 00 00 00",
+		"f3 48 ab", "66 90", "48 8d 05 00 00 00 00", "0f a2",
+	};
+	char why[512];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		cr_expect_eq(kcheck(good[i], why, sizeof(why)), 0, "%s: %s",
+			     good[i], why);
+}
+
+Test(insn, kuprobe_undecodable)
+{
+	char why[512];
+
+	cr_expect_eq(kcheck("48", why, sizeof(why)), -ENOEXEC);
+	cr_expect(strstr(why, "do not decode"), "%s", why);
 }

@@ -6,11 +6,15 @@
  * an event's record out as dprobe does.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "arch/x86_64/decode.h"
+#include "arch/x86_64/kuprobe.h"
 #include "engine/kernel/internal.h"
 #include "sym/elf.h"
 #include "sym/resolve.h"
@@ -236,6 +240,39 @@ static int put_args(FILE *f, const struct dp_probe_def *def, const char *path,
 	return ret;
 }
 
+/*
+ * The kernel checks a uprobe's instruction only when it installs the
+ * breakpoint, and where that happens at a later mmap() (a command
+ * launched after its probes are enabled) a refusal is silent: the probe
+ * never fires.  So its rules are applied here, before anything is
+ * written.  Bytes that cannot be read are left to the kernel to judge.
+ */
+static int check_insn(const struct dp_probe *p, const char *path,
+		      uint64_t off, char *why, size_t whylen)
+{
+	uint8_t code[DP_INSN_MAX_LEN];
+	char reason[512], *place;
+	ssize_t n;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, code, sizeof(code), (off_t)off);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	ret = dp_kuprobe_check(code, (size_t)n, reason, sizeof(reason));
+	if (!ret)
+		return 0;
+	place = dp_place_canonical(&p->def);
+	snprintf(why, whylen, "%s/%s: the kernel cannot probe %s (%s:0x%"
+		 PRIx64 "): %s", p->event->group, p->event->name,
+		 place ? place : "the place", path, off, reason);
+	free(place);
+	return ret;
+}
+
 int dp_kdefs_line(const struct dp_kdefs_ctx *c, const struct dp_probe *p,
 		  char **line, const char **file, char **path,
 		  uint64_t *vaddr, char *why, size_t whylen)
@@ -290,6 +327,8 @@ int dp_kdefs_line(const struct dp_kdefs_ctx *c, const struct dp_probe *p,
 		ret = -EINVAL;
 		goto fail;
 	}
+	if (*path && (ret = check_insn(p, *path, off, why, whylen)))
+		goto fail;
 	f = open_memstream(line, &len);
 	if (!f) {
 		ret = -ENOMEM;

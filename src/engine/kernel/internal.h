@@ -34,6 +34,10 @@ int dp_tfs_append(const struct dp_tfs *t, const char *rel, const char *s);
 /* The whole file, NUL-terminated, malloc'd: 0 or -errno. */
 int dp_tfs_read(const struct dp_tfs *t, const char *rel, char **buf,
 		size_t *len);
+/* strerror() that also has words for the kernel's internal errnos
+ * (524 ENOTSUPP, ...), which a tracefs write may return. */
+const char *dp_kstrerror(int err);
+#define DP_ENOTSUPP	524	/* the kernel's, not libc's ENOTSUP (95) */
 /*
  * The last error_log entry whose Command is @cmd, without its timestamp,
  * into @out ("" if none).

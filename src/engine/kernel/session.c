@@ -286,7 +286,7 @@ static int make_instance(struct dp_kernel *k, char *why, size_t whylen)
 	}
 	if (ret) {
 		say(why, whylen, "cannot create %s/%s: %s", k->tfs.root,
-		    k->inst, strerror(-ret));
+		    k->inst, dp_kstrerror(ret));
 		return ret;
 	}
 	k->inst_made = true;
@@ -305,7 +305,7 @@ static int make_instance(struct dp_kernel *k, char *why, size_t whylen)
 	if (ret)
 		say(why, whylen, "cannot restrict %s to the traced processes "
 		    "(set_event_pid, options/event-fork): %s", k->inst,
-		    strerror(-ret));
+		    dp_kstrerror(ret));
 	return ret;
 }
 
@@ -321,7 +321,7 @@ static void refused(struct dp_kernel *k, const char *file, const char *line,
 		say(why, whylen, "the kernel refused a definition:\n%s", log);
 	else
 		say(why, whylen, "the kernel refused '%s' in %s: %s", line, file,
-		    strerror(-err));
+		    dp_kstrerror(err));
 }
 
 static int event_dir_read(struct dp_kernel *k, const char *grp,
@@ -372,14 +372,17 @@ static int create_event(struct dp_kernel *k, struct kev *e, char *why,
 		ret = event_dir_read(k, e->kgroup, e->kname, "format", &fmt);
 	if (ret) {
 		say(why, whylen, "%s/%s was created but its id or format "
-		    "cannot be read: %s", e->kgroup, e->kname, strerror(-ret));
+		    "cannot be read: %s", e->kgroup, e->kname, dp_kstrerror(ret));
 		return ret;
 	}
 	ret = dp_kdefs_check_format(e->ev, fmt, why, whylen);
 	free(fmt);
 	if (!ret && (ret = event_enable(k, e->kgroup, e->kname)))
-		say(why, whylen, "cannot enable %s/%s in %s: %s", e->kgroup,
-		    e->kname, k->inst, strerror(-ret));
+		say(why, whylen, "cannot enable %s/%s in %s: %s%s", e->kgroup,
+		    e->kname, k->inst, dp_kstrerror(ret),
+		    ret == -DP_ENOTSUPP && !strcmp(e->file, "uprobe_events") ?
+		    " (the kernel would not install the breakpoint: its "
+		    "uprobes cannot probe the instruction there)" : "");
 	return ret;
 }
 

@@ -285,7 +285,7 @@ int dp_ktp_enable(struct dp_kernel *k, struct kev *e, char *why,
 	}
 	if (ret)
 		snprintf(why, whylen, "cannot enable %s:%s in %s: %s",
-			 e->kgroup, e->kname, k->inst, strerror(-ret));
+			 e->kgroup, e->kname, k->inst, dp_kstrerror(ret));
 	return ret;
 }
 
@@ -395,7 +395,7 @@ int dp_kernel_list_tracepoints(const char *glob, FILE *out)
 	ret = dp_tfs_read(&t, "available_events", &text, NULL);
 	if (ret) {
 		fprintf(stderr, "dprobe: cannot read %s/available_events: %s\n",
-			t.root, strerror(-ret));
+			t.root, dp_kstrerror(ret));
 		return ret;
 	}
 	for (line = strtok_r(text, "\n", &save); line;

@@ -61,6 +61,47 @@ int dp_tfs_find(struct dp_tfs *t, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * The kernel's internal error numbers (include/linux/errno.h) leak out of
+ * some tracefs writes; libc knows no words for them ("Unknown error
+ * 524").  ENOTSUPP is what uprobes answer for an instruction they will
+ * not probe.
+ */
+static const char *const kernel_errno[] = {
+	[512 - 512] = "interrupted, to be restarted (ERESTARTSYS)",
+	[513 - 512] = "interrupted, to be restarted (ERESTARTNOINTR)",
+	[514 - 512] = "interrupted, to be restarted (ERESTARTNOHAND)",
+	[515 - 512] = "no such ioctl command (ENOIOCTLCMD)",
+	[516 - 512] = "interrupted, to be restarted (ERESTART_RESTARTBLOCK)",
+	[517 - 512] = "driver not ready yet (EPROBE_DEFER)",
+	[518 - 512] = "stale open (EOPENSTALE)",
+	[519 - 512] = "no such parameter (ENOPARAM)",
+	[521 - 512] = "illegal handle (EBADHANDLE)",
+	[522 - 512] = "update not synchronized (ENOTSYNC)",
+	[523 - 512] = "bad cookie (EBADCOOKIE)",
+	[524 - 512] = "not supported by the kernel here (ENOTSUPP)",
+	[525 - 512] = "buffer or request too small (ETOOSMALL)",
+	[526 - 512] = "server fault (ESERVERFAULT)",
+	[527 - 512] = "type not supported (EBADTYPE)",
+	[528 - 512] = "request delayed, try again (EJUKEBOX)",
+	[529 - 512] = "queued, will complete later (EIOCBQUEUED)",
+	[530 - 512] = "conflict with recalled state (ERECALLCONFLICT)",
+	[531 - 512] = "no grace period (ENOGRACE)",
+};
+
+const char *dp_kstrerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err == EOPNOTSUPP)
+		return "operation not supported (EOPNOTSUPP)";
+	if (err >= 512 && err < 512 + (int)(sizeof(kernel_errno) /
+					    sizeof(kernel_errno[0])) &&
+	    kernel_errno[err - 512])
+		return kernel_errno[err - 512];
+	return strerror(err);
+}
+
 int dp_tfs_path(const struct dp_tfs *t, const char *rel, char *buf,
 		size_t len)
 {
