@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ELF files for probe places: the file is mapped once and read through
- * libelf; symbols are copied into arrays sorted by address (for
+ * ELF files for probe places: the file is copied into memory once (a
+ * mapping of it would fault with SIGBUS if it were truncated) and read
+ * through libelf; symbols are copied into arrays sorted by address (for
  * symbolizing) and by name (for lookups), so both are O(log n).
  */
 #include <errno.h>
@@ -508,35 +509,51 @@ static int load_symbols(struct dp_elf *e)
 
 
 /*
- * The file's bytes, private and writable so that libelf may never touch
- * the file.  Inside a traced process (libdprobe.so) they are a copy in
- * anonymous memory: a file mapping there would show in the process's
- * maps as one more mapping of a loaded object, and mislead whoever reads
- * them (dprobe itself, when it resolves probes).
+ * The file's bytes, copied into anonymous memory (private and writable,
+ * so that libelf never touches the file).  Never a mapping of the file:
+ * a file truncated while it is mapped turns every access past its new
+ * end into SIGBUS, and a library may be replaced or truncated under
+ * dprobe at any time.  Inside a traced process (libdprobe.so) a file
+ * mapping would also show in the process's maps as one more mapping of
+ * a loaded object and mislead whoever reads them.  A file that is
+ * shorter than fstat() said by the time it is read changed under us: an
+ * error for this object, never a signal.
  */
-static void *file_bytes(int fd, size_t size)
+static int file_bytes(int fd, size_t size, uint8_t **out, char *why,
+		      size_t whylen)
 {
-#ifdef DP_IN_AGENT
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	size_t done = 0;
+	ssize_t n;
+	int err;
 
-	while (p != MAP_FAILED && done < size) {
-		ssize_t n = pread(fd, (char *)p + done, size - done, (off_t)done);
-
+	if (p == MAP_FAILED) {
+		err = errno;
+		why_set(why, whylen, "cannot hold its %zu bytes: %s", size,
+			strerror(err));
+		return -err;
+	}
+	while (done < size) {
+		n = pread(fd, (char *)p + done, size - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0) {
-			int err = n ? errno : EIO;
-
+			err = n ? errno : EIO;
 			munmap(p, size);
-			errno = err;
-			return MAP_FAILED;
+			if (n)
+				why_set(why, whylen, "read: %s", strerror(err));
+			else
+				why_set(why, whylen, "the file is shorter than "
+					"its size said (%zu of %zu bytes): it "
+					"changed while it was read", done,
+					size);
+			return -err;
 		}
 		done += (size_t)n;
 	}
-	return p;
-#else
-	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-#endif
+	*out = p;
+	return 0;
 }
 
 static int map_file(struct dp_elf *e, const char *path, char *why,
@@ -564,13 +581,9 @@ static int map_file(struct dp_elf *e, const char *path, char *why,
 		ret = -ENOEXEC;
 		why_set(why, whylen, "empty file, not an ELF file");
 	} else {
-		e->size = st.st_size;
-		e->map = file_bytes(fd, e->size);
-		if (e->map == MAP_FAILED) {
-			ret = -errno;
-			e->map = NULL;
-			why_set(why, whylen, "mmap: %s", strerror(-ret));
-		}
+		ret = file_bytes(fd, (size_t)st.st_size, &e->map, why, whylen);
+		if (!ret)
+			e->size = (size_t)st.st_size;
 	}
 	close(fd);
 	return ret;

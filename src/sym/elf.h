@@ -3,8 +3,10 @@
  * An opened x86-64 ELF file: its function and object symbols (.symtab and
  * .dynsym merged), PT_LOAD segments, executable sections and build-id, and
  * the mappings between file offsets, link-time addresses and symbols that
- * probe places need.  The file is mapped privately and read-only in effect;
- * every string and byte handed out stays valid until dp_elf_close().
+ * probe places need.  The file's bytes are copied into memory when it is
+ * opened (a file that changes while it is read is an error of the open,
+ * never a signal, and a change after it is not seen); every string and
+ * byte handed out stays valid until dp_elf_close().
  */
 #ifndef DPROBE_SYM_ELF_H
 #define DPROBE_SYM_ELF_H
@@ -39,9 +41,10 @@ struct dp_elf_sec {		/* an SHF_EXECINSTR section with file bytes */
 struct dp_elf;
 
 /*
- * Open @path.  Returns 0, -errno of open()/stat(), -EISDIR for a directory,
- * -EINVAL for another non-regular file, or -ENOEXEC for a file that is not
- * a 64-bit x86-64 ELF.  On failure dp_elf_strerror() says why.
+ * Open @path.  Returns 0, -errno of open()/stat()/read(), -EIO for a file
+ * that became shorter while it was read, -EISDIR for a directory, -EINVAL
+ * for another non-regular file, or -ENOEXEC for a file that is not a
+ * 64-bit x86-64 ELF.  On failure dp_elf_strerror() says why.
  */
 int dp_elf_open(const char *path, struct dp_elf **out);
 /* The same, with the reason written to @why (may be NULL). */
@@ -125,7 +128,7 @@ const struct dp_elf_sec *dp_elf_exec_sec_at(const struct dp_elf *e,
 					    uint64_t vaddr);
 
 /*
- * The file bytes at @vaddr: returns a pointer into the mapped file and sets
+ * The file bytes at @vaddr: returns a pointer into the file's copy and sets
  * *@avail to the number of bytes up to the end of the segment's file part,
  * or NULL if @vaddr has no file bytes.
  */
@@ -133,7 +136,7 @@ const uint8_t *dp_elf_code(const struct dp_elf *e, uint64_t vaddr,
 			   size_t *avail);
 /*
  * The file bytes of the section named @name (any kind with file bytes):
- * a pointer into the mapped file with its link-time address and size in
+ * a pointer into the file's copy with its link-time address and size in
  * @sec, or NULL if the file has no such section.
  */
 const uint8_t *dp_elf_section(const struct dp_elf *e, const char *name,

@@ -9,8 +9,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -263,6 +267,155 @@ Test(elf, open_errors)
 		  dp_elf_strerror());
 	unlink(p);
 	free(p);
+}
+
+/* ---- files that change under dprobe --------------------------------------- */
+
+#define LIBC_PATH	"/lib/x86_64-linux-gnu/libc.so.6"
+
+/* The whole of @path, malloc'd, in *@len. */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	uint8_t *b;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		return NULL;
+	b = malloc((size_t)st.st_size);
+	cr_assert(b);
+	cr_assert_eq(pread(fd, b, (size_t)st.st_size, 0), st.st_size);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return b;
+}
+
+/* Every byte of malloc's code, summed: touches the file's bytes. */
+static unsigned touch_malloc(const struct dp_elf *e)
+{
+	struct dp_elf_sym s;
+	const uint8_t *code;
+	size_t avail;
+	unsigned sum = 0;
+
+	if (dp_elf_lookup(e, "malloc", &s))
+		return 0;
+	code = dp_elf_code(e, s.value, &avail);
+	for (size_t i = 0; code && i < avail && i < s.size; i++)
+		sum += code[i];
+	return sum;
+}
+
+/* Truncated once opened: what was read stays readable (a mapping of the
+ * file would raise SIGBUS here). */
+Test(elf, truncated_after_open)
+{
+	struct dp_elf *e;
+	uint8_t *lib;
+	size_t len;
+	unsigned before;
+	char *p;
+
+	lib = slurp(LIBC_PATH, &len);
+	if (!lib)
+		cr_skip_test("no %s", LIBC_PATH);
+	p = write_tmp(lib, len);
+	cr_assert_eq(dp_elf_open(p, &e), 0, "%s", dp_elf_strerror());
+	before = touch_malloc(e);
+	cr_assert_eq(truncate(p, 0), 0);
+	cr_expect_eq(touch_malloc(e), before);
+	cr_expect_neq(before, 0u);
+	dp_elf_close(e);
+	unlink(p);
+	free(p);
+	free(lib);
+}
+
+/* A file shorter than fstat() said (a sysfs file says 4096 bytes): the
+ * error is the open's, in words. */
+Test(elf, shorter_than_its_size)
+{
+	const char *f = "/sys/devices/system/cpu/online";
+	struct dp_elf *e = (void *)1;
+	struct stat st;
+
+	if (stat(f, &st) || st.st_size <= 64)
+		cr_skip_test("no %s with a size", f);
+	cr_expect_eq(dp_elf_open(f, &e), -EIO);
+	cr_expect_null(e);
+	cr_expect(strstr(dp_elf_strerror(), "shorter than its size said") &&
+		  strstr(dp_elf_strerror(), "changed while it was read"),
+		  "%s", dp_elf_strerror());
+}
+
+struct shrinker {
+	const char *path;
+	const uint8_t *bytes;
+	size_t len;
+	volatile int stop;
+};
+
+/* Cut the file to half its size and write it back whole, in a loop. */
+static void *shrink_loop(void *arg)
+{
+	struct shrinker *s = arg;
+	int fd = open(s->path, O_WRONLY);
+
+	while (fd >= 0 && !s->stop) {
+		if (ftruncate(fd, (off_t)(s->len / 2)) ||
+		    pwrite(fd, s->bytes, s->len, 0) != (ssize_t)s->len)
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* Opened again and again while another thread truncates it: each open
+ * succeeds or fails with a reason, none raises a signal. */
+Test(elf, truncated_while_read)
+{
+	struct shrinker s = { 0 };
+	struct timespec t0, t;
+	unsigned ok = 0, changed = 0, other = 0;
+	pthread_t th;
+	uint8_t *lib;
+	size_t len;
+	char *p;
+
+	lib = slurp(LIBC_PATH, &len);
+	if (!lib)
+		cr_skip_test("no %s", LIBC_PATH);
+	p = write_tmp(lib, len);
+	s = (struct shrinker){ p, lib, len, 0 };
+	cr_assert_eq(pthread_create(&th, NULL, shrink_loop, &s), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		struct dp_elf *e;
+		int ret = dp_elf_open(p, &e);
+
+		if (!ret) {
+			touch_malloc(e);
+			dp_elf_close(e);
+			ok++;
+		} else if (ret == -EIO) {
+			cr_expect(strstr(dp_elf_strerror(), "changed while it "
+					 "was read"), "%s", dp_elf_strerror());
+			changed++;
+		} else {
+			cr_expect(ret == -ENOEXEC && dp_elf_strerror()[0],
+				  "%d: %s", ret, dp_elf_strerror());
+			other++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 1);
+	s.stop = 1;
+	pthread_join(th, NULL);
+	cr_log_info("opened %u, changed %u, malformed %u", ok, changed, other);
+	cr_expect_gt(ok + changed + other, 10u);
+	unlink(p);
+	free(p);
+	free(lib);
 }
 
 Test(elf, kind_and_build_id)
