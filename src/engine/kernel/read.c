@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,69 @@ static void saved_comm(const struct dp_kernel *k, struct ktid *t)
 	free(buf);
 }
 
-static void tid_fill(const struct dp_kernel *k, struct ktid *t, pid_t tid)
+struct ktgid {
+	pid_t pid, tgid;
+};
+
+static int ktgid_cmp(const void *pa, const void *pb)
+{
+	const struct ktgid *a = pa, *b = pb;
+
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+/* saved_tgids ("PID TGID" lines) into k->saved, sorted by pid. */
+static void saved_tgids_read(struct dp_kernel *k)
+{
+	char *buf, *line, *save = NULL;
+	struct ktgid *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	long pid, tgid;
+
+	k->saved_stale = false;
+	if (dp_tfs_read(&k->tfs, "saved_tgids", &buf, NULL))
+		return;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%ld %ld", &pid, &tgid) != 2 || pid <= 0 ||
+		    tgid <= 0 || pid > INT32_MAX || tgid > INT32_MAX)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n++] = (struct ktgid){ (pid_t)pid, (pid_t)tgid };
+	}
+	free(buf);
+	if (n)
+		qsort(v, n, sizeof(*v), ktgid_cmp);
+	free(k->saved);
+	k->saved = v;
+	k->nsaved = n;
+}
+
+/*
+ * The tgid of a thread gone before its first record was read, from the
+ * kernel (options/record-tgid is on in the instance: each thread that
+ * recorded an event leaves its tgid there when it is switched out, its
+ * last time included).  Read at most once per reading round.  0 if the
+ * kernel does not know it either.
+ */
+static pid_t saved_tgid(struct dp_kernel *k, pid_t tid)
+{
+	struct ktgid key = { tid, 0 }, *hit;
+
+	if (k->saved_stale)
+		saved_tgids_read(k);
+	hit = k->nsaved ? bsearch(&key, k->saved, k->nsaved,
+				   sizeof(key), ktgid_cmp) : NULL;
+	return hit ? hit->tgid : 0;
+}
+
+static void tid_fill(struct dp_kernel *k, struct ktid *t, pid_t tid)
 {
 	char p[64], buf[512], *q;
 	ssize_t n;
@@ -85,16 +148,15 @@ static void tid_fill(const struct dp_kernel *k, struct ktid *t, pid_t tid)
 		saved_comm(k, t);
 	snprintf(p, sizeof(p), "/proc/%d/status", (int)tid);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
 	q = strstr(buf, "\nTgid:");
 	if (q)
 		t->tgid = (pid_t)strtol(q + 6, NULL, 10);
+	if (t->tgid <= 0)
+		t->tgid = saved_tgid(k, tid);
 }
 
 static int tids_grow(struct dp_kernel *k)
@@ -190,9 +252,14 @@ static void record(struct dp_kernel *k, uint8_t *data, size_t len,
 		return;		/* nothing of ours */
 	t = tid_info(k, tid);
 	/* event-fork follows threads and children alike; without -f the
-	 * children are left out here */
-	if (!k->o.follow && k->npids && !is_target(k, t, tid))
+	 * children are left out here.  A thread whose process nobody knows
+	 * any more may have been the command's: counted as lost, not
+	 * dropped unsaid */
+	if (!k->o.follow && k->npids && !is_target(k, t, tid)) {
+		if (!t->tgid)
+			k->stats.lost++;
 		return;
+	}
 	ev = e->ev;
 	pr = ev->probes;
 	if (e->tp) {
@@ -399,6 +466,8 @@ int dp_kread_drain(struct dp_kernel *k, bool final)
 	size_t out;
 	int ret = 0;
 
+	k->saved_stale = true;
+
 	mark = !k->mono_clock || final ? UINT64_MAX :
 	       now > COMMIT_SLACK_NS ? now - COMMIT_SLACK_NS : 0;
 	for (int i = 0; i < k->ncpus; i++) {
@@ -441,6 +510,7 @@ int dp_kread_wait(struct dp_kernel *k, const sigset_t *mask)
 
 void dp_kread_free(struct dp_kernel *k)
 {
+	free(k->saved);
 	free(k->tids);
 	free(k->recs);
 	free(k->arena);

@@ -298,6 +298,10 @@ static int make_instance(struct dp_kernel *k, char *why, size_t whylen)
 	inst_write(k, "buffer_percent", "0");
 	if (!k->npids)
 		return 0;
+	/* the kernel keeps the tgid of each thread that records (in
+	 * saved_tgids): a thread gone before its records are read is
+	 * still known as the command's.  Best effort: old kernels lack it */
+	inst_write(k, "options/record-tgid", "1");
 	/* threads (and with -f, children) join the list as they are made */
 	ret = inst_write(k, "options/event-fork", "1");
 	if (!ret)

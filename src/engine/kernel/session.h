@@ -38,6 +38,7 @@ struct kcpu {
 };
 
 struct ktid;
+struct ktgid;
 struct krec;
 
 struct dp_kernel {
@@ -67,6 +68,9 @@ struct dp_kernel {
 	/* read.c */
 	struct ktid *tids;	/* tid -> tgid, comm */
 	size_t tid_cap, ntids;
+	struct ktgid *saved;	/* the kernel's saved_tgids, sorted */
+	size_t nsaved;
+	bool saved_stale;	/* to read again before the next lookup */
 	struct krec *recs;	/* one round's records, to sort */
 	size_t nrecs, rec_cap;
 	uint8_t *arena;
