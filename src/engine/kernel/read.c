@@ -275,7 +275,8 @@ static void record(struct dp_kernel *k, uint8_t *data, size_t len,
 			dp_ksym_learn(k->ksym, t->tgid ? t->tgid : tid,
 				      e->refs[0].path, e->refs[0].vaddr,
 				      load8(data + 8));
-		if (e->hidden)
+		/* returns skipped by longjmp(), before any filter */
+		if (dp_kret_account(k, e, tid, data, len) || e->hidden)
 			return;		/* it was there for that alone */
 	}
 	pr->nhit++;

@@ -144,6 +144,75 @@ static void add_entry_probe(struct dp_kernel *k, const struct dp_kdefs_ctx *c)
 	k->kevs[k->nkevs - 1].hidden = true;
 }
 
+/* The file offset of a "r:GRP/EVENT PATH:0xOFF ..." line we wrote. */
+static int line_offset(const struct kref *r, uint64_t *off)
+{
+	const char *p = strchr(r->line, ' ');
+	char *end;
+
+	if (!p || strncmp(p + 1, r->path, strlen(r->path)))
+		return -EINVAL;
+	p += 1 + strlen(r->path);
+	if (strncmp(p, ":0x", 3))
+		return -EINVAL;
+	*off = strtoull(p + 3, &end, 16);
+	return end == p + 3 ? -EINVAL : 0;
+}
+
+/* One hidden entry probe at the place of return probe @r (retmiss.c). */
+static int add_call_probe(struct dp_kernel *k, const struct dp_kdefs_ctx *c,
+			  const struct kref *r, size_t n)
+{
+	struct dp_probe *p = NULL;
+	char line[PATH_MAX + 96], why[512];
+	uint64_t off;
+	int ret = line_offset(r, &off);
+
+	if (ret)
+		return ret;
+	snprintf(line, sizeof(line), "p:dprobe/__call_%zu %s:0x%" PRIx64
+		 " sp=$stack", n, r->path, off);
+	ret = dp_registry_apply(&k->hidden, line, &p, NULL);
+	if (ret || !p)
+		return ret ? ret : -EINVAL;
+	p->vaddr = r->vaddr;
+	ret = translate_event(k, c, p->event, why, sizeof(why));
+	if (ret) {
+		kev_forget_last(k);
+		return ret;
+	}
+	k->kevs[k->nkevs - 1].hidden = true;
+	k->kevs[k->nkevs - 1].ret_pr = r->pr;
+	return 0;
+}
+
+/*
+ * Hidden entry probes for the return probes of program places, so that
+ * the returns longjmp() skips count as missed (retmiss.c).  Added after
+ * every user event: created and enabled after their return probes.
+ */
+static void add_call_probes(struct dp_kernel *k, const struct dp_kdefs_ctx *c)
+{
+	size_t nuser = k->nkevs, n = 0;
+
+	for (size_t i = 0; i < nuser; i++) {
+		for (size_t j = 0; j < k->kevs[i].nrefs; j++) {
+			struct kref r = k->kevs[i].refs[j];
+
+			if (k->kevs[i].hidden || !r.path || !r.pr->def.is_return)
+				continue;
+			if (add_call_probe(k, c, &r, n++)) {
+				fprintf(k->log, "dprobe: %s/%s: returns skipped "
+					"by longjmp() will not be counted\n",
+					k->kevs[i].ev->group,
+					k->kevs[i].ev->name);
+				continue;
+			}
+			k->kevs[i].has_calls = true;
+		}
+	}
+}
+
 static int translate(struct dp_kernel *k, char *why, size_t whylen)
 {
 	const struct dp_kernel_opts *o = &k->o;
@@ -160,6 +229,8 @@ static int translate(struct dp_kernel *k, char *why, size_t whylen)
 	}
 	if (o->binary && !o->kernel)
 		add_entry_probe(k, &c);
+	if (!o->kernel)
+		add_call_probes(k, &c);
 	return 0;
 }
 
@@ -692,6 +763,7 @@ void dp_kernel_free(struct dp_kernel *k)
 	free(k->page);
 	free(k->pids);
 	dp_kread_free(k);
+	dp_kret_free(k);
 	dp_ksym_free(k->ksym);
 	dp_registry_free(&k->hidden);
 	free(k);
@@ -796,6 +868,7 @@ static void read_profile(struct dp_kernel *k)
 	memset(seen, 0, (k->nkevs ? k->nkevs : 1) * sizeof(*seen));
 	read_profile_file(k, "uprobe_profile", "uprobe_events", seen);
 	free(seen);
+	dp_kret_missed(k);
 	k->stats.missed = 0;
 	for (size_t i = 0; i < k->nkevs; i++)
 		for (struct dp_probe *pr = k->kevs[i].ev->probes;
@@ -844,6 +917,7 @@ int dp_kernel_run(struct dp_kernel *k, int *status)
 	/* what was written before the end is in the buffers: read it all */
 	if (!ret)
 		ret = dp_kread_drain(k, true);
+	dp_kret_finish(k);
 	read_profile(k);
 	read_overruns(k);
 	teardown(k);

@@ -30,6 +30,11 @@ struct kev {
 	size_t nrefs;
 	struct ktp *tp;		/* a tracepoint's record conversion */
 	bool hidden;		/* the program's entry: for symbols only */
+	/* retmiss.c: a hidden entry probe of the return probe @ret_pr,
+	 * and the returns of it never seen; a return event that has one */
+	struct dp_probe *ret_pr;
+	uint64_t skipped;
+	bool has_calls;
 };
 
 struct kcpu {
@@ -39,6 +44,7 @@ struct kcpu {
 
 struct ktid;
 struct ktgid;
+struct kstack;
 struct krec;
 
 struct dp_kernel {
@@ -77,6 +83,9 @@ struct dp_kernel {
 	size_t arena_len, arena_cap;
 	uint8_t *conv;		/* a tracepoint record, converted */
 	size_t conv_cap;
+	/* retmiss.c: per thread, the entries whose return is pending */
+	struct kstack *stacks;
+	size_t stack_cap, nstacks;
 };
 
 /* read.c: wait for data (signals in @mask may come), read what is there. */
@@ -85,6 +94,17 @@ int dp_kread_wait(struct dp_kernel *k, const sigset_t *mask);
  * them, every CPU read to its end): 0 or -errno. */
 int dp_kread_drain(struct dp_kernel *k, bool final);
 void dp_kread_free(struct dp_kernel *k);
+
+/* retmiss.c: returns skipped by longjmp(), counted as missed.  Account
+ * for a record of @e by thread @tid; true if it was a hidden entry
+ * record (nothing more to do with it). */
+bool dp_kret_account(struct dp_kernel *k, struct kev *e, pid_t tid,
+		     const uint8_t *rec, size_t len);
+/* The end: entries still pending never returned. */
+void dp_kret_finish(struct dp_kernel *k);
+/* Add the skipped returns to the return probes' nmiss. */
+void dp_kret_missed(struct dp_kernel *k);
+void dp_kret_free(struct dp_kernel *k);
 
 /* tp.c: kernel tracepoints named in opts.tracepoints. */
 int dp_ktp_translate(struct dp_kernel *k, char *why, size_t whylen);

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Returns the kernel's uretprobes never report, counted as missed.
+ *
+ * When longjmp() (or a C++ exception, or a thread's exit) abandons frames
+ * of a function with a return probe, the kernel drops the pending return
+ * instances without a trace.  To count them, every return probe of a
+ * program place gets a hidden entry probe at the same place recording
+ * the stack pointer (`__call_N sp=$stack`, created after the return
+ * event, so that any entry it records has its return armed).  The reader
+ * keeps, per thread, the stack of entries whose return is pending:
+ *
+ *  - an entry at sp S ends every pending entry at S or below it (a frame
+ *    there is dead once a new call uses that stack), except one of another
+ *    probe at exactly S: the same hit of two return probes of a function;
+ *  - a return of function F (its record's __probe_func) ends the most
+ *    recent pending entry of F, and every entry above it;
+ *  - at the end, every entry still pending is one that never returned.
+ *
+ * Each entry ended without its return is one missed return of its probe.
+ * The return path costs nothing more; each entry costs one small record.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/kernel/session.h"
+
+struct kframe {
+	uint64_t sp, ip;	/* at the entry: the stack, the function */
+	struct kev *call;	/* the hidden entry probe (its counter) */
+};
+
+struct kstack {
+	pid_t tid;		/* 0: a free slot */
+	uint32_t n, cap;
+	struct kframe *v;
+};
+
+static int stacks_grow(struct dp_kernel *k)
+{
+	size_t cap = k->stack_cap ? 2 * k->stack_cap : 64;
+	struct kstack *v = calloc(cap, sizeof(*v)), *old = k->stacks;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < k->stack_cap; i++) {
+		size_t h;
+
+		if (!old[i].tid)
+			continue;
+		for (h = (size_t)old[i].tid & (cap - 1); v[h].tid;
+		     h = (h + 1) & (cap - 1))
+			;
+		v[h] = old[i];
+	}
+	free(old);
+	k->stacks = v;
+	k->stack_cap = cap;
+	return 0;
+}
+
+static struct kstack *stack_of(struct dp_kernel *k, pid_t tid)
+{
+	size_t h;
+
+	if (2 * (k->nstacks + 1) > k->stack_cap && stacks_grow(k))
+		return NULL;
+	for (h = (size_t)tid & (k->stack_cap - 1); k->stacks[h].tid;
+	     h = (h + 1) & (k->stack_cap - 1))
+		if (k->stacks[h].tid == tid)
+			return &k->stacks[h];
+	k->stacks[h].tid = tid;
+	k->nstacks++;
+	return &k->stacks[h];
+}
+
+/* Pop the top frame: its return never came. */
+static void skipped(struct kstack *s)
+{
+	s->v[--s->n].call->skipped++;
+}
+
+static void enter(struct dp_kernel *k, struct kev *call, pid_t tid,
+		  uint64_t ip, uint64_t sp)
+{
+	struct kstack *s = stack_of(k, tid);
+	struct kframe *v;
+
+	if (!s) {
+		call->skipped++;	/* cannot follow it: not silent */
+		return;
+	}
+	while (s->n && (s->v[s->n - 1].sp < sp ||
+			(s->v[s->n - 1].sp == sp && s->v[s->n - 1].call == call)))
+		skipped(s);
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? 2 * s->cap : 16;
+
+		v = realloc(s->v, cap * sizeof(*v));
+		if (!v) {
+			call->skipped++;
+			return;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = (struct kframe){ sp, ip, call };
+}
+
+static void leave(struct dp_kernel *k, pid_t tid, uint64_t func)
+{
+	struct kstack *s = k->stack_cap ? stack_of(k, tid) : NULL;
+	uint32_t i;
+
+	if (!s)
+		return;
+	for (i = s->n; i > 0 && s->v[i - 1].ip != func; i--)
+		;
+	if (!i)
+		return;		/* entered before the hidden probe was on */
+	while (s->n > i)
+		skipped(s);
+	s->n--;
+}
+
+static uint64_t load8(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+bool dp_kret_account(struct dp_kernel *k, struct kev *e, pid_t tid,
+		     const uint8_t *rec, size_t len)
+{
+	/* __probe_ip, sp / __probe_func: at 8 and 16 */
+	if (e->ret_pr) {
+		if (len >= 24)
+			enter(k, e, tid, load8(rec + 8), load8(rec + 16));
+		return true;
+	}
+	if (e->has_calls && len >= 16)
+		leave(k, tid, load8(rec + 8));
+	return false;
+}
+
+void dp_kret_finish(struct dp_kernel *k)
+{
+	for (size_t i = 0; i < k->stack_cap; i++)
+		while (k->stacks[i].tid && k->stacks[i].n)
+			skipped(&k->stacks[i]);
+}
+
+void dp_kret_missed(struct dp_kernel *k)
+{
+	for (size_t i = 0; i < k->nkevs; i++)
+		if (k->kevs[i].ret_pr)
+			k->kevs[i].ret_pr->nmiss += k->kevs[i].skipped;
+}
+
+void dp_kret_free(struct dp_kernel *k)
+{
+	for (size_t i = 0; i < k->stack_cap; i++)
+		free(k->stacks[i].v);
+	free(k->stacks);
+	k->stacks = NULL;
+	k->stack_cap = k->nstacks = 0;
+}
