@@ -453,10 +453,17 @@ __asm__(".text\n"
 	".globl csnop\n.type csnop,@function\ncsnop:\n"
 	"\t.byte 0x2e,0x66,0x0f,0x1f,0x84,0,0,0,0,0\n\tret\n"
 	".size csnop,.-csnop\n");
-int main(void)
+#include <unistd.h>
+int main(int argc, char **argv)
 {
 	long s = 0;
 
+	(void)argv;
+	if (argc > 1) {		/* for -p: mapped, waiting */
+		printf("ready\n");
+		fflush(stdout);
+		pause();
+	}
 	for (int i = 0; i < 3; i++) {
 		s += locked(i) + plain(i);
 		vexop();
@@ -484,11 +491,11 @@ if cc -O2 -o "$T/lockp" "$T/lockp.c" 2>"$T/lockp.cc"; then
 	[ "$rc" = 0 ] || why "plain: exit status $rc"
 	[ "$(grep -c ' p: (plain+0x0/' "$T/plain.kernel")" = 3 ] ||
 		why "plain: not 3 events: $(tail -n 1 "$T/plain.kernel.err")"
-	# -p: the kernel would say ENOTSUPP (524) at enable
-	"$T/lockp" >/dev/null
-	sh -c 'echo ready; exec sleep 30' >"$T/lockw.out" 2>&1 &
+	# -p of a process that maps it: the kernel would say ENOTSUPP (524)
+	# at enable
+	"$T/lockp" wait >"$T/lockw.out" 2>&1 &
 	started "$T/lockw.out"
-	timeout -k 5 "$TMO" "$DPROBE" trace --engine kernel -e "p:l $T/lockp:locked" \
+	timeout -k 5 "$TMO" "$DPROBE" trace --engine kernel -e "p:l locked" \
 		-p "$_w" >"$T/lockw" 2>"$T/lockw.err"
 	rc=$?
 	kill "$_w" 2>/dev/null

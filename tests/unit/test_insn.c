@@ -21,6 +21,7 @@
 
 #include "arch/x86_64/insn.h"
 #include "arch/x86_64/kuprobe.h"
+#include "engine/kernel/internal.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -1503,4 +1504,17 @@ Test(insn, kuprobe_undecodable)
 
 	cr_expect_eq(kcheck("48", why, sizeof(why)), -ENOEXEC);
 	cr_expect(strstr(why, "do not decode"), "%s", why);
+}
+
+/* What the kernel answers for a place it will not probe, in words: libc
+ * has none for its internal errnos ("Unknown error 524"). */
+Test(insn, kuprobe_enotsupp_words)
+{
+	cr_expect_str_eq(dp_kstrerror(-524),
+			 "not supported by the kernel here (ENOTSUPP)");
+	cr_expect_str_eq(dp_kstrerror(524),
+			 "not supported by the kernel here (ENOTSUPP)");
+	cr_expect(strstr(dp_kstrerror(-EOPNOTSUPP), "EOPNOTSUPP"));
+	cr_expect(strstr(dp_kstrerror(-517), "EPROBE_DEFER"));
+	cr_expect_str_eq(dp_kstrerror(-ENOENT), strerror(ENOENT));
 }
