@@ -16,7 +16,7 @@ enum { DP_EXIT_OK = 0, DP_EXIT_REJECTED = 1, DP_EXIT_USAGE = 2 };
 struct dp_defs {
 	char **lines;
 	int n;
-	char *file_buf;		/* owner of lines read from a file */
+	char *file_buf;		/* owner of the lines' text */
 };
 
 /*
@@ -46,9 +46,12 @@ int dp_cmd_cleanup(int argc, char **argv);
 /* Parse the shared options; returns the index of the first DEF, or -1. */
 int dp_parse_def_opts(int argc, char **argv, const char *cmd,
 		      struct dp_def_opts *o, bool allow_json);
-/* Collect DEFs (argv[first..]) or the lines of o->file. 0 or -1. */
+/* Collect DEFs (argv[first..]) or the lines of o->file, each line a
+ * definition of its own (as in a write to kprobe_events). 0 or -1. */
 int dp_defs_load(struct dp_defs *d, const struct dp_def_opts *o, int argc,
 		 char **argv, int first);
+/* The lines of @n texts (-e DEF), in order.  0, or -1 (said why). */
+int dp_defs_from_texts(struct dp_defs *d, const char *const *texts, int n);
 void dp_defs_free(struct dp_defs *d);
 
 void dp_usage(FILE *out, const char *cmd);

@@ -106,48 +106,94 @@ out:
 	return buf;
 }
 
+/*
+ * Append the lines of @text to @d, cutting it in place: the kernel takes
+ * each line of a write to kprobe_events as a command of its own.  A
+ * newline at the end starts no line; an empty text is one empty line.
+ */
+static int add_lines(struct dp_defs *d, char *text, int *cap)
+{
+	char *p = text, *nl;
+
+	do {
+		if (d->n == *cap) {
+			char **v = realloc(d->lines, (size_t)(*cap *= 2) *
+					   sizeof(*v));
+
+			if (!v)
+				return -1;
+			d->lines = v;
+		}
+		d->lines[d->n++] = p;
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		p = nl + 1;
+	} while (nl && *p);
+	return 0;
+}
+
+/* Lines of @file_buf (taken over by @d), then of @texts, in order. */
+static int split_defs(struct dp_defs *d, char *file_buf,
+		      const char *const *texts, int n)
+{
+	size_t len = 0;
+	int cap = 16;
+	char *p;
+
+	d->file_buf = file_buf;
+	for (int i = 0; i < n; i++)
+		len += strlen(texts[i]) + 1;
+	if (!file_buf)
+		d->file_buf = malloc(len ? len : 1);
+	d->lines = malloc((size_t)cap * sizeof(*d->lines));
+	if (!d->file_buf || !d->lines)
+		goto oom;
+	if (file_buf && *file_buf && add_lines(d, file_buf, &cap))
+		goto oom;
+	p = d->file_buf;
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(texts[i]) + 1;
+
+		memcpy(p, texts[i], l);
+		if (add_lines(d, p, &cap))
+			goto oom;
+		p += l;
+	}
+	return 0;
+oom:
+	fprintf(stderr, "dprobe: out of memory\n");
+	dp_defs_free(d);
+	return -1;
+}
+
+int dp_defs_from_texts(struct dp_defs *d, const char *const *texts, int n)
+{
+	memset(d, 0, sizeof(*d));
+	return split_defs(d, NULL, texts, n);
+}
+
 int dp_defs_load(struct dp_defs *d, const struct dp_def_opts *o, int argc,
 		 char **argv, int first)
 {
-	char *p, *nl;
-	int cap;
+	char *buf;
 
 	memset(d, 0, sizeof(*d));
-	if (!o->file) {
-		d->lines = argv + first;
-		d->n = argc - first;
-		return 0;
-	}
-	d->file_buf = read_file(o->file);
-	if (!d->file_buf) {
+	if (!o->file)
+		return split_defs(d, NULL, (const char *const *)argv + first,
+				  argc - first);
+	buf = read_file(o->file);
+	if (!buf) {
 		fprintf(stderr, "dprobe: %s: %s%s\n", o->file, strerror(errno),
 			errno == EINVAL ? " (the file contains NUL bytes)" : "");
 		return -1;
 	}
-	cap = 16;
-	d->lines = malloc((size_t)cap * sizeof(*d->lines));
-	for (p = d->file_buf; d->lines && *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		if (d->n == cap)
-			d->lines = realloc(d->lines, (size_t)(cap *= 2) * sizeof(char *));
-		if (!d->lines)
-			break;
-		d->lines[d->n++] = p;
-		if (!nl)
-			break;
-		*nl = '\0';
-	}
-	if (!d->lines) {
-		fprintf(stderr, "dprobe: out of memory\n");
-		return -1;
-	}
-	return 0;
+	return split_defs(d, buf, NULL, 0);
 }
 
 void dp_defs_free(struct dp_defs *d)
 {
-	if (d->file_buf)
-		free(d->lines);
+	free(d->lines);
 	free(d->file_buf);
 	memset(d, 0, sizeof(*d));
 }

@@ -4,7 +4,9 @@
  * as ftrace's trace_pipe prints them.
  * dprobe stat: count them, as `perf stat -e` does.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -119,23 +121,40 @@ static void emit_lost(void *priv, int cpu, unsigned long n)
 		fprintf(c->out, "{\"lost\":%lu,\"cpu\":%d}\n", n, cpu);
 }
 
+static bool has_pid(const struct trace_opts *o, pid_t pid)
+{
+	for (int i = 0; i < o->npids; i++)
+		if (o->pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* -p PID[,PID...]: a process named twice is traced once. */
 static int parse_pids(struct trace_opts *o, const char *arg)
 {
 	char *copy = strdup(arg), *tok, *save = NULL;
+	int ret = 0;
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
 		char *end;
 		long v = strtol(tok, &end, 10);
 
-		if (*end || v <= 0 || v > INT_MAX || o->npids == MAX_PIDS) {
+		if (*end || v <= 0 || v > INT_MAX) {
 			fprintf(stderr, "dprobe: bad process id '%s'\n", tok);
-			free(copy);
-			return -1;
+			ret = -1;
+		} else if (has_pid(o, (pid_t)v)) {
+			continue;
+		} else if (o->npids == MAX_PIDS) {
+			fprintf(stderr, "dprobe: too many processes (at most "
+				"%d)\n", MAX_PIDS);
+			ret = -1;
+		} else {
+			o->pids[o->npids++] = (pid_t)v;
 		}
-		o->pids[o->npids++] = (pid_t)v;
 	}
 	free(copy);
-	return o->npids ? 0 : -1;
+	return !ret && o->npids ? 0 : -1;
 }
 
 enum { OPT_FILTER = 256, OPT_JSON, OPT_DURATION, OPT_PROFILE, OPT_ENGINE,
@@ -207,13 +226,20 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 	while ((c = getopt_long(argc, argv, "+e:o:fp:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (o->ndefs == MAX_DEFS)
-				goto usage;
+			if (o->ndefs == MAX_DEFS) {
+				fprintf(stderr, "dprobe: too many -e definitions "
+					"(at most %d; -e @FILE takes any number)\n",
+					MAX_DEFS);
+				return -1;
+			}
 			o->defs[o->ndefs++] = optarg;
 			break;
 		case OPT_FILTER:
-			if (o->nfilters == DP_MAX_FILTERS)
-				goto usage;
+			if (o->nfilters == DP_MAX_FILTERS) {
+				fprintf(stderr, "dprobe: too many --filter options "
+					"(at most %d)\n", DP_MAX_FILTERS);
+				return -1;
+			}
 			o->filters[o->nfilters++] = optarg;
 			break;
 		case 'o': o->output = optarg; break;
@@ -342,8 +368,11 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 	if ((nm->o->kernel || (nm->o->engine == ENGINE_KERNEL &&
 			       strncmp(line, "sdt_", 4))) &&
 	    is_kernel_tracepoint(line)) {
-		if (nm->c->nktps == MAX_DEFS)
+		if (nm->c->nktps == MAX_DEFS) {
+			fprintf(stderr, "dprobe: too many kernel tracepoints "
+				"(at most %d)\n", MAX_DEFS);
 			return 1;
+		}
 		/* a line of -e @FILE goes with its file: keep a copy */
 		nm->c->ktps[nm->c->nktps] = strdup(line);
 		return nm->c->ktps[nm->c->nktps++] ? 0 : 1;
@@ -368,7 +397,10 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 	return bad;
 }
 
-/* Lines of -e DEF, or of FILE for -e @FILE, applied in order. */
+/*
+ * Lines of -e DEF, or of FILE for -e @FILE, applied in order: a DEF with
+ * newlines is several definitions, as a write to kprobe_events is.
+ */
 static int apply_def(struct dp_registry *reg, struct named *nm,
 		     const char *def)
 {
@@ -376,18 +408,12 @@ static int apply_def(struct dp_registry *reg, struct named *nm,
 	struct dp_defs d;
 	int bad = 0;
 
-	if (def[0] != '@') {
-		fo.file = NULL;
-		d.lines = (char **)&def;
-		d.n = 1;
-		d.file_buf = NULL;
-	} else if (dp_defs_load(&d, &fo, 0, NULL, 0)) {
+	if (def[0] == '@' ? dp_defs_load(&d, &fo, 0, NULL, 0) :
+	    dp_defs_from_texts(&d, &def, 1))
 		return -1;
-	}
 	for (int i = 0; i < d.n; i++)
 		bad += apply_line(reg, nm, d.lines[i]);
-	if (d.file_buf)
-		dp_defs_free(&d);
+	dp_defs_free(&d);
 	return bad ? -1 : 0;
 }
 
@@ -504,6 +530,52 @@ static void print_stat(const struct trace_ctx *c, const struct trace_opts *o,
 	fprintf(stderr, "\n%17.9f seconds time elapsed\n\n", secs);
 }
 
+/* The state letter of task @tid of @pid ('Z' a zombie), 0 if unknown. */
+static char task_state(pid_t pid, const char *tid)
+{
+	char path[320], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the comm field may hold anything, ')' too: the last one ends it */
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' ? rp[2] : 0;
+}
+
+/* Has every thread of @pid exited, its parent not having reaped it? */
+static bool is_zombie(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	bool dead = true, any = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (dead && (de = readdir(d))) {
+		char st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		st = task_state(pid, de->d_name);
+		any = true;
+		dead = st == 'Z' || st == 'X';
+	}
+	closedir(d);
+	return any && dead;
+}
+
 static char *main_binary(const struct trace_opts *o)
 {
 	char path[64];
@@ -515,11 +587,21 @@ static char *main_binary(const struct trace_opts *o)
 			fprintf(stderr, "dprobe: no process %d\n", o->pids[i]);
 			return NULL;
 		}
+		if (is_zombie(o->pids[i])) {
+			fprintf(stderr, "dprobe: process %d is a zombie: it has "
+				"exited, its parent has not reaped it yet\n",
+				o->pids[i]);
+			return NULL;
+		}
 	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", o->pids[0]);
 	return strdup(path);
 }
 
+/*
+ * The ptrace engine, in a child (supervisor.h): returns 0 in the child
+ * once tracing, and in the parent, which then only supervises it.
+ */
 static int start_ptrace(struct trace_ctx *c, const struct trace_opts *o,
 			const sigset_t *mask)
 {
