@@ -452,7 +452,10 @@ __asm__(".text\n"
 	"\tvpxor %xmm0, %xmm0, %xmm0\n\tret\n.size vexop,.-vexop\n"
 	".globl csnop\n.type csnop,@function\ncsnop:\n"
 	"\t.byte 0x2e,0x66,0x0f,0x1f,0x84,0,0,0,0,0\n\tret\n"
-	".size csnop,.-csnop\n");
+	".size csnop,.-csnop\n"
+	".globl sysc\n.type sysc,@function\nsysc:\n"
+	"\tmov $39, %eax\n\tsyscall\n\tret\n.size sysc,.-sysc\n");
+long sysc(void);
 #include <unistd.h>
 int main(int argc, char **argv)
 {
@@ -468,6 +471,7 @@ int main(int argc, char **argv)
 		s += locked(i) + plain(i);
 		vexop();
 		csnop();
+		s += sysc() > 0;
 	}
 	printf("lockp: %ld %ld\n", s, counter);
 	return 0;
@@ -487,6 +491,11 @@ if cc -O2 -o "$T/lockp" "$T/lockp.c" 2>"$T/lockp.cc"; then
 	[ "$rc" = 1 ] || why "cs: exit status $rc, not 1"
 	grep -q "(2e 66 0f 1f 84 00 00 00 00 00): .*es/cs/ss/ds prefix" \
 		"$T/csnop.kernel.err" || why "cs: $(cat "$T/csnop.kernel.err")"
+	# the kernel takes syscall, but the process dies (SIGSEGV) at its hit
+	dp kernel sysc trace -e 'p:s sysc+5' -- "$T/lockp"
+	[ "$rc" = 1 ] || why "syscall: exit status $rc, not 1"
+	grep -q "'syscall' (0f 05): .*dies with SIGSEGV" "$T/sysc.kernel.err" ||
+		why "syscall: $(cat "$T/sysc.kernel.err")"
 	dp kernel plain trace -e 'p:p plain' -- "$T/lockp"
 	[ "$rc" = 0 ] || why "plain: exit status $rc"
 	[ "$(grep -c ' p: (plain+0x0/' "$T/plain.kernel")" = 3 ] ||

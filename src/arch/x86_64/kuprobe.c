@@ -16,6 +16,10 @@
  *    measured on Linux 6.18, as the kernel's decoder reads it.
  * It runs its own decoder; an instruction Zydis cannot decode is refused
  * here as well.
+ *
+ * One rule is dprobe's own: the kernel takes `syscall`, but the process
+ * dies with SIGSEGV at the probed address once the probe is hit
+ * (measured on Linux 6.18), and a traced process must never crash.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -92,6 +96,13 @@ static bool refused(const ZydisDecodedInstruction *insn, char *reason,
 	if (is_mov_ss(insn)) {
 		snprintf(reason, len, "the kernel's uprobes refuse mov to "
 			 "%%ss (it holds traps off for one instruction)");
+		return true;
+	}
+	if (insn->mnemonic == ZYDIS_MNEMONIC_SYSCALL) {
+		snprintf(reason, len, "the kernel takes it, but a process "
+			 "that hits a uprobe on syscall dies with SIGSEGV "
+			 "(measured on Linux 6.18); --engine agent or ptrace "
+			 "probe it");
 		return true;
 	}
 	/* 0f escapes pass; a VEX/EVEX opcode byte is looked up as if it
