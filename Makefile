@@ -313,6 +313,7 @@ fs-test: $(O)/dprobe $(FILESERVER)
 	@sh tests/fs/run.sh $(O)/dprobe
 # ---- end dprobe mount ----
 
+
 # ---- running ---------------------------------------------------------------
 run: $(O)/dprobe $(EXAMPLE) $(AGENT_SO) $(O)/examples/tracepoint_example
 	@sh examples/run.sh $(O)/dprobe
@@ -363,11 +364,19 @@ qemu-test: $(O)/dprobe
 FUZZ_SECONDS ?= 600
 FUZZERS := lang filter sdt kraw
 FUZZ_BINS := $(FUZZERS:%=build-fuzz/fuzz-%)
-build-fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(DEPS_OK)
+# The library is compiled once for all fuzzers (in parallel under -j),
+# with coverage instrumentation; each harness links it.
+FUZZ_CFLAGS := -std=gnu17 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc $(FUSE_CFLAGS) \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/obj/%.o)
+build-fuzz/obj/%.o: %.c $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+build-fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p build-fuzz
-	clang -std=gnu17 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc $(FUSE_CFLAGS) \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	  -o $@ $< $(LIB_SRCS) $(LIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LIBS)
+.SECONDARY: $(FUZZ_OBJS)
+-include $(FUZZ_OBJS:.o=.d)
 
 fuzz: $(FUZZ_BINS)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZERS)
@@ -375,23 +384,29 @@ fuzz: $(FUZZ_BINS)
 fuzz-short: $(FUZZ_BINS)
 	@sh tests/fuzz/run.sh $${FUZZ_SHORT_SECONDS:-30} $(FUZZERS)
 
-# The whole suite: the release build, then again under ASan/UBSan, then the
-# kernel differential (skips itself without root/tracefs) and a short fuzz.
-# Every stage runs; the closing line counts them all.
+# The whole suite (tests/run-all.sh): `test-build` builds everything the
+# stages run, release and ASan, then the stages run two (or nproc) at a
+# time, each into build/test-logs/STAGE.log: unit and golden in both
+# builds, the kernel differential (skips itself without root/tracefs),
+# traced programs on each engine, the agent, the mount, install, a short
+# fuzz, and the fs, e2e and golden suites again in a time namespace whose
+# clocks read a few seconds.  Every stage runs; the closing line counts
+# them all.
 export DPROBE_RESULTS ?= $(abspath build)/test-results
-stage_failed = echo "make-$(1) 0 1 0" >> $(DPROBE_RESULTS)
 test: $(DEPS_OK)
-	@rm -f $(DPROBE_RESULTS)
-	@$(MAKE) --no-print-directory unit golden || $(call stage_failed,release)
-	@$(MAKE) --no-print-directory BUILD=asan unit golden || $(call stage_failed,asan)
-	@$(MAKE) --no-print-directory kernel-diff || $(call stage_failed,kernel-diff)
-	@$(MAKE) --no-print-directory -k e2e safety || $(call stage_failed,e2e)
-	@$(MAKE) --no-print-directory kernel-engine || $(call stage_failed,kernel-engine)
-	@$(MAKE) --no-print-directory qemu-test || $(call stage_failed,qemu)
-	@$(MAKE) --no-print-directory agent-test || $(call stage_failed,agent)
-	@$(MAKE) --no-print-directory fs-test || $(call stage_failed,fs)
-	@$(MAKE) --no-print-directory fuzz-short || $(call stage_failed,fuzz)
-	@sh tests/summary.sh
+	@sh tests/run-all.sh
 
 clean:
 	rm -rf build build-debug build-asan build-fuzz
+
+# Everything a test stage runs, built before the stages start so that no
+# two stages build the same file at once (tests/run-all.sh).
+TEST_BUILD := $(O)/dprobe $(AGENT_SO) $(EXAMPLE) $(FILESERVER) $(UNIT_BIN) \
+	      $(SYM_DATA) $(PROC_DATA) $(SDT_DATA) $(INJECT_DATA) \
+	      $(O)/examples/tracepoint_example
+ifeq ($(BUILD),release)
+TEST_BUILD += $(AGENT_EXAMPLES) $(AGENT_TESTS) $(O)/tests/agent/tp_cost \
+	      $(O)/tests/agent/tp_cost_nojl $(FUZZ_BINS)
+endif
+.PHONY: test-build
+test-build: $(TEST_BUILD)

@@ -1,0 +1,148 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# make test's scheduler: runs every test stage, LANES at a time (default:
+# the number of CPUs, at least 2), each into its own log, and ends with the
+# one closing line of tests/summary.sh.
+#
+#   sh tests/run-all.sh [STAGE...]      (default: every stage)
+#
+# Everything the stages run is built first by `make test-build` (release
+# and ASan), so no two stages ever build the same file.  A stage is a
+# command line whose runners record "NAME P F S" lines in a results file
+# of the stage's own; they are added to $DPROBE_RESULTS when it ends.  A
+# stage that exits non-zero without having recorded a failure, or that
+# recorded nothing at all, counts as one failure of its own ("make-NAME"),
+# so a runner that dies early can never pass.  When a stage
+# fails, the tail of its log is printed.  Nothing is cached between runs:
+# the results file and the logs are made anew.
+#
+# The time-namespace stages (timens-*) run the suites again in a time
+# namespace whose monotonic and boot clocks read a few seconds, so that
+# no expected output can depend on the machine's uptime (the width of
+# the seconds column of a trace line changes below 10,000 s).
+#
+# Env: DPROBE_RESULTS (set by the Makefile), TEST_LANES, TEST_LOGS (default
+# build/test-logs).
+set -u
+cd "$(dirname "$0")/.." || exit 2
+top=$(pwd)
+: "${DPROBE_RESULTS:?set by make test}"
+logs=${TEST_LOGS:-$top/build/test-logs}
+lanes=${TEST_LANES:-$(nproc 2>/dev/null || echo 2)}
+[ "$lanes" -ge 2 ] 2>/dev/null || lanes=2
+B=$top/build
+MK="make --no-print-directory"
+
+# NAME|COMMAND, longest first (minutes measured on 2 CPUs): a lane that
+# finishes takes the next one, so the long ones must not come last.
+stages() {
+	cat <<EOF
+e2e-auto|sh tests/e2e/run.sh $B/dprobe
+e2e-ptrace|DPROBE_ENGINE=ptrace sh tests/e2e/run.sh $B/dprobe
+timens-e2e|sh tests/timens.sh sh tests/e2e/run.sh $B/dprobe
+agent|$MK agent-test
+kernel-engine|$MK kernel-engine
+e2e-kernel-ref|sh tests/e2e/kernel-ref.sh $B/dprobe
+fuzz|$MK fuzz-short
+fs|$MK fs-test
+timens-fs|sh tests/timens.sh sh tests/fs/run.sh $B/dprobe
+unit-asan|$MK BUILD=asan unit
+unit-release|$MK unit
+qemu|$MK qemu-test
+safety|$MK safety
+install|$MK install-test
+kernel-diff|$MK kernel-diff
+golden-release|$MK golden
+golden-asan|$MK BUILD=asan golden
+timens-golden|sh tests/timens.sh sh tests/golden/run.sh $B/dprobe
+EOF
+}
+
+now() { date +%s; }
+start=$(now)
+elapsed() {
+	_s=$(($(now) - start))
+	printf '%d:%02d' $((_s / 60)) $((_s % 60))
+}
+
+# run_stage NAME COMMAND: the stage's log and results file, its verdict
+# line, and a failure of its own when it failed without saying so.
+run_stage() {
+	_log=$logs/$1.log
+	_res=$logs/$1.results
+	_t0=$(now)
+	DPROBE_RESULTS=$_res sh -c "$2" >"$_log" 2>&1 </dev/null
+	_rc=$?
+	_secs=$(($(now) - _t0))
+	_last=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$_log" | tail -n 1)
+	_failed=$(awk '{ f += $3 } END { print f + 0 }' "$_res" 2>/dev/null)
+	if [ "$_rc" -ne 0 ] && [ "${_failed:-0}" -eq 0 ]; then
+		echo "make-$1 0 1 0" >>"$_res"
+	fi
+	[ -s "$_res" ] || echo "make-$1 0 1 0" >>"$_res"
+	cat "$_res" >>"$DPROBE_RESULTS"
+	if [ "$_rc" -eq 0 ] && [ "${_failed:-0}" -eq 0 ]; then
+		echo "[$(elapsed)] $1: ok in ${_secs}s${_last:+ ($_last)}"
+	else
+		echo "[$(elapsed)] $1: FAILED (exit $_rc) in ${_secs}s${_last:+ ($_last)}"
+		echo "---- last lines of $_log ----"
+		tail -n 60 "$_log" | sed 's/^/  | /'
+		echo "----"
+	fi
+}
+
+# A lane takes the next stage number under a lock (mkdir is atomic) until
+# none is left.
+take() {
+	until mkdir "$queue/lock" 2>/dev/null; do sleep 0.1; done
+	_n=$(cat "$queue/next")
+	echo $((_n + 1)) >"$queue/next"
+	rmdir "$queue/lock"
+	echo "$_n"
+}
+
+lane() {
+	while :; do
+		_i=$(take)
+		_line=$(sed -n "${_i}p" "$queue/list")
+		[ -n "$_line" ] || return 0
+		run_stage "${_line%%|*}" "${_line#*|}"
+	done
+}
+
+rm -rf "$logs"
+mkdir -p "$logs" || exit 2
+rm -f "$DPROBE_RESULTS"
+queue=$(mktemp -d /tmp/dprobe-test-queue.XXXXXX) || exit 2
+trap 'rm -rf "$queue"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if [ $# -gt 0 ]; then
+	for s in "$@"; do
+		stages | grep "^$s|" || { echo "no stage $s" >&2; exit 2; }
+	done >"$queue/list"
+else
+	stages >"$queue/list"
+fi
+echo 1 >"$queue/next"
+
+echo "[$(elapsed)] building (release and ASan)"
+if ! $MK -j"$lanes" test-build >"$logs/build.log" 2>&1 ||
+	! $MK -j"$lanes" BUILD=asan test-build >>"$logs/build.log" 2>&1; then
+	echo "make-build 0 1 0" >>"$DPROBE_RESULTS"
+	tail -n 40 "$logs/build.log"
+	sh tests/summary.sh
+	exit 1
+fi
+echo "[$(elapsed)] built; running $(wc -l <"$queue/list") stages, $lanes at a time"
+
+i=0
+while [ $i -lt "$lanes" ]; do
+	lane &
+	i=$((i + 1))
+done
+wait
+echo "[$(elapsed)] all stages done; logs in $logs"
+sh tests/summary.sh
