@@ -23,6 +23,7 @@
 
 #include "cli/cli.h"
 #include "cli/named.h"
+#include "cli/supervisor.h"
 #include "engine/inproc/inproc.h"
 #include "engine/kernel/kernel.h"
 #include "engine/ptrace/ptrace.h"
@@ -63,19 +64,29 @@ struct trace_ctx {
 	size_t nktps;
 };
 
-/* The engine running: one of the three (set before signals can arrive). */
+/*
+ * The engine running: one of the three (set before signals can arrive),
+ * or, in the supervisor, the child that runs the ptrace engine.
+ */
 struct engine {
 	struct dp_tracer *pt;
 	struct dp_inproc *ip;
 	struct dp_kernel *k;
+	pid_t child;
 };
 
 static struct engine g_eng;
 
-static void on_stop_signal(int sig)
+static void on_stop_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
-	if (g_eng.pt)
+	(void)uc;
+	if (!dp_sup_signal_ours(si))
+		return;
+	/* the supervisor is gone: nobody waits for the command's status */
+	if (g_eng.pt && dp_sup_orphaned())
+		dp_ptrace_abandon(g_eng.pt);
+	else if (g_eng.pt)
 		dp_ptrace_stop(g_eng.pt);
 	if (g_eng.ip)
 		dp_inproc_stop(g_eng.ip);
@@ -83,9 +94,12 @@ static void on_stop_signal(int sig)
 		dp_kernel_stop(g_eng.k);
 }
 
-static void on_profile_signal(int sig)
+static void on_profile_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
+	(void)uc;
+	if (!dp_sup_signal_ours(si))
+		return;
 	if (g_eng.pt)
 		dp_ptrace_request_profile(g_eng.pt);
 	if (g_eng.ip)
@@ -464,7 +478,8 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 /* Handlers for the stop signals, blocked for now (*@old: the mask before). */
 static void install_signals(double duration, sigset_t *old)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct sigaction sa = { .sa_sigaction = on_stop_signal,
+				.sa_flags = SA_SIGINFO };
 	sigset_t set;
 
 	sigemptyset(&set);
@@ -480,7 +495,7 @@ static void install_signals(double duration, sigset_t *old)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
-	sa.sa_handler = on_profile_signal;
+	sa.sa_sigaction = on_profile_signal;
 	sigaction(SIGUSR1, &sa, NULL);
 	if (duration > 0) {
 		struct itimerval it = { .it_value = {
@@ -610,8 +625,17 @@ static int start_ptrace(struct trace_ctx *c, const struct trace_opts *o,
 		.sink = { emit, emit_lost, c }, .child_mask = mask,
 	};
 	char why[512] = "";
+	pid_t child = dp_sup_fork();
 	int err;
 
+	if (child < 0) {
+		fprintf(stderr, "dprobe: cannot fork: %s\n", strerror(-child));
+		return child;
+	}
+	if (child > 0) {
+		g_eng.child = child;
+		return 0;
+	}
 	if (o->cmd)
 		err = dp_ptrace_launch(&po, o->cmd, &g_eng.pt, why, sizeof(why));
 	else
@@ -808,6 +832,13 @@ static int run(int argc, char **argv, bool stat)
 	install_signals(o.duration, &blocked);
 	if (start(&c, &o, &blocked, binary)) {
 		sigprocmask(SIG_SETMASK, &blocked, NULL);
+		goto out;
+	}
+	if (g_eng.child) {
+		/* the child traces and prints; its exit code is ours */
+		ret = dp_sup_wait(g_eng.child, &blocked);
+		sigprocmask(SIG_SETMASK, &blocked, NULL);
+		g_eng.child = 0;
 		goto out;
 	}
 	if (g_eng.k)

@@ -679,5 +679,49 @@ else
 fi
 result "--kernel: kprobe_events (or the sentence saying it is missing)"
 
+# ---- kill -9 of dprobe: the program runs on unchanged ----------------------------
+
+# spin: 4 threads call square() and twice() without pause, checking every
+# result, until a stop file appears; then it compares the functions' first
+# bytes with the ones it saw at its start: "ok" and exit 0 only if all is
+# well.  Attached with --engine kernel (entry and return probes on both),
+# dprobe is killed with SIGKILL while the hits come.  The uprobes are the
+# kernel's: spin runs on through them, and they go with `dprobe cleanup`
+# (the code is the file's again); spin then ends with every result right,
+# its code intact, exit status 0.
+kill9_target_survives() {
+	_sp=$O2/spin
+	"$_sp" "$T/k9.stop" 4 >"$T/k9.out" 2>&1 </dev/null &
+	_s=$!
+	BG="$BG $_s"
+	for _i in $(seq 500); do
+		[ -s "$T/k9.out" ] && break
+		sleep 0.02
+	done
+	"$DPROBE" trace --engine kernel -e 'p:sq square i=%di:s64' \
+		-e 'r:sqr square ret=$retval:s64' -e 'p:tw twice i=%di:s64' \
+		-e 'r:twr twice ret=$retval:s64' -o "$T/k9.ev" -p "$_s" \
+		2>"$T/k9.err" </dev/null &
+	_d=$!
+	{ wait_armed "$_s" "$_sp" square && wait_armed "$_s" "$_sp" twice; } ||
+		why "never armed: $(head -c 300 "$T/k9.err")"
+	sleep 0.3
+	kill -9 "$_d"
+	wait "$_d" 2>/dev/null
+	kill -0 "$_s" 2>/dev/null || why "spin died with dprobe"
+	"$DPROBE" cleanup >"$T/k9.clean" 2>&1
+	{ kill -0 "$_s" 2>/dev/null && wait_restored "$_s" "$_sp" square &&
+		wait_restored "$_s" "$_sp" twice; } ||
+		why "code not the file's after dprobe cleanup: $(cat "$T/k9.clean")"
+	touch "$T/k9.stop"
+	wait "$_s"
+	_rc=$?
+	[ "$_rc" = 0 ] || why "spin: exit status $_rc"
+	grep -qx 'spin: ok (4 threads, calls made)' "$T/k9.out" ||
+		why "spin said: $(cat "$T/k9.out")"
+	result "kill -9 of dprobe -p: the program runs on, unchanged once cleaned up"
+}
+kill9_target_survives
+
 record
 [ "$fail" = 0 ]

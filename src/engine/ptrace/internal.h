@@ -101,6 +101,7 @@ struct dp_tracer {
 	int root_status;
 	bool root_done;
 	volatile sig_atomic_t stop_req, profile_req;
+	volatile sig_atomic_t no_wait;	/* dp_ptrace_abandon() */
 	pid_t early[64];		/* new tracees that stopped before their
 					 * creator's clone/fork event arrived */
 	int nearly;

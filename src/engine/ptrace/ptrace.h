@@ -77,6 +77,11 @@ int dp_ptrace_run(struct dp_tracer *t, int *status);
 
 /* Ask dp_ptrace_run() to detach and return; async-signal-safe. */
 void dp_ptrace_stop(struct dp_tracer *t);
+/*
+ * The same, and do not wait for a launched command after the detach (the
+ * one who would get its status is gone); async-signal-safe.
+ */
+void dp_ptrace_abandon(struct dp_tracer *t);
 /* Ask for a profile dump (SIGUSR1); async-signal-safe. */
 void dp_ptrace_request_profile(struct dp_tracer *t);
 /* Called by dp_ptrace_run() when a profile was requested. */

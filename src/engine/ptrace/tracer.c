@@ -643,6 +643,29 @@ static void detach_all(struct dp_tracer *tr)
 	}
 }
 
+/*
+ * A launched command keeps running after a detach: wait for it, with the
+ * stop signals taken (sleeping with @wait), so that dp_ptrace_abandon()
+ * can still end the wait.
+ */
+static void wait_root(struct dp_tracer *tr, const sigset_t *wait)
+{
+	int st;
+	pid_t r;
+
+	while (tr->root && !tr->root_done && !tr->no_wait) {
+		r = waitpid(tr->root, &st, WNOHANG);
+		if (r == tr->root) {
+			tr->root_status = st;
+			tr->root_done = true;
+		} else if (r < 0 && errno != EINTR) {
+			break;
+		} else if (!r) {
+			sigsuspend(wait);
+		}
+	}
+}
+
 /* ---- public ------------------------------------------------------------- */
 
 int dp_ptrace_run(struct dp_tracer *tr, int *status)
@@ -682,16 +705,8 @@ int dp_ptrace_run(struct dp_tracer *tr, int *status)
 		kill(tr->root, SIGKILL);
 	if (tr->procs)
 		detach_all(tr);
+	wait_root(tr, &wait);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	/* a launched command keeps running after a detach: wait for it */
-	while (tr->root && !tr->root_done) {
-		if (waitpid(tr->root, &st, 0) == tr->root) {
-			tr->root_status = st;
-			tr->root_done = true;
-		} else if (errno != EINTR) {
-			break;
-		}
-	}
 	if (status)
 		*status = tr->root_status;
 	return err < 0 ? err : 0;
@@ -699,6 +714,12 @@ int dp_ptrace_run(struct dp_tracer *tr, int *status)
 
 void dp_ptrace_stop(struct dp_tracer *t)
 {
+	t->stop_req = 1;
+}
+
+void dp_ptrace_abandon(struct dp_tracer *t)
+{
+	t->no_wait = 1;
 	t->stop_req = 1;
 }
 
