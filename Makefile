@@ -314,6 +314,8 @@ fs-test: $(O)/dprobe $(FILESERVER)
 # ---- end dprobe mount ----
 
 
+include mk/install.mk
+
 # ---- running ---------------------------------------------------------------
 run: $(O)/dprobe $(EXAMPLE) $(AGENT_SO) $(O)/examples/tracepoint_example
 	@sh examples/run.sh $(O)/dprobe

@@ -41,7 +41,14 @@ def fib(n):
     return n if n < 2 else fib(n - 1) + fib(n - 2)
 print(fib(4))'
 fi
-if [ "$(id -u)" = 0 ] && [ -e /sys/kernel/tracing/uprobe_events ]; then
+# As trace-cmd does: as root, mount tracefs where the kernel expects it
+# when it is not mounted yet (nothing mounts it on a fresh boot).
+tracefs=/sys/kernel/tracing
+if [ "$(id -u)" = 0 ] && [ -d $tracefs ] &&
+   ! grep -q "^[^ ]* $tracefs tracefs " /proc/mounts; then
+	mount -t tracefs nodev $tracefs && echo && echo "(mounted tracefs on $tracefs)"
+fi
+if [ "$(id -u)" = 0 ] && [ -e $tracefs/uprobe_events ]; then
 	echo
 	echo "== the same probes through the host kernel's uprobe_events (--engine kernel) =="
 	"$dprobe" trace --engine kernel -e @examples/work.probes -- "$bin"
@@ -51,5 +58,6 @@ if [ "$(id -u)" = 0 ] && [ -e /sys/kernel/tracing/uprobe_events ]; then
 		true	# a kernel without syscall tracepoints says why
 else
 	echo
-	echo "(--engine kernel skipped: it needs root and tracefs; docs/kernel-engine.md)"
+	echo "(--engine kernel skipped: it needs root and tracefs with uprobe_events;" \
+		"docs/kernel-engine.md)"
 fi
