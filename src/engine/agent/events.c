@@ -11,14 +11,13 @@
  * order the ptrace engine runs them, so both engines produce the same
  * records in the same order.
  *
- * Hit path: the handler stamps the hit (rdtscp: TSC and CPU in one
- * instruction), reserves the probe's largest record in the thread's ring,
+ * Hit path: the handler stamps the hit (clock.h: the TSC or the vDSO's
+ * CLOCK_MONOTONIC, and the CPU, without a system call), reserves the probe's largest record in the thread's ring,
  * runs the fetch program straight into it (faulting reads are recovered by
  * dp_probe_read()), and commits what it used.  Nothing here takes a lock,
  * allocates, or calls a library function; a thread's first hit claims its
  * ring and notes its tid and comm with raw system calls, once.
  */
-#include <cpuid.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 
 #include "dprobe/tracepoint.h"
 #include "engine/agent/agent.h"
+#include "engine/agent/clock.h"
 #include "engine/agent/events.h"
 #include "engine/agent/protocol.h"
 #include "event/event.h"
@@ -120,66 +120,10 @@ static struct dp_ring_set rings;
 static struct dp_ring_set_hdr *ev_hdr;
 static unsigned ev_gen;		/* a new ring set: threads claim again */
 static int ev_pid;
-static bool have_rdtscp, have_rdpid;
-
-/* ---- clock ------------------------------------------------------------- */
-
-/*
- * rdtscp when the TSC is invariant (the same rate on every CPU and in
- * every power state), so that dprobe can turn ticks into CLOCK_MONOTONIC
- * nanoseconds with one scale; Linux keeps the CPU number in TSC_AUX.
- */
-static void clock_setup(void)
-{
-	static bool done;
-	unsigned a, b, c, d;
-
-	if (done)
-		return;
-	done = true;
-	if (!__get_cpuid(0x80000001, &a, &b, &c, &d) || !(d & (1u << 27)))
-		return;
-	if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & (1u << 8)))
-		return;
-	have_rdtscp = true;
-	/* rdpid reads TSC_AUX alone, far cheaper than rdtscp's ordering */
-	have_rdpid = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 22));
-}
 
 const char *dp_ev_clock_name(void)
 {
-	clock_setup();
-	return have_rdtscp ? "tsc" : "mono";
-}
-
-static __attribute__((noinline)) uint64_t mono_now(uint32_t *cpu)
-{
-	struct timespec ts = { 0 };
-	unsigned c = 0;
-
-	dp_raw_syscall(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0);
-	dp_raw_syscall(SYS_getcpu, (long)&c, 0, 0);
-	*cpu = c;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static inline uint64_t ev_now(uint32_t *cpu)
-{
-	uint32_t lo, hi, aux;
-
-	if (__builtin_expect(have_rdpid, 1)) {
-		uint64_t id;
-
-		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-		__asm__ volatile("rdpid %0" : "=r"(id));
-		*cpu = (uint32_t)id & 0xfff;
-		return (uint64_t)hi << 32 | lo;
-	}
-	if (__builtin_expect(!have_rdtscp, 0))
-		return mono_now(cpu);
-	__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-	*cpu = aux & 0xfff;
-	return (uint64_t)hi << 32 | lo;
+	return dp_clock_base();
 }
 
 /* ---- the hit path ------------------------------------------------------- */
@@ -339,7 +283,7 @@ static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 			continue;
 		}
 		if (!ready) {
-			ts = ev_now(&cpu);
+			ts = dp_clock_now(&cpu);
 			ctx_init(&ctx, regs, t);
 			ctx.ip = s->addr;
 			ready = true;
@@ -444,7 +388,7 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 			continue;
 		}
 		if (!stamped) {
-			ts = ev_now(&cpu);
+			ts = dp_clock_now(&cpu);
 			stamped = true;
 		}
 		if (p->fast) {
@@ -483,7 +427,7 @@ int dp_ev_rings(int fd)
 	ret = dp_ring_set_map(&rings, fd);
 	if (ret)
 		return ret;
-	clock_setup();
+	dp_clock_setup();
 	ev_pid = getpid();
 	__atomic_store_n(&ev_hdr, rings.hdr, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Functions of the kernel's vDSO, found by reading its ELF image in our
+ * own memory (getauxval(AT_SYSINFO_EHDR)), not through dlsym() or libc's
+ * wrappers: those are library functions a user may probe, and the hit
+ * path must not run into a probe of its own.
+ */
+#ifndef DPROBE_AGENT_VDSO_H
+#define DPROBE_AGENT_VDSO_H
+
+#include "engine/agent/agent.h"
+
+/*
+ * The address of the vDSO's function @name (e.g. "__vdso_getcpu"), or
+ * NULL: no vDSO, no such function, or an image that does not read as a
+ * sane x86-64 ELF.  Control thread only.
+ */
+DP_HIDDEN void *dp_vdso_sym(const char *name);
+
+#endif
