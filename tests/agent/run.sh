@@ -70,7 +70,7 @@ for name in t_hammer t_opt t_sweep t_gp t_kretprobe; do
 done
 
 # ---- tracepoints: compile-time checks, and the disabled cost (callgrind) ----
-for script in tp_compile tp_callgrind; do
+for script in tp_compile tp_callgrind hit_syscalls; do
 	case $script in
 	tp_compile) arg=${CC:-cc} ;;
 	*) arg=$B ;;

@@ -1,0 +1,134 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The agent's hit path makes no system call, whatever clock it stamps
+# records with: `dprobe trace --engine agent` with an entry and a return
+# probe on work(), called N times by tests/agent/hit_syscalls.c, which
+# counts its own system calls during the loop (seccomp user
+# notifications).  Each clock the agent can choose is forced in turn with
+# DPROBE_AGENT_CLOCK (src/engine/agent/clock.h), so every CPU runs every
+# path it has; a run with every fast path taken away must count two
+# clock_gettime and two getcpu calls per call of work() (the counter
+# works).  The records' times must lie within CLOCK_MONOTONIC as the
+# target read it around the loop, also in a time namespace whose
+# monotonic clock reads a few seconds.
+#
+#   sh tests/agent/hit_syscalls.sh BUILD_DIR
+#
+# TAP lines for tests/agent/run.sh.
+set -u
+B=$(cd "${1:?usage: hit_syscalls.sh BUILD_DIR}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+N=${HIT_SYSCALLS_CALLS:-10000}
+DEFS="p:clk work a=%di:s32"
+RDEFS="r:clkret work ret=\$retval:s64"
+tmp=$(mktemp -d /tmp/dprobe-hitsys.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+
+tap() {		# ok|not|skip what [why]
+	n=$((n + 1))
+	case $1 in
+	ok) echo "ok $n - $2" ;;
+	skip) echo "ok $n - $2 # SKIP $3" ;;
+	*) echo "not ok $n - $2${3:+: $3}" ;;
+	esac
+}
+
+if ! ${CC:-cc} -O2 -pthread -o "$tmp/target" "$here/hit_syscalls.c"; then
+	tap not "build hit_syscalls.c"
+	echo "1..$n"
+	exit 1
+fi
+${CC:-cc} -O2 -o "$tmp/agent_clock" "$here/../../bench/agent_clock.c" -ldl \
+	2>/dev/null || rm -f "$tmp/agent_clock"
+
+# trace [PREFIX...]: the target under dprobe; its report in $tmp/out,
+# the records in $tmp/trace, dprobe's messages in $tmp/err
+trace() {
+	"$@" timeout 120 "$B/dprobe" trace --engine agent -e "$DEFS" \
+		-e "$RDEFS" -o "$tmp/trace" -- "$tmp/target" "$N" \
+		>"$tmp/out" 2>"$tmp/err"
+}
+
+# stamps_inside: every record after the first call's two lies in the
+# target's [T0, T1], give or take 50 ms (the TSC's conversion)
+stamps_inside() {
+	awk -v w="$(awk '$1 == "mono" { print $2, $3 }' "$tmp/out")" '
+	BEGIN { split(w, m, " "); lo = m[1] - 0.05; hi = m[2] + 0.05 }
+	{
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; break }
+		if (++k <= 2) next
+		if (t < lo || t > hi) { printf "%s outside [%s]", t, w; exit 1 }
+	}' "$tmp/trace"
+}
+
+# check WHAT CLOCK [PREFIX...]: no system call in the loop, the times right
+check() {
+	what=$1 clk=$2
+	shift 2
+	export DPROBE_AGENT_CLOCK="$clk"
+	[ -x "$tmp/agent_clock" ] &&
+		echo "# $what: $("$tmp/agent_clock" "$B/libdprobe.so" 2>&1)"
+	trace "$@"
+	rc=$?
+	unset DPROBE_AGENT_CLOCK
+	if grep -q 'seccomp user notification' "$tmp/err"; then
+		tap skip "$what" "$(grep seccomp "$tmp/err")"
+		return
+	fi
+	loop=$(awk '$1 == "loop" { print $2 }' "$tmp/out")
+	if [ $rc -ne 0 ] || [ -z "$loop" ] ||
+	   ! grep -q "^dprobe: $((2 * N + 2)) events, 0 filtered, 0 missed, 0 lost\$" "$tmp/err"; then
+		tap not "$what" "exit $rc: $(tail -n 2 "$tmp/err" | tr '\n' ' ')"
+	elif [ "$loop" != 0 ] && [ "$(awk '$1 == "vdso" { print $2 }' "$tmp/out")" != 0 ] &&
+	     [ "$(awk '$1 == "loop" { print $3 }' "$tmp/out")" = "228:$((2 * N))" ]; then
+		tap skip "$what" "the vDSO's clock_gettime enters the kernel here"
+	elif [ "$loop" != 0 ]; then
+		tap not "$what" "$(grep '^loop' "$tmp/out") system calls (nr:count) in $N calls"
+	elif ! why=$(stamps_inside); then
+		tap not "$what" "record times: $why"
+	else
+		tap ok "$what: no system call in $((2 * N)) hits, times right"
+	fi
+}
+
+check "the CPU's own clock" ""
+check "rdtsc without rdtscp or rdpid" "no-rdtscp,no-rdpid"
+check "vdso clock_gettime, rseq cpu_id" "no-tsc"
+check "vdso clock_gettime and getcpu" "no-tsc,no-rseq"
+check "int3 probes (DPROBE_NOOPT=1)" "" env DPROBE_NOOPT=1
+
+# the counter counts: with every fast path gone, two of each per call
+what="system calls counted where the agent makes them"
+DPROBE_AGENT_CLOCK=no-tsc,no-rseq,no-vdso trace
+want="loop $((4 * N)) 228:$((2 * N)) 309:$((2 * N))"
+if grep -q 'seccomp user notification' "$tmp/err"; then
+	tap skip "$what" "$(grep seccomp "$tmp/err")"
+elif [ "$(grep '^loop' "$tmp/out")" = "$want" ]; then
+	tap ok "$what ($want)"
+else
+	tap not "$what" "want \"$want\", got \"$(grep '^loop' "$tmp/out")\" $(tail -n 1 "$tmp/err")"
+fi
+
+# a time namespace whose CLOCK_MONOTONIC reads about 2 s
+up=$(awk '{ printf "%d", $1 }' /proc/uptime)
+if [ "$(id -u)" != 0 ]; then
+	why="not root"
+elif [ "$up" -lt 4 ]; then
+	why="up less than 4 s"
+elif ! unshare --time --monotonic=-$((up - 2)) true 2>/dev/null; then
+	why="unshare --time does not work here"
+else
+	why=
+fi
+for c in "" "no-tsc"; do
+	what="in a time namespace: ${c:-the CPU's own clock}"
+	if [ -n "$why" ]; then
+		tap skip "$what" "$why"
+	else
+		check "$what" "$c" unshare --time --monotonic=-$((up - 2))
+	fi
+done
+echo "1..$n"
