@@ -46,7 +46,9 @@
 # failure or a signal.  Without root or tracefs they print "n/a", as do
 # the dprobe rows until `dprobe trace` works.  Every run's hit count is
 # checked (uprobe_profile, dprobe's summary line) against N.
-# Prints a Markdown table.  Only sh, awk and the C compiler are needed.
+# Prints a Markdown table, then the clock the agent stamps its records
+# with and the CPU features it was chosen from (bench/agent_clock.c): the
+# a* and t* rows depend on it.  Only sh, awk and the C compiler are needed.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -91,6 +93,12 @@ if [ -f "$lib/libdprobe.so" ] &&
 	gcc -O2 -DBENCH_TP -I"$here/../include" -o "$tmp/tploop" "$here/loop.c" \
 		-L"$lib" -ldprobe -Wl,-rpath,"$lib"; then
 	TPLOOP=$tmp/tploop
+fi
+# which clock the agent's hit path uses here (src/engine/agent/clock.h)
+agent_clock="agent clock: unknown (no libdprobe.so next to dprobe)"
+if [ -f "$lib/libdprobe.so" ] &&
+	gcc -O2 -o "$tmp/agent_clock" "$here/agent_clock.c" -ldl; then
+	agent_clock=$("$tmp/agent_clock" "$lib/libdprobe.so" 2>&1)
 fi
 
 # ---- the kernel --------------------------------------------------------
@@ -267,7 +275,7 @@ for id in ${BENCH_IDS:-b0 f0 a2 a2s a3 a4 a2i t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2
 	echo "$id $(measure "$(pilot "$id")" "$id")" >>"$results"
 done
 
-awk -v nok="$why_no_kernel" -v dok=$dprobe_ok '
+awk -v nok="$why_no_kernel" -v dok=$dprobe_ok -v clk="$agent_clock" '
 BEGIN {
 	name["b0"] = "baseline, no probe"
 	name["f0"] = "floor: hook through a pointer, 32-byte record to a TLS ring"
@@ -311,4 +319,5 @@ END {
 	}
 	if (nok != "") print "\nkernel rows n/a: " nok
 	if (!dok) print "\ndprobe rows n/a: dprobe trace is not built yet"
+	print "\n" clk
 }' "$results"
