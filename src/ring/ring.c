@@ -247,7 +247,8 @@ struct rd_ring {
 	uint64_t key;		/* merge: ts of the peeked entry */
 	bool pending_unknown;
 	bool seq_unknown;	/* seq is not known (after garbage) */
-	bool tail_reported;	/* snapshot: final drops reported this pass */
+	bool tail_reported;	/* final drops reported (this pass of a
+				 * snapshot; for good after final) */
 };
 
 struct dp_ring_reader {
@@ -417,7 +418,8 @@ static bool final_drops(struct dp_ring_reader *rd, struct dp_ring *r,
 	if (!rd->final &&
 	    __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != DP_RING_DEAD)
 		return false;
-	if ((!rd->consume && s->tail_reported) ||
+	/* once per ring in a snapshot, and once for good after final */
+	if (((!rd->consume || rd->final) && s->tail_reported) ||
 	    __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) != s->pos)
 		return false;
 	lost = __atomic_load_n(&r->lost, __ATOMIC_RELAXED);
@@ -426,7 +428,7 @@ static bool final_drops(struct dp_ring_reader *rd, struct dp_ring *r,
 		return false;
 	if (rd->consume)
 		__atomic_store_n(&r->lost_marked, lost, __ATOMIC_RELAXED);
-	else
+	if (!rd->consume || rd->final)
 		s->tail_reported = true;
 	s->pending_lost += lost - marked;
 	return true;
@@ -706,7 +708,7 @@ static void merge_add(struct dp_ring_reader *rd, unsigned i)
 static void merge_start_pass(struct dp_ring_reader *rd)
 {
 	for (unsigned i = 0; i < rd->set->nr_rings; i++) {
-		if (rd->consume)
+		if (rd->consume && !rd->final)
 			rd->rs[i].lim = __atomic_load_n(
 				&dp_ring_get(rd->set, i)->head,
 				__ATOMIC_ACQUIRE);
@@ -747,7 +749,8 @@ static uint64_t unread(struct dp_ring_reader *rd, unsigned i)
 	if (s->pending_lost || s->pending_unknown || h != s->pos)
 		return 1;
 	/* drops after the last record, which the next read reports */
-	return producer_gone(rd, r) && !(!rd->consume && s->tail_reported) &&
+	return producer_gone(rd, r) &&
+	       !((!rd->consume || rd->final) && s->tail_reported) &&
 	       __atomic_load_n(&r->lost, __ATOMIC_RELAXED) >
 		       __atomic_load_n(&r->lost_marked, __ATOMIC_RELAXED);
 }
@@ -783,6 +786,13 @@ bool dp_ring_reader_wait(struct dp_ring_reader *rd, int timeout_ms)
 void dp_ring_reader_final(struct dp_ring_reader *rd)
 {
 	rd->final = true;
+	/* nothing written from now on is read: no producer is left, and a
+	 * process that keeps scribbling on its mapping must not keep the
+	 * reader reading */
+	if (rd->consume)
+		for (unsigned i = 0; i < rd->set->nr_rings; i++)
+			rd->rs[i].lim = __atomic_load_n(
+				&dp_ring_get(rd->set, i)->head, __ATOMIC_ACQUIRE);
 }
 
 unsigned dp_ring_reader_reap(struct dp_ring_reader *rd)

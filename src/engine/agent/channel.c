@@ -21,12 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "engine/agent/agent.h"
 #include "engine/agent/events.h"
 #include "engine/agent/protocol.h"
+
+/* How long the exit waits for dprobe to take the miss counts. */
+#define EXIT_SEND_TIMEOUT_S	2
 
 static int ctl_fd = -1;
 static pthread_mutex_t ctl_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -78,10 +82,40 @@ static void report(void *priv, unsigned slot, int err, const char *text)
 		ctl_send("OK %u %s", slot, text);
 }
 
-static void send_stat(void *priv, unsigned slot)
+/* A STAT message being filled: "STAT" and (slot, missed) pairs. */
+struct stat_msg {
+	char text[DP_AGENT_MSG_MAX];
+	size_t len;
+};
+
+static void stat_flush(struct stat_msg *m)
 {
-	(void)priv;
-	ctl_send("STAT %u %lu", slot, dp_ev_missed(slot));
+	if (m->len > 4)
+		ctl_send("%s", m->text);
+	m->len = (size_t)sprintf(m->text, "STAT");
+}
+
+/* Only the slots that missed hits: a few messages for any number. */
+static void stat_add(void *priv, unsigned slot)
+{
+	struct stat_msg *m = priv;
+	unsigned long missed = dp_ev_missed(slot);
+
+	if (!missed)
+		return;
+	if (m->len + 2 * 24 >= sizeof(m->text))
+		stat_flush(m);
+	m->len += (size_t)sprintf(m->text + m->len, " %u %lu", slot, missed);
+}
+
+static void send_stats(void)
+{
+	struct stat_msg m;
+
+	m.len = (size_t)sprintf(m.text, "STAT");
+	dp_ev_for_each_slot(stat_add, &m);
+	stat_flush(&m);
+	ctl_send("END");
 }
 
 static void on_probe(const char *args)
@@ -151,7 +185,7 @@ static int handle(char *msg, int fd)
 	else if (!strcmp(msg, "ENABLE"))
 		dp_ev_enable(true), ctl_send("ENABLED");
 	else if (!strcmp(msg, "STATS"))
-		dp_ev_for_each_slot(send_stat, NULL), ctl_send("END");
+		send_stats();
 	else if (!strcmp(msg, "DETACH"))
 		return 1;
 	else
@@ -287,11 +321,15 @@ DP_EXPORT int dprobe_agent_attach(const char *name)
  */
 __attribute__((destructor)) static void channel_unload(void)
 {
+	/* a dprobe that does not read (stopped) must not hold the exit */
+	const struct timeval bound = { EXIT_SEND_TIMEOUT_S, 0 };
+
 	dp_ev_quiet(true);
 	pthread_mutex_lock(&ctl_mutex);
 	if (ctl_fd >= 0) {
-		dp_ev_for_each_slot(send_stat, NULL);
-		ctl_send("END");
+		setsockopt(ctl_fd, SOL_SOCKET, SO_SNDTIMEO, &bound,
+			   sizeof(bound));
+		send_stats();
 	}
 	pthread_mutex_unlock(&ctl_mutex);
 }

@@ -39,7 +39,12 @@
  *   dprobe -> agent   DISARM / ENABLE              disable / enable all
  *   agent -> dprobe   DISARMED / ENABLED
  *   dprobe -> agent   STATS
- *   agent -> dprobe   STAT <slot> <missed>  ...  END
+ *   agent -> dprobe   STAT <slot> <missed> [<slot> <missed>]...  ...  END
+ *                     the slots that missed hits (the others missed
+ *                     none), as many pairs per message as fit; also
+ *                     sent unasked at the program's exit.  dprobe reads
+ *                     the channel all the time it traces, so neither
+ *                     side waits on a full socket.
  *   dprobe -> agent   DETACH                       unregister everything
  *   agent -> dprobe   BYE
  *

@@ -181,6 +181,7 @@ static const char *comm_of(struct dp_inproc *t, unsigned ring, int tid)
 /* ---- records --------------------------------------------------------------- */
 
 #define DRAIN_BATCH 65536	/* entries per pass while tracing */
+#define FINAL_SIGNAL_CHECK 4096	/* entries between looks for a stop */
 
 static void lost(struct dp_inproc *t, const struct dp_ring_entry *e)
 {
@@ -261,9 +262,19 @@ void reader_drain(struct dp_inproc *t, bool final)
 	clk_sample(&t->clk);
 	if (final)
 		dp_ring_reader_final(t->rd);
-	/* a bounded batch while tracing: the producers can make records
-	 * faster than they are printed, and a stop must still be seen */
+	/*
+	 * A bounded batch while tracing: the producers can make records
+	 * faster than they are printed, and a stop must still be seen.  The
+	 * last read goes up to what the rings held when it began (the ring
+	 * reader's final mode), however fast a target that scribbles on
+	 * them writes; and a second Ctrl-C still ends it.
+	 */
 	for (unsigned n = 0; final || (n < DRAIN_BATCH && !t->stop_req); n++) {
+		if (final && !(n % FINAL_SIGNAL_CHECK)) {
+			inproc_take_signals(t);
+			if (inproc_must_quit(t))
+				break;
+		}
 		k = dp_ring_read_merged(t->rd, &e);
 		if (k == DP_RING_EMPTY)
 			break;

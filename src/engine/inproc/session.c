@@ -27,7 +27,6 @@
 #include "lang/errors.h"
 
 #define CONNECT_TIMEOUT_MS	10000
-#define REPLY_TIMEOUT_MS	30000
 #define DETACH_TIMEOUT_MS	5000
 
 void inproc_log(struct dp_inproc *t, const char *fmt, ...)
@@ -106,54 +105,6 @@ static int listen_sock(struct dp_inproc *t)
 	return 0;
 }
 
-static int send_msg(struct dp_inproc *t, int fd, const char *fmt, ...)
-{
-	char buf[DP_AGENT_MSG_MAX], cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { buf, 0 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0 || n >= (int)sizeof(buf))
-		return -EMSGSIZE;
-	iov.iov_len = (size_t)n;
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(t->sock, &mh, MSG_NOSIGNAL) == n ? 0 : -EPIPE;
-}
-
-/* One message within @timeout_ms: its length, 0 at EOF, or -errno. */
-static int recv_msg(struct dp_inproc *t, char *buf, size_t len, int timeout_ms)
-{
-	struct pollfd pfd = { .fd = t->sock, .events = POLLIN };
-	ssize_t n;
-	int r;
-
-	do
-		r = poll(&pfd, 1, timeout_ms);
-	while (r < 0 && errno == EINTR && !t->stop_req);
-	if (r <= 0)
-		return r < 0 ? -errno : -ETIMEDOUT;
-	n = recv(t->sock, buf, len - 1, 0);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return (int)n;
-}
-
 static bool child_gone(struct dp_inproc *t)
 {
 	if (t->exited)
@@ -206,7 +157,7 @@ static int accept_agent(struct dp_inproc *t, char *why, size_t whylen)
 static int hello(struct dp_inproc *t, char *why, size_t whylen)
 {
 	char buf[DP_AGENT_MSG_MAX], clock[16];
-	int ver, pid, n = recv_msg(t, buf, sizeof(buf), REPLY_TIMEOUT_MS);
+	int ver, pid, n = chan_recv(t, buf, sizeof(buf), INPROC_REPLY_TIMEOUT_MS);
 
 	if (n <= 0 || sscanf(buf, "HELLO %d %d %15s", &ver, &pid, clock) != 3) {
 		snprintf(why, whylen, "the agent did not say hello");
@@ -241,7 +192,7 @@ static int rings(struct dp_inproc *t, char *why, size_t whylen)
 	t->rd = dp_ring_reader_new(&t->rings, true);
 	if (!t->rd)
 		return -ENOMEM;
-	return send_msg(t, t->rings.fd, "RINGS");
+	return chan_send(t, t->rings.fd, "RINGS");
 }
 
 static int new_slot(struct dp_inproc *t, struct dp_probe *pr, uint64_t addr)
@@ -271,7 +222,7 @@ static int send_syms(struct dp_inproc *t, int slot, const struct dp_probe *pr)
 		    dp_proc_sym_addr(t->proc, a->insn[0].data, &addr, why,
 				     sizeof(why)))
 			continue;
-		ret = send_msg(t, -1, "SYM %d %u %llx", slot, i,
+		ret = chan_send(t, -1, "SYM %d %u %llx", slot, i,
 			       (unsigned long long)addr);
 		if (ret)
 			return ret;
@@ -289,12 +240,12 @@ static int send_location(struct dp_inproc *t, struct dp_probe *pr,
 	if (slot < 0)
 		return slot;
 	t->slots[slot].counter = flags && slot < (int)DP_RING_NCOUNTERS;
-	ret = send_msg(t, -1, "PROBE %d %u %llx %llx %x %s", slot,
+	ret = chan_send(t, -1, "PROBE %d %u %llx %llx %x %s", slot,
 		       pr->event->id, (unsigned long long)l->addr,
 		       (unsigned long long)(l->addr - l->file_offset), flags,
 		       line);
 	if (!ret && l->ref_ctr_addr)
-		ret = send_msg(t, -1, "REF %d %llx", slot,
+		ret = chan_send(t, -1, "REF %d %llx", slot,
 			       (unsigned long long)l->ref_ctr_addr);
 	return ret ? ret : send_syms(t, slot, pr);
 }
@@ -372,10 +323,10 @@ static int arm_reply(struct dp_inproc *t, char *buf, char *why, size_t whylen)
 static int arm(struct dp_inproc *t, char *why, size_t whylen)
 {
 	char buf[DP_AGENT_MSG_MAX];
-	int ret = send_msg(t, -1, "ARM"), first = 0, n;
+	int ret = chan_send(t, -1, "ARM"), first = 0, n;
 
 	while (!ret) {
-		n = recv_msg(t, buf, sizeof(buf), REPLY_TIMEOUT_MS);
+		n = chan_recv(t, buf, sizeof(buf), INPROC_REPLY_TIMEOUT_MS);
 		if (n <= 0) {
 			if (!why[0])
 				snprintf(why, whylen, "the agent did not answer");
@@ -488,10 +439,7 @@ static bool gone_early(struct dp_inproc *t)
 {
 	if (!child_gone(t))
 		return false;
-	if (t->sock >= 0) {
-		close(t->sock);
-		t->sock = -1;
-	}
+	chan_free(t);
 	return true;
 }
 
@@ -574,37 +522,11 @@ int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
 
 /* ---- running ------------------------------------------------------------------ */
 
-/* STAT lines up to END, within @timeout_ms each: the probes' misses. */
-static void read_stats(struct dp_inproc *t, int timeout_ms)
-{
-	char buf[DP_AGENT_MSG_MAX];
-	unsigned slot;
-	unsigned long missed;
-	bool first = true;
-
-	while (recv_msg(t, buf, sizeof(buf), timeout_ms) > 0 &&
-	       strcmp(buf, "END")) {
-		if (sscanf(buf, "STAT %u %lu", &slot, &missed) != 2 ||
-		    slot >= t->nslots)
-			continue;
-		if (first) {
-			for (unsigned i = 0; i < t->nslots; i++)
-				t->slots[i].pr->nmiss = 0;
-			t->stats.missed = 0;
-			first = false;
-		}
-		t->slots[slot].pr->nmiss += missed;
-		t->stats.missed += missed;
-	}
-}
-
-void inproc_update_missed(struct dp_inproc *t)
-{
-	if (t->sock >= 0 && !send_msg(t, -1, "STATS"))
-		read_stats(t, REPLY_TIMEOUT_MS);
-}
-
-/* Take every probe out (the agent restores every byte) and say bye. */
+/*
+ * Take every probe out (the agent restores every byte) and say bye.  A
+ * second stop request cuts the waits short: closing the channel makes
+ * the agent take everything out as well.
+ */
 static void detach(struct dp_inproc *t)
 {
 	char buf[DP_AGENT_MSG_MAX];
@@ -612,23 +534,11 @@ static void detach(struct dp_inproc *t)
 	if (t->sock < 0)
 		return;
 	inproc_update_missed(t);
-	if (!send_msg(t, -1, "DETACH"))
-		while (recv_msg(t, buf, sizeof(buf), DETACH_TIMEOUT_MS) > 0 &&
+	if (!chan_send(t, -1, "DETACH"))
+		while (chan_recv(t, buf, sizeof(buf), DETACH_TIMEOUT_MS) > 0 &&
 		       strcmp(buf, "BYE"))
 			;
-	close(t->sock);
-	t->sock = -1;
-}
-
-/* Wait about a millisecond for the channel; false if the agent is gone. */
-static bool channel_alive(struct dp_inproc *t, const sigset_t *unblocked)
-{
-	struct pollfd pfd = { .fd = t->sock, .events = POLLIN };
-	struct timespec ts = { 0, 1000000 };
-
-	if (ppoll(&pfd, 1, &ts, unblocked) <= 0)
-		return true;
-	return !(pfd.revents & (POLLHUP | POLLERR));
+	chan_free(t);
 }
 
 /* Whether the target is gone within about 200 ms. */
@@ -639,12 +549,9 @@ static bool gone_soon(struct dp_inproc *t)
 	return child_gone(t);
 }
 
-int dp_inproc_run(struct dp_inproc *t, int *status)
+/* Read and print until a stop, the target's end or the channel's. */
+static void trace_loop(struct dp_inproc *t)
 {
-	sigset_t unblocked;
-
-	/* the caller blocked its stop signals: they interrupt the wait */
-	sigemptyset(&unblocked);
 	while (!t->stop_req) {
 		reader_drain(t, false);
 		if (t->profile_req) {
@@ -655,7 +562,7 @@ int dp_inproc_run(struct dp_inproc *t, int *status)
 		}
 		if (child_gone(t))
 			break;
-		if (!channel_alive(t, &unblocked)) {
+		if (!chan_serve(t)) {
 			/* the image that had the agent is gone: an exit
 			 * (the zombie follows soon) or an exec */
 			if (!gone_soon(t))
@@ -666,31 +573,45 @@ int dp_inproc_run(struct dp_inproc *t, int *status)
 			break;
 		}
 	}
+}
+
+/* A launched command runs on after a detach: wait for it, unless told
+ * to stop waiting (Ctrl-C again). */
+static void wait_launched(struct dp_inproc *t)
+{
+	const struct timespec ms10 = { 0, 10000000 };
+
+	while (t->launched && !child_gone(t) && !inproc_must_quit(t))
+		ppoll(NULL, 0, &ms10, t->waitmask);
+	if (t->launched && !t->exited)
+		inproc_log(t, "dprobe: process %d runs on without probes\n",
+			   (int)t->pid);
+}
+
+int dp_inproc_run(struct dp_inproc *t, int *status)
+{
+	/* the caller blocked its stop signals: they interrupt the waits */
+	sigemptyset(&t->unblocked);
+	t->waitmask = &t->unblocked;
+	trace_loop(t);
 	/* what the agent said at exit, if it exited (or is exiting) */
 	if (t->sock >= 0)
-		read_stats(t, 0);
+		chan_read_stats(t, 0);
 	if (!child_gone(t))
 		detach(t);
-	if (t->sock >= 0) {
-		close(t->sock);
-		t->sock = -1;
-	}
+	chan_free(t);
 	reader_drain(t, true);
-	/* a launched command keeps running after a detach: wait for it */
-	while (t->launched && !t->exited) {
-		if (waitpid(t->pid, &t->status, 0) == t->pid)
-			t->exited = true;
-		else if (errno != EINTR)
-			break;
-	}
+	wait_launched(t);
 	if (status)
 		*status = t->status;
 	return 0;
 }
 
+/* The first stops tracing; the second, every wait that follows it. */
 void dp_inproc_stop(struct dp_inproc *t)
 {
-	t->stop_req = 1;
+	if (t->stop_req < 2)
+		t->stop_req++;
 }
 
 void dp_inproc_request_profile(struct dp_inproc *t)
@@ -725,8 +646,7 @@ void dp_inproc_free(struct dp_inproc *t)
 {
 	if (!t)
 		return;
-	if (t->sock >= 0)
-		close(t->sock);
+	chan_free(t);
 	if (t->lsock >= 0)
 		close(t->lsock);
 	if (t->rd)
