@@ -73,7 +73,14 @@ static void *supervise(void *arg)
 		memset(&resp, 0, sizeof(resp));
 		resp.id = req.id;
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		/* a kernel without CONTINUE (before 5.5) leaves the call
+		 * waiting for ever: give up on the test instead */
+		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 &&
+		    errno != ENOENT) {
+			fprintf(stderr, "seccomp user notification: %s\n",
+				strerror(errno));
+			_exit(77);
+		}
 	}
 }
 

@@ -46,7 +46,7 @@ ${CC:-cc} -O2 -o "$tmp/agent_clock" "$here/../../bench/agent_clock.c" -ldl \
 # trace [PREFIX...]: the target under dprobe; its report in $tmp/out,
 # the records in $tmp/trace, dprobe's messages in $tmp/err
 trace() {
-	"$@" timeout 120 "$B/dprobe" trace --engine agent -e "$DEFS" \
+	"$@" timeout 60 "$B/dprobe" trace --engine agent -e "$DEFS" \
 		-e "$RDEFS" -o "$tmp/trace" -- "$tmp/target" "$N" \
 		>"$tmp/out" 2>"$tmp/err"
 }
