@@ -11,7 +11,9 @@
 # clock_gettime and two getcpu calls per call of work() (the counter
 # works).  The records' times must lie within CLOCK_MONOTONIC as the
 # target read it around the loop, also in a time namespace whose
-# monotonic clock reads a few seconds.
+# monotonic clock reads a few seconds.  And vdso.c, built into
+# tests/agent/vdso_lookup.c, finds the vDSO's time functions and refuses
+# one that touches SIMD registers.
 #
 #   sh tests/agent/hit_syscalls.sh BUILD_DIR
 #
@@ -110,6 +112,26 @@ elif [ "$(grep '^loop' "$tmp/out")" = "$want" ]; then
 	tap ok "$what ($want)"
 else
 	tap not "$what" "want \"$want\", got \"$(grep '^loop' "$tmp/out")\" $(tail -n 1 "$tmp/err")"
+fi
+
+# the vDSO lookup: the time functions found, SIMD code refused
+what="vdso.c: clock_gettime and getcpu found, getrandom (SSE) refused"
+if ! ${CC:-cc} -O2 -I"$here/../../include" -I"$here/../../src" \
+	-o "$tmp/vdso_lookup" "$here/vdso_lookup.c" \
+	"$here/../../src/engine/agent/vdso.c" -lZydis 2>"$tmp/cc"; then
+	tap not "$what" "does not build: $(head -n 3 "$tmp/cc" | tr '\n' ' ')"
+else
+	"$tmp/vdso_lookup" >"$tmp/vdso"
+	got=$(awk '$1 == "found" { printf "%s=%s ", $2, $3 }' "$tmp/vdso")
+	if ! grep -q '^named __vdso_clock_gettime yes$' "$tmp/vdso"; then
+		tap skip "$what" "this kernel's vDSO has no __vdso_clock_gettime"
+	elif [ "$got" != "__vdso_clock_gettime=yes __vdso_getcpu=yes __vdso_getrandom=no " ]; then
+		tap not "$what" "$got"
+	elif grep -q '^named __vdso_getrandom yes$' "$tmp/vdso"; then
+		tap ok "$what"
+	else
+		tap ok "$what (this vDSO has no getrandom)"
+	fi
 fi
 
 # a time namespace whose CLOCK_MONOTONIC reads about 2 s

@@ -7,15 +7,26 @@
  * and offset is checked against it before use, so an image we do not
  * understand yields NULL (the caller then uses a system call), never a
  * wild read.
+ *
+ * The hit path runs where the program's SIMD and x87 registers are live
+ * and unsaved (KPROBE_FLAG_NOSIMD), so a vDSO function is used only if
+ * its code, and the code it calls, provably touches general registers
+ * and memory alone.  The kernel builds its time functions so (-mno-sse
+ * and friends); its getrandom, for one, is not, and is refused.
  */
 #include <elf.h>
 #include <string.h>
 #include <sys/auxv.h>
 
+#include <Zydis/Zydis.h>
+
 #include "engine/agent/vdso.h"
 
 /* No vDSO is near this big; a bound for a header gone wrong. */
 #define VDSO_MAX_SIZE (1u << 20)
+/* Bounds of the walk through a function's code. */
+#define SCAN_BLOCKS 64
+#define SCAN_INSNS 4096
 
 struct vdso_img {
 	const uint8_t *base;		/* the ELF header, the segment's start */
@@ -159,6 +170,129 @@ static bool sym_named(const struct vdso_img *v, uint64_t i, const char *name)
 	       !memcmp(v->str + at, name, n + 1);
 }
 
+/* ---- general registers only ---------------------------------------------- */
+
+static bool category_ok(ZydisInstructionCategory c)
+{
+	switch (c) {
+	case ZYDIS_CATEGORY_BINARY: case ZYDIS_CATEGORY_BITBYTE:
+	case ZYDIS_CATEGORY_CMOV: case ZYDIS_CATEGORY_COND_BR:
+	case ZYDIS_CATEGORY_UNCOND_BR: case ZYDIS_CATEGORY_CALL:
+	case ZYDIS_CATEGORY_RET: case ZYDIS_CATEGORY_DATAXFER:
+	case ZYDIS_CATEGORY_LOGICAL: case ZYDIS_CATEGORY_MISC:
+	case ZYDIS_CATEGORY_NOP: case ZYDIS_CATEGORY_WIDENOP:
+	case ZYDIS_CATEGORY_PUSH: case ZYDIS_CATEGORY_POP:
+	case ZYDIS_CATEGORY_SHIFT: case ZYDIS_CATEGORY_ROTATE:
+	case ZYDIS_CATEGORY_SETCC: case ZYDIS_CATEGORY_FLAGOP:
+	case ZYDIS_CATEGORY_CONVERT: case ZYDIS_CATEGORY_SEMAPHORE:
+	case ZYDIS_CATEGORY_SYSTEM: case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_BMI1: case ZYDIS_CATEGORY_BMI2:
+		return true;
+	default:
+		return false;	/* x87, MMX, SSE, AVX, XSAVE... */
+	}
+}
+
+static bool reg_ok(ZydisRegister r)
+{
+	switch (ZydisRegisterGetClass(r)) {
+	case ZYDIS_REGCLASS_GPR8: case ZYDIS_REGCLASS_GPR16:
+	case ZYDIS_REGCLASS_GPR32: case ZYDIS_REGCLASS_GPR64:
+	case ZYDIS_REGCLASS_FLAGS: case ZYDIS_REGCLASS_IP:
+	case ZYDIS_REGCLASS_SEGMENT:
+		return true;
+	default:
+		return r == ZYDIS_REGISTER_NONE;
+	}
+}
+
+/* Every operand, hidden ones too, in general registers or memory. */
+static bool operands_ok(const ZydisDecodedInstruction *in,
+			const ZydisDecodedOperand *op)
+{
+	for (unsigned i = 0; i < in->operand_count; i++) {
+		if (op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    !reg_ok(op[i].reg.value))
+			return false;
+		if (op[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    (!reg_ok(op[i].mem.base) || !reg_ok(op[i].mem.index) ||
+		     !reg_ok(op[i].mem.segment)))
+			return false;
+	}
+	return true;
+}
+
+struct scan {
+	uint64_t todo[SCAN_BLOCKS], seen[SCAN_BLOCKS];
+	unsigned ntodo, nseen, budget;
+};
+
+/* Queue the code at image offset @off, once; false when out of room. */
+static bool scan_push(struct scan *sc, uint64_t off)
+{
+	for (unsigned i = 0; i < sc->nseen; i++)
+		if (sc->seen[i] == off)
+			return true;
+	if (sc->nseen == SCAN_BLOCKS)
+		return false;
+	sc->seen[sc->nseen++] = off;
+	sc->todo[sc->ntodo++] = off;
+	return true;
+}
+
+/*
+ * One run of straight-line code from @off to its ret or jmp, queueing
+ * the direct branch and call targets.  An indirect branch, an
+ * instruction that does not decode or one outside the list fails it.
+ */
+static bool scan_block(const struct vdso_img *v, const ZydisDecoder *dec,
+		       struct scan *sc, uint64_t off)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+
+	for (;;) {
+		uint64_t left = off < v->size ? v->size - off : 0;
+
+		if (!sc->budget-- || !left ||
+		    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, v->base + off,
+				left < 15 ? left : 15, &in, op)) ||
+		    !category_ok(in.meta.category) || !operands_ok(&in, op))
+			return false;
+		off += in.length;
+		switch (in.meta.category) {
+		case ZYDIS_CATEGORY_RET:
+			return true;
+		case ZYDIS_CATEGORY_COND_BR:
+		case ZYDIS_CATEGORY_UNCOND_BR:
+		case ZYDIS_CATEGORY_CALL:
+			if (op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+			    !op[0].imm.is_relative ||
+			    !scan_push(sc, off + (uint64_t)op[0].imm.value.s))
+				return false;
+			if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR)
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* The function at image offset @entry and all it reaches. */
+static bool gpr_only(const struct vdso_img *v, uint64_t entry)
+{
+	ZydisDecoder dec;
+	struct scan sc = { .budget = SCAN_INSNS };
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	scan_push(&sc, entry);
+	while (sc.ntodo)
+		if (!scan_block(v, &dec, &sc, sc.todo[--sc.ntodo]))
+			return false;
+	return true;
+}
+
 void *dp_vdso_sym(const char *name)
 {
 	struct vdso_img v;
@@ -173,8 +307,9 @@ void *dp_vdso_sym(const char *name)
 		    (bind != STB_GLOBAL && bind != STB_WEAK) ||
 		    s->st_shndx == SHN_UNDEF || !sym_named(&v, i, name))
 			continue;
-		/* code inside the executable segment */
-		if (!img_at(&v, s->st_value, s->st_size ? s->st_size : 1))
+		/* code inside the executable segment, harmless to call */
+		if (!img_at(&v, s->st_value, s->st_size ? s->st_size : 1) ||
+		    !gpr_only(&v, s->st_value - v.vaddr))
 			return NULL;
 		return (void *)(uintptr_t)(v.base + (s->st_value - v.vaddr));
 	}

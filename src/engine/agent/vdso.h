@@ -12,8 +12,9 @@
 
 /*
  * The address of the vDSO's function @name (e.g. "__vdso_getcpu"), or
- * NULL: no vDSO, no such function, or an image that does not read as a
- * sane x86-64 ELF.  Control thread only.
+ * NULL: no vDSO, no such function, an image that does not read as a
+ * sane x86-64 ELF, or code that may touch more than general registers
+ * (the hit path saves no SIMD or x87 state).  Control thread only.
  */
 DP_HIDDEN void *dp_vdso_sym(const char *name);
 
