@@ -136,7 +136,8 @@ static void clock_choose(void)
 		dp_warn("libdprobe: no invariant TSC and no __vdso_clock_gettime: "
 			"every hit makes a clock_gettime system call\n");
 	if (dp_clock.cpu == DP_CLOCK_CPU_SYSCALL && !(off & NO_VDSO) &&
-	    dp_clock.time >= DP_CLOCK_TSC)
+	    dp_clock.time != DP_CLOCK_TSC_RDPID &&
+	    dp_clock.time != DP_CLOCK_RDTSCP)
 		dp_warn("libdprobe: no rseq area and no __vdso_getcpu: "
 			"every hit makes a getcpu system call\n");
 }
