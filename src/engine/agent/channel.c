@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -391,9 +392,23 @@ out:
 	free(out);
 }
 
+/*
+ * The channel dprobe named in the environment.  None in a set-user-ID or
+ * set-capability program (AT_SECURE): its environment is the one of the
+ * unprivileged user who ran it, who must not feed it probes, as the
+ * loader ignores LD_PRELOAD there; tracing such a process is root's job
+ * (dprobe -p injects the agent).
+ */
+static const char *channel_from_env(void)
+{
+	if (getauxval(AT_SECURE))
+		return NULL;
+	return env_value(DP_AGENT_ENV_SOCK);
+}
+
 __attribute__((constructor)) static void channel_load(void)
 {
-	const char *name = env_value(DP_AGENT_ENV_SOCK);
+	const char *name = channel_from_env();
 	char *copy;
 
 	/* after the core's handlers: the child's mutexes are fresh first */
