@@ -14,6 +14,8 @@
  * (they are for the program's threads), not the ones libdprobe owns.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,7 +25,6 @@
 #include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "engine/agent/agent.h"
@@ -33,7 +34,11 @@
 /* How long the exit waits for dprobe to take the miss counts. */
 #define EXIT_SEND_TIMEOUT_S	2
 
+/* How long an injected agent waits for dprobe to take its channel end. */
+#define ATTACH_WAIT_MS		10000
+
 static int ctl_fd = -1;
+static int peer_fd = -1;	/* dprobe's end, until dprobe has it */
 static pthread_mutex_t ctl_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 static void ctl_send(const char *fmt, ...)
@@ -225,11 +230,39 @@ static int serve(bool until_armed)
 	return 0;
 }
 
+/*
+ * Injected: dprobe takes its end of our pair out of the process
+ * (pidfd_getfd) after dprobe_agent_attach() returned, so the end stays
+ * open here until dprobe's first message shows it has it.  A dprobe that
+ * never comes (it died) leaves nothing behind after ATTACH_WAIT_MS.
+ */
+static bool wait_for_dprobe(void)
+{
+	struct pollfd pfd = { .fd = ctl_fd, .events = POLLIN };
+	int r;
+
+	if (peer_fd < 0)
+		return true;
+	do
+		r = poll(&pfd, 1, ATTACH_WAIT_MS);
+	while (r < 0 && errno == EINTR);
+	close(peer_fd);
+	peer_fd = -1;
+	return r > 0;
+}
+
 static void *ctl_thread(void *arg)
 {
 	(void)arg;
 	dp_ev_quiet(true);
-	serve(false);
+	if (wait_for_dprobe()) {
+		serve(false);
+		return NULL;
+	}
+	pthread_mutex_lock(&ctl_mutex);
+	close(ctl_fd);
+	ctl_fd = -1;
+	pthread_mutex_unlock(&ctl_mutex);
 	return NULL;
 }
 
@@ -261,56 +294,78 @@ static int start_thread(void)
 	return -ret;
 }
 
-static int connect_to(const char *name)
+/*
+ * A descriptor dprobe handed down (DP_AGENT_ENV_SOCK): a seqpacket unix
+ * socket whose pair our parent made (SO_PEERCRED: a pair's credentials
+ * are its creator's).  Anything else is left alone: it is not ours.
+ */
+static int inherited_channel(const char *num)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t len = strlen(name);
-	int fd;
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	int fd = 0, type = 0, dom = 0;
+	socklen_t tl = sizeof(type), dl = sizeof(dom);
 
-	/* an abstract address: a leading NUL, then the name */
-	if (len + 1 > sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sa.sun_path + 1, name, len);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa,
-		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len))) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
+	if (!*num || strlen(num) > 9 || strspn(num, "0123456789") != strlen(num))
+		return -EINVAL;
+	for (const char *p = num; *p; p++)
+		fd = fd * 10 + (*p - '0');
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl))
+		return -EBADF;
+	if (dom != AF_UNIX || type != SOCK_SEQPACKET || cred.pid != getppid())
+		return -EPERM;
+	/* not for the programs this one runs */
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	return fd;
 }
 
-static int hello(const char *name)
+/* A new pair: our end is the channel, dprobe takes the other one. */
+static int new_pair(void)
 {
-	int fd, ret = dp_agent_init();
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	peer_fd = sv[1];
+	return sv[0];
+}
+
+/* Our channel is @fd: say hello on it. */
+static int hello(int fd)
+{
+	int ret = dp_agent_init();
 
 	if (ret)
 		return ret;
 	if (ctl_fd >= 0)
 		return -EBUSY;		/* attached already */
-	fd = connect_to(name);
-	if (fd < 0)
-		return fd;
 	ctl_fd = fd;
 	ctl_send("HELLO %d %d %s", DP_AGENT_VERSION, (int)getpid(),
 		 dp_ev_clock_name());
 	return 0;
 }
 
-/* Called in the process by the ptrace engine after injecting us. */
-DP_EXPORT int dprobe_agent_attach(const char *name)
+/*
+ * Called in the process by the ptrace engine after injecting us: the
+ * number of the descriptor dprobe takes (its end of a new pair), or
+ * -errno (-EBUSY: another dprobe is attached).  @unused: reserved.
+ */
+DP_EXPORT int dprobe_agent_attach(const char *unused)
 {
-	int ret;
+	int ret, fd;
 
+	(void)unused;
 	pthread_mutex_lock(&ctl_mutex);
-	ret = hello(name);
-	if (!ret && (ret = start_thread())) {
-		close(ctl_fd);
-		ctl_fd = -1;
+	ret = ctl_fd >= 0 ? -EBUSY : dp_agent_init();
+	fd = ret ? ret : new_pair();
+	if (fd >= 0 && !(ret = hello(fd)) && !(ret = start_thread()))
+		ret = peer_fd;
+	if (ret < 0 && fd >= 0) {
+		close(fd);
+		close(peer_fd);
+		ctl_fd = peer_fd = -1;
 	}
 	pthread_mutex_unlock(&ctl_mutex);
 	return ret;
@@ -340,7 +395,9 @@ static void atfork_child(void)
 {
 	if (ctl_fd >= 0)
 		close(ctl_fd);
-	ctl_fd = -1;
+	if (peer_fd >= 0)
+		close(peer_fd);
+	ctl_fd = peer_fd = -1;
 	pthread_mutex_init(&ctl_mutex, NULL);
 	dp_ev_forget_in_child();
 }
@@ -409,7 +466,7 @@ static const char *channel_from_env(void)
 __attribute__((constructor)) static void channel_load(void)
 {
 	const char *name = channel_from_env();
-	char *copy;
+	int fd;
 
 	/* after the core's handlers: the child's mutexes are fresh first */
 	if (dp_agent_init())
@@ -417,12 +474,13 @@ __attribute__((constructor)) static void channel_load(void)
 	pthread_atfork(NULL, NULL, atfork_child);
 	if (!name)
 		return;
-	copy = strdup(name);
+	fd = inherited_channel(name);
 	unsetenv(DP_AGENT_ENV_SOCK);
 	unsetenv_preload();
+	if (fd < 0)
+		return;
 	dp_ev_quiet(true);
-	if (copy && !hello(copy) && serve(true))
+	if (!hello(fd) && serve(true))
 		start_thread();
 	dp_ev_quiet(false);
-	free(copy);
 }

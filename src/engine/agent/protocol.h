@@ -4,11 +4,18 @@
  * a traced process: a SOCK_SEQPACKET unix socket, one text message per
  * packet, so neither side needs framing and a dead peer reads as EOF.
  *
- * dprobe listens on an abstract address and tells the agent where: in
- * the environment for a command it launches (DP_AGENT_ENV_SOCK, read by
- * the library's constructor), or as the argument of dprobe_agent_attach()
- * which the ptrace engine calls in a running process after injecting the
- * library.  dprobe accepts only the process it expects (SO_PEERCRED).
+ * The socket is one end of a socket pair: nothing has a name another
+ * user could see (/proc/net/unix), connect to or flood.  A command dprobe
+ * launches inherits its end; DP_AGENT_ENV_SOCK holds the descriptor's
+ * number, which the library's constructor takes only if it is a seqpacket
+ * unix socket of a pair its parent (dprobe) made (SO_PEERCRED), and never
+ * in a set-user-ID or set-capability program (AT_SECURE).  In a running
+ * process, the ptrace engine injects the library and calls
+ * dprobe_agent_attach(), which makes the pair and returns the number of
+ * dprobe's end; dprobe takes it out of the process with pidfd_getfd()
+ * (which needs the rights ptrace needs) and checks it is a pair the
+ * target made.  The agent closes its copy of that end at dprobe's first
+ * message, or after 10 s if dprobe never comes.
  *
  *   agent -> dprobe   HELLO <version> <pid> <clock>
  *                     <clock>: "tsc" (record stamps are rdtscp ticks, the
@@ -57,7 +64,7 @@
 #ifndef DPROBE_AGENT_PROTOCOL_H
 #define DPROBE_AGENT_PROTOCOL_H
 
-#define DP_AGENT_VERSION	1
+#define DP_AGENT_VERSION	2
 #define DP_AGENT_ENV_SOCK	"DPROBE_AGENT_SOCK"
 #define DP_AGENT_ATTACH_FN	"dprobe_agent_attach"
 #define DP_AGENT_MSG_MAX	8192

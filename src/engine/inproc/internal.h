@@ -64,8 +64,7 @@ struct dp_inproc {
 	bool launched, exited;
 	bool refused;		/* the agent refused a probe (ERR to ARM) */
 	int status;
-	int lsock, sock;
-	char name[80];		/* the abstract socket address */
+	int sock;		/* the control channel (a socket pair's end) */
 	struct inq inq;
 	/* the mask waits run with: NULL while setting up (the stop signals
 	 * stay blocked), empty once tracing (they interrupt the waits) */

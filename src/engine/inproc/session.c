@@ -13,10 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,26 +82,66 @@ const char *dp_inproc_unsuitable(const char *path, const char *agent)
 
 /* ---- the channel ------------------------------------------------------------ */
 
-static int listen_sock(struct dp_inproc *t)
+/*
+ * The channel is a socket pair nobody else can reach: one end goes to
+ * the command dprobe launches (inherited, its number in the environment),
+ * or, for a running process, the agent makes the pair and dprobe takes
+ * its end out of the process with pidfd_getfd(), which needs the same
+ * rights as ptrace.  No name, so no other user can see, connect to or
+ * flood it.
+ */
+static int launch_pair(struct dp_inproc *t, int *child_end)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	unsigned rnd = 0;
-	size_t len;
+	int sv[2];
 
-	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-		rnd = (unsigned)time(NULL) ^ (unsigned)getpid();
-	snprintf(t->name, sizeof(t->name), "dprobe-agent-%d-%08x",
-		 (int)getpid(), rnd);
-	len = strlen(t->name);
-	memcpy(sa.sun_path + 1, t->name, len);
-	t->lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (t->lsock < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	if (bind(t->lsock, (struct sockaddr *)&sa,
-		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) ||
-	    listen(t->lsock, 4))
-		return -errno;
+	t->sock = sv[0];
+	*child_end = sv[1];
 	return 0;
+}
+
+/* Whether @fd is a channel end the agent of @pid made: 0 or -errno. */
+static int check_taken_end(int fd, pid_t pid)
+{
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	int type = 0, dom = 0;
+	socklen_t tl = sizeof(type), dl = sizeof(dom);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl))
+		return -EPROTO;
+	/* a socket pair's credentials are its creator's: the target */
+	if (dom != AF_UNIX || type != SOCK_SEQPACKET || cred.pid != pid)
+		return -EPROTO;
+	return 0;
+}
+
+/* dprobe's end of the pair the agent made in @pid, descriptor @fd there. */
+static int take_agent_end(struct dp_inproc *t, long fd, char *why,
+			  size_t whylen)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0), mine, ret;
+
+	if (pidfd < 0 || fd < 0 || fd > INT_MAX) {
+		ret = pidfd < 0 ? -errno : -EPROTO;
+		goto fail;
+	}
+	mine = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
+	ret = mine < 0 ? -errno : check_taken_end(mine, t->pid);
+	if (ret && mine >= 0)
+		close(mine);
+	if (!ret)
+		t->sock = mine;
+fail:
+	if (pidfd >= 0)
+		close(pidfd);
+	if (ret)
+		snprintf(why, whylen, "cannot take the agent's channel from "
+			 "process %d: %s", (int)t->pid, strerror(-ret));
+	return ret;
 }
 
 static bool child_gone(struct dp_inproc *t)
@@ -118,54 +157,58 @@ static bool child_gone(struct dp_inproc *t)
 	return t->exited;
 }
 
-/* The agent of our target connecting, within CONNECT_TIMEOUT_MS. */
-static int accept_agent(struct dp_inproc *t, char *why, size_t whylen)
-{
-	struct pollfd pfd = { .fd = t->lsock, .events = POLLIN };
+/* ---- the handshake ---------------------------------------------------------- */
 
+/*
+ * The agent's first word, within CONNECT_TIMEOUT_MS: a launched command
+ * that exits first, or never loads the agent, ends the wait.
+ */
+static int wait_hello(struct dp_inproc *t, char *buf, size_t len, char *why,
+		      size_t whylen)
+{
 	for (int waited = 0; waited < CONNECT_TIMEOUT_MS; waited += 20) {
-		struct ucred cred;
-		socklen_t cl = sizeof(cred);
-		int fd;
+		int n;
 
 		if (child_gone(t)) {
 			snprintf(why, whylen, "process %d exited before the "
 				 "agent started", (int)t->pid);
 			return -ESRCH;
 		}
-		if (poll(&pfd, 1, 20) <= 0)
-			continue;
-		fd = accept4(t->lsock, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		/* only the process we started or injected */
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
-		    cred.pid != t->pid) {
-			close(fd);
-			continue;
-		}
-		t->sock = fd;
-		return 0;
+		n = chan_recv(t, buf, len, 20);
+		if (n > 0)
+			return 0;
+		if (n != -ETIMEDOUT)
+			break;
+	}
+	if (child_gone(t)) {
+		snprintf(why, whylen, "process %d exited before the agent "
+			 "started", (int)t->pid);
+		return -ESRCH;
 	}
 	snprintf(why, whylen, "the agent did not start in process %d within "
 		 "%d s", (int)t->pid, CONNECT_TIMEOUT_MS / 1000);
 	return -ETIMEDOUT;
 }
 
-/* ---- the handshake ---------------------------------------------------------- */
-
 static int hello(struct dp_inproc *t, char *why, size_t whylen)
 {
 	char buf[DP_AGENT_MSG_MAX], clock[16];
-	int ver, pid, n = chan_recv(t, buf, sizeof(buf), INPROC_REPLY_TIMEOUT_MS);
+	int ver, pid, ret = wait_hello(t, buf, sizeof(buf), why, whylen);
 
-	if (n <= 0 || sscanf(buf, "HELLO %d %d %15s", &ver, &pid, clock) != 3) {
+	if (ret)
+		return ret;
+	if (sscanf(buf, "HELLO %d %d %15s", &ver, &pid, clock) != 3) {
 		snprintf(why, whylen, "the agent did not say hello");
 		return -EPROTO;
 	}
 	if (ver != DP_AGENT_VERSION) {
 		snprintf(why, whylen, "the agent speaks version %d, dprobe %d",
 			 ver, DP_AGENT_VERSION);
+		return -EPROTO;
+	}
+	if (pid != t->pid) {
+		snprintf(why, whylen, "the agent of process %d answered for "
+			 "process %d", (int)t->pid, pid);
 		return -EPROTO;
 	}
 	clk_init(&t->clk, !strcmp(clock, "tsc"));
@@ -368,26 +411,32 @@ static struct dp_inproc *session_new(const struct dp_inproc_opts *o)
 	if (!t)
 		return NULL;
 	t->o = *o;
-	t->lsock = t->sock = -1;
+	t->sock = -1;
 	return t;
 }
 
 /* ---- launch and attach ---------------------------------------------------- */
 
+/* In the child: the agent preloaded, its channel end inherited. */
 static void launch_child(const struct dp_inproc *t, char *const argv[],
-			 int errfd)
+			 int errfd, int chan)
 {
 	const char *pre = getenv("LD_PRELOAD");
-	char *val = NULL;
-	int err;
+	char *val = NULL, num[16];
+	int err, fd;
 
 	if (t->o.child_mask)
 		sigprocmask(SIG_SETMASK, t->o.child_mask, NULL);
 	if (pre && *pre ? asprintf(&val, "%s:%s", t->o.agent, pre) < 0 :
 	    !(val = strdup(t->o.agent)))
 		_exit(127);
+	/* a copy without close-on-exec, above the standard three */
+	fd = fcntl(chan, F_DUPFD, 3);
+	if (fd < 0)
+		_exit(127);
+	snprintf(num, sizeof(num), "%d", fd);
 	setenv("LD_PRELOAD", val, 1);
-	setenv(DP_AGENT_ENV_SOCK, t->name, 1);
+	setenv(DP_AGENT_ENV_SOCK, num, 1);
 	execvp(argv[0], argv);
 	err = errno;
 	if (write(errfd, &err, sizeof(err)) < 0)
@@ -398,20 +447,27 @@ static void launch_child(const struct dp_inproc *t, char *const argv[],
 static int start_child(struct dp_inproc *t, char *const argv[], char *why,
 		       size_t whylen)
 {
-	int fds[2], err = 0;
+	int fds[2], err = 0, chan = -1;
 	ssize_t n;
 
-	if (pipe2(fds, O_CLOEXEC))
+	err = launch_pair(t, &chan);
+	if (err)
+		return err;
+	if (pipe2(fds, O_CLOEXEC)) {
+		close(chan);
 		return -errno;
+	}
 	t->pid = fork();
 	if (t->pid < 0) {
 		err = -errno;
 		close(fds[0]);
 		close(fds[1]);
+		close(chan);
 		return err;
 	}
 	if (!t->pid)
-		launch_child(t, argv, fds[1]);
+		launch_child(t, argv, fds[1], chan);
+	close(chan);
 	close(fds[1]);
 	t->launched = true;
 	do
@@ -443,13 +499,11 @@ static bool gone_early(struct dp_inproc *t)
 	return true;
 }
 
-/* The agent connects and arms the probes (the target started or injected). */
+/* The agent says hello and arms the probes (the target started or injected). */
 static int start_session(struct dp_inproc *t, char *why, size_t whylen)
 {
-	int ret = accept_agent(t, why, whylen);
+	int ret = handshake(t, why, whylen);
 
-	if (!ret)
-		ret = handshake(t, why, whylen);
 	return ret && !t->refused && gone_early(t) ? 0 : ret;
 }
 
@@ -471,9 +525,7 @@ int dp_inproc_launch(const struct dp_inproc_opts *o, char *const argv[],
 
 	if (!t)
 		return -ENOMEM;
-	ret = listen_sock(t);
-	if (!ret)
-		ret = start_child(t, argv, why, whylen);
+	ret = start_child(t, argv, why, whylen);
 	if (!ret)
 		ret = start_session(t, why, whylen);
 	if (ret) {
@@ -494,19 +546,20 @@ int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
 	if (!t)
 		return -ENOMEM;
 	t->pid = pid;
-	ret = listen_sock(t);
-	if (!ret)
-		ret = dp_ptrace_inject(pid, o->agent, DP_AGENT_ATTACH_FN, t->name,
-				       &rv, why, whylen);
+	/* the agent answers with the number of our end of its pair */
+	ret = dp_ptrace_inject(pid, o->agent, DP_AGENT_ATTACH_FN, NULL, &rv,
+			       why, whylen);
 	if (!ret && rv == -EBUSY) {
 		snprintf(why, whylen, "process %d is traced already by another "
 			 "dprobe (its agent is attached)", (int)pid);
 		ret = -EALREADY;
-	} else if (!ret && rv) {
+	} else if (!ret && rv < 0) {
 		snprintf(why, whylen, "the agent could not start in process "
 			 "%d: %s", (int)pid, strerror((int)-rv));
-		ret = rv < 0 ? (int)rv : -EINVAL;
+		ret = rv >= -4095 ? (int)rv : -EINVAL;
 	}
+	if (!ret)
+		ret = take_agent_end(t, rv, why, whylen);
 	if (!ret)
 		ret = start_session(t, why, whylen);
 	else if (gone_early(t))
@@ -647,8 +700,6 @@ void dp_inproc_free(struct dp_inproc *t)
 	if (!t)
 		return;
 	chan_free(t);
-	if (t->lsock >= 0)
-		close(t->lsock);
 	if (t->rd)
 		dp_ring_reader_free(t->rd);
 	if (t->have_rings)
