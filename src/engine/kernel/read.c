@@ -25,6 +25,7 @@
 
 struct ktid {
 	pid_t tid, tgid;	/* tid 0: a free slot; tgid 0: unknown */
+	unsigned long round;	/* of the last tgid lookup (if unknown) */
 	bool has_comm;
 	char comm[DP_TASK_COMM_LEN];
 };
@@ -113,7 +114,7 @@ static void saved_tgids_read(struct dp_kernel *k)
  * kernel (options/record-tgid is on in the instance: each thread that
  * recorded an event leaves its tgid there when it is switched out, its
  * last time included).  Read at most once per reading round.  0 if the
- * kernel does not know it either.
+ * kernel does not know it either (yet: see tid_info()).
  */
 static pid_t saved_tgid(struct dp_kernel *k, pid_t tid)
 {
@@ -157,6 +158,7 @@ static void tid_fill(struct dp_kernel *k, struct ktid *t, pid_t tid)
 		t->tgid = (pid_t)strtol(q + 6, NULL, 10);
 	if (t->tgid <= 0)
 		t->tgid = saved_tgid(k, tid);
+	t->round = k->round;
 }
 
 static int tids_grow(struct dp_kernel *k)
@@ -182,7 +184,13 @@ static int tids_grow(struct dp_kernel *k)
 	return 0;
 }
 
-/* The thread's cached facts, read the first time it is seen. */
+/*
+ * The thread's cached facts, read the first time it is seen.  A tgid
+ * still unknown is not cached: the kernel records it only when the
+ * thread is next switched out, maybe after this round read saved_tgids,
+ * so it is looked up again once in each later round, to the end of the
+ * run.
+ */
 static const struct ktid *tid_info(struct dp_kernel *k, pid_t tid)
 {
 	static const struct ktid unknown;
@@ -194,8 +202,15 @@ static const struct ktid *tid_info(struct dp_kernel *k, pid_t tid)
 		return &unknown;
 	for (h = (size_t)tid & (k->tid_cap - 1); k->tids[h].tid;
 	     h = (h + 1) & (k->tid_cap - 1))
-		if (k->tids[h].tid == tid)
-			return &k->tids[h];
+		if (k->tids[h].tid == tid) {
+			struct ktid *t = &k->tids[h];
+
+			if (!t->tgid && t->round != k->round) {
+				t->tgid = saved_tgid(k, tid);
+				t->round = k->round;
+			}
+			return t;
+		}
 	tid_fill(k, &k->tids[h], tid);
 	k->ntids++;
 	return &k->tids[h];
@@ -468,6 +483,7 @@ int dp_kread_drain(struct dp_kernel *k, bool final)
 	int ret = 0;
 
 	k->saved_stale = true;
+	k->round++;
 
 	mark = !k->mono_clock || final ? UINT64_MAX :
 	       now > COMMIT_SLACK_NS ? now - COMMIT_SLACK_NS : 0;

@@ -77,6 +77,7 @@ struct dp_kernel {
 	struct ktgid *saved;	/* the kernel's saved_tgids, sorted */
 	size_t nsaved;
 	bool saved_stale;	/* to read again before the next lookup */
+	unsigned long round;	/* reading rounds so far */
 	struct krec *recs;	/* one round's records, to sort */
 	size_t nrecs, rec_cap;
 	uint8_t *arena;
