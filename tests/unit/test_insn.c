@@ -1470,6 +1470,12 @@ Test(insn, kuprobe_refused_named)
 		{ "f4", "'hlt'", "opcode 0xf4" },
 		{ "c5 f9 ef c0", "'vpxor %xmm0, %xmm0, %xmm0'", "VEX/EVEX prefix (0xef)" },
 		{ "c5 fe 6f 06", "'vmovdqu (%rsi), %ymm0'", "(0x6f)" },
+		/* a relative branch with an operand-size prefix */
+		{ "66 e8 00 00 00 00", "(66 e8", "operand-size prefix (66)" },
+		{ "66 e9 00 00 00 00", "(66 e9", "operand-size prefix (66)" },
+		{ "66 eb 00", "(66 eb 00)", "operand-size prefix (66)" },
+		{ "66 74 00", "(66 74 00)", "operand-size prefix (66)" },
+		{ "66 0f 84 00 00 00 00", "(66 0f 84", "operand-size prefix (66)" },
 		/* taken by the kernel, but the process dies (SIGSEGV) */
 		{ "0f 05", "'syscall'", "dies with SIGSEGV" },
 	};

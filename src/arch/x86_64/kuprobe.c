@@ -7,6 +7,10 @@
  *    3e), whatever the byte means there: branch hints and notrack are the
  *    same bytes, so `notrack jmp *%rax` and `cs nopw ...` are refused too;
  *  - it is mov to %ss (it holds traps off for one instruction);
+ *  - it is a relative call, jmp or jcc (e8, e9, eb, 70-7f, 0f 80-8f)
+ *    with an operand-size prefix (66): its 16-bit forms differ between
+ *    Intel and AMD in 64-bit mode, so branch_setup_xol_ops() refuses any
+ *    such branch (arch/x86/kernel/uprobes.c);
  *  - its first opcode byte is one of the one-byte opcodes it marks bad:
  *    invalid in 64-bit mode, port I/O, the trap instructions, hlt,
  *    cli/sti and iret.  Two- and three-byte opcodes (0f ...) all pass this
@@ -74,6 +78,27 @@ static const char *bad_prefix(const ZydisDecodedInstruction *insn)
 	return NULL;
 }
 
+static bool has_prefix(const ZydisDecodedInstruction *insn, uint8_t value)
+{
+	for (int i = 0; i < insn->raw.prefix_count; i++)
+		if (insn->raw.prefixes[i].value == value)
+			return true;
+	return false;
+}
+
+/* A relative call, jmp or jcc, as the kernel emulates them. */
+static bool is_rel_branch(const ZydisDecodedInstruction *insn)
+{
+	if (insn->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY)
+		return false;
+	if (insn->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT)
+		return insn->opcode == 0xe8 || insn->opcode == 0xe9 ||
+		       insn->opcode == 0xeb ||
+		       (insn->opcode >= 0x70 && insn->opcode <= 0x7f);
+	return insn->opcode_map == ZYDIS_OPCODE_MAP_0F &&
+	       insn->opcode >= 0x80 && insn->opcode <= 0x8f;
+}
+
 static bool is_mov_ss(const ZydisDecodedInstruction *insn)
 {
 	return insn->encoding == ZYDIS_INSTRUCTION_ENCODING_LEGACY &&
@@ -96,6 +121,12 @@ static bool refused(const ZydisDecodedInstruction *insn, char *reason,
 	if (is_mov_ss(insn)) {
 		snprintf(reason, len, "the kernel's uprobes refuse mov to "
 			 "%%ss (it holds traps off for one instruction)");
+		return true;
+	}
+	if (is_rel_branch(insn) && has_prefix(insn, 0x66)) {
+		snprintf(reason, len, "the kernel's uprobes refuse a relative "
+			 "call, jmp or jcc with an operand-size prefix (66): "
+			 "Intel and AMD differ on its 16-bit form");
 		return true;
 	}
 	if (insn->mnemonic == ZYDIS_MNEMONIC_SYSCALL) {
