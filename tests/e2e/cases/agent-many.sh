@@ -12,11 +12,13 @@ desc='in-process engine: 1,000 probe locations, a program that exits: every hit 
 prog=many
 engines='auto agent'
 TMO=30
-defs=$(i=1000; while [ $i -lt 2000 ]; do echo "p:f$i fn$i x=%di:s64"; i=$((i + 1)); done)
 case_run() {
-	dp_trace --engine agent -- "$P"
+	# one definition per function, from a file (-e @FILE)
+	awk 'BEGIN { for (i = 1000; i < 2000; i++)
+			printf "p:f%d fn%d x=%%di:s64\n", i, i }' >"$T/many.probes"
+	dp_trace --engine agent -e "@$T/many.probes" -- "$P"
 	trace_result >"$T/result.trace"
-	dp_stat --engine agent -- "$P"
+	dp_stat --engine agent -e "@$T/many.probes" -- "$P"
 	# the 1,000 counts, summed, and the program's line
 	awk '$2 ~ /^kprobes:f1[0-9][0-9][0-9]$/ { n++; s += $1 }
 	     END { print "# stat: " n " probes, " s " hits" }' "$T/stderr" \
