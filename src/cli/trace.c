@@ -666,7 +666,7 @@ static const char *agent_unsuitable(const struct trace_opts *o,
 static int start_agent(struct trace_ctx *c, const struct trace_opts *o,
 		       const sigset_t *mask, const char *binary)
 {
-	char *agent = dp_inproc_find_agent(), why[512] = "";
+	char why[512] = "", *agent = dp_inproc_find_agent(why, sizeof(why));
 	const char *bad = agent_unsuitable(o, binary, agent);
 	struct dp_inproc_opts io = {
 		.reg = &c->reg, .count_only = o->stat,
@@ -676,6 +676,12 @@ static int start_agent(struct trace_ctx *c, const struct trace_opts *o,
 	};
 	int err;
 
+	/* a refused $DPROBE_AGENT: the user asked for that file; no other
+	 * copy, no other engine in its place */
+	if (!agent && why[0]) {
+		fprintf(stderr, "dprobe: %s\n", why);
+		return -EINVAL;
+	}
 	if (bad) {
 		if (o->engine == ENGINE_AGENT)
 			fprintf(stderr, "dprobe: cannot use the in-process "

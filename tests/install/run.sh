@@ -134,7 +134,7 @@ agent_override() {
 		-o /dev/null -- cat /proc/self/maps >"$W/evil.maps" 2>"$W/evil.err"
 	if grep -q " $W/evil/" "$W/evil.maps"; then
 		ko "DPROBE_AGENT: a library in a world-writable directory was loaded"
-	elif ! grep -q 'ignoring \$DPROBE_AGENT: a directory above it' "$W/evil.err"; then
+	elif ! grep -q '\$DPROBE_AGENT (.*) is refused: a directory above it' "$W/evil.err"; then
 		ko "DPROBE_AGENT: no reason given for refusing it: $(head -n 2 "$W/evil.err")"
 	else
 		ok "DPROBE_AGENT: a library in a world-writable directory is refused"

@@ -10,7 +10,8 @@
  *                                    regular file that only root can
  *                                    replace (the file and every directory
  *                                    above it not writable by group or
- *                                    others)
+ *                                    others); otherwise an error, never
+ *                                    another copy in its place
  *   DIR/libdprobe.so                 DIR holding the running dprobe: the
  *                                    build tree
  *   DIR/../lib/dprobe/libdprobe.so   where `make install` puts it (bin/ ->
@@ -71,7 +72,8 @@ static const char *not_preloadable(const char *path)
 		"LD_PRELOAD cannot hold a path with a colon or a blank" : NULL;
 }
 
-static char *from_env(const char *env)
+/* $DPROBE_AGENT's file, or NULL with the reason it is refused in @why. */
+static char *from_env(const char *env, char *why, size_t whylen)
 {
 	const char *bad = NULL;
 	char *real = NULL;
@@ -84,7 +86,8 @@ static char *from_env(const char *env)
 		bad = not_preloadable(real);
 	if (!bad)
 		return real;
-	fprintf(stderr, "dprobe: ignoring $" AGENT_ENV ": %s\n", bad);
+	snprintf(why, whylen, "$" AGENT_ENV " (%s) is refused: %s; unset it "
+		 "to use dprobe's own copy", env, bad);
 	free(real);
 	return NULL;
 }
@@ -115,13 +118,14 @@ static char *beside_exe(const char *rel)
 	return real;
 }
 
-char *dp_inproc_find_agent(void)
+char *dp_inproc_find_agent(char *why, size_t whylen)
 {
 	const char *env = secure_getenv(AGENT_ENV), *bad;
 	char *path;
 
+	why[0] = '\0';
 	if (env && *env)
-		return from_env(env);
+		return from_env(env, why, whylen);
 	path = beside_exe(AGENT_NAME);
 	if (!path)
 		path = beside_exe(AGENT_INSTALLED);

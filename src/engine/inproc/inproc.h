@@ -47,10 +47,13 @@ struct dp_inproc;
 const char *dp_inproc_unsuitable(const char *path, const char *agent);
 
 /*
- * The agent library, an absolute path (malloc'd), or NULL: next to the
- * running dprobe, else in ../lib/dprobe/ from it (agent_path.c).
+ * The agent library, an absolute path (malloc'd), or NULL: $DPROBE_AGENT,
+ * else next to the running dprobe, else in ../lib/dprobe/ from it
+ * (agent_path.c).  NULL with @why set: $DPROBE_AGENT is refused, an
+ * error (the user named that file: no other copy is used, no other
+ * engine either); NULL with @why empty: not found.
  */
-char *dp_inproc_find_agent(void);
+char *dp_inproc_find_agent(char *why, size_t whylen);
 #define DP_INPROC_NO_AGENT \
 	"libdprobe.so was not found next to dprobe nor in ../lib/dprobe/ from it"
 
