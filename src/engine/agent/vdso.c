@@ -12,7 +12,10 @@
  * and unsaved (KPROBE_FLAG_NOSIMD), so a vDSO function is used only if
  * its code, and the code it calls, provably touches general registers
  * and memory alone.  The kernel builds its time functions so (-mno-sse
- * and friends); its getrandom, for one, is not, and is refused.
+ * and friends); its getrandom, for one, is not, and is refused.  Of the
+ * instructions the kernel may patch in or the compiler add, rdpid (in
+ * getcpu, where the CPU has it) and endbr64/endbr32 (a function's entry
+ * under IBT) are allowed; nothing else of CET.
  */
 #include <elf.h>
 #include <string.h>
@@ -140,12 +143,12 @@ static bool img_tables(struct vdso_img *v)
 	return v->sym && v->str && v->strsz;
 }
 
-static bool img_open(struct vdso_img *v)
+static bool img_open(struct vdso_img *v, const void *image)
 {
 	const Elf64_Ehdr *eh;
 
 	memset(v, 0, sizeof(*v));
-	v->base = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	v->base = image;
 	eh = (const Elf64_Ehdr *)v->base;
 	/* the header and program headers are in the first page, which
 	 * is mapped whatever the rest says */
@@ -172,9 +175,9 @@ static bool sym_named(const struct vdso_img *v, uint64_t i, const char *name)
 
 /* ---- general registers only ---------------------------------------------- */
 
-static bool category_ok(ZydisInstructionCategory c)
+static bool insn_ok(const ZydisDecodedInstruction *in)
 {
-	switch (c) {
+	switch (in->meta.category) {
 	case ZYDIS_CATEGORY_BINARY: case ZYDIS_CATEGORY_BITBYTE:
 	case ZYDIS_CATEGORY_CMOV: case ZYDIS_CATEGORY_COND_BR:
 	case ZYDIS_CATEGORY_UNCOND_BR: case ZYDIS_CATEGORY_CALL:
@@ -187,7 +190,11 @@ static bool category_ok(ZydisInstructionCategory c)
 	case ZYDIS_CATEGORY_CONVERT: case ZYDIS_CATEGORY_SEMAPHORE:
 	case ZYDIS_CATEGORY_SYSTEM: case ZYDIS_CATEGORY_SYSCALL:
 	case ZYDIS_CATEGORY_BMI1: case ZYDIS_CATEGORY_BMI2:
+	case ZYDIS_CATEGORY_RDPID:	/* getcpu, patched in where it exists */
 		return true;
+	case ZYDIS_CATEGORY_CET:	/* a function's entry under IBT */
+		return in->mnemonic == ZYDIS_MNEMONIC_ENDBR64 ||
+		       in->mnemonic == ZYDIS_MNEMONIC_ENDBR32;
 	default:
 		return false;	/* x87, MMX, SSE, AVX, XSAVE... */
 	}
@@ -257,7 +264,7 @@ static bool scan_block(const struct vdso_img *v, const ZydisDecoder *dec,
 		if (!sc->budget-- || !left ||
 		    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, v->base + off,
 				left < 15 ? left : 15, &in, op)) ||
-		    !category_ok(in.meta.category) || !operands_ok(&in, op))
+		    !insn_ok(&in) || !operands_ok(&in, op))
 			return false;
 		off += in.length;
 		switch (in.meta.category) {
@@ -293,11 +300,23 @@ static bool gpr_only(const struct vdso_img *v, uint64_t entry)
 	return true;
 }
 
+bool dp_vdso_code_ok(const void *code, size_t len)
+{
+	struct vdso_img v = { .base = code, .size = len };
+
+	return len <= VDSO_MAX_SIZE && gpr_only(&v, 0);
+}
+
 void *dp_vdso_sym(const char *name)
+{
+	return dp_vdso_sym_in((const void *)getauxval(AT_SYSINFO_EHDR), name);
+}
+
+void *dp_vdso_sym_in(const void *image, const char *name)
 {
 	struct vdso_img v;
 
-	if (!img_open(&v))
+	if (!img_open(&v, image))
 		return NULL;
 	for (uint64_t i = 1; i < v.nsym; i++) {
 		const Elf64_Sym *s = &v.sym[i];

@@ -8,6 +8,8 @@
 #ifndef DPROBE_AGENT_VDSO_H
 #define DPROBE_AGENT_VDSO_H
 
+#include <stddef.h>
+
 #include "engine/agent/agent.h"
 
 /*
@@ -17,5 +19,13 @@
  * (the hit path saves no SIMD or x87 state).  Control thread only.
  */
 DP_HIDDEN void *dp_vdso_sym(const char *name);
+
+/* For tests/agent/vdso_lookup.c: the same on an image at @image, e.g.
+ * a patched copy of the vDSO (its first page and its loaded segment
+ * readable; NULL is refused), and the check of code alone: the function
+ * at @code, all it reaches inside its @len bytes, touches general
+ * registers only. */
+DP_HIDDEN void *dp_vdso_sym_in(const void *image, const char *name);
+DP_HIDDEN bool dp_vdso_code_ok(const void *code, size_t len);
 
 #endif
