@@ -18,9 +18,16 @@
  *   loop <count> [nr:count]... phase 1's calls, rt_sigreturn apart (an
  *                              int3 probe's signal returns with it)
  *   vdso <count>               phase 2's calls
+ *   clock <line>               dprobe_agent_clock(): the path the agent chose
+ *
+ * With HIT_SYSCALLS_NOTSC=1 in its environment it makes rdtsc fault,
+ * prctl(PR_SET_TSC, PR_TSC_SIGSEGV) as rr does, before any library's
+ * constructor runs (a preinit function), so before the agent chooses its
+ * clock.
  *
  * Exit 77 (with a reason on stderr) where seccomp cannot do this.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -42,6 +49,20 @@
 static int listener = -1;
 static unsigned long counts[2][MAX_NR];
 static int phase;
+
+/* Run by the loader before the constructors of every library, the
+ * preloaded agent's too. */
+static void notsc(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)argv;
+	for (char **e = envp; e && *e; e++)
+		if (!strcmp(*e, "HIT_SYSCALLS_NOTSC=1") &&
+		    prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0))
+			perror("prctl(PR_SET_TSC)");
+}
+__attribute__((section(".preinit_array"), used))
+static void (*const preinit)(int, char **, char **) = notsc;
 
 __attribute__((noipa)) long work(int a, long b)
 {
@@ -130,6 +151,7 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 10000, sum = 0;
 	struct timespec t0, t1, t;
+	const char *(*clock_line)(void);
 	pthread_t sup;
 	int err;
 
@@ -152,5 +174,7 @@ int main(int argc, char **argv)
 	syscall(SYS_getppid);		/* end of phase 2 */
 	print_mono("mono", &t0, &t1);
 	print_counts();
+	*(void **)&clock_line = dlsym(RTLD_DEFAULT, "dprobe_agent_clock");
+	printf("clock %s\n", clock_line ? clock_line() : "(no agent)");
 	return sum == 42;		/* keeps the calls */
 }

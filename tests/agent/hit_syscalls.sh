@@ -7,13 +7,16 @@
 # counts its own system calls during the loop (seccomp user
 # notifications).  Each clock the agent can choose is forced in turn with
 # DPROBE_AGENT_CLOCK (src/engine/agent/clock.h), so every CPU runs every
-# path it has; a run with every fast path taken away must count two
-# clock_gettime and two getcpu calls per call of work() (the counter
-# works).  The records' times must lie within CLOCK_MONOTONIC as the
+# path it has (a check whose path the agent did not take here, as its
+# dprobe_agent_clock() line shows, is skipped); a run with every fast
+# path taken away must count two clock_gettime and two getcpu calls per
+# call of work() (the counter works).  The records' times must lie within CLOCK_MONOTONIC as the
 # target read it around the loop, also in a time namespace whose
-# monotonic clock reads a few seconds.  And vdso.c, built into
-# tests/agent/vdso_lookup.c, finds the vDSO's time functions and refuses
-# one that touches SIMD registers.
+# monotonic clock reads a few seconds.  A target that made rdtsc fault
+# (PR_SET_TSC, as rr does) before the agent loaded gets no TSC path.  And
+# vdso.c, built into tests/agent/vdso_lookup.c, finds the vDSO's time
+# functions, refuses one that touches SIMD registers, and accepts rdpid
+# and endbr64 (code, and a vDSO copy patched with them).
 #
 #   sh tests/agent/hit_syscalls.sh BUILD_DIR
 #
@@ -37,13 +40,11 @@ tap() {		# ok|not|skip what [why]
 	esac
 }
 
-if ! ${CC:-cc} -O2 -pthread -o "$tmp/target" "$here/hit_syscalls.c"; then
+if ! ${CC:-cc} -O2 -pthread -o "$tmp/target" "$here/hit_syscalls.c" -ldl; then
 	tap not "build hit_syscalls.c"
 	echo "1..$n"
 	exit 1
 fi
-${CC:-cc} -O2 -o "$tmp/agent_clock" "$here/../../bench/agent_clock.c" -ldl \
-	2>/dev/null || rm -f "$tmp/agent_clock"
 
 # trace [PREFIX...]: the target under dprobe; its report in $tmp/out,
 # the records in $tmp/trace, dprobe's messages in $tmp/err
@@ -66,16 +67,21 @@ stamps_inside() {
 	}' "$tmp/trace"
 }
 
-# check WHAT CLOCK [PREFIX...]: no system call in the loop, the times right
+# check WHAT CLOCK WANT [PREFIX...]: no system call in the loop, the
+# times right.  WANT, an extended regular expression, is the start of
+# the agent clock that CLOCK forces (empty: any); where the target's
+# dprobe_agent_clock() line says another path ran, the check is skipped,
+# not passed.  With no_tsc=1 a TSC path is a failure, not a skip.
+no_tsc=
 check() {
-	what=$1 clk=$2
-	shift 2
+	what=$1 clk=$2 want=$3
+	shift 3
 	export DPROBE_AGENT_CLOCK="$clk"
-	[ -x "$tmp/agent_clock" ] &&
-		echo "# $what: $("$tmp/agent_clock" "$B/libdprobe.so" 2>&1)"
 	trace "$@"
 	rc=$?
 	unset DPROBE_AGENT_CLOCK
+	clock=$(sed -n 's/^clock //p' "$tmp/out")
+	[ -n "$clock" ] && echo "# $what: agent clock: $clock"
 	if grep -q 'seccomp user notification' "$tmp/err"; then
 		tap skip "$what" "$(grep seccomp "$tmp/err")"
 		return
@@ -84,6 +90,12 @@ check() {
 	if [ $rc -ne 0 ] || [ -z "$loop" ] ||
 	   ! grep -q "^dprobe: $((2 * N + 2)) events, 0 filtered, 0 missed, 0 lost\$" "$tmp/err"; then
 		tap not "$what" "exit $rc: $(tail -n 2 "$tmp/err" | tr '\n' ' ')"
+	elif [ -n "$no_tsc" ] && case $clock in tsc*|rdtscp*) true ;; *) false ;; esac; then
+		tap not "$what" "the agent chose $clock"
+	elif [ -n "$want" ] && [ -z "$clock" ]; then
+		tap not "$what" "the target printed no agent clock"
+	elif [ -n "$want" ] && ! echo "$clock" | grep -Eq "^($want)"; then
+		tap skip "$what" "the agent cannot take this path here: $clock"
 	elif [ "$loop" != 0 ] && [ "$(awk '$1 == "vdso" { print $2 }' "$tmp/out")" != 0 ] &&
 	     [ "$(awk '$1 == "loop" { print $3 }' "$tmp/out")" = "228:$((2 * N))" ]; then
 		tap skip "$what" "the vDSO's clock_gettime enters the kernel here"
@@ -96,11 +108,19 @@ check() {
 	fi
 }
 
-check "the CPU's own clock" ""
-check "rdtsc without rdtscp or rdpid" "no-rdtscp,no-rdpid"
-check "vdso clock_gettime, rseq cpu_id" "no-tsc"
-check "vdso clock_gettime and getcpu" "no-tsc,no-rseq"
-check "int3 probes (DPROBE_NOOPT=1)" "" env DPROBE_NOOPT=1
+check "the CPU's own clock" "" ""
+check "rdtsc without rdtscp or rdpid" "no-rdtscp,no-rdpid" \
+	"tsc \+ (rseq cpu_id|vdso getcpu) "
+check "vdso clock_gettime, rseq cpu_id" "no-tsc" "vdso clock_gettime \+ rseq cpu_id "
+check "vdso clock_gettime and getcpu" "no-tsc,no-rseq" \
+	"vdso clock_gettime \+ vdso getcpu "
+check "int3 probes (DPROBE_NOOPT=1)" "" "" env DPROBE_NOOPT=1
+# rdtsc faults (rr's PR_SET_TSC), set before the agent loaded: no TSC
+# path, and the target lives through its hits
+no_tsc=1
+check "PR_TSC_SIGSEGV before the agent loaded" "" "vdso clock_gettime " \
+	env HIT_SYSCALLS_NOTSC=1
+no_tsc=
 
 # the counter counts: with every fast path gone, two of each per call
 what="system calls counted where the agent makes them"
@@ -132,6 +152,20 @@ else
 	else
 		tap ok "$what (this vDSO has no getrandom)"
 	fi
+	# what a kernel with rdpid or IBT puts there passes, SSE not
+	# ("accept WHAT GOT WANT [why]"), on any machine
+	awk '$1 == "accept"' "$tmp/vdso" >"$tmp/accept"
+	[ -s "$tmp/accept" ] || tap not "vdso.c: rdpid and endbr64 accepted" "no output"
+	while read -r _ w got want why; do
+		case $want in yes) say="accepted" ;; *) say="refused" ;; esac
+		if [ "$got" = "$want" ]; then
+			tap ok "vdso.c: $w $say"
+		elif [ "$got" = skip ]; then
+			tap skip "vdso.c: $w $say" "$why"
+		else
+			tap not "vdso.c: $w $say" "it was not"
+		fi
+	done <"$tmp/accept"
 fi
 
 # a time namespace whose CLOCK_MONOTONIC reads about 2 s
@@ -150,7 +184,8 @@ for c in "" "no-tsc"; do
 	if [ -n "$why" ]; then
 		tap skip "$what" "$why"
 	else
-		check "$what" "$c" unshare --time --monotonic=-$((up - 2))
+		check "$what" "$c" "${c:+vdso clock_gettime }" \
+			unshare --time --monotonic=-$((up - 2))
 	fi
 done
 echo "1..$n"

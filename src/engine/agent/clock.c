@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include "engine/agent/clock.h"
@@ -28,9 +29,10 @@ extern const unsigned int __rseq_size
 
 struct dp_clock dp_clock;
 
-/* What the CPU offers, for the choice and for dprobe_agent_clock(). */
+/* What the CPU offers, for the choice and for dprobe_agent_clock();
+ * tsc_segv: the program made rdtsc and rdtscp fault (PR_SET_TSC). */
 static struct {
-	bool rdtscp, rdpid, invariant;
+	bool rdtscp, rdpid, invariant, tsc_segv;
 } cpu_has;
 
 /* Choices DPROBE_AGENT_CLOCK takes away. */
@@ -50,6 +52,18 @@ static void read_cpuid(void)
 			    (d & (1u << 8));
 	cpu_has.rdpid = __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
 			(c & (1u << 22));
+}
+
+/* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) made rdtsc and rdtscp raise SIGSEGV
+ * in this process (rr does so, and it is inherited across fork and
+ * exec): the hit path must not run them.  A raw system call, like every
+ * other of the agent's, not libc's prctl() a user may probe. */
+static bool tsc_faults(void)
+{
+	int mode = PR_TSC_ENABLE;
+
+	return !dp_raw_syscall(SYS_prctl, PR_GET_TSC, (long)&mode, 0) &&
+	       mode == PR_TSC_SIGSEGV;
 }
 
 /* The debugging switch: unknown words are ignored, as is the whole
@@ -102,7 +116,7 @@ static void choose_cpu(unsigned off)
 
 static void choose_time(unsigned off)
 {
-	bool tsc = cpu_has.invariant && !(off & NO_TSC);
+	bool tsc = cpu_has.invariant && !cpu_has.tsc_segv && !(off & NO_TSC);
 	bool rdtscp = tsc && cpu_has.rdtscp && !(off & NO_RDTSCP);
 
 	/* rdpid reads TSC_AUX, which Linux sets where rdtscp exists */
@@ -123,6 +137,7 @@ static void clock_choose(void)
 	unsigned off = read_switch();
 
 	read_cpuid();
+	cpu_has.tsc_segv = tsc_faults();
 	if (!(off & NO_VDSO)) {
 		dp_clock.vdso_gettime = (int (*)(clockid_t, struct timespec *))
 			dp_vdso_sym("__vdso_clock_gettime");
@@ -133,7 +148,11 @@ static void clock_choose(void)
 	choose_time(off);
 	/* said once, and only when nothing but our switch forced it */
 	if (dp_clock.time == DP_CLOCK_SYSCALL && !(off & NO_VDSO))
-		dp_warn("libdprobe: no invariant TSC and no __vdso_clock_gettime: "
+		dp_warn(cpu_has.tsc_segv ?
+			"libdprobe: rdtsc faults (PR_TSC_SIGSEGV) and no "
+			"__vdso_clock_gettime: every hit makes a clock_gettime "
+			"system call\n" :
+			"libdprobe: no invariant TSC and no __vdso_clock_gettime: "
 			"every hit makes a clock_gettime system call\n");
 	if (dp_clock.cpu == DP_CLOCK_CPU_SYSCALL && !(off & NO_VDSO) &&
 	    dp_clock.time != DP_CLOCK_TSC_RDPID &&
@@ -210,9 +229,10 @@ static char clock_line[160];
 static void fill_line(void)
 {
 	snprintf(clock_line, sizeof(clock_line),
-		 "%s%s (rdtscp %s, rdpid %s, invariant tsc %s)",
+		 "%s%s (rdtscp %s, rdpid %s, invariant tsc %s%s)",
 		 time_name(), cpu_name(), cpu_has.rdtscp ? "yes" : "no",
-		 cpu_has.rdpid ? "yes" : "no", cpu_has.invariant ? "yes" : "no");
+		 cpu_has.rdpid ? "yes" : "no", cpu_has.invariant ? "yes" : "no",
+		 cpu_has.tsc_segv ? ", rdtsc faults: PR_TSC_SIGSEGV" : "");
 }
 
 /*
