@@ -41,7 +41,8 @@ record() {
 
 W=$(mktemp -d /tmp/dpinst.XXXXXX) || exit 2
 W=$(cd "$W" && pwd -P)
-trap 'rm -rf "$W"' EXIT
+R=				# agent_override's root-only directory
+trap 'rm -rf "$W" ${R:+"$R"}' EXIT
 D=$W/dest			# DESTDIR
 U=$D/usr			# what PREFIX=/usr became
 mk() { make -C "$top" --no-print-directory O="$O" DESTDIR="$D" PREFIX=/usr "$@"; }
@@ -124,27 +125,69 @@ root_only() {
 	done
 }
 
-# $DPROBE_AGENT: never a library an unprivileged user could have put
-# there; a root-owned one in root-only directories is taken.
-agent_override() {
-	mkdir -p "$W/evil"
-	cp "$U/lib/dprobe/libdprobe.so" "$W/evil/"
-	chmod 0777 "$W/evil"
-	DPROBE_AGENT=$W/evil/libdprobe.so "$U/bin/dprobe" trace -e 'p:w libc.so.6:write' \
-		-o /dev/null -- cat /proc/self/maps >"$W/evil.maps" 2>"$W/evil.err"
-	if grep -q " $W/evil/" "$W/evil.maps"; then
-		ko "DPROBE_AGENT: a library in a world-writable directory was loaded"
-	elif ! grep -q '\$DPROBE_AGENT (.*) is refused: a directory above it' "$W/evil.err"; then
-		ko "DPROBE_AGENT: no reason given for refusing it: $(head -n 2 "$W/evil.err")"
+# agent_refused NAME VALUE REASON: DPROBE_AGENT=VALUE is an error (exit
+# status 1) naming exactly REASON, and nothing of VALUE is loaded.
+agent_refused() {
+	DPROBE_AGENT=$2 "$U/bin/dprobe" trace -e 'p:w libc.so.6:write' \
+		-o /dev/null -- cat /proc/self/maps >"$W/$1.maps" 2>"$W/$1.err"
+	rc=$?
+	if grep -qF " $2" "$W/$1.maps"; then
+		ko "DPROBE_AGENT: $1: the library was loaded"
+	elif [ "$rc" != 1 ]; then
+		ko "DPROBE_AGENT: $1: exit status $rc, not 1: $(head -n 2 "$W/$1.err")"
+	elif [ "$(cat "$W/$1.err")" != "dprobe: \$DPROBE_AGENT ($2) is refused: $3; unset it to use dprobe's own copy" ]; then
+		ko "DPROBE_AGENT: $1: not the reason '$3': $(head -n 2 "$W/$1.err")"
 	else
-		ok "DPROBE_AGENT: a library in a world-writable directory is refused"
+		ok "DPROBE_AGENT: $1: refused ($3), an error"
 	fi
-	if [ "$(id -u)" != 0 ] || ! root_only "$O/libdprobe.so"; then
-		sk "DPROBE_AGENT: $O/libdprobe.so is not a root-only file (or not root), so it cannot be taken"
+}
+
+# $DPROBE_AGENT: never a library an unprivileged user could have put
+# there; a root-owned one in root-only directories is taken.  Each case
+# lies in a directory only root can use (0700, with root-only
+# directories above it: not /tmp, 1777), so the one thing it changes is
+# the only reason to refuse it.
+agent_override() {
+	if [ "$(id -u)" != 0 ]; then
+		sk "DPROBE_AGENT: not root: any copy a non-root user can make is refused as not root's, whatever else is wrong with it"
 		return
 	fi
-	DPROBE_AGENT=$O/libdprobe.so maps_check "DPROBE_AGENT" "$U/bin/dprobe" \
-		"$O/libdprobe.so" 2>/dev/null
+	R=
+	for parent in "$O" /run /root; do
+		root_only "$parent" &&
+			R=$(mktemp -d "$parent/dpagent.XXXXXX") && break
+	done
+	if [ -z "$R" ] || ! root_only "$R"; then
+		sk "DPROBE_AGENT: no root-only directory to test in (not $O, /run nor /root)"
+		[ -n "$R" ] && rm -rf "$R"
+		return
+	fi
+	lib=$U/lib/dprobe/libdprobe.so
+	mkdir "$R/ok" "$R/evil" "$R/gw" "$R/user" "$R/a b"
+	for d in ok evil gw user "a b"; do
+		cp "$lib" "$R/$d/"
+		chmod 0755 "$R/$d"
+		chmod 0644 "$R/$d/libdprobe.so"
+	done
+	chmod 0777 "$R/evil"
+	chmod 0666 "$R/gw/libdprobe.so"
+	chown 65534 "$R/user/libdprobe.so"
+	agent_refused "world-writable directory" "$R/evil/libdprobe.so" \
+		"a directory above it is not root's alone"
+	agent_refused "file others can write" "$R/gw/libdprobe.so" \
+		"it is not owned by root, or group or others can write it"
+	agent_refused "file not root's" "$R/user/libdprobe.so" \
+		"it is not owned by root, or group or others can write it"
+	agent_refused "relative path" "ok/libdprobe.so" \
+		"it is not an absolute path"
+	agent_refused "a blank in the path" "$R/a b/libdprobe.so" \
+		"LD_PRELOAD cannot hold a path with a colon or a blank"
+	agent_refused "no such file" "$R/none/libdprobe.so" \
+		"it cannot be resolved"
+	DPROBE_AGENT=$R/ok/libdprobe.so maps_check "DPROBE_AGENT" \
+		"$U/bin/dprobe" "$R/ok/libdprobe.so" 2>/dev/null
+	rm -rf "$R"
+	R=
 }
 
 if ! "$O/dprobe" trace -e @"$top/examples/work.probes" -o "$W/ref.out" \
