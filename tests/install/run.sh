@@ -314,10 +314,26 @@ $U/lib/dprobe/libdprobe.so" ]; then
 fi
 
 # ---- bash completion ----------------------------------------------------------------
+# The completion runs with a PATH of known commands only (links in
+# $W/path): the installed dprobe, the tools the completion and comp()
+# use, and true and truncate, so that completing a command name does not
+# depend on what this machine has installed (p11-kit's trust, ...).
+mkdir "$W/path"
+ln -s "$U/bin/dprobe" "$W/path/dprobe"
+for c in awk cut grep head paste readlink sed sort true truncate; do
+	for d in $(echo "$PATH" | tr : ' '); do
+		if [ -f "$d/$c" ] && [ -x "$d/$c" ]; then
+			ln -s "$d/$c" "$W/path/$c"
+			break
+		fi
+	done
+done
+bash=$(command -v bash) || bash=bash
 # comp N WORD...: what completing WORD number N (from 0) gives, one
 # line, sorted; bash passes the word without its opening quote.
 comp() {
-	PATH=$U/bin:$PATH Q="'" bash -c '
+	# shellcheck disable=SC2016  # bash's script, expanded by bash
+	PATH=$W/path Q="'" "$bash" -c '
 		. "$1"; COMP_CWORD=$2; shift 2
 		COMP_WORDS=("$@")
 		cur=${COMP_WORDS[COMP_CWORD]}
