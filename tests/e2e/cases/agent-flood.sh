@@ -1,4 +1,4 @@
-# shellcheck shell=sh disable=SC2016,SC2034  # defs hold literal $vars; the runner reads the settings
+# shellcheck shell=sh disable=SC2015,SC2016,SC2034  # A && B || C: C when either fails; defs hold literal $vars; the runner reads the settings
 desc='in-process engine: another user flooding what it can see of the control channel; launch and attach still work'
 # flood.c runs as nobody (setpriv) and keeps the queue of every unix
 # socket whose name in /proc/net/unix mentions dprobe full of its own

@@ -1,4 +1,4 @@
-# shellcheck shell=sh disable=SC2016,SC2034  # defs hold literal $vars; the runner reads the settings
+# shellcheck shell=sh disable=SC2015,SC2016,SC2034  # A && B || C: C when either fails; defs hold literal $vars; the runner reads the settings
 desc='libdprobe.so in a set-user-ID program: DPROBE_AGENT_SOCK from an unprivileged user is ignored'
 # setuid.c, linked with libdprobe.so, installed set-user-ID root in a
 # scratch directory and run by nobody (setpriv) under sockwatch.c, which
