@@ -161,29 +161,6 @@ static void tid_fill(struct dp_kernel *k, struct ktid *t, pid_t tid)
 	t->round = k->round;
 }
 
-static int tids_grow(struct dp_kernel *k)
-{
-	size_t cap = k->tid_cap ? 2 * k->tid_cap : 256;
-	struct ktid *v = calloc(cap, sizeof(*v)), *old = k->tids;
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < k->tid_cap; i++) {
-		size_t h;
-
-		if (!old[i].tid)
-			continue;
-		for (h = (size_t)old[i].tid & (cap - 1); v[h].tid;
-		     h = (h + 1) & (cap - 1))
-			;
-		v[h] = old[i];
-	}
-	free(old);
-	k->tids = v;
-	k->tid_cap = cap;
-	return 0;
-}
-
 /*
  * The thread's cached facts, read the first time it is seen.  A tgid
  * still unknown is not cached: the kernel records it only when the
@@ -194,26 +171,21 @@ static int tids_grow(struct dp_kernel *k)
 static const struct ktid *tid_info(struct dp_kernel *k, pid_t tid)
 {
 	static const struct ktid unknown;
-	size_t h;
+	struct ktid *t;
+	bool made;
 
 	if (tid <= 0)
 		return &unknown;
-	if (2 * (k->ntids + 1) > k->tid_cap && tids_grow(k))
+	t = dp_tidmap_get(&k->tids, tid, sizeof(*t), 256, &made);
+	if (!t)
 		return &unknown;
-	for (h = (size_t)tid & (k->tid_cap - 1); k->tids[h].tid;
-	     h = (h + 1) & (k->tid_cap - 1))
-		if (k->tids[h].tid == tid) {
-			struct ktid *t = &k->tids[h];
-
-			if (!t->tgid && t->round != k->round) {
-				t->tgid = saved_tgid(k, tid);
-				t->round = k->round;
-			}
-			return t;
-		}
-	tid_fill(k, &k->tids[h], tid);
-	k->ntids++;
-	return &k->tids[h];
+	if (made)
+		tid_fill(k, t, tid);
+	else if (!t->tgid && t->round != k->round) {
+		t->tgid = saved_tgid(k, tid);
+		t->round = k->round;
+	}
+	return t;
 }
 
 static bool is_target(const struct dp_kernel *k, const struct ktid *t,
@@ -528,7 +500,7 @@ int dp_kread_wait(struct dp_kernel *k, const sigset_t *mask)
 void dp_kread_free(struct dp_kernel *k)
 {
 	free(k->saved);
-	free(k->tids);
+	dp_tidmap_free(&k->tids);
 	free(k->recs);
 	free(k->arena);
 	free(k->conv);

@@ -20,7 +20,6 @@
  * Each entry ended without its return is one missed return of its probe.
  * The return path costs nothing more; each entry costs one small record.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,42 +36,9 @@ struct kstack {
 	struct kframe *v;
 };
 
-static int stacks_grow(struct dp_kernel *k)
-{
-	size_t cap = k->stack_cap ? 2 * k->stack_cap : 64;
-	struct kstack *v = calloc(cap, sizeof(*v)), *old = k->stacks;
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < k->stack_cap; i++) {
-		size_t h;
-
-		if (!old[i].tid)
-			continue;
-		for (h = (size_t)old[i].tid & (cap - 1); v[h].tid;
-		     h = (h + 1) & (cap - 1))
-			;
-		v[h] = old[i];
-	}
-	free(old);
-	k->stacks = v;
-	k->stack_cap = cap;
-	return 0;
-}
-
 static struct kstack *stack_of(struct dp_kernel *k, pid_t tid)
 {
-	size_t h;
-
-	if (2 * (k->nstacks + 1) > k->stack_cap && stacks_grow(k))
-		return NULL;
-	for (h = (size_t)tid & (k->stack_cap - 1); k->stacks[h].tid;
-	     h = (h + 1) & (k->stack_cap - 1))
-		if (k->stacks[h].tid == tid)
-			return &k->stacks[h];
-	k->stacks[h].tid = tid;
-	k->nstacks++;
-	return &k->stacks[h];
+	return dp_tidmap_get(&k->stacks, tid, sizeof(struct kstack), 64, NULL);
 }
 
 /* Pop the top frame: its return never came. */
@@ -110,7 +76,7 @@ static void enter(struct dp_kernel *k, struct kev *call, pid_t tid,
 
 static void leave(struct dp_kernel *k, pid_t tid, uint64_t func)
 {
-	struct kstack *s = k->stack_cap ? stack_of(k, tid) : NULL;
+	struct kstack *s = k->stacks.cap ? stack_of(k, tid) : NULL;
 	uint32_t i;
 
 	if (!s)
@@ -148,9 +114,12 @@ bool dp_kret_account(struct dp_kernel *k, struct kev *e, pid_t tid,
 
 void dp_kret_finish(struct dp_kernel *k)
 {
-	for (size_t i = 0; i < k->stack_cap; i++)
-		while (k->stacks[i].tid && k->stacks[i].n)
-			skipped(&k->stacks[i]);
+	for (size_t i = 0; i < k->stacks.cap; i++) {
+		struct kstack *s = dp_tidmap_slot(&k->stacks, i, sizeof(*s));
+
+		while (s->tid && s->n)
+			skipped(s);
+	}
 }
 
 void dp_kret_missed(struct dp_kernel *k)
@@ -162,9 +131,8 @@ void dp_kret_missed(struct dp_kernel *k)
 
 void dp_kret_free(struct dp_kernel *k)
 {
-	for (size_t i = 0; i < k->stack_cap; i++)
-		free(k->stacks[i].v);
-	free(k->stacks);
-	k->stacks = NULL;
-	k->stack_cap = k->nstacks = 0;
+	for (size_t i = 0; i < k->stacks.cap; i++)
+		free(((struct kstack *)dp_tidmap_slot(&k->stacks, i,
+						      sizeof(struct kstack)))->v);
+	dp_tidmap_free(&k->stacks);
 }

@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include "engine/kernel/internal.h"
+#include "engine/kernel/tidmap.h"
 
 /* One line written to *_events for one probe of an event. */
 struct kref {
@@ -42,9 +43,7 @@ struct kcpu {
 	int cpu;
 };
 
-struct ktid;
 struct ktgid;
-struct kstack;
 struct krec;
 
 struct dp_kernel {
@@ -72,8 +71,7 @@ struct dp_kernel {
 	struct dp_ksym *ksym;
 	struct dp_registry hidden;	/* the entry probe's event */
 	/* read.c */
-	struct ktid *tids;	/* tid -> tgid, comm */
-	size_t tid_cap, ntids;
+	struct dp_tidmap tids;	/* tid -> struct ktid: tgid, comm */
 	struct ktgid *saved;	/* the kernel's saved_tgids, sorted */
 	size_t nsaved;
 	bool saved_stale;	/* to read again before the next lookup */
@@ -85,8 +83,7 @@ struct dp_kernel {
 	uint8_t *conv;		/* a tracepoint record, converted */
 	size_t conv_cap;
 	/* retmiss.c: per thread, the entries whose return is pending */
-	struct kstack *stacks;
-	size_t stack_cap, nstacks;
+	struct dp_tidmap stacks;	/* tid -> struct kstack */
 };
 
 /* read.c: wait for data (signals in @mask may come), read what is there. */
