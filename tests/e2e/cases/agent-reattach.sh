@@ -1,6 +1,6 @@
 # shellcheck shell=sh disable=SC2016,SC2034  # defs hold literal $vars; the runner reads the settings
 desc='in-process engine: attach to a running 4-thread process and detach, 100 times'
-# spin.c (see agent-kill): 4 threads calling square() and twice() until
+# spin.c (see kill-dprobe): 4 threads calling square() and twice() until
 # a stop file appears, checking every result and, at the end, their
 # code.  dprobe attaches with the agent engine (injected the first time,
 # found loaded after), traces for a tenth of a second and detaches, 100
