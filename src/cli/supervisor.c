@@ -44,20 +44,38 @@ bool dp_sup_orphaned(void)
 	return g_sup && getppid() != g_sup;
 }
 
-bool dp_sup_signal_ours(const siginfo_t *si)
+int dp_sup_signal(void)
 {
-	if (!g_sup || dp_sup_orphaned())
-		return true;
-	/* si_pid is the sender's only for a kill()/sigqueue() (si_code <= 0) */
-	return si->si_code <= 0 && si->si_pid == g_sup;
+	return SIGRTMIN + 2;
 }
 
+bool dp_sup_signal_ours(const siginfo_t *si)
+{
+	(void)si;
+	return !g_sup || dp_sup_orphaned();
+}
+
+int dp_sup_forwarded(const siginfo_t *si)
+{
+	/* si_pid is the sender's only for a kill()/sigqueue() (si_code <= 0) */
+	if (!g_sup || si->si_code != SI_QUEUE || si->si_pid != g_sup)
+		return 0;
+	return si->si_value.sival_int;
+}
+
+/*
+ * A queued real-time signal carrying the number: a SIGINT the child
+ * already has pending (the terminal's, or `timeout`'s to the process
+ * group) would swallow a forwarded SIGINT, and the one the child then
+ * sees would be the one it must not count.
+ */
 static void forward(int sig)
 {
 	int saved = errno;
 
 	if (g_child > 0)
-		kill((pid_t)g_child, sig);
+		sigqueue((pid_t)g_child, dp_sup_signal(),
+			 (union sigval){ .sival_int = sig });
 	errno = saved;
 }
 

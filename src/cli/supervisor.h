@@ -30,10 +30,20 @@ int dp_sup_wait(pid_t child, const sigset_t *mask);
 
 /*
  * In a signal handler of dprobe: act on this signal?  In the child, only
- * what the supervisor forwards counts: a Ctrl-C or a kill of the process
- * group reaches both, and must not count twice.  Everywhere else, true.
+ * what the supervisor forwards counts (dp_sup_forwarded()): a Ctrl-C or a
+ * kill of the process group reaches both, and must not count twice.
+ * Once the supervisor is gone, or in a dprobe without one, true.
  */
 bool dp_sup_signal_ours(const siginfo_t *si);
+
+/*
+ * The signal the supervisor forwards with: a real-time one, queued with
+ * the forwarded signal's number, so that it never merges with a SIGINT
+ * the child already has pending.  dp_sup_forwarded() gives that number
+ * for a signal the child's supervisor sent, 0 for any other.
+ */
+int dp_sup_signal(void);
+int dp_sup_forwarded(const siginfo_t *si);
 
 /* In the child: the supervisor is gone (killed); async-signal-safe. */
 bool dp_sup_orphaned(void);

@@ -77,12 +77,8 @@ struct engine {
 
 static struct engine g_eng;
 
-static void on_stop_signal(int sig, siginfo_t *si, void *uc)
+static void stop_engine(void)
 {
-	(void)sig;
-	(void)uc;
-	if (!dp_sup_signal_ours(si))
-		return;
 	/* the supervisor is gone: nobody waits for the command's status */
 	if (g_eng.pt && dp_sup_orphaned())
 		dp_ptrace_abandon(g_eng.pt);
@@ -94,18 +90,43 @@ static void on_stop_signal(int sig, siginfo_t *si, void *uc)
 		dp_kernel_stop(g_eng.k);
 }
 
-static void on_profile_signal(int sig, siginfo_t *si, void *uc)
+static void request_profile(void)
 {
-	(void)sig;
-	(void)uc;
-	if (!dp_sup_signal_ours(si))
-		return;
 	if (g_eng.pt)
 		dp_ptrace_request_profile(g_eng.pt);
 	if (g_eng.ip)
 		dp_inproc_request_profile(g_eng.ip);
 	if (g_eng.k)
 		dp_kernel_request_profile(g_eng.k);
+}
+
+static void on_stop_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (dp_sup_signal_ours(si))
+		stop_engine();
+}
+
+static void on_profile_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (dp_sup_signal_ours(si))
+		request_profile();
+}
+
+/* In the ptrace engine's child: a signal its supervisor forwarded. */
+static void on_forwarded_signal(int sig, siginfo_t *si, void *uc)
+{
+	int fwd = dp_sup_forwarded(si);
+
+	(void)sig;
+	(void)uc;
+	if (fwd == SIGUSR1)
+		request_profile();
+	else if (fwd)
+		stop_engine();
 }
 
 static void emit(void *priv, const struct dp_event *ev, const void *rec,
@@ -488,6 +509,7 @@ static void install_signals(double duration, sigset_t *old)
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGALRM);
 	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, dp_sup_signal());
 	sigprocmask(SIG_BLOCK, &set, old);
 
 	/* no SA_RESTART: the engine's sigsuspend() must return */
@@ -497,6 +519,8 @@ static void install_signals(double duration, sigset_t *old)
 	sigaction(SIGALRM, &sa, NULL);
 	sa.sa_sigaction = on_profile_signal;
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_sigaction = on_forwarded_signal;
+	sigaction(dp_sup_signal(), &sa, NULL);
 	if (duration > 0) {
 		struct itimerval it = { .it_value = {
 			.tv_sec = (time_t)duration,
@@ -623,6 +647,7 @@ static int start_ptrace(struct trace_ctx *c, const struct trace_opts *o,
 	struct dp_ptrace_opts po = {
 		.reg = &c->reg, .follow = o->follow, .count_only = o->stat,
 		.sink = { emit, emit_lost, c }, .child_mask = mask,
+		.wake_sig = dp_sup_signal(),
 	};
 	char why[512] = "";
 	pid_t child = dp_sup_fork();

@@ -43,6 +43,11 @@ struct dp_ptrace_opts {
 	/* The signal mask a launched command starts with (the caller may
 	 * have signals blocked for itself); NULL: the caller's. */
 	const sigset_t *child_mask;
+	/* One more signal, besides SIGINT, SIGTERM, SIGHUP, SIGUSR1 and
+	 * SIGALRM, whose handler (the caller's) may call dp_ptrace_stop() or
+	 * dp_ptrace_request_profile(): the loop sleeps with it unblocked and
+	 * holds it blocked otherwise.  0: none. */
+	int wake_sig;
 };
 
 struct dp_ptrace_stats {

@@ -471,21 +471,24 @@ static void on_sigchld(int sig)
  * (them unblocked, whatever the caller had blocked: a signal that came
  * while the caller was still attaching is taken at the first sleep).
  */
-static void block_signals(sigset_t *old, sigset_t *wait)
+static void block_signals(const struct dp_tracer *tr, sigset_t *old,
+			  sigset_t *wait)
 {
 	struct sigaction sa = { .sa_handler = on_sigchld };
-	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1,
-				    SIGALRM };
+	const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1,
+			     SIGALRM, tr->o.wake_sig };
 	sigset_t set;
 
 	sigaction(SIGCHLD, &sa, NULL);
 	sigemptyset(&set);
 	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&set, sigs[i]);
+		if (sigs[i])
+			sigaddset(&set, sigs[i]);
 	sigprocmask(SIG_BLOCK, &set, old);
 	*wait = *old;
 	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigdelset(wait, sigs[i]);
+		if (sigs[i])
+			sigdelset(wait, sigs[i]);
 }
 
 /* ---- detach ------------------------------------------------------------- */
@@ -674,7 +677,7 @@ int dp_ptrace_run(struct dp_tracer *tr, int *status)
 	int st, err = 0;
 	pid_t pid;
 
-	block_signals(&old, &wait);
+	block_signals(tr, &old, &wait);
 	/* launch and attach leave every thread stopped */
 	for (struct proc *p = tr->procs; p; p = p->next)
 		for (struct thread *t = p->threads; t; t = t->next)
