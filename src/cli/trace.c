@@ -142,6 +142,14 @@ static void emit(void *priv, const struct dp_event *ev, const void *rec,
 		dp_trace_line(c->out, ev, rec, len, meta, &o);
 }
 
+/* The engine has nothing more to read for now: show what it printed. */
+static void flush_out(void *priv)
+{
+	struct trace_ctx *c = priv;
+
+	fflush(c->out);
+}
+
 static void emit_lost(void *priv, int cpu, unsigned long n)
 {
 	struct trace_ctx *c = priv;
@@ -646,7 +654,7 @@ static int start_ptrace(struct trace_ctx *c, const struct trace_opts *o,
 {
 	struct dp_ptrace_opts po = {
 		.reg = &c->reg, .follow = o->follow, .count_only = o->stat,
-		.sink = { emit, emit_lost, c }, .child_mask = mask,
+		.sink = { emit, emit_lost, c, flush_out }, .child_mask = mask,
 		.wake_sig = dp_sup_signal(),
 	};
 	char why[512] = "";
@@ -695,7 +703,7 @@ static int start_agent(struct trace_ctx *c, const struct trace_opts *o,
 	const char *bad = agent_unsuitable(o, binary, agent);
 	struct dp_inproc_opts io = {
 		.reg = &c->reg, .count_only = o->stat,
-		.sink = { emit, emit_lost, c }, .child_mask = mask,
+		.sink = { emit, emit_lost, c, flush_out }, .child_mask = mask,
 		.agent = agent, .buffer_size = o->buffer_size,
 		.overwrite = o->overwrite,
 	};
@@ -742,7 +750,7 @@ static int start_kernel(struct trace_ctx *c, const struct trace_opts *o,
 	struct dp_cli_objs objs = { 0 };
 	struct dp_kernel_opts ko = {
 		.reg = &c->reg, .kernel = o->kernel, .follow = o->follow,
-		.count_only = o->stat, .sink = { emit, emit_lost, c },
+		.count_only = o->stat, .sink = { emit, emit_lost, c, flush_out },
 		.child_mask = mask, .binary = binary,
 		.tracepoints = (const char *const *)c->ktps,
 		.ntracepoints = c->nktps,

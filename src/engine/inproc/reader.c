@@ -254,7 +254,8 @@ static void counters(struct dp_inproc *t)
 void reader_drain(struct dp_inproc *t, bool final)
 {
 	struct dp_ring_entry e;
-	enum dp_ring_kind k;
+	enum dp_ring_kind k = DP_RING_EMPTY;
+	unsigned n;
 
 	if (!t->rd)
 		return;
@@ -269,7 +270,7 @@ void reader_drain(struct dp_inproc *t, bool final)
 	 * reader's final mode), however fast a target that scribbles on
 	 * them writes; and a second Ctrl-C still ends it.
 	 */
-	for (unsigned n = 0; final || (n < DRAIN_BATCH && !t->stop_req); n++) {
+	for (n = 0; final || (n < DRAIN_BATCH && !t->stop_req); n++) {
 		if (final && !(n % FINAL_SIGNAL_CHECK)) {
 			inproc_take_signals(t);
 			if (inproc_must_quit(t))
@@ -284,6 +285,8 @@ void reader_drain(struct dp_inproc *t, bool final)
 			record(t, &e);
 	}
 	counters(t);
+	if (n && k == DP_RING_EMPTY && t->o.sink.idle)
+		t->o.sink.idle(t->o.sink.priv);
 	if (final) {
 		t->stats.lost += dp_ring_set_noring_lost(&t->rings);
 		return;

@@ -32,6 +32,10 @@ struct dp_sink {
 	 * loses events this way. */
 	void (*lost)(void *priv, int cpu, unsigned long n);
 	void *priv;
+	/* Nothing more to read for now, after some records: the moment to
+	 * flush what was written, so that a file (-o) or a pipe shows the
+	 * events while the target runs.  NULL: nothing to do. */
+	void (*idle)(void *priv);
 };
 
 struct dp_ptrace_opts {

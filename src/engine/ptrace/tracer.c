@@ -698,6 +698,8 @@ int dp_ptrace_run(struct dp_tracer *tr, int *status)
 			if (tr->profile_cb)
 				tr->profile_cb(tr->profile_priv);
 		}
+		if (tr->o.sink.idle)
+			tr->o.sink.idle(tr->o.sink.priv);
 		if (!tr->stop_req)
 			sigsuspend(&wait);
 	}
