@@ -124,6 +124,16 @@ norm() {
 	sed -E 's/^ *.*-[0-9]+ +\[[0-9]+\] +[^ ]+ +[0-9]+\.[0-9]+: //'
 }
 
+# The trace lines (normalised, in their order), then the program's own
+# lines (in theirs): dprobe shows events while the program runs, so how
+# the two interleave on one stdout is a matter of timing.
+TRACE_PREFIX='^ *.*-[0-9]+ +\[[0-9]+\] +[^ ]+ +[0-9]+\.[0-9]+: '
+apart() {
+	_in=$(cat)
+	printf '%s\n' "$_in" | grep -E "$TRACE_PREFIX" | norm
+	printf '%s\n' "$_in" | grep -vE "$TRACE_PREFIX" | grep -v '^$'
+}
+
 # JSON lines without time, cpu, pid and tgid.
 norm_json() {
 	sed -E 's/"ts":[0-9.]+,"cpu":[0-9]+,"pid":[0-9]+,"tgid":[0-9]+,//'
@@ -154,8 +164,8 @@ same() {
 	dp kernel "$_n" "$@"
 	[ "$rc" = "$_rcd" ] ||
 		why "exit status: kernel $rc, default $_rcd ($(head -c 300 "$T/$_n.kernel.err"))"
-	norm <"$T/$_n.default" >"$T/$_n.d"
-	norm <"$T/$_n.kernel" >"$T/$_n.k"
+	apart <"$T/$_n.default" >"$T/$_n.d"
+	apart <"$T/$_n.kernel" >"$T/$_n.k"
 	if [ -n "${SORT:-}" ]; then
 		LC_ALL=C sort -o "$T/$_n.d" "$T/$_n.d"
 		LC_ALL=C sort -o "$T/$_n.k" "$T/$_n.k"

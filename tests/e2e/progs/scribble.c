@@ -129,10 +129,12 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return 2;
-	for (int k = 0; k < SCRIBBLERS; k++)
-		pthread_create(&th[k], NULL, scribbler, NULL);
+	/* before the scribblers: launched with the agent, the rings are
+	 * there at once and "writing" could come first */
 	printf("scribble: ready\n");
 	fflush(stdout);
+	for (int k = 0; k < SCRIBBLERS; k++)
+		pthread_create(&th[k], NULL, scribbler, NULL);
 	while (access(argv[1], F_OK)) {
 		i = tick(i);
 		usleep(1000);
