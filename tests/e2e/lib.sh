@@ -82,13 +82,40 @@ build_prog_real() {
 
 # ---- ELF facts -------------------------------------------------------------
 
+# file_key FILE -> a name for FILE's content (its MD5): the key of the
+# caches below.  nm loads the LTO plugins each time it starts (~0.1 s on
+# a loaded machine) and a case asks for dozens of symbols, so each
+# content is read once per build folder, also when kernel-ref.sh copies
+# the file.
+file_key() {
+	_fkv=$(md5sum <"$1" 2>/dev/null) || return 1
+	echo "${_fkv%% *}"
+}
+
+# cached NAME COMMAND...: COMMAND's output, kept in $BUILD/symcache/NAME
+# (written to a temporary name and renamed: parallel runs share it).
+cached() {
+	_cf=$BUILD/symcache/$1
+	shift
+	if [ ! -e "$_cf" ]; then
+		mkdir -p "$BUILD/symcache" || return 1
+		"$@" >"$_cf.$$" || { rm -f "$_cf.$$"; return 1; }
+		mv -f "$_cf.$$" "$_cf"
+	fi
+	cat "$_cf"
+}
+
+nm_both() {
+	nm -S --defined-only "$1" 2>/dev/null
+	nm -S -D --defined-only "$1" 2>/dev/null
+	return 0
+}
+
 # sym_info FILE SYM -> "VADDR SIZE" in hex without 0x (first definition;
 # .symtab first, then .dynsym; symbol versions are ignored).
 sym_info() {
-	{
-		nm -S --defined-only "$1" 2>/dev/null
-		nm -S -D --defined-only "$1" 2>/dev/null
-	} | awk -v s="$2" 'NF == 4 {
+	_fk=$(file_key "$1") || return 1
+	cached "$_fk.nm" nm_both "$1" | awk -v s="$2" 'NF == 4 {
 		n = $4; sub(/@.*/, "", n)
 		if (n == s && $3 ~ /^[TtWwiDdBbRrV]$/) { print $1, $2; exit }
 	}'
@@ -128,6 +155,11 @@ text_bias() {
 # disasm FILE SYM -> "OFFSET<TAB>INSN" lines for the instructions of SYM
 # (OFFSET decimal, from the symbol start).
 disasm() {
+	_fk=$(file_key "$1") || return 1
+	cached "$_fk.dis.$2" disasm_real "$1" "$2"
+}
+
+disasm_real() {
 	_va=$(sym_vaddr "$1" "$2") || return 1
 	_sz=$(sym_size "$1" "$2") || return 1
 	_dbase=$_va
