@@ -134,9 +134,13 @@ apart() {
 	printf '%s\n' "$_in" | grep -vE "$TRACE_PREFIX" | grep -v '^$'
 }
 
-# JSON lines without time, cpu, pid and tgid.
+# JSON lines without time, cpu, pid and tgid, then the program's own
+# lines apart (their interleaving with the events is timing, as above).
 norm_json() {
-	sed -E 's/"ts":[0-9.]+,"cpu":[0-9]+,"pid":[0-9]+,"tgid":[0-9]+,//'
+	_in=$(cat)
+	printf '%s\n' "$_in" | grep '^{' |
+		sed -E 's/"ts":[0-9.]+,"cpu":[0-9]+,"pid":[0-9]+,"tgid":[0-9]+,//'
+	printf '%s\n' "$_in" | grep -v '^{' | grep -v '^$'
 }
 
 # dp ENGINE NAME ARGS...: dprobe with ENGINE ("kernel" or "default"),
