@@ -165,10 +165,15 @@ start_mount() {
 	_req=$1
 	shift
 	mkdir -p "$MNT"
+	# The descriptors the fileserver prints are in the expected files:
+	# none may be taken by one this shell inherited (make's jobserver,
+	# a caller's lock or log).
 	if [ $# -gt 0 ]; then
-		"$DPROBE" mount "$MNT" "$@" >>"$WORK/out" 2>"$WORK/err" &
+		"$DPROBE" mount "$MNT" "$@" >>"$WORK/out" 2>"$WORK/err" \
+			3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	else
-		"$DPROBE" mount "$MNT" -- "$FSRV" "$_req" >>"$WORK/out" 2>"$WORK/err" &
+		"$DPROBE" mount "$MNT" -- "$FSRV" "$_req" >>"$WORK/out" 2>"$WORK/err" \
+			3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	fi
 	DP_PID=$!
 	echo "$DP_PID" >"$WORK/dp.pid"
@@ -565,7 +570,7 @@ case_set_event() {
 start_server() {
 	R=$WORK/req2
 	mkfifo "$R"
-	"$FSRV" "$R" >>"$WORK/out" 2>&1 &
+	"$FSRV" "$R" >>"$WORK/out" 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	srv=$!
 	echo "$srv" >"$WORK/srv.pid"
 	sleep 0.2
