@@ -819,7 +819,7 @@ static int engine_run(int *status)
 	return dp_ptrace_run(g_eng.pt, status);
 }
 
-static const struct dp_ptrace_stats *engine_stats(void)
+static const struct dp_stats *engine_stats(void)
 {
 	if (g_eng.k)
 		return dp_kernel_stats(g_eng.k);
@@ -840,7 +840,7 @@ static int run(int argc, char **argv, bool stat)
 	struct trace_opts o = { .stat = stat };
 	struct trace_ctx c = { .out = stdout };
 	struct timespec t0, t1;
-	const struct dp_ptrace_stats *st;
+	const struct dp_stats *st;
 	sigset_t blocked;
 	char *binary;
 	int status = 0, ret = DP_EXIT_REJECTED, rerr;

@@ -12,17 +12,7 @@
 #include <stdio.h>
 
 #include "event/event.h"
-
-/*
- * Symbolizer for kprobe-style places: fills @sym with the symbol name
- * containing @addr, @off the offset in it and @size its size.  Returns 0,
- * or -1 if @addr is in no known symbol.
- */
-struct dp_symbolizer {
-	int (*lookup)(void *priv, uint64_t addr, const char **sym,
-		      uint64_t *off, uint64_t *size);
-	void *priv;
-};
+#include "event/sink.h"
 
 struct dp_trace_opts {
 	int ncpus;			/* "#P:%d" */
@@ -49,7 +39,6 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
  * unknown (DP_LOST_UNKNOWN), "CPU:%d [LOST EVENTS]\n".  Prints nothing for
  * @lost == 0, as the kernel only prints it when events were lost.
  */
-#define DP_LOST_UNKNOWN ((unsigned long)-1)
 void dp_trace_lost(FILE *out, int cpu, unsigned long lost);
 
 /*

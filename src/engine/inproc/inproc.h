@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "engine/ptrace/ptrace.h"
+#include "event/sink.h"
 
 struct dp_inproc_opts {
 	struct dp_registry *reg;	/* every event in it is armed */
@@ -91,7 +91,7 @@ void dp_inproc_set_profile_cb(struct dp_inproc *t, void (*cb)(void *),
  * "int3 (...)"), one line per location: "GROUP/EVENT ADDR HOW". */
 void dp_inproc_list_probes(const struct dp_inproc *t, FILE *out);
 
-const struct dp_ptrace_stats *dp_inproc_stats(const struct dp_inproc *t);
+const struct dp_stats *dp_inproc_stats(const struct dp_inproc *t);
 void dp_inproc_free(struct dp_inproc *t);
 
 #endif

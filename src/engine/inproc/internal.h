@@ -84,7 +84,7 @@ struct dp_inproc {
 	volatile sig_atomic_t stop_req, profile_req;
 	void (*profile_cb)(void *);
 	void *profile_priv;
-	struct dp_ptrace_stats stats;
+	struct dp_stats stats;
 };
 
 /* ---- session.c ----------------------------------------------------------- */

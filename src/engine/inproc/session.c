@@ -690,7 +690,7 @@ void dp_inproc_list_probes(const struct dp_inproc *t, FILE *out)
 	}
 }
 
-const struct dp_ptrace_stats *dp_inproc_stats(const struct dp_inproc *t)
+const struct dp_stats *dp_inproc_stats(const struct dp_inproc *t)
 {
 	return &t->stats;
 }

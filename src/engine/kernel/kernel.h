@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "engine/ptrace/ptrace.h"	/* struct dp_sink, the stats */
+#include "event/sink.h"
 
 struct dp_kernel_opts {
 	struct dp_registry *reg;	/* every event in it is created */
@@ -73,7 +73,7 @@ void dp_kernel_stop(struct dp_kernel *k);
 void dp_kernel_request_profile(struct dp_kernel *k);
 void dp_kernel_set_profile_cb(struct dp_kernel *k, void (*cb)(void *),
 			      void *priv);
-const struct dp_ptrace_stats *dp_kernel_stats(const struct dp_kernel *k);
+const struct dp_stats *dp_kernel_stats(const struct dp_kernel *k);
 /* Removes whatever is still in tracefs, then frees. */
 void dp_kernel_free(struct dp_kernel *k);
 

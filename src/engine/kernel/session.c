@@ -740,7 +740,7 @@ void dp_kernel_stop(struct dp_kernel *k)
 	k->stop = 1;
 }
 
-const struct dp_ptrace_stats *dp_kernel_stats(const struct dp_kernel *k)
+const struct dp_stats *dp_kernel_stats(const struct dp_kernel *k)
 {
 	return &k->stats;
 }

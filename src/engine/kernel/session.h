@@ -67,7 +67,7 @@ struct dp_kernel {
 	volatile sig_atomic_t want_profile;	/* SIGUSR1 */
 	void (*profile_cb)(void *);
 	void *profile_priv;
-	struct dp_ptrace_stats stats;
+	struct dp_stats stats;
 	struct dp_ksym *ksym;
 	struct dp_registry hidden;	/* the entry probe's event */
 	/* read.c */

@@ -95,7 +95,7 @@ struct proc {
 
 struct dp_tracer {
 	struct dp_ptrace_opts o;
-	struct dp_ptrace_stats stats;
+	struct dp_stats stats;
 	struct proc *procs;
 	pid_t root;			/* the launched command, 0 on attach */
 	int root_status;

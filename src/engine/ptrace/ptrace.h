@@ -19,24 +19,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "event/event.h"
-#include "output/output.h"
-
-/* Where records go once they have passed their event's filter. */
-struct dp_sink {
-	void (*emit)(void *priv, const struct dp_event *ev, const void *rec,
-		     size_t len, const struct dp_rec_meta *meta,
-		     const struct dp_symbolizer *sym);
-	/* Events lost before the next one on @cpu (DP_LOST_UNKNOWN: an
-	 * unknown number); NULL: not reported.  The ptrace engine never
-	 * loses events this way. */
-	void (*lost)(void *priv, int cpu, unsigned long n);
-	void *priv;
-	/* Nothing more to read for now, after some records: the moment to
-	 * flush what was written, so that a file (-o) or a pipe shows the
-	 * events while the target runs.  NULL: nothing to do. */
-	void (*idle)(void *priv);
-};
+#include "event/sink.h"
 
 struct dp_ptrace_opts {
 	struct dp_registry *reg;	/* every event in it is armed */
@@ -52,14 +35,6 @@ struct dp_ptrace_opts {
 	 * dp_ptrace_request_profile(): the loop sleeps with it unblocked and
 	 * holds it blocked otherwise.  0: none. */
 	int wake_sig;
-};
-
-struct dp_ptrace_stats {
-	uint64_t events;	/* records emitted */
-	uint64_t filtered;	/* records a filter discarded */
-	uint64_t missed;	/* hits not recorded (return instances full) */
-	uint64_t lost;		/* records that did not fit */
-	uint64_t dropped;	/* return instances dropped as stale */
 };
 
 struct dp_tracer;
@@ -97,7 +72,7 @@ void dp_ptrace_request_profile(struct dp_tracer *t);
 void dp_ptrace_set_profile_cb(struct dp_tracer *t, void (*cb)(void *),
 			      void *priv);
 
-const struct dp_ptrace_stats *dp_ptrace_stats(const struct dp_tracer *t);
+const struct dp_stats *dp_ptrace_stats(const struct dp_tracer *t);
 void dp_ptrace_free(struct dp_tracer *t);
 
 #endif

@@ -740,7 +740,7 @@ void dp_ptrace_set_profile_cb(struct dp_tracer *t, void (*cb)(void *),
 	t->profile_priv = priv;
 }
 
-const struct dp_ptrace_stats *dp_ptrace_stats(const struct dp_tracer *t)
+const struct dp_stats *dp_ptrace_stats(const struct dp_tracer *t)
 {
 	return &t->stats;
 }

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every engine hands its records to, and the counts every engine
+ * keeps: the seam between the engines (src/engine/) and the output
+ * (src/output/), so that neither includes the other.
+ */
+#ifndef DPROBE_EVENT_SINK_H
+#define DPROBE_EVENT_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event/event.h"
+
+/*
+ * Symbolizer for kprobe-style places: fills @sym with the symbol name
+ * containing @addr, @off the offset in it and @size its size.  Returns 0,
+ * or -1 if @addr is in no known symbol.
+ */
+struct dp_symbolizer {
+	int (*lookup)(void *priv, uint64_t addr, const char **sym,
+		      uint64_t *off, uint64_t *size);
+	void *priv;
+};
+
+/* A count of lost events that is not known (a ring that overran without
+ * counting). */
+#define DP_LOST_UNKNOWN ((unsigned long)-1)
+
+/* Where records go once they have passed their event's filter. */
+struct dp_sink {
+	void (*emit)(void *priv, const struct dp_event *ev, const void *rec,
+		     size_t len, const struct dp_rec_meta *meta,
+		     const struct dp_symbolizer *sym);
+	/* Events lost before the next one on @cpu (DP_LOST_UNKNOWN: an
+	 * unknown number); NULL: not reported.  The ptrace engine never
+	 * loses events this way. */
+	void (*lost)(void *priv, int cpu, unsigned long n);
+	void *priv;
+	/* Nothing more to read for now, after some records: the moment to
+	 * flush what was written, so that a file (-o) or a pipe shows the
+	 * events while the target runs.  NULL: nothing to do. */
+	void (*idle)(void *priv);
+};
+
+/* What an engine did with the hits, for the summary. */
+struct dp_stats {
+	uint64_t events;	/* records emitted */
+	uint64_t filtered;	/* records a filter discarded */
+	uint64_t missed;	/* hits not recorded (return instances full) */
+	uint64_t lost;		/* records that did not fit */
+	uint64_t dropped;	/* return instances dropped as stale */
+};
+
+#endif
