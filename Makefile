@@ -36,7 +36,7 @@ FUSE_LIBS   = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
 LIBS    = -lelf -lZydis $(FUSE_LIBS)
 
 MODULES := lang event output ring sym arch/x86_64 engine/ptrace engine/inproc \
-           engine/kernel fs util
+           engine/kernel fs
 LIB_SRCS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 CLI_SRCS := $(wildcard src/cli/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)

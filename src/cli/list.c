@@ -18,6 +18,7 @@
 #include "engine/kernel/kernel.h"
 #include "sym/elf.h"
 #include "sym/proc.h"
+#include "util/util.h"
 
 struct row {
 	const struct dp_elf_sym *sym;
@@ -103,13 +104,6 @@ static void print_rows(struct rows *r)
 	}
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /*
  * The tracepoints and SDT probes of @paths, as perf list shows events,
  * under their own heading when there are any.
@@ -143,7 +137,7 @@ static int list_binary(const char *path, const char *glob)
 		fprintf(stderr, "dprobe list: %s: %s\n", path, why);
 		return DP_EXIT_REJECTED;
 	}
-	ret = add_object(&r, elf, base_name(path), 0, glob);
+	ret = add_object(&r, elf, dp_base_name(path), 0, glob);
 	if (!ret) {
 		print_rows(&r);
 		list_named(&path, 1, glob, r.n > 0);
@@ -182,7 +176,7 @@ static int list_process(pid_t pid, const char *glob)
 				o->path, o->why);
 			continue;
 		}
-		ret = add_object(&r, o->elf, base_name(o->path), o->bias, glob);
+		ret = add_object(&r, o->elf, dp_base_name(o->path), o->bias, glob);
 	}
 	if (!ret) {
 		const char **paths = calloc(s->n, sizeof(*paths));

@@ -181,40 +181,6 @@ static bool k_isalnum(unsigned char c)
 	return k_isdigit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
 }
 
-/* Digit value in bases up to 16, or 16 for anything else. */
-static unsigned digit_val(unsigned char c)
-{
-	if (k_isdigit(c))
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return 16;
-}
-
-/* ---- numbers: kstrtoull / kstrtoll with base 0 ------------------------ */
-
-/* Digits in @base from @s; returns how many, *ovf set on overflow. */
-static size_t parse_digits(const char *s, unsigned base, uint64_t *res,
-			   bool *ovf)
-{
-	uint64_t v = 0;
-	size_t n;
-
-	*ovf = false;
-	for (n = 0; digit_val(s[n]) < base; n++) {
-		unsigned d = digit_val(s[n]);
-
-		if (v > (UINT64_MAX - d) / base)
-			*ovf = true;
-		v = v * base + d;
-	}
-	*res = v;
-	return n;
-}
-
-/* kstrtoull / kstrtoll with base 0 are lang/kstrto.c's. */
-
 /* ---- CPU lists: the kernel's bitmap_parselist() ----------------------- */
 
 /* nr_cpu_ids: one past the highest possible CPU ("0-3,8-11" -> 12). */
@@ -286,7 +252,7 @@ static const char *cl_num(const char *s, unsigned *num, unsigned last,
 		*num = last;
 		return s + 1;
 	}
-	n = parse_digits(s, 10, &v, &ovf);
+	n = dp_parse_digits(s, 10, &v, &ovf);
 	if (!n) {
 		*err = -EINVAL;
 		return NULL;

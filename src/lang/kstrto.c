@@ -34,9 +34,8 @@ static int digit_value(char c)
 	return 99;
 }
 
-/* Parse digits; returns count parsed, sets *overflow. */
-static unsigned parse_digits(const char *s, unsigned base, uint64_t *res,
-			     bool *overflow)
+unsigned dp_parse_digits(const char *s, unsigned base, uint64_t *res,
+			 bool *overflow)
 {
 	uint64_t v = 0;
 	unsigned n = 0;
@@ -62,7 +61,7 @@ static int kstrtoull_nosign(const char *s, unsigned base, uint64_t *res)
 	unsigned n;
 
 	s = fixup_radix(s, &base);
-	n = parse_digits(s, base, res, &overflow);
+	n = dp_parse_digits(s, base, res, &overflow);
 	if (n == 0)
 		return -EINVAL;
 	if (overflow)
@@ -122,7 +121,7 @@ uint64_t dp_simple_strtoul(const char *s, const char **end, unsigned base)
 	bool overflow;
 
 	s = fixup_radix(s, &base);
-	s += parse_digits(s, base, &v, &overflow);
+	s += dp_parse_digits(s, base, &v, &overflow);
 	if (end)
 		*end = s;
 	return v;

@@ -9,11 +9,19 @@
 #ifndef DPROBE_LANG_KSTRTO_H
 #define DPROBE_LANG_KSTRTO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 int dp_kstrtoull(const char *s, unsigned base, uint64_t *res);
 int dp_kstrtoll(const char *s, unsigned base, int64_t *res);
 int dp_kstrtouint(const char *s, unsigned base, unsigned *res);
+/*
+ * The kernel's _parse_integer(): the digits of @base (2..16) at the start
+ * of @s, no prefix, no sign.  Returns how many there are; *@res is their
+ * value, *@overflow set if it does not fit in 64 bits.
+ */
+unsigned dp_parse_digits(const char *s, unsigned base, uint64_t *res,
+			 bool *overflow);
 /* simple_strtoul(): parses a prefix, never fails; *end after the digits. */
 uint64_t dp_simple_strtoul(const char *s, const char **end, unsigned base);
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "sym/elf.h"
+#include "util/util.h"
 
 struct dp_elf {
 	char *path;
@@ -45,17 +46,6 @@ struct dp_elf {
 };
 
 static __thread char last_why[160];
-
-static void why_set(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
 
 const char *dp_elf_strerror(void)
 {
@@ -90,36 +80,36 @@ static int check_header(const uint8_t *map, size_t size, char *why,
 	const char *mname;
 
 	if (size < EI_NIDENT || memcmp(map, ELFMAG, SELFMAG)) {
-		why_set(why, whylen, size ? "not an ELF file" :
+		dp_say(why, whylen, size ? "not an ELF file" :
 			"empty file, not an ELF file");
 		return -ENOEXEC;
 	}
 	if (map[EI_CLASS] != ELFCLASS64) {
-		why_set(why, whylen, map[EI_CLASS] == ELFCLASS32 ?
+		dp_say(why, whylen, map[EI_CLASS] == ELFCLASS32 ?
 			"32-bit ELF (ELFCLASS32), not x86-64" :
 			"ELF of unknown class %u", map[EI_CLASS]);
 		return -ENOEXEC;
 	}
 	if (map[EI_DATA] != ELFDATA2LSB) {
-		why_set(why, whylen, "big-endian ELF, not x86-64");
+		dp_say(why, whylen, "big-endian ELF, not x86-64");
 		return -ENOEXEC;
 	}
 	if (size < sizeof(eh)) {
-		why_set(why, whylen, "truncated ELF header");
+		dp_say(why, whylen, "truncated ELF header");
 		return -ENOEXEC;
 	}
 	memcpy(&eh, map, sizeof(eh));
 	if (eh.e_machine != EM_X86_64) {
 		mname = machine_name(eh.e_machine);
 		if (mname)
-			why_set(why, whylen, "ELF for %s, not x86-64", mname);
+			dp_say(why, whylen, "ELF for %s, not x86-64", mname);
 		else
-			why_set(why, whylen, "ELF for machine %u, not x86-64",
+			dp_say(why, whylen, "ELF for machine %u, not x86-64",
 				eh.e_machine);
 		return -ENOEXEC;
 	}
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-		why_set(why, whylen, "ELF %s, not an executable or a shared object",
+		dp_say(why, whylen, "ELF %s, not an executable or a shared object",
 			eh.e_type == ET_REL ? "relocatable object" :
 			eh.e_type == ET_CORE ? "core dump" : "of unknown type");
 		return -ENOEXEC;
@@ -135,7 +125,7 @@ static int load_segments(struct dp_elf *e, char *why, size_t whylen)
 	GElf_Phdr ph;
 
 	if (elf_getphdrnum(e->elf, &n)) {
-		why_set(why, whylen, "bad program headers: %s", elf_errmsg(-1));
+		dp_say(why, whylen, "bad program headers: %s", elf_errmsg(-1));
 		return -ENOEXEC;
 	}
 	e->segs = calloc(n ? n : 1, sizeof(*e->segs));
@@ -530,7 +520,7 @@ static int file_bytes(int fd, size_t size, uint8_t **out, char *why,
 
 	if (p == MAP_FAILED) {
 		err = errno;
-		why_set(why, whylen, "cannot hold its %zu bytes: %s", size,
+		dp_say(why, whylen, "cannot hold its %zu bytes: %s", size,
 			strerror(err));
 		return -err;
 	}
@@ -542,9 +532,9 @@ static int file_bytes(int fd, size_t size, uint8_t **out, char *why,
 			err = n ? errno : EIO;
 			munmap(p, size);
 			if (n)
-				why_set(why, whylen, "read: %s", strerror(err));
+				dp_say(why, whylen, "read: %s", strerror(err));
 			else
-				why_set(why, whylen, "the file is shorter than "
+				dp_say(why, whylen, "the file is shorter than "
 					"its size said (%zu of %zu bytes): it "
 					"changed while it was read", done,
 					size);
@@ -565,21 +555,21 @@ static int map_file(struct dp_elf *e, const char *path, char *why,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		why_set(why, whylen, "%s", strerror(-ret));
+		dp_say(why, whylen, "%s", strerror(-ret));
 		return ret;
 	}
 	if (fstat(fd, &st)) {
 		ret = -errno;
-		why_set(why, whylen, "%s", strerror(-ret));
+		dp_say(why, whylen, "%s", strerror(-ret));
 	} else if (S_ISDIR(st.st_mode)) {
 		ret = -EISDIR;
-		why_set(why, whylen, "is a directory");
+		dp_say(why, whylen, "is a directory");
 	} else if (!S_ISREG(st.st_mode)) {
 		ret = -EINVAL;
-		why_set(why, whylen, "not a regular file");
+		dp_say(why, whylen, "not a regular file");
 	} else if (st.st_size == 0) {
 		ret = -ENOEXEC;
-		why_set(why, whylen, "empty file, not an ELF file");
+		dp_say(why, whylen, "empty file, not an ELF file");
 	} else {
 		ret = file_bytes(fd, (size_t)st.st_size, &e->map, why, whylen);
 		if (!ret)
@@ -597,11 +587,11 @@ int dp_elf_open_why(const char *path, struct dp_elf **out, char *why,
 	int ret;
 
 	*out = NULL;
-	why_set(why, whylen, "%s", "");
+	dp_say(why, whylen, "%s", "");
 	e = calloc(1, sizeof(*e));
 	if (!e || !(e->path = strdup(path))) {
 		free(e);
-		why_set(why, whylen, "out of memory");
+		dp_say(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
 	ret = map_file(e, path, why, whylen);
@@ -613,7 +603,7 @@ int dp_elf_open_why(const char *path, struct dp_elf **out, char *why,
 	elf_version(EV_CURRENT);
 	e->elf = elf_memory((char *)e->map, e->size);
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &eh)) {
-		why_set(why, whylen, "malformed ELF: %s", elf_errmsg(-1));
+		dp_say(why, whylen, "malformed ELF: %s", elf_errmsg(-1));
 		ret = -ENOEXEC;
 		goto fail;
 	}
@@ -626,7 +616,7 @@ int dp_elf_open_why(const char *path, struct dp_elf **out, char *why,
 		ret = load_symbols(e);
 	if (ret) {
 		if (ret == -ENOMEM)
-			why_set(why, whylen, "out of memory");
+			dp_say(why, whylen, "out of memory");
 		goto fail;
 	}
 	find_build_id(e);

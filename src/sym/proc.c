@@ -27,6 +27,7 @@
 #include "sym/proc.h"
 #include "sym/tracepoint.h"
 #include "sym/resolve.h"
+#include "util/util.h"
 
 /* What is remembered of a file across readings of the maps. */
 struct file_info {
@@ -51,25 +52,6 @@ struct dp_proc {
 	bool same_root;			/* /proc/PID/root is our "/" */
 	uint64_t at_base;		/* the dynamic linker's load address */
 };
-
-__attribute__((format(printf, 3, 4)))
-static void say(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
 
 /* ---- /proc/PID/maps ----------------------------------------------------- */
 
@@ -201,13 +183,13 @@ static void proc_why(pid_t pid, int err, const char *what, char *why,
 		     size_t len)
 {
 	if (err == ESRCH)
-		say(why, len, "no such process: %d", (int)pid);
+		dp_say(why, len, "no such process: %d", (int)pid);
 	else if (err == EACCES || err == EPERM)
-		say(why, len, "cannot read /proc/%d/%s: %s (the process belongs "
+		dp_say(why, len, "cannot read /proc/%d/%s: %s (the process belongs "
 		    "to another user, or ptrace is restricted)", (int)pid,
 		    what, strerror(err));
 	else
-		say(why, len, "cannot read /proc/%d/%s: %s", (int)pid, what,
+		dp_say(why, len, "cannot read /proc/%d/%s: %s", (int)pid, what,
 		    strerror(err));
 }
 
@@ -263,7 +245,7 @@ int dp_maps_read(pid_t pid, struct dp_maps *out, char *why, size_t whylen)
 
 	memset(out, 0, sizeof(*out));
 	if (pid <= 0) {
-		say(why, whylen, "invalid process id %d", (int)pid);
+		dp_say(why, whylen, "invalid process id %d", (int)pid);
 		return -EINVAL;
 	}
 	text = read_proc_file(pid, "maps", &len);
@@ -275,7 +257,7 @@ int dp_maps_read(pid_t pid, struct dp_maps *out, char *why, size_t whylen)
 	ret = dp_maps_parse(text, len, out);
 	free(text);
 	if (ret)
-		say(why, whylen, ret == -ENOMEM ? "out of memory" :
+		dp_say(why, whylen, ret == -ENOMEM ? "out of memory" :
 		    "unexpected line in /proc/%d/maps", (int)pid);
 	return ret;
 }
@@ -434,11 +416,11 @@ static int open_path_of(const struct dp_proc *p, const struct dp_map *m,
 		return copy_path(out, outlen, cand[exists]);
 	if (m->deleted) {
 		err = errno;
-		say(why, whylen, "%s was deleted and %s cannot be read: %s",
+		dp_say(why, whylen, "%s was deleted and %s cannot be read: %s",
 		    m->path, mf, strerror(err));
 		return -err;
 	}
-	say(why, whylen, "%s: %s", m->path, strerror(err));
+	dp_say(why, whylen, "%s: %s", m->path, strerror(err));
 	return -err;
 }
 
@@ -766,7 +748,7 @@ static int snapshot(struct dp_proc *p, struct dp_proc_objs **out, char *why,
 	return 0;
 nomem:
 	ret = -ENOMEM;
-	say(why, whylen, "out of memory");
+	dp_say(why, whylen, "out of memory");
 fail:
 	free(b.lo);
 	free(b.hi);
@@ -783,12 +765,12 @@ int dp_proc_open(pid_t pid, struct dp_proc **out, char *why, size_t whylen)
 
 	*out = NULL;
 	if (pid <= 0) {
-		say(why, whylen, "invalid process id %d", (int)pid);
+		dp_say(why, whylen, "invalid process id %d", (int)pid);
 		return -EINVAL;
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
-		say(why, whylen, "out of memory");
+		dp_say(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
 	p->pid = pid;
@@ -972,7 +954,7 @@ static bool obj_named(const struct dp_proc_obj *o, const char *mod,
 		/* a deleted file is still known by its old path */
 		return !strcmp(o->path, mod);
 	}
-	return !strcmp(base_name(o->path), mod) ||
+	return !strcmp(dp_base_name(o->path), mod) ||
 	       (o->soname && !strcmp(o->soname, mod));
 }
 
@@ -1260,7 +1242,7 @@ static int not_mapped(struct dp_proc *p, const char *line,
 				    "%s: %s", mod, strerror(ENOENT));
 	}
 	res->pending = true;
-	say(res->why, sizeof(res->why), "%s is not mapped in process %d; "
+	dp_say(res->why, sizeof(res->why), "%s is not mapped in process %d; "
 	    "the probe is armed when it is loaded", mod, (int)p->pid);
 	return 0;
 }
@@ -1385,7 +1367,7 @@ int dp_proc_sym_addr(struct dp_proc *p, const char *text, uint64_t *addr,
 	pm = strpbrk(name, "+-");
 	if (pm) {
 		if (dp_kstrtoll(pm, 0, &off)) {
-			say(why, whylen, "%s: bad offset", text);
+			dp_say(why, whylen, "%s: bad offset", text);
 			return -EINVAL;
 		}
 		*pm = '\0';
@@ -1395,14 +1377,14 @@ int dp_proc_sym_addr(struct dp_proc *p, const char *text, uint64_t *addr,
 		return n;
 	if (!n) {
 		free(idx);
-		say(why, whylen, "%s is not mapped in process %d",
+		dp_say(why, whylen, "%s is not mapped in process %d",
 		    mod ? mod : "the main executable", (int)p->pid);
 		return -ENOENT;
 	}
 	o = &p->cur->v[idx[0]];
 	free(idx);
 	if (!o->elf) {
-		say(why, whylen, "%s: %s", o->path, o->why);
+		dp_say(why, whylen, "%s: %s", o->path, o->why);
 		return o->err;
 	}
 	ret = dp_elf_lookup(o->elf, name, &sym);
@@ -1412,7 +1394,7 @@ int dp_proc_sym_addr(struct dp_proc *p, const char *text, uint64_t *addr,
 		ret = 0;
 	}
 	if (ret) {
-		say(why, whylen, "%s: no symbol %s", o->path, name);
+		dp_say(why, whylen, "%s: no symbol %s", o->path, name);
 		return -ENOENT;
 	}
 	*addr = sym.value + (uint64_t)off + o->bias;
@@ -1498,7 +1480,7 @@ static int dynamic_addr(struct dp_proc *p, uint64_t *dyn, uint64_t *count,
 	int ret;
 
 	if (!phdr || !phnum) {
-		say(why, whylen, "no program headers in the auxiliary vector "
+		dp_say(why, whylen, "no program headers in the auxiliary vector "
 		    "of process %d", (int)p->pid);
 		return -ENOENT;
 	}
@@ -1506,7 +1488,7 @@ static int dynamic_addr(struct dp_proc *p, uint64_t *dyn, uint64_t *count,
 		phnum = 64;
 	ret = mem_read(p->pid, phdr, ph, phnum * sizeof(ph[0]));
 	if (ret) {
-		say(why, whylen, "cannot read the program headers of process "
+		dp_say(why, whylen, "cannot read the program headers of process "
 		    "%d: %s", (int)p->pid, strerror(-ret));
 		return ret;
 	}
@@ -1527,7 +1509,7 @@ static int dynamic_addr(struct dp_proc *p, uint64_t *dyn, uint64_t *count,
 			return 0;
 		}
 	}
-	say(why, whylen, "the executable of process %d has no dynamic section "
+	dp_say(why, whylen, "the executable of process %d has no dynamic section "
 	    "(statically linked)", (int)p->pid);
 	return -ENOENT;
 }
@@ -1545,7 +1527,7 @@ int dp_proc_r_debug(struct dp_proc *p, uint64_t *addr, char *why,
 	for (i = 0; i < count && i < 4096; i++) {
 		ret = mem_read(p->pid, dyn + i * sizeof(d), &d, sizeof(d));
 		if (ret) {
-			say(why, whylen, "cannot read the dynamic section of "
+			dp_say(why, whylen, "cannot read the dynamic section of "
 			    "process %d: %s", (int)p->pid, strerror(-ret));
 			return ret;
 		}
@@ -1554,14 +1536,14 @@ int dp_proc_r_debug(struct dp_proc *p, uint64_t *addr, char *why,
 		if (d.d_tag != DT_DEBUG)
 			continue;
 		if (!d.d_un.d_ptr) {
-			say(why, whylen, "the dynamic linker of process %d "
+			dp_say(why, whylen, "the dynamic linker of process %d "
 			    "has not started yet", (int)p->pid);
 			return -EAGAIN;
 		}
 		*addr = d.d_un.d_ptr;
 		return 0;
 	}
-	say(why, whylen, "the executable of process %d has no DT_DEBUG entry",
+	dp_say(why, whylen, "the executable of process %d has no DT_DEBUG entry",
 	    (int)p->pid);
 	return -ENOENT;
 }
@@ -1610,12 +1592,12 @@ int dp_proc_dl_brk(struct dp_proc *p, uint64_t *addr, char *why,
 		return ret;
 	ret = mem_read(p->pid, rda, &rd, sizeof(rd));
 	if (ret) {
-		say(why, whylen, "cannot read r_debug in process %d: %s",
+		dp_say(why, whylen, "cannot read r_debug in process %d: %s",
 		    (int)p->pid, strerror(-ret));
 		return ret;
 	}
 	if (!rd.r_brk || !is_code(p, rd.r_brk)) {
-		say(why, whylen, "r_debug.r_brk of process %d is not set to "
+		dp_say(why, whylen, "r_debug.r_brk of process %d is not set to "
 		    "code (0x%" PRIx64 ")", (int)p->pid, (uint64_t)rd.r_brk);
 		return -EAGAIN;
 	}

@@ -20,6 +20,7 @@
 #include "sym/elf.h"
 #include "sym/resolve.h"
 #include "sym/tracepoint.h"
+#include "util/util.h"
 
 struct dp_resolver_file {
 	dev_t dev;
@@ -302,13 +303,6 @@ static int resolve_uprobe(struct dp_resolver *r, const char *line,
 
 /* ---- kprobes: [MOD:]SYM[+offs] | MEMADDR -------------------------------- */
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /*
  * The file a MOD: prefix names, or NULL if it cannot be told at definition
  * time (a library of the target not given on the command line: like a
@@ -323,12 +317,12 @@ static const char *module_path(const struct dp_resolver *r, const char *mod)
 	if (strchr(mod, '/'))
 		return mod;
 	if (r->default_binary) {
-		if (!strcmp(base_name(r->default_binary), mod))
+		if (!strcmp(dp_base_name(r->default_binary), mod))
 			return r->default_binary;
 		/* libc.so.6 given as -x /lib/.../libc.so.6 -> libc-2.36.so */
 		real = realpath(r->default_binary, NULL);
 		if (real)
-			match = !strcmp(base_name(real), mod);
+			match = !strcmp(dp_base_name(real), mod);
 		free(real);
 		if (match)
 			return r->default_binary;

@@ -74,7 +74,7 @@
 /* Ring record info: CPU in the low 16 bits, probe slot above. */
 #define DP_AGENT_MAX_SLOTS	65535u
 #define DP_AGENT_INFO(cpu, slot) \
-	((uint32_t)(cpu) & 0xffffu) | ((uint32_t)(slot) << 16)
+	(((uint32_t)(cpu) & 0xffffu) | ((uint32_t)(slot) << 16))
 #define DP_AGENT_INFO_CPU(info)	((info) & 0xffffu)
 #define DP_AGENT_INFO_SLOT(info) ((info) >> 16)
 

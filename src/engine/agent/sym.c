@@ -19,6 +19,7 @@
 
 #include "engine/agent/agent.h"
 #include "sym/elf.h"
+#include "util/util.h"
 
 #define MAX_EXEC 8
 
@@ -49,13 +50,6 @@ struct scan {
 	unsigned long long gen;
 	uint64_t vdso;
 };
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
 
 static int scan_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -211,7 +205,7 @@ out:
 
 static bool obj_named(const struct obj *o, const char *lib, size_t len)
 {
-	const char *b = base_name(o->path);
+	const char *b = dp_base_name(o->path);
 
 	return (strlen(b) == len && !strncmp(b, lib, len)) ||
 	       (o->soname && strlen(o->soname) == len &&

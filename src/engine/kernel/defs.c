@@ -18,6 +18,7 @@
 #include "engine/kernel/internal.h"
 #include "sym/elf.h"
 #include "sym/resolve.h"
+#include "util/util.h"
 
 /* The kernel's event and group names: at most 63 characters. */
 #define KNAME_MAX	(DP_MAX_EVENT_NAME_LEN - 1)
@@ -75,22 +76,15 @@ pid_t dp_kinst_pid(const char *name)
 	return pid && !*end ? pid : 0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* The object a MOD: names: a path, or an object's basename. */
 static const char *module_file(const struct dp_kdefs_ctx *c, const char *mod)
 {
 	if (strchr(mod, '/'))
 		return mod;
-	if (c->binary && !strcmp(base_name(c->binary), mod))
+	if (c->binary && !strcmp(dp_base_name(c->binary), mod))
 		return c->binary;
 	for (size_t i = 0; i < c->nobjs; i++)
-		if (!strcmp(base_name(c->objs[i]), mod))
+		if (!strcmp(dp_base_name(c->objs[i]), mod))
 			return c->objs[i];
 	return NULL;
 }

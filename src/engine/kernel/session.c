@@ -30,18 +30,7 @@
 #include "engine/kernel/session.h"
 #include "event/filter.h"
 #include "sym/elf.h"
-
-static void say(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-}
+#include "util/util.h"
 
 /* ---- setup: translation, no tracefs change ------------------------------ */
 
@@ -243,18 +232,18 @@ static int check_kernel(struct dp_kernel *k, char *why, size_t whylen)
 		if (!f || dp_tfs_exists(&k->tfs, f))
 			continue;
 		if (!strcmp(f, "kprobe_events"))
-			say(why, whylen, "this kernel has no kprobe_events (it "
+			dp_say(why, whylen, "this kernel has no kprobe_events (it "
 			    "was built without CONFIG_KPROBE_EVENTS): kernel "
 			    "functions cannot be probed here; tests/qemu/ runs "
 			    "--kernel in a guest kernel that has them");
 		else
-			say(why, whylen, "this kernel has no uprobe_events (it "
+			dp_say(why, whylen, "this kernel has no uprobe_events (it "
 			    "was built without CONFIG_UPROBE_EVENTS); use "
 			    "--engine agent or --engine ptrace");
 		return -ENOTSUP;
 	}
 	if (!dp_tfs_exists(&k->tfs, "instances")) {
-		say(why, whylen, "%s has no instances/ directory: the kernel "
+		dp_say(why, whylen, "%s has no instances/ directory: the kernel "
 		    "engine needs tracefs instances (Linux 3.10 or later)",
 		    k->tfs.root);
 		return -ENOTSUP;
@@ -273,7 +262,7 @@ static int read_layout(struct dp_kernel *k, char *why, size_t whylen)
 	free(page);
 	free(event);
 	if (ret)
-		say(why, whylen, "this kernel's ring-buffer page layout "
+		dp_say(why, whylen, "this kernel's ring-buffer page layout "
 		    "(events/header_page, header_event) is not one dprobe "
 		    "reads");
 	return ret;
@@ -350,13 +339,13 @@ static int make_instance(struct dp_kernel *k, char *why, size_t whylen)
 	int ret = dp_kinst_create(&k->tfs, getpid(), k->inst, sizeof(k->inst));
 
 	if (ret == -EEXIST) {
-		say(why, whylen, "%s/%s is in use by another dprobe with this "
+		dp_say(why, whylen, "%s/%s is in use by another dprobe with this "
 		    "pid (in another pid namespace); stop that one, or run "
 		    "`dprobe cleanup` once it is gone", k->tfs.root, k->inst);
 		return ret;
 	}
 	if (ret) {
-		say(why, whylen, "cannot create %s/%s: %s", k->tfs.root,
+		dp_say(why, whylen, "cannot create %s/%s: %s", k->tfs.root,
 		    k->inst, dp_kstrerror(ret));
 		return ret;
 	}
@@ -378,7 +367,7 @@ static int make_instance(struct dp_kernel *k, char *why, size_t whylen)
 	if (!ret)
 		ret = set_event_pids(k);
 	if (ret)
-		say(why, whylen, "cannot restrict %s to the traced processes "
+		dp_say(why, whylen, "cannot restrict %s to the traced processes "
 		    "(set_event_pid, options/event-fork): %s", k->inst,
 		    dp_kstrerror(ret));
 	return ret;
@@ -393,9 +382,9 @@ static void refused(struct dp_kernel *k, const char *file, const char *line,
 
 	dp_tfs_error_log(&k->tfs, line, log, sizeof(log));
 	if (log[0])
-		say(why, whylen, "the kernel refused a definition:\n%s", log);
+		dp_say(why, whylen, "the kernel refused a definition:\n%s", log);
 	else
-		say(why, whylen, "the kernel refused '%s' in %s: %s", line, file,
+		dp_say(why, whylen, "the kernel refused '%s' in %s: %s", line, file,
 		    dp_kstrerror(err));
 }
 
@@ -446,14 +435,14 @@ static int create_event(struct dp_kernel *k, struct kev *e, char *why,
 	if (!ret)
 		ret = event_dir_read(k, e->kgroup, e->kname, "format", &fmt);
 	if (ret) {
-		say(why, whylen, "%s/%s was created but its id or format "
+		dp_say(why, whylen, "%s/%s was created but its id or format "
 		    "cannot be read: %s", e->kgroup, e->kname, dp_kstrerror(ret));
 		return ret;
 	}
 	ret = dp_kdefs_check_format(e->ev, fmt, why, whylen);
 	free(fmt);
 	if (!ret && (ret = event_enable(k, e->kgroup, e->kname)))
-		say(why, whylen, "cannot enable %s/%s in %s: %s%s", e->kgroup,
+		dp_say(why, whylen, "cannot enable %s/%s in %s: %s%s", e->kgroup,
 		    e->kname, k->inst, dp_kstrerror(ret),
 		    ret == -DP_ENOTSUPP && !strcmp(e->file, "uprobe_events") ?
 		    " (the kernel would not install the breakpoint: its "
@@ -498,7 +487,7 @@ static int open_buffers(struct dp_kernel *k, char *why, size_t whylen)
 		if (fd < 0 && errno == ENOENT)
 			continue;	/* a CPU that is not possible */
 		if (fd < 0) {
-			say(why, whylen, "cannot open %s: %s", p, strerror(errno));
+			dp_say(why, whylen, "cannot open %s: %s", p, strerror(errno));
 			return -errno;
 		}
 		k->cpus[k->ncpus++] = (struct kcpu){ .fd = fd, .cpu = c };
@@ -633,7 +622,7 @@ static int check_pidns(char *why, size_t whylen)
 	ns[n] = '\0';
 	if (!strcmp(ns, INIT_PIDNS))
 		return 0;
-	say(why, whylen, "the kernel engine cannot follow processes from "
+	dp_say(why, whylen, "the kernel engine cannot follow processes from "
 	    "inside a pid namespace (the kernel filters and records its own "
 	    "pids, which this namespace does not show); run dprobe in the "
 	    "host's pid namespace, or use --engine agent or --engine ptrace");
@@ -707,7 +696,7 @@ int dp_kernel_attach(const struct dp_kernel_opts *o, const pid_t *pids,
 		return ret;
 	for (int i = 0; i < npids; i++) {
 		if (kill(pids[i], 0) && errno == ESRCH) {
-			say(why, whylen, "no process %d", (int)pids[i]);
+			dp_say(why, whylen, "no process %d", (int)pids[i]);
 			dp_kernel_free(k);
 			return -ESRCH;
 		}

@@ -28,6 +28,7 @@
 #include "engine/ptrace/inject.h"
 #include "engine/ptrace/remote.h"
 #include "sym/proc.h"
+#include "util/util.h"
 
 unsigned int dp_ptrace_inject_timeout_ms = 5000;
 
@@ -161,10 +162,8 @@ static void say(struct inj *in, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!in->why || !in->whylen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(in->why, in->whylen, fmt, ap);
+	dp_vsay(in->why, in->whylen, fmt, ap);
 	va_end(ap);
 }
 
@@ -266,17 +265,10 @@ static char task_state(pid_t pid, pid_t tid)
 
 /* ---- finding dlopen ----------------------------------------------------- */
 
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
-
 /* 0: the C library (or musl's loader, which is it), 1: libdl, 2: other. */
 static int obj_rank(const struct dp_proc_obj *o)
 {
-	const char *b = o->soname ? o->soname : base_name(o->path);
+	const char *b = o->soname ? o->soname : dp_base_name(o->path);
 
 	if (!strncmp(b, "libc.", 5) || !strncmp(b, "libc-", 5) ||
 	    !strncmp(b, "ld-musl", 7))
