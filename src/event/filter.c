@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Event filters: the kernel's filter language (trace_events_filter.c,
- * spec §8) with its grammar, operand rules, error codes, caret positions
+ * Event filters: the kernel's filter language (trace_events_filter.c) with its grammar, operand rules, error codes, caret positions
  * and errnos, and its evaluation.
  *
  * What the kernel accepts, and where it puts the caret, follows from how

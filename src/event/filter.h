@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Event filters: the kernel's filter language (trace_events_filter.c,
- * spec §8), compiled once per event and evaluated on records.
+ * trace_events_filter.c), compiled once per event and evaluated on records.
  */
 #ifndef DPROBE_EVENT_FILTER_H
 #define DPROBE_EVENT_FILTER_H

@@ -2,7 +2,8 @@
 /*
  * Text the kernel shows for events: the `format` file (f_show in
  * trace_events.c, __set_print_fmt in trace_probe.c), the *_events listing
- * and the *_profile statistics.  spec §5.2, §2.8, §7.
+ * and the *_profile statistics
+ * (probes_profile_seq_show in trace_kprobe.c and trace_uprobe.c).
  */
 #include <stdlib.h>
 #include <string.h>

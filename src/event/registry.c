@@ -2,7 +2,8 @@
 /*
  * The event registry: what kprobe_events and uprobe_events hold.  A line
  * creates an event, appends a probe to an existing one (a multi-probe
- * event, spec §2.6), or deletes probes (spec §2.7).  Every rejected line
+ * event, as append_trace_kprobe() does), or deletes probes (as
+ * dyn_event_release() does).  Every rejected line
  * leaves the registry exactly as it was.
  */
 #include <errno.h>
@@ -448,7 +449,7 @@ static void remove_matching(struct dp_registry *reg,
 /*
  * An enabled event is busy for a delete only if it would lose its last
  * probe: the kernel removes a probe that has siblings without looking
- * (trace_probe_has_sibling(), spec §9.3).
+ * (trace_probe_has_sibling()).
  */
 static bool delete_busy(const struct dp_delete_cmd *cmd, struct dp_event *ev)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the mounted files hold and what writing them does, following
- * tracefs (spec §1, §2.1, §5, §9): every operation runs with fs->lock
+ * tracefs (kernel/trace/trace.c, trace_events.c, trace_dynevent.c): every operation runs with fs->lock
  * held, and every change to the set of enabled events re-arms the
  * session child before the write returns, so that once `echo 1 > enable`
  * is done the probes are in the target.
@@ -688,7 +688,8 @@ static int apply_delete(struct dp_fs *fs, enum dp_fs_kind file,
 	return ret;
 }
 
-/* Deleting an event that was ever enabled clears the buffer (§2.7). */
+/* Deleting an event that was ever enabled clears the buffer, as
+ * the kernel's dyn_event_release() does. */
 static void forget_deleted(struct dp_fs *fs)
 {
 	bool clear = false;
@@ -772,7 +773,8 @@ static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 	return ret;
 }
 
-/* Lines in order; the first failing one ends the write (§2.1). */
+/* Lines in order; the first failing one ends the write, as in the
+ * kernel's trace_parse_run_command(). */
 static int write_events(struct dp_fs *fs, enum dp_fs_kind file,
 			const char *buf, size_t len)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Probe-definition errors: the kernel's error codes and messages
- * (kernel/trace/trace_probe.h ERRORS, spec §4.2), and how one is reported
+ * (kernel/trace/trace_probe.h ERRORS), and how one is reported
  * in the form of the kernel's error_log.
  */
 #ifndef DPROBE_LANG_ERRORS_H

@@ -6,7 +6,7 @@
  * kernel's traceprobe_parse_probe_arg() exactly, including its quirks: a
  * dereference moves the caret base to its inner expression and leaves it
  * there, so type errors after "+0(%di)" point into the expression, and the
- * "+u" form points one column early.  spec §3, §4.1.
+ * "+u" form points one column early.
  */
 #include <ctype.h>
 #include <errno.h>

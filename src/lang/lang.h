@@ -13,7 +13,7 @@
 
 #include "lang/errors.h"
 
-/* Limits, as the kernel's (trace_probe.h, spec §9.4). */
+/* Limits, as the kernel's (trace_probe.h). */
 #define DP_MAX_EVENT_NAME_LEN	64	/* names are 1..63 chars */
 #define DP_MAX_TRACE_ARGS	128
 #define DP_MAX_ARG_NAME_LEN	32
@@ -40,7 +40,7 @@ enum dp_probe_kind {
 				 * tracepoint.h), as the kernel's tprobes */
 };
 
-/* Fetch-argument types (spec §3.5). */
+/* Fetch-argument types (probe_fetch_types in trace_probe.c). */
 enum dp_type_kind {
 	DP_T_U,		/* u8..u64, unsigned decimal */
 	DP_T_S,		/* s8..s64, signed decimal */

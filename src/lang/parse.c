@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Probe definition lines (spec §2):
+ * Probe definition lines (the kernel's trace_kprobe_create() and
+ * trace_uprobe_create()):
  *
  *   p[:[GRP/|GRP.]EVENT] PATH:OFFSET[%return][(REF)] [FETCHARGS]    uprobe
  *   p[:[GRP/|GRP.]EVENT] [MOD:]SYM[+offs]|MEMADDR [FETCHARGS]       kprobe
@@ -135,7 +136,7 @@ static void kprobe_auto_name(struct dp_probe_def *def)
 	snprintf(def->event, sizeof(def->event), "%.63s", buf);
 }
 
-/* The kernel's uprobe place checks, in its order (spec §2.5). */
+/* The kernel's uprobe place checks, in its order (trace_uprobe_create()). */
 static int parse_uprobe_place(struct line_ctx *c)
 {
 	struct dp_place *pl = &c->def->place;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The fetch types (spec §3.5): their storage, the type a `format` file
+ * The fetch types (probe_fetch_types in trace_probe.c): their storage, the type a `format` file
  * shows, signedness, and the printf spec used in `print fmt`.
  */
 #include <stdio.h>

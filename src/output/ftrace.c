@@ -2,7 +2,7 @@
 /*
  * The ftrace `trace` renderer: the file header, one line per record and the
  * lost-events marker, byte for byte as the kernel prints probe events
- * (spec §6).  Also the record checks shared with the JSON renderer.
+ * (print_*_event in trace_kprobe.c and trace_uprobe.c).  Also the record checks shared with the JSON renderer.
  *
  * Deliberate difference from the kernel: the five flag columns are always
  * "....." (a user-space hit has no irq/preempt context to report); 6.18
@@ -117,7 +117,8 @@ bool dp_out_lookup(const struct dp_trace_opts *opts, uint64_t addr,
 
 /* ---- header and markers ------------------------------------------------ */
 
-/* The column legend of the nop tracer with default options (§6.1). */
+/* The column legend of the nop tracer with default options
+ * (print_trace_header() in trace.c). */
 static const char trace_legend[] =
 	"#\n"
 	"#                                _-----=> irqs-off/BH-disabled\n"

@@ -15,7 +15,7 @@
 
 #include "output/output.h"
 
-/* Offsets of the probe header words (spec §5.2, 64-bit). */
+/* Offsets of the probe header words (their `format` file, 64-bit). */
 #define DP_OUT_IP_OFF		8	/* entry: __probe_ip */
 #define DP_OUT_FUNC_OFF		8	/* return: __probe_func */
 #define DP_OUT_RET_IP_OFF	16	/* return: __probe_ret_ip */

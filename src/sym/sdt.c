@@ -624,7 +624,7 @@ struct site_ctx {
 /*
  * uprobe_events reads "@+X" at (where the probe's own segment is loaded -
  * the probe's file offset) + X, not through the segment that holds X
- * (spec §3.2): so a symbol's X is its address translated by the site's
+ * (FETCH_OP_FOFFS in trace_uprobe.c): so a symbol's X is its address translated by the site's
  * segment, whichever segment the symbol lives in (.data, .bss...).
  */
 static int site_sym_foff(void *priv, const char *sym, uint64_t *foff)

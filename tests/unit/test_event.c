@@ -2,7 +2,8 @@
 /*
  * The registry: multi-probe events, duplicate and conflicting definitions,
  * deletes and their narrowing, ids, the error_log ring, listings and
- * format files (spec §2.6-2.8, §5).
+ * format files (trace_kprobe.c,
+ * trace_uprobe.c, trace_events.c).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -167,7 +168,7 @@ Test(event, busy_delete_changes_nothing)
 }
 
 /* A probe with a sibling goes even from an enabled event; the last one
- * is busy (trace_probe_has_sibling(), spec §9.3). */
+ * is busy (trace_probe_has_sibling()). */
 Test(event, busy_only_for_an_enabled_events_last_probe)
 {
 	struct dp_event *ev;

@@ -3,7 +3,7 @@
  * Fetch programs run against a synthetic hit (registers, a small fake
  * address space, comm), then the record is rendered as a trace line: the
  * whole shared path from definition text to what ftrace would print.
- * Values follow spec §6.3's examples.
+ * Values are those of the kprobetrace document's examples.
  */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Event filters (spec §8), on events and records built by hand.
+ * Event filters (trace_events_filter.c), on events and records built by hand.
  *
  * The error table holds what the live kernel (6.18) showed in the `filter`
  * file, and returned as errno, for the same filters written to a uprobe

@@ -28,7 +28,7 @@ struct row {
 #define P "p:g/e " F ":0x10 "	/* arguments start at column 19 */
 
 static const struct row rows[] = {
-	/* names, groups and auto names (spec §2.3, §2.4) */
+	/* names, groups and auto names (traceprobe_parse_event_name()) */
 	OK("p " F ":0x10", "p:uprobes/p_sh_0x10 " F ":0x0000000000000010"),
 	OK("r " F ":16", "r:uprobes/p_sh_0x10 " F ":0x0000000000000010"),
 	OK("p:grp.ev " F ":010", "p:grp/ev " F ":0x0000000000000008"),
@@ -57,7 +57,7 @@ static const struct row rows[] = {
 	BAD("x:g/e " F ":0x10", NOT_PROBE, EINVAL, 0),
 	BAD("p:g/e", NOT_PROBE, EINVAL, 0),
 	BAD("p:g/e sh:0x10", BAD_PLACE, EINVAL, 6),
-	/* fetch sources (spec §3.2) */
+	/* fetch sources (parse_probe_arg()) */
 	OK(P "%di %r15 %orig_ax %flags", "p:g/e " F ":0x0000000000000010 "
 	   "arg1=%di arg2=%r15 arg3=%orig_ax arg4=%flags"),
 	OK(P "a=@0x404028 b=@+0x4034:u32 c=$stack d=$stack007 e=$comm f=$COMM",
@@ -91,7 +91,7 @@ static const struct row rows[] = {
 	BAD("p:g/e " F ":(0x30)", BAD_PLACE, EINVAL, 6),
 	OK("p:g/e " F ":main+4", "p:g/e " F ":main+4"),
 	BAD(P "foo", NOSUP_BTFARG, EINVAL, 19),
-	/* dereference (spec §3.4), with the kernel's caret quirks */
+	/* dereference (parse_probe_arg()), with the kernel's caret quirks */
 	OK(P "+0(+8(%di)):u32 -8(%sp) +u4(%si)", "p:g/e " F
 	   ":0x0000000000000010 arg1=+0(+8(%di)):u32 arg2=-8(%sp) arg3=+u4(%si)"),
 	BAD(P "+0%di", DEREF_NEED_BRACE, EINVAL, 19),
@@ -103,7 +103,7 @@ static const struct row rows[] = {
 	BAD(P "x=+0(%di):b0@0/32", BAD_BITFIELD, EINVAL, 32),
 	BAD(P "+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(%ax)))))))))))))))",
 	    TOO_MANY_OPS, EINVAL, 22),
-	/* types (spec §3.5) */
+	/* types (probe_fetch_types) */
 	BAD(P "%di:u128", BAD_TYPE, EINVAL, 23),
 	BAD(P "%di:symbol", BAD_TYPE, EINVAL, 23),
 	BAD(P "%di:string", BAD_STRING, EINVAL, 23),
@@ -120,7 +120,7 @@ static const struct row rows[] = {
 	OK(P "%di:b4@4/16 +0(%di):string[2] +0(%si):char[3]", "p:g/e " F
 	   ":0x0000000000000010 arg1=%di:b4@4/16 arg2=+0(%di):string[2] "
 	   "arg3=+0(%si):char[3]"),
-	/* argument names and lengths (spec §3.1) */
+	/* argument names and lengths (traceprobe_parse_probe_arg()) */
 	BAD(P "=%di", NO_ARG_NAME, EINVAL, 19),
 	BAD(P "1a=%di", BAD_ARG_NAME, EINVAL, 19),
 	BAD(P "common_pid=%di", USED_ARG_NAME, EINVAL, 19),

@@ -2,7 +2,7 @@
 /*
  * Renderers: the `trace` header, lines and lost marker, and JSON lines,
  * from events and records built by hand (no parser involved), checked
- * byte for byte against spec §6.
+ * byte for byte against lines a live kernel printed.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -337,7 +337,7 @@ Test(output, prefix_and_timestamp)
 	free(got);
 }
 
-/* ---- spec §6.3 example lines ------------------------------------------- */
+/* ---- lines as a live kernel prints them --------------------------------- */
 
 Test(output, uprobe_entry_t1)
 {

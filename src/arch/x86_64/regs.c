@@ -4,7 +4,7 @@
 
 #include "arch/x86_64/regs.h"
 
-/* The kernel's regoffset_table for x86-64, in its order (spec §3.3). */
+/* The kernel's regoffset_table for x86-64, in its order (arch/x86/kernel/ptrace.c). */
 static const struct {
 	const char *name;
 	size_t off;

@@ -141,8 +141,8 @@ static int user_place(const struct dp_kdefs_ctx *c, const struct dp_probe *p,
 
 /*
  * uprobe_events has no @SYM (only @+FOFFS: the address where the probe's
- * own segment is loaded, minus the probe's file offset, plus FOFFS, spec
- * §3.2) and no :symbol type.  So @SYM[+-N] becomes @+X with X the
+ * own segment is loaded, minus the probe's file offset, plus FOFFS:
+ * FETCH_OP_FOFFS in trace_uprobe.c) and no :symbol type.  So @SYM[+-N] becomes @+X with X the
  * symbol's address translated by the probe's segment, and :symbol
  * (or :symbol[N]) becomes :x64 (the record is the same 8 bytes; dprobe
  * prints it as a symbol, from its own event).

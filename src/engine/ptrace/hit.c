@@ -435,7 +435,7 @@ int hit_handle(struct thread *t, struct dp_regs *regs)
 		struct dp_probe *pr = s->probes[i];
 
 		/* kprobe_profile counts a return probe when it fires,
-		 * uprobe_profile when its function is entered (spec §7) */
+		 * uprobe_profile when its function is entered */
 		if (!pr->def.is_return || pr->def.kind == DP_KIND_UPROBE)
 			pr->nhit++;
 		if (!pr->def.is_return)
