@@ -21,7 +21,7 @@
 
 #include "lang/errors.h"
 #include "lang/lang.h"
-#include "output/output.h"
+#include "event/sink.h"
 #include "sym/elf.h"
 
 /* ---- /proc/PID/maps ----------------------------------------------------- */

@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module boundaries of docs/architecture.md, checked on the sources:
+# every `#include "DIR/..."` in src/MODULE must name a folder MODULE may
+# use.  A module always uses itself.  One case per module.
+#
+#   sh tests/layers.sh
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+# MODULE: the folders it may include (besides its own).  The arrows run
+# one way: util <- arch <- lang <- event <- output; sym, ring below the
+# engines; the CLI and the mount reach the engines only through
+# engine/engine.h (checked apart, below).
+allowed() {
+	case $1 in
+	util)		echo "" ;;
+	arch|arch/*)	echo "util arch" ;;
+	ring)		echo "util" ;;
+	lang)		echo "util arch" ;;
+	event)		echo "util arch lang" ;;
+	output)		echo "util arch lang event" ;;
+	sym)		echo "util arch lang event" ;;
+	engine)		echo "util arch lang event ring sym engine/ptrace engine/inproc engine/kernel" ;;
+	engine/ptrace)	echo "util arch lang event ring sym engine" ;;
+	engine/kernel)	echo "util arch lang event ring sym engine" ;;
+	engine/inproc)	echo "util arch lang event ring sym engine engine/agent engine/ptrace" ;;
+	# the agent runs inside the target: only what it compiles in itself
+	engine/agent)	echo "util arch lang event ring sym dprobe" ;;
+	fs)		echo "util arch lang event output ring sym engine" ;;
+	cli)		echo "util arch lang event output ring sym engine fs" ;;
+	*)		echo "?" ;;
+	esac
+}
+
+pass=0 fail=0
+modules=$(find src -name '*.[chS]' | sed -E 's|^src/||; s|/[^/]*$||' | sort -u)
+for m in $modules; do
+	ok=$(allowed "$m")
+	if [ "$ok" = "?" ]; then
+		echo "FAIL: $m: a folder docs/architecture.md does not describe"
+		fail=$((fail + 1))
+		continue
+	fi
+	bad=$(grep -HnoE '#include "[a-z0-9_]+(/[a-z0-9_]+)*/[a-z0-9_.-]+"' \
+			src/"$m"/*.[chS] 2>/dev/null |
+		awk -v self="$m" -v ok="$ok" -F: '
+		BEGIN { n = split(ok, a, " "); for (i = 1; i <= n; i++) may[a[i]] = 1 }
+		{
+			inc = $3; sub(/^#include "/, "", inc); sub(/"$/, "", inc)
+			dir = inc; sub(/\/[^\/]*$/, "", dir)
+			top = dir; sub(/\/.*/, "", top)
+			if (dir == self || dir in may || top in may && top != "engine")
+				next
+			# engine/engine.h is the engine folder itself
+			if (dir == "engine" && "engine" in may)
+				next
+			print "  " $1 ":" $2 ": " inc
+		}')
+	if [ -n "$bad" ]; then
+		echo "FAIL: $m includes what it may not:"
+		echo "$bad"
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+done
+
+echo "layers: $pass passed, $fail failed, 0 skipped"
+[ -n "${DPROBE_RESULTS:-}" ] && echo "layers $pass $fail 0" >>"$DPROBE_RESULTS"
+[ "$fail" -eq 0 ]
