@@ -22,12 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DP_INT3			0xcc	/* the breakpoint, one byte */
+#define DP_INT3			0xcc	/* the breakpoint: one byte */
 #define DP_JMP_REL32_LEN	5	/* e9 rel32 */
 #define DP_CALL_REL32_LEN	5	/* e8 rel32 */
 #define DP_JCC_REL32_LEN	6	/* 0f 8x rel32 */
-#define DP_JMP_ABS_LEN		14	/* ff 25 00000000 (jmp *0(%rip)), addr64 */
-#define DP_NOP_MAX_LEN		9	/* longest single nop dp_emit_nops() uses */
+#define DP_JMP_ABS_LEN		14	/* ff 25 00000000, then addr64 */
+#define DP_NOP_MAX_LEN		9	/* the longest nop it writes */
 
 struct dp_emit {
 	uint8_t *buf;

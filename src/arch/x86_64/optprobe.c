@@ -107,9 +107,14 @@ int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 
 /* ---- the detour's instructions ----------------------------------------- */
 
+static void put(struct dp_emit *e, const void *p, size_t len)
+{
+	dp_emit_bytes(e, p, len);
+}
+
 static void b(struct dp_emit *e, uint8_t v)
 {
-	dp_emit_bytes(e, &v, 1);
+	put(e, &v, 1);
 }
 
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13,
@@ -187,13 +192,13 @@ static void call_handler(struct dp_emit *e, uint64_t handler, uint64_t arg)
 	static const uint8_t call_rax[] = { 0xff, 0xd0 };
 	static const uint8_t mov_rsp_rbx[] = { 0x48, 0x89, 0xdc };
 
-	dp_emit_bytes(e, mov_rdi_rsp, sizeof(mov_rdi_rsp));	/* regs = frame */
+	put(e, mov_rdi_rsp, sizeof(mov_rdi_rsp));	/* regs = frame */
 	movabs(e, RSI, arg);
-	dp_emit_bytes(e, mov_rbx_rsp, sizeof(mov_rbx_rsp));	/* %rbx keeps the frame */
-	dp_emit_bytes(e, and_rsp, sizeof(and_rsp));		/* ABI: 16-byte aligned */
+	put(e, mov_rbx_rsp, sizeof(mov_rbx_rsp));	/* %rbx keeps the frame */
+	put(e, and_rsp, sizeof(and_rsp));		/* ABI: 16-byte aligned */
 	movabs(e, RAX, handler);
-	dp_emit_bytes(e, call_rax, sizeof(call_rax));
-	dp_emit_bytes(e, mov_rsp_rbx, sizeof(mov_rsp_rbx));
+	put(e, call_rax, sizeof(call_rax));
+	put(e, mov_rsp_rbx, sizeof(mov_rsp_rbx));
 }
 
 static void restore_frame(struct dp_emit *e, const struct dp_optprobe *op)
@@ -222,7 +227,7 @@ static int relocate(struct dp_emit *e, const struct dp_optprobe *op)
 		if (n < 0)
 			return n;
 		/* the slot is the relocated instruction + a jump back */
-		dp_emit_bytes(e, slot, in->len);
+		put(e, slot, in->len);
 	}
 	return 0;
 }
