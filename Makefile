@@ -180,7 +180,8 @@ unit: $(INJECT_DATA)
 AGENT_SO    := $(O)/libdprobe.so
 AGENT_SRCS  := $(wildcard src/engine/agent/*.c) src/arch/x86_64/insn.c \
 	       src/arch/x86_64/decode.c src/arch/x86_64/optprobe.c \
-	       src/arch/x86_64/regs.c src/sym/elf.c src/ring/ring.c \
+	       src/arch/x86_64/regs.c src/arch/x86_64/emit.c src/sym/elf.c \
+	       src/ring/ring.c \
 	       $(wildcard src/lang/*.c)
 AGENT_ASMS  := $(wildcard src/engine/agent/*.S)
 AGENT_OBJS  := $(AGENT_SRCS:%.c=$(O)/agent/%.o) $(AGENT_ASMS:%.S=$(O)/agent/%.o)

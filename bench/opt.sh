@@ -8,5 +8,6 @@ out=$(mktemp /tmp/dprobe-opt-bench.XXXXXX)
 trap 'rm -f "$out"' EXIT
 cc -O2 -D_GNU_SOURCE -Iinclude -Isrc -o "$out" bench/opt_bench.c \
 	src/arch/x86_64/optprobe.c src/arch/x86_64/insn.c \
-	src/arch/x86_64/decode.c src/arch/x86_64/regs.c -lZydis
+	src/arch/x86_64/decode.c src/arch/x86_64/regs.c \
+	src/arch/x86_64/emit.c -lZydis
 "$out" "${1:-20000000}" "${2:-5}"

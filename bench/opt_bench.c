@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "arch/x86_64/optprobe.h"
+#include "arch/arch.h"
 
 struct rec { uint64_t ts, ip, a, b; };
 #define RING 4096

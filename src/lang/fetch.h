@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/x86_64/regs.h"
+#include "arch/arch.h"
 #include "lang/lang.h"
 
 /*

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/regs.h"
+#include "arch/arch.h"
 #include "lang/fetcharg.h"
 #include "lang/types.h"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "arch/x86_64/decode.h"
+#include "arch/arch.h"
 #include "lang/kstrto.h"
 #include "sym/elf.h"
 #include "sym/resolve.h"

@@ -19,8 +19,7 @@
 #include <criterion/criterion.h>
 #include <Zydis/Zydis.h>
 
-#include "arch/x86_64/insn.h"
-#include "arch/x86_64/kuprobe.h"
+#include "arch/arch.h"
 #include "engine/kernel/internal.h"
 
 /* ---- helpers ------------------------------------------------------------ */

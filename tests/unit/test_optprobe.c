@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "arch/x86_64/optprobe.h"
+#include "arch/arch.h"
 
 /* opt_target(a, b) = opt_const * a + b, with a %rip-relative load first. */
 __asm__(".text\n"

@@ -18,7 +18,7 @@
 
 #include <criterion/criterion.h>
 
-#include "arch/x86_64/decode.h"
+#include "arch/arch.h"
 #include "event/event.h"
 #include "lang/errors.h"
 #include "lang/lang.h"

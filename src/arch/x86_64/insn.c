@@ -43,6 +43,7 @@
 
 #include <Zydis/Zydis.h>
 
+#include "arch/x86_64/emit.h"
 #include "arch/x86_64/insn.h"
 
 #define RFLAGS_CF (1u << 0)
@@ -429,35 +430,19 @@ static void put32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /*
  * A jump from @buf[@pos] (at address @slot + @pos) to @to: rel32 if it
- * reaches, else `jmp *0(%rip)` followed by the 8-byte destination.
+ * reaches, else the absolute jump.  The position after it, or -ENOSPC.
  */
 static int put_jmp(uint8_t *buf, size_t pos, size_t cap, uint64_t slot,
 		   uint64_t to)
 {
-	int64_t rel = (int64_t)(to - (slot + pos + 5));
+	struct dp_emit e;
+	int err;
 
-	if (fits_s32(rel)) {
-		if (pos + 5 > cap)
-			return -ENOSPC;
-		buf[pos] = 0xe9;
-		put32(buf + pos + 1, (uint32_t)rel);
-		return (int)pos + 5;
-	}
-	if (pos + 14 > cap)
-		return -ENOSPC;
-	buf[pos] = 0xff;
-	buf[pos + 1] = 0x25;
-	put32(buf + pos + 2, 0);
-	put64(buf + pos + 6, to);
-	return (int)pos + 14;
+	dp_emit_init(&e, buf + pos, cap - pos, slot + pos);
+	err = dp_emit_jmp_far(&e, to);
+	return err ? err : (int)(pos + e.len);
 }
 
 /* The instruction copied to @slot, operands relocated; its length. */
@@ -494,20 +479,20 @@ static int put_copy(const struct dp_insn *in, uint64_t slot, uint8_t *buf,
 static int put_call_fault(const struct dp_insn *in, uint64_t slot,
 			  uint8_t *buf, size_t cap)
 {
-	int pos;
+	static const uint8_t call_rip[] = { 0xff, 0x15 };	/* + disp32 */
+	struct dp_emit e;
+	size_t q;
 
-	if (cap < 6)
+	dp_emit_init(&e, buf, cap, slot);
+	dp_emit_bytes(&e, call_rip, sizeof(call_rip));
+	dp_emit_u32(&e, 0);
+	dp_emit_jmp_far(&e, in->addr + in->len);
+	q = e.len;
+	dp_emit_u64(&e, in->target);
+	if (e.overflow)
 		return -ENOSPC;
-	buf[0] = 0xff;
-	buf[1] = 0x15;
-	pos = put_jmp(buf, 6, cap, slot, in->addr + in->len);
-	if (pos < 0)
-		return pos;
-	if ((size_t)pos + 8 > cap)
-		return -ENOSPC;
-	put32(buf + 2, (uint32_t)(pos - 6));
-	put64(buf + pos, in->target);
-	return pos + 8;
+	put32(buf + 2, (uint32_t)(q - 6));
+	return (int)e.len;
 }
 
 bool dp_insn_may_fault(const struct dp_insn *in)
@@ -527,6 +512,8 @@ bool dp_insn_may_fault(const struct dp_insn *in)
 int dp_insn_make_slot(const struct dp_insn *in, uint64_t slot, uint8_t *buf,
 		      size_t cap)
 {
+	struct dp_emit e;
+	size_t fill;
 	int n;
 
 	if (!in || !buf || !in->len)
@@ -543,8 +530,11 @@ int dp_insn_make_slot(const struct dp_insn *in, uint64_t slot, uint8_t *buf,
 	}
 	if (n < 0)
 		return n;
-	for (size_t i = n; i < cap && i < DP_INSN_SLOT_SIZE; i++)
-		buf[i] = 0xcc;
+	fill = cap < DP_INSN_SLOT_SIZE ? cap : DP_INSN_SLOT_SIZE;
+	if ((size_t)n < fill) {
+		dp_emit_init(&e, buf + n, fill - (size_t)n, slot + (size_t)n);
+		dp_emit_int3(&e, e.cap);
+	}
 	return n;
 }
 

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "arch/x86_64/emit.h"
 #include "arch/x86_64/optprobe.h"
 
 static bool is_endbr64(const struct dp_insn *in)
@@ -104,44 +105,23 @@ int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 	return check_branches(fcode, fstart, fsize, op->patch, op->nbytes, why);
 }
 
-/* ---- a tiny x86-64 emitter ---------------------------------------------- */
+/* ---- the detour's instructions ----------------------------------------- */
 
-struct emit {
-	uint8_t *buf;
-	size_t cap, n;
-	bool overflow;
-};
-
-static void put(struct emit *e, const void *p, size_t len)
+static void put(struct dp_emit *e, const void *p, size_t len)
 {
-	if (e->n + len > e->cap) {
-		e->overflow = true;
-		return;
-	}
-	memcpy(e->buf + e->n, p, len);
-	e->n += len;
+	dp_emit_bytes(e, p, len);
 }
 
-static void b(struct emit *e, uint8_t v)
+static void b(struct dp_emit *e, uint8_t v)
 {
 	put(e, &v, 1);
-}
-
-static void u32(struct emit *e, uint32_t v)
-{
-	put(e, &v, 4);
-}
-
-static void u64(struct emit *e, uint64_t v)
-{
-	put(e, &v, 8);
 }
 
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13,
        R14, R15 };
 
 /* mov %reg, disp(%rsp) (store) or mov disp(%rsp), %reg (load) */
-static void mov_rsp(struct emit *e, bool load, int reg, int32_t disp)
+static void mov_rsp(struct dp_emit *e, bool load, int reg, int32_t disp)
 {
 	bool d8 = disp >= -128 && disp <= 127;
 
@@ -152,24 +132,24 @@ static void mov_rsp(struct emit *e, bool load, int reg, int32_t disp)
 	if (d8)
 		b(e, (uint8_t)disp);
 	else
-		u32(e, (uint32_t)disp);
+		dp_emit_u32(e, (uint32_t)disp);
 }
 
 /* lea disp(%rsp),%rsp or lea disp(%rsp),%rax */
-static void lea_rsp(struct emit *e, int dst, int32_t disp)
+static void lea_rsp(struct dp_emit *e, int dst, int32_t disp)
 {
 	b(e, 0x48);
 	b(e, 0x8d);
 	b(e, 0x84 | (dst & 7) << 3);
 	b(e, 0x24);
-	u32(e, (uint32_t)disp);
+	dp_emit_u32(e, (uint32_t)disp);
 }
 
-static void movabs(struct emit *e, int reg, uint64_t v)
+static void movabs(struct dp_emit *e, int reg, uint64_t v)
 {
 	b(e, 0x48 | (reg >= 8 ? 0x01 : 0));
 	b(e, 0xb8 + (reg & 7));
-	u64(e, v);
+	dp_emit_u64(e, v);
 }
 
 /* The struct dp_regs slot of each register we save, in save order. */
@@ -185,7 +165,7 @@ static const struct { int reg; int off; } saved[] = {
 #define OFF_SP		152
 #define ABOVE		(DP_OPT_FRAME + DP_OPT_RED_ZONE)
 
-static void save_frame(struct emit *e, const struct dp_optprobe *op)
+static void save_frame(struct dp_emit *e, const struct dp_optprobe *op)
 {
 	lea_rsp(e, RSP, -DP_OPT_RED_ZONE);
 	lea_rsp(e, RSP, -DP_OPT_FRAME);
@@ -204,7 +184,7 @@ static void save_frame(struct emit *e, const struct dp_optprobe *op)
 	mov_rsp(e, false, RAX, OFF_ORIG_AX);
 }
 
-static void call_handler(struct emit *e, uint64_t handler, uint64_t arg)
+static void call_handler(struct dp_emit *e, uint64_t handler, uint64_t arg)
 {
 	static const uint8_t mov_rdi_rsp[] = { 0x48, 0x89, 0xe7 };
 	static const uint8_t mov_rbx_rsp[] = { 0x48, 0x89, 0xe3 };
@@ -221,7 +201,7 @@ static void call_handler(struct emit *e, uint64_t handler, uint64_t arg)
 	put(e, mov_rsp_rbx, sizeof(mov_rsp_rbx));
 }
 
-static void restore_frame(struct emit *e, const struct dp_optprobe *op)
+static void restore_frame(struct dp_emit *e, const struct dp_optprobe *op)
 {
 	if (op->save_flags) {
 		mov_rsp(e, true, RAX, OFF_FLAGS);
@@ -234,8 +214,7 @@ static void restore_frame(struct emit *e, const struct dp_optprobe *op)
 }
 
 /* The displaced instructions, relocated where they now run. */
-static int relocate(struct emit *e, const struct dp_optprobe *op,
-		    uint64_t detour)
+static int relocate(struct dp_emit *e, const struct dp_optprobe *op)
 {
 	for (unsigned i = 0; i < op->ninsn; i++) {
 		const struct dp_insn *in = &op->insn[i];
@@ -244,7 +223,7 @@ static int relocate(struct emit *e, const struct dp_optprobe *op,
 
 		if (in->op == DP_OP_NOP)
 			continue;	/* a nop does nothing: leave it out */
-		n = dp_insn_make_slot(in, detour + e->n, slot, sizeof(slot));
+		n = dp_insn_make_slot(in, dp_emit_here(e), slot, sizeof(slot));
 		if (n < 0)
 			return n;
 		/* the slot is the relocated instruction + a jump back */
@@ -253,46 +232,29 @@ static int relocate(struct emit *e, const struct dp_optprobe *op,
 	return 0;
 }
 
-static void jump_back(struct emit *e, uint64_t from_base, uint64_t to)
-{
-	int64_t rel = (int64_t)(to - (from_base + e->n + 5));
-
-	if (rel == (int32_t)rel) {
-		b(e, 0xe9);
-		u32(e, (uint32_t)rel);
-		return;
-	}
-	b(e, 0xff);
-	b(e, 0x25);
-	u32(e, 0);			/* jmp *0(%rip) */
-	u64(e, to);
-}
-
 int dp_opt_make_detour(const struct dp_optprobe *op, uint64_t detour,
 		       uint64_t handler, uint64_t arg, uint8_t *buf,
 		       size_t cap)
 {
-	struct emit e = { .buf = buf, .cap = cap };
+	struct dp_emit e;
 	int err;
 
+	dp_emit_init(&e, buf, cap, detour);
 	save_frame(&e, op);
 	call_handler(&e, handler, arg);
 	restore_frame(&e, op);
-	err = relocate(&e, op, detour);
+	err = relocate(&e, op);
 	if (err)
 		return err;
-	jump_back(&e, detour, op->patch + op->nbytes);
-	return e.overflow ? -ENOSPC : (int)e.n;
+	dp_emit_jmp_far(&e, op->patch + op->nbytes);	/* back */
+	return e.overflow ? -ENOSPC : (int)e.len;
 }
 
 int dp_opt_make_jump(const struct dp_optprobe *op, uint64_t detour,
 		     uint8_t out[DP_OPT_JMP_LEN])
 {
-	int64_t rel = (int64_t)(detour - (op->patch + DP_OPT_JMP_LEN));
+	struct dp_emit e;
 
-	if (rel != (int32_t)rel)
-		return -ERANGE;
-	out[0] = 0xe9;
-	memcpy(out + 1, &(int32_t){ (int32_t)rel }, 4);
-	return 0;
+	dp_emit_init(&e, out, DP_OPT_JMP_LEN, op->patch);
+	return dp_emit_jmp(&e, detour);
 }

@@ -42,13 +42,12 @@
 #include <stdint.h>
 #include <ucontext.h>
 
-#include "arch/x86_64/insn.h"
+#include "arch/arch.h"
 #include "dprobe/kprobes.h"
 
 #define DP_HIDDEN __attribute__((visibility("hidden")))
 #define DP_EXPORT __attribute__((visibility("default")))
 #define DP_PAGE_SIZE 4096ul
-#define DP_INT3 0xcc
 
 /* ---- per-thread state (initial-exec TLS: no allocation, no call) -------- */
 

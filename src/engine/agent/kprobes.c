@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/decode.h"
+#include "arch/arch.h"
 #include "engine/agent/agent.h"
 
 static bool in_list(const struct dp_site *s, const struct kprobe *p)

@@ -49,7 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch/x86_64/optprobe.h"
+#include "arch/arch.h"
 #include "engine/agent/agent.h"
 
 #define TAIL_BYTES 64
@@ -164,20 +164,13 @@ static int analyze(struct dp_site *s, struct dp_optprobe *op, bool *entry)
 	return err;
 }
 
-static void put_jmp(uint8_t *p, uint64_t at, uint64_t to)
-{
-	int32_t rel = (int32_t)(to - (at + 5));
-
-	p[0] = 0xe9;
-	memcpy(p + 1, &rel, 4);
-}
-
 /* The region relocated to @at, then a jmp past it: where the int3 skips. */
 static int make_tail(const struct dp_optprobe *op, uint64_t at, uint8_t *buf)
 {
-	size_t n = 0;
+	struct dp_emit e;
+	int err;
 
-	memset(buf, DP_INT3, TAIL_BYTES);
+	dp_emit_init(&e, buf, TAIL_BYTES, at);
 	for (unsigned int i = 0; i < op->ninsn; i++) {
 		const struct dp_insn *in = &op->insn[i];
 		uint8_t slot[DP_INSN_SLOT_SIZE];
@@ -185,34 +178,16 @@ static int make_tail(const struct dp_optprobe *op, uint64_t at, uint8_t *buf)
 
 		if (in->op == DP_OP_NOP)
 			continue;
-		len = dp_insn_make_slot(in, at + n, slot, sizeof(slot));
+		len = dp_insn_make_slot(in, dp_emit_here(&e), slot,
+					sizeof(slot));
 		if (len < 0)
 			return len;
-		memcpy(buf + n, slot, in->len);
-		n += in->len;
+		dp_emit_bytes(&e, slot, in->len);
 	}
 	/* the tail is in reach of the region: the detour just before it is */
-	put_jmp(buf + n, at + n, op->patch + op->nbytes);
-	return 0;
-}
-
-static uint8_t *emit(uint8_t *p, const void *bytes, size_t len)
-{
-	memcpy(p, bytes, len);
-	return p + len;
-}
-
-/* jmp rel32 from @p (at run-time address @at) to @to, or jmp *0(%rip). */
-static uint8_t *emit_jmp(uint8_t *p, uint64_t at, uint64_t to)
-{
-	int64_t rel = (int64_t)(to - (at + 5));
-
-	if (rel == (int32_t)rel) {
-		*p++ = 0xe9;
-		return emit(p, &(int32_t){ (int32_t)rel }, 4);
-	}
-	p = emit(p, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6);
-	return emit(p, &to, 8);
+	err = dp_emit_jmp(&e, op->patch + op->nbytes);
+	dp_emit_int3(&e, e.cap - e.len);
+	return err;
 }
 
 /*
@@ -237,9 +212,14 @@ static int entry_end(const struct dp_optprobe *op, uint64_t at, uint64_t arg,
 	const uint64_t handler = (uint64_t)(uintptr_t)dp_opt_entry;
 	const uint64_t tramp = (uint64_t)(uintptr_t)dp_kretprobe_trampoline;
 	const uint64_t call = (uint64_t)(uintptr_t)dp_kretprobe_call;
-	uint8_t bare[DP_OPT_DETOUR_SIZE], *p;
+	static const uint8_t save_rax[] = { 0x48, 0x89, 0x44, 0x24, 0xf8 };
+	static const uint8_t load_rax[] = { 0x48, 0x8b, 0x44, 0x24, 0xf8 };
+	static const uint8_t movabs_rax[] = { 0x48, 0xb8 };
+	static const uint8_t cmp_rax_top[] = { 0x48, 0x39, 0x04, 0x24 };
+	static const uint8_t store_rax_16[] = { 0x48, 0x89, 0x44, 0x24, 0xf0 };
+	uint8_t bare[DP_OPT_DETOUR_SIZE];
 	struct dp_optprobe none = *op;
-	int32_t rel;
+	struct dp_emit e;
 	int k;
 
 	none.ninsn = 0;
@@ -249,29 +229,24 @@ static int entry_end(const struct dp_optprobe *op, uint64_t at, uint64_t arg,
 	if (k < 5 || k - 5 > n || memcmp(bare, detour, (size_t)k - 5) ||
 	    k - 5 + 64 > DP_OPT_DETOUR_SIZE)
 		return n;
-	static const uint8_t save_rax[] = { 0x48, 0x89, 0x44, 0x24, 0xf8 };
-	static const uint8_t load_rax[] = { 0x48, 0x8b, 0x44, 0x24, 0xf8 };
-	static const uint8_t movabs_rax[] = { 0x48, 0xb8 };
-
-	p = detour + k - 5;
+	dp_emit_init(&e, detour, DP_OPT_DETOUR_SIZE, at);
+	e.len = (size_t)k - 5;
 	/* mov %rax, -8(%rsp); movabs $tramp, %rax; cmp %rax, (%rsp) */
-	p = emit(p, save_rax, sizeof(save_rax));
-	p = emit(p, movabs_rax, sizeof(movabs_rax));
-	p = emit(p, &tramp, 8);
-	p = emit(p, (const uint8_t[]){ 0x48, 0x39, 0x04, 0x24 }, 4);
+	dp_emit_bytes(&e, save_rax, sizeof(save_rax));
+	dp_emit_bytes(&e, movabs_rax, sizeof(movabs_rax));
+	dp_emit_u64(&e, tramp);
+	dp_emit_bytes(&e, cmp_rax_top, sizeof(cmp_rax_top));
 	/* mov -8(%rsp), %rax; jne tail (near: right after the detour) */
-	p = emit(p, load_rax, sizeof(load_rax));
-	rel = (int32_t)(tail - (at + (uint64_t)(p - detour) + 6));
-	p = emit(p, (const uint8_t[]){ 0x0f, 0x85 }, 2);
-	p = emit(p, &rel, 4);
+	dp_emit_bytes(&e, load_rax, sizeof(load_rax));
+	dp_emit_jcc(&e, 0x5, tail);
 	/* hijacked: movabs $tail, %rax; mov %rax, -16(%rsp); rax back */
-	p = emit(p, save_rax, sizeof(save_rax));
-	p = emit(p, movabs_rax, sizeof(movabs_rax));
-	p = emit(p, &tail, 8);
-	p = emit(p, (const uint8_t[]){ 0x48, 0x89, 0x44, 0x24, 0xf0 }, 5);
-	p = emit(p, load_rax, sizeof(load_rax));
-	p = emit_jmp(p, at + (uint64_t)(p - detour), call);
-	return (int)(p - detour);
+	dp_emit_bytes(&e, save_rax, sizeof(save_rax));
+	dp_emit_bytes(&e, movabs_rax, sizeof(movabs_rax));
+	dp_emit_u64(&e, tail);
+	dp_emit_bytes(&e, store_rax_16, sizeof(store_rax_16));
+	dp_emit_bytes(&e, load_rax, sizeof(load_rax));
+	dp_emit_jmp_far(&e, call);
+	return (int)e.len;
 }
 
 static int build(struct dp_site *s)

@@ -170,43 +170,21 @@ static void pair_forget(uint64_t slot)
 
 /* ---- slot contents ------------------------------------------------------- */
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* jmp @to from @at (the jump's own address): rel32 or jmp *0(%rip). */
-static size_t put_jmp(uint8_t *p, uint64_t at, uint64_t to)
-{
-	int64_t rel = (int64_t)(to - (at + 5));
-
-	if (rel >= INT32_MIN && rel <= INT32_MAX) {
-		p[0] = 0xe9;
-		put32(p + 1, (uint32_t)rel);
-		return 5;
-	}
-	p[0] = 0xff;
-	p[1] = 0x25;
-	put32(p + 2, 0);
-	for (int i = 0; i < 8; i++)
-		p[6 + i] = (uint8_t)(to >> (8 * i));
-	return 14;
-}
-
 /* The post form at @at: the copy from dp_insn_make_slot(), int3, jmp. */
 static int make_post(const struct dp_insn *in, uint64_t at, uint8_t *buf)
 {
 	uint8_t tmp[DP_INSN_SLOT_SIZE];
 	int n = dp_insn_make_slot(in, at, tmp, sizeof(tmp));
+	struct dp_emit e;
 
 	if (n < 0)
 		return n;
-	memset(buf, DP_INT3, DP_SLOT_POST);
-	memcpy(buf, tmp, in->len);
-	buf[in->len] = DP_INT3;
-	put_jmp(buf + in->len + 1, at + in->len + 1, in->addr + in->len);
-	return 0;
+	dp_emit_init(&e, buf, DP_SLOT_POST, at);
+	dp_emit_bytes(&e, tmp, in->len);
+	dp_emit_int3(&e, 1);
+	n = dp_emit_jmp_far(&e, in->addr + in->len);
+	dp_emit_int3(&e, e.cap - e.len);
+	return n;
 }
 
 int dp_slots_build(struct dp_site *s)

@@ -44,8 +44,6 @@
 
 #define JUMP_LEN DP_JUMP_LEN
 
-static const uint8_t nop5[JUMP_LEN] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-
 /* The jump tables of the loaded objects (under the mutex). */
 struct jump_table {
 	const struct dp_jump_entry *start, *stop;
@@ -217,18 +215,18 @@ static int kprobe_view_set(struct dp_site *s, const uint8_t *want,
 static int site_set(const struct dp_jump_entry *e, bool on)
 {
 	uint64_t site = entry_site(e), target = entry_target(e);
-	int64_t d = (int64_t)(target - (site + JUMP_LEN));
 	uint64_t dest = on ? target : site + JUMP_LEN;
-	uint8_t jmp[JUMP_LEN];
-	const uint8_t *want = on ? jmp : nop5, *old = on ? nop5 : jmp;
-	int32_t rel = (int32_t)d;
+	uint8_t jmp[JUMP_LEN], nop[JUMP_LEN];
+	const uint8_t *want = on ? jmp : nop, *old = on ? nop : jmp;
+	struct dp_emit em;
 	struct dp_site *s;
 	int err;
 
-	if (d != rel)
+	dp_emit_init(&em, jmp, sizeof(jmp), site);
+	if (dp_emit_jmp(&em, target))
 		return -ERANGE;
-	jmp[0] = 0xe9;
-	memcpy(jmp + 1, &rel, sizeof(rel));
+	dp_emit_init(&em, nop, sizeof(nop), site);
+	dp_emit_nops(&em, sizeof(nop));
 	/* an optimised kprobe's jmp that holds the site or the target
 	 * goes first, or the site is left alone */
 	if (dp_opt_clear_jump(site, target))

@@ -13,8 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arch/x86_64/decode.h"
-#include "arch/x86_64/kuprobe.h"
+#include "arch/arch.h"
 #include "engine/kernel/internal.h"
 #include "sym/elf.h"
 #include "sym/resolve.h"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/insn.h"
+#include "arch/arch.h"
 #include "engine/ptrace/ptrace.h"
 #include "engine/ptrace/remote.h"
 #include "sym/proc.h"

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "arch/x86_64/regs.h"
+#include "arch/arch.h"
 
 /* One address space (a process and its threads). */
 struct dp_mm {

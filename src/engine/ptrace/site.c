@@ -35,7 +35,6 @@
 
 #define PAGE_SIZE 4096u
 #define SLOTS_PER_PAGE (PAGE_SIZE / DP_INSN_SLOT_SIZE)
-#define INT3 0xcc
 
 static unsigned site_hash(uint64_t addr)
 {
@@ -153,7 +152,7 @@ static struct site *site_new(struct proc *p, uint64_t addr, char *why,
 
 static int site_arm(struct proc *p, struct site *s)
 {
-	uint8_t int3 = INT3;
+	uint8_t int3 = DP_INT3;
 
 	if (s->armed)
 		return 0;
@@ -365,7 +364,7 @@ void sites_prune_unmapped(struct proc *p)
 			}
 			/* still readable and still ours: give the byte back */
 			if (s->armed && !dp_mm_read(&p->mm, s->addr, &byte, 1) &&
-			    byte == INT3)
+			    byte == DP_INT3)
 				dp_mm_write(&p->mm, s->addr, &s->orig, 1);
 			forget_site_in_rets(p, s);
 			*sp = s->next;
@@ -378,6 +377,7 @@ void sites_prune_unmapped(struct proc *p)
 int proc_trampoline(struct proc *p)
 {
 	uint8_t code[DP_INSN_SLOT_SIZE];
+	struct dp_emit e;
 	uint64_t slot;
 
 	if (p->tramp)
@@ -385,7 +385,8 @@ int proc_trampoline(struct proc *p)
 	slot = slot_alloc(p, 0);
 	if (!slot)
 		return -ENOMEM;
-	memset(code, INT3, sizeof(code));
+	dp_emit_init(&e, code, sizeof(code), slot);
+	dp_emit_int3(&e, sizeof(code));
 	if (dp_mm_write(&p->mm, slot, code, sizeof(code)))
 		return -EFAULT;
 	p->tramp = slot;

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What dprobe asks of the machine it probes, behind one header (as the
+ * kernel keeps its arch_* hooks): everything outside src/arch/ includes
+ * this file, never a file of an architecture's folder.  Only x86-64 is
+ * supported; its services are:
+ *
+ *   decode.h    instruction lengths, instruction-boundary checks
+ *   insn.h      decode and classify the instruction a probe displaces,
+ *               relocate it into an out-of-line slot, emulate it
+ *   regs.h      the register frame of a hit (struct dp_regs) and the
+ *               register names of fetch arguments (%di, %ax, ...)
+ *   optprobe.h  jump-optimised probes: which probe points qualify, the
+ *               detour, the jump to it
+ *   kuprobe.h   which instructions the kernel's uprobes refuse
+ *   emit.h      the code emitter: jmp/call/jcc rel32, the absolute jump,
+ *               int3 (DP_INT3), nop fill
+ */
+#ifndef DPROBE_ARCH_H
+#define DPROBE_ARCH_H
+
+#include "arch/x86_64/decode.h"
+#include "arch/x86_64/emit.h"
+#include "arch/x86_64/insn.h"
+#include "arch/x86_64/kuprobe.h"
+#include "arch/x86_64/optprobe.h"
+#include "arch/x86_64/regs.h"
+
+#endif
