@@ -35,7 +35,7 @@
 #include "engine/agent/clock.h"
 #include "engine/agent/events.h"
 #include "engine/agent/protocol.h"
-#include "event/event.h"
+#include "lang/layout.h"
 #include "lang/errors.h"
 #include "lang/fetch.h"
 #include "lang/lang.h"
