@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reading event records: field geometry, the checks done once per record
- * before any field is read, and __data_loc strings.  The renderers and the
- * engines rely on these; the filter has its own, more lenient, rule for
- * bad locations (the empty string), as the kernel's.
+ * Reading event records: field geometry and the checks done once per
+ * record before any field is read (strings are read by record.h's inline
+ * dp_rec_str()).  Renderers and engines rely on these; the filter has its
+ * own, more lenient, rule for bad locations (the empty string), as the
+ * kernel's.
  */
-#include <string.h>
-
 #include "event/event.h"
 #include "event/record.h"
 
@@ -77,20 +76,4 @@ int dp_rec_check(const struct dp_event *ev, const void *rec, size_t len)
 			return -1;
 	}
 	return 0;
-}
-
-bool dp_rec_str(const uint8_t *rec, const uint8_t *slot, const char **s,
-		size_t *n)
-{
-	uint32_t loc = (uint32_t)dp_rec_load(slot, 4);
-	size_t slen = dp_data_loc_len(loc);
-	const char *p = (const char *)rec + dp_data_loc_off(loc);
-	const char *nul;
-
-	if (!slen)
-		return false;
-	nul = memchr(p, '\0', slen);
-	*s = p;
-	*n = nul ? (size_t)(nul - p) : slen;
-	return true;
 }

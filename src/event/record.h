@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lang/lang.h"
 #include "lang/layout.h"
@@ -77,10 +78,24 @@ int dp_rec_check(const struct dp_event *ev, const void *rec, size_t len);
 /*
  * The string the __data_loc word at @slot refers to, cut at its first
  * NUL (what the kernel's "%s" prints).  False for a fault (length 0).
- * Only valid on a record that passed dp_rec_check().
+ * Only valid on a record that passed dp_rec_check().  Inline: renderers
+ * call it for every string they print.
  */
-bool dp_rec_str(const uint8_t *rec, const uint8_t *slot, const char **s,
-		size_t *n);
+static inline bool dp_rec_str(const uint8_t *rec, const uint8_t *slot,
+			      const char **s, size_t *n)
+{
+	uint32_t loc = (uint32_t)dp_rec_load(slot, 4);
+	size_t slen = dp_data_loc_len(loc);
+	const char *p = (const char *)rec + dp_data_loc_off(loc);
+	const char *nul;
+
+	if (!slen)
+		return false;
+	nul = memchr(p, '\0', slen);
+	*s = p;
+	*n = nul ? (size_t)(nul - p) : slen;
+	return true;
+}
 
 /* True if the __data_loc word at @slot records a fault (length 0). */
 static inline bool dp_rec_str_faulted(const uint8_t *slot)
