@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Events: the registry of probe events (groups, names, ids), each event's
- * record layout and `format` text, enable state and hit/miss profile.  An
- * event is fed by one or more probes (the kernel's multi-probe events).
+ * record layout and `format` text, enable state and hit/miss profile (the
+ * record itself is described in event/record.h).  An event is fed by one
+ * or more probes (the kernel's multi-probe events).
  * Knows nothing of how probes are armed.
  */
 #ifndef DPROBE_EVENT_H
@@ -12,52 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "event/record.h"
 #include "lang/lang.h"
-
-/* Common header of every record: the kernel's struct trace_entry. */
-struct dp_trace_entry {
-	uint16_t type;		/* event id */
-	uint8_t flags;
-	uint8_t preempt_count;
-	int32_t pid;
-};
-
-#define DP_ENTRY_HEAD_SIZE	16	/* common + __probe_ip */
-#define DP_RET_HEAD_SIZE	24	/* common + __probe_func + __probe_ret_ip */
-#define DP_TP_HEAD_SIZE		8	/* common only: a tracepoint's record */
-
-/* How a field's bytes are interpreted (by filters and renderers). */
-enum dp_field_class {
-	DP_FC_NUM,		/* integer of size 1/2/4/8 */
-	DP_FC_ARRAY,		/* count elements of elem_size */
-	DP_FC_STRING,		/* __data_loc char[] */
-	DP_FC_STRING_ARRAY,	/* count __data_loc words */
-};
-
-struct dp_field {
-	const char *name;
-	const char *type;	/* format-file type, e.g. "u32", "unsigned long" */
-	enum dp_field_class fclass;
-	unsigned offset;
-	unsigned size;		/* bytes in the fixed part */
-	unsigned elem_size;
-	unsigned count;		/* array elements, 0 for a scalar */
-	bool is_signed;
-	const struct dp_type *ptype;	/* probe-arg type; NULL for header fields */
-};
-
-/* The four common fields, then the probe header, then the arguments. */
-#define DP_NR_COMMON_FIELDS 4
-extern const struct dp_field dp_common_fields[DP_NR_COMMON_FIELDS];
-
-/* Metadata a renderer or filter needs besides the record bytes. */
-struct dp_rec_meta {
-	uint64_t ts_ns;		/* CLOCK_MONOTONIC nanoseconds */
-	int cpu;
-	int pid;		/* thread id */
-	int tgid;
-	const char *comm;	/* NULL: unknown ("<...>") */
-};
 
 struct dp_event;
 

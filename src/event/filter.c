@@ -35,6 +35,7 @@
 #include <sys/sysinfo.h>
 
 #include "event/filter.h"
+#include "event/record.h"
 #include "lang/kstrto.h"
 
 /* Operators, in the order the kernel tries them ("<=" before "<"). */
@@ -1168,29 +1169,6 @@ fail:
 
 /* ---- matching ----------------------------------------------------------- */
 
-static uint64_t load_u(const uint8_t *p, unsigned size)
-{
-	uint8_t b8;
-	uint16_t b16;
-	uint32_t b32;
-	uint64_t b64;
-
-	switch (size) {
-	case 1:
-		memcpy(&b8, p, 1);
-		return b8;
-	case 2:
-		memcpy(&b16, p, 2);
-		return b16;
-	case 4:
-		memcpy(&b32, p, 4);
-		return b32;
-	default:
-		memcpy(&b64, p, 8);
-		return b64;
-	}
-}
-
 static bool in_record(const struct pred *p, unsigned size, size_t rec_len)
 {
 	return p->offset <= rec_len && size <= rec_len - p->offset;
@@ -1227,9 +1205,9 @@ static bool get_string(const struct pred *p, const uint8_t *rec,
 	case FT_RDYN_STRING:
 		if (!in_record(p, 4, rec_len))
 			return false;
-		word = load_u(rec + p->offset, 4);
-		loc = word & 0xffff;
-		len = word >> 16;
+		word = dp_rec_load(rec + p->offset, 4);
+		loc = dp_data_loc_off(word);
+		len = dp_data_loc_len(word);
 		if (p->cls == FT_RDYN_STRING)
 			loc += p->offset + 4;
 		/* a fault (length 0) or a bad location: the empty string */
@@ -1429,23 +1407,24 @@ static bool eval_pred(const struct pred *p, const uint8_t *rec,
 	case PK_EQ:
 		if (!in_record(p, p->size, rec_len))
 			return false;
-		return (load_u(rec + p->offset, p->size) == p->val) ^ p->not;
+		x = dp_rec_load(rec + p->offset, p->size);
+		return (x == p->val) ^ p->not;
 	case PK_CMP_S:
 		if (!in_record(p, p->size, rec_len))
 			return false;
-		x = load_u(rec + p->offset, p->size);
+		x = dp_rec_load(rec + p->offset, p->size);
 		return cmp_signed(p->op, sign_extend(x, p->size),
 				  (int64_t)p->val);
 	case PK_CMP_U:
 		if (!in_record(p, p->size, rec_len))
 			return false;
-		return cmp_unsigned(p->op, load_u(rec + p->offset, p->size),
+		return cmp_unsigned(p->op, dp_rec_load(rec + p->offset, p->size),
 				    p->val);
 	case PK_CPUMASK_NUM:
 		if (!in_record(p, p->size, rec_len))
 			return false;
 		/* the kernel reads the field into an unsigned int */
-		x = (uint32_t)load_u(rec + p->offset, p->size);
+		x = (uint32_t)dp_rec_load(rec + p->offset, p->size);
 		return x < p->nbits && cpu_in_list(p, x);
 	case PK_CPU:
 		return cmp_cpu(p->op, meta->cpu, (int)(uint32_t)p->val);
@@ -1458,7 +1437,7 @@ static bool eval_pred(const struct pred *p, const uint8_t *rec,
 	case PK_FUNC:
 		if (!in_record(p, 8, rec_len))
 			return false;
-		x = load_u(rec + p->offset, 8);
+		x = dp_rec_load(rec + p->offset, 8);
 		return (x >= p->val && x < p->val2) == (p->op == OP_EQ);
 	default:
 		return false;

@@ -12,8 +12,8 @@
  */
 #include <errno.h>
 
-#include "event/event.h"
 #include "lang/fetch.h"
+#include "lang/layout.h"
 
 /* "sym+0xoff/0xsize" of a symstr: the kernel's KSYM_SYMBOL_LEN is ~600 */
 #define SYMSTR_MAX 1024
@@ -26,9 +26,7 @@ struct rec_buf {
 
 unsigned dp_probe_head_size(const struct dp_probe_def *def)
 {
-	if (def->kind == DP_KIND_TRACEPOINT)
-		return DP_TP_HEAD_SIZE;
-	return def->is_return ? DP_RET_HEAD_SIZE : DP_ENTRY_HEAD_SIZE;
+	return dp_layout_head_size(def->kind, def->is_return);
 }
 
 static int read_mem(const struct dp_hit_ctx *ctx, uint64_t addr, void *dst,
@@ -347,9 +345,9 @@ size_t dp_fetch_record(const struct dp_probe_def *def, unsigned id,
 	} else if (def->is_return) {
 		h[0] = ctx->func;
 		h[1] = ctx->ret_ip;
-		copy_bytes(rb.base + 8, h, 16);
+		copy_bytes(rb.base + DP_REC_FUNC_OFF, h, 16);
 	} else {
-		copy_bytes(rb.base + 8, &ctx->ip, 8);
+		copy_bytes(rb.base + DP_REC_IP_OFF, &ctx->ip, 8);
 	}
 	for (unsigned i = 0; i < def->nargs; i++)
 		run_arg(&def->args[i], ctx, &rb, rb.base + head +

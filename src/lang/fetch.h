@@ -2,7 +2,8 @@
 /*
  * Running fetch programs against a probe hit, producing an event record
  * laid out as the kernel's: the common header, the probe header, the
- * fixed-size argument fields packed in order, then __data_loc data.
+ * fixed-size argument fields packed in order, then __data_loc data
+ * (lang/layout.h).
  */
 #ifndef DPROBE_LANG_FETCH_H
 #define DPROBE_LANG_FETCH_H
@@ -12,6 +13,7 @@
 
 #include "arch/arch.h"
 #include "lang/lang.h"
+#include "lang/layout.h"
 
 /*
  * Everything a fetch program can read at a hit.  Engines fill it; the
@@ -54,19 +56,5 @@ size_t dp_fetch_record(const struct dp_probe_def *def, unsigned id,
 
 /* Bytes before the first argument: 16 for entries, 24 for returns. */
 unsigned dp_probe_head_size(const struct dp_probe_def *def);
-
-/* A __data_loc word: (len << 16) | offset from the record start. */
-static inline uint32_t dp_data_loc(unsigned len, unsigned off)
-{
-	return (uint32_t)len << 16 | (off & 0xffff);
-}
-static inline unsigned dp_data_loc_len(uint32_t v)
-{
-	return v >> 16;
-}
-static inline unsigned dp_data_loc_off(uint32_t v)
-{
-	return v & 0xffff;
-}
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * The ftrace `trace` renderer: the file header, one line per record and the
  * lost-events marker, byte for byte as the kernel prints probe events
- * (print_*_event in trace_kprobe.c and trace_uprobe.c).  Also the record checks shared with the JSON renderer.
+ * (print_*_event in trace_kprobe.c and trace_uprobe.c).  Also the symbol
+ * lookup shared with the JSON renderer.
  *
  * Deliberate difference from the kernel: the five flag columns are always
  * "....." (a user-space hit has no irq/preempt context to report); 6.18
@@ -15,89 +16,7 @@
 #include "output/output.h"
 #include "output/render.h"
 
-/* ---- record checks (shared with json.c) -------------------------------- */
-
-int dp_out_geom(const struct dp_field *f, struct dp_out_geom *g)
-{
-	const struct dp_type *t = f->ptype;
-
-	g->off = f->offset;
-	g->array = f->count != 0;
-	g->n = f->count ? f->count : 1;
-	g->esz = f->count ? f->elem_size : f->size;
-	if (!g->esz && t)
-		g->esz = t->size;
-	g->string = (t && dp_type_is_string(t)) ||
-		    f->fclass == DP_FC_STRING || f->fclass == DP_FC_STRING_ARRAY;
-	if (g->string)
-		return g->esz == 4 ? 0 : -1;
-	return g->esz == 1 || g->esz == 2 || g->esz == 4 || g->esz == 8 ? 0 : -1;
-}
-
-/* A __data_loc word: the string's length (with its NUL) << 16 | offset. */
-static int check_loc(const uint8_t *slot, size_t len)
-{
-	uint32_t loc = (uint32_t)dp_out_load(slot, 4);
-	size_t slen = loc >> 16;
-
-	/* Length 0 is a fetch fault: printed, never dereferenced. */
-	if (!slen)
-		return 0;
-	return (loc & 0xffff) + slen <= len ? 0 : -1;
-}
-
-static int check_field(const struct dp_field *f, const uint8_t *r, size_t len)
-{
-	struct dp_out_geom g;
-	unsigned i;
-
-	if (dp_out_geom(f, &g))
-		return -1;
-	if ((uint64_t)g.off + (uint64_t)g.n * g.esz > len)
-		return -1;
-	if (!g.string)
-		return 0;
-	for (i = 0; i < g.n; i++)
-		if (check_loc(r + g.off + (size_t)i * 4, len))
-			return -1;
-	return 0;
-}
-
-int dp_out_check(const struct dp_event *ev, const void *rec, size_t len)
-{
-	size_t head = ev->kind == DP_KIND_TRACEPOINT ? DP_TP_HEAD_SIZE :
-		      ev->is_return ? DP_RET_HEAD_SIZE : DP_ENTRY_HEAD_SIZE;
-	unsigned i;
-
-	if (!rec || len < head || len < ev->fixed_size)
-		return -1;
-	for (i = 0; i < ev->nfields; i++) {
-		const struct dp_field *f = &ev->fields[i];
-
-		/* header fields sit at fixed offsets, covered by @head */
-		if (!f->ptype)
-			continue;
-		if (check_field(f, rec, len))
-			return -1;
-	}
-	return 0;
-}
-
-bool dp_out_str(const uint8_t *rec, const uint8_t *slot, const char **s,
-		size_t *n)
-{
-	uint32_t loc = (uint32_t)dp_out_load(slot, 4);
-	size_t slen = loc >> 16;
-	const char *p = (const char *)rec + (loc & 0xffff);
-	const char *nul;
-
-	if (!slen)
-		return false;
-	nul = memchr(p, '\0', slen);
-	*s = p;
-	*n = nul ? (size_t)(nul - p) : slen;
-	return true;
-}
+/* ---- symbols (shared with json.c) ------------------------------------ */
 
 bool dp_out_lookup(const struct dp_trace_opts *opts, uint64_t addr,
 		   const char **name, uint64_t *off, uint64_t *size)
@@ -197,7 +116,7 @@ static void put_head(FILE *out, const struct dp_event *ev, const uint8_t *r,
 
 	fputc_unlocked('(', out);
 	if (!ev->is_return) {
-		ip = dp_out_load(r + DP_OUT_IP_OFF, 8);
+		ip = dp_rec_load(r + DP_REC_IP_OFF, 8);
 		if (ev->kind == DP_KIND_UPROBE)
 			dp_out_hex(out, ip);
 		else
@@ -205,8 +124,8 @@ static void put_head(FILE *out, const struct dp_event *ev, const uint8_t *r,
 		fputc_unlocked(')', out);
 		return;
 	}
-	func = dp_out_load(r + DP_OUT_FUNC_OFF, 8);
-	ret_ip = dp_out_load(r + DP_OUT_RET_IP_OFF, 8);
+	func = dp_rec_load(r + DP_REC_FUNC_OFF, 8);
+	ret_ip = dp_rec_load(r + DP_REC_RET_IP_OFF, 8);
 	/* (return address <- function), the reverse of the record order */
 	if (ev->kind == DP_KIND_UPROBE) {
 		dp_out_hex(out, ret_ip);
@@ -239,7 +158,7 @@ static void put_string(FILE *out, const uint8_t *r, const uint8_t *slot)
 	const char *s;
 	size_t n;
 
-	if (!dp_out_str(r, slot, &s, &n)) {
+	if (!dp_rec_str(r, slot, &s, &n)) {
 		fputs_unlocked("(fault)", out);
 		return;
 	}
@@ -257,10 +176,10 @@ static void put_elem(FILE *out, const struct dp_type *t, const uint8_t *r,
 	switch (t->kind) {
 	case DP_T_U:
 	case DP_T_BITFIELD:	/* the record holds the extracted value */
-		dp_out_udec(out, dp_out_load(p, esz));
+		dp_out_udec(out, dp_rec_load(p, esz));
 		break;
 	case DP_T_S:
-		dp_out_sdec(out, dp_out_sload(p, esz));
+		dp_out_sdec(out, dp_rec_sload(p, esz));
 		break;
 	case DP_T_CHAR:
 		fputc_unlocked('\'', out);
@@ -273,11 +192,11 @@ static void put_elem(FILE *out, const struct dp_type *t, const uint8_t *r,
 		put_string(out, r, p);
 		break;
 	case DP_T_SYMBOL:
-		put_symbol(out, opts, dp_out_load(p, esz));
+		put_symbol(out, opts, dp_rec_load(p, esz));
 		break;
 	case DP_T_X:
 	default:
-		dp_out_hex(out, dp_out_load(p, esz));
+		dp_out_hex(out, dp_rec_load(p, esz));
 		break;
 	}
 }
@@ -285,23 +204,24 @@ static void put_elem(FILE *out, const struct dp_type *t, const uint8_t *r,
 static void put_arg(FILE *out, const struct dp_field *f, const uint8_t *r,
 		    const struct dp_trace_opts *opts)
 {
-	struct dp_out_geom g;
+	struct dp_rec_geom g;
 	unsigned i;
 
-	dp_out_geom(f, &g);	/* cannot fail: dp_out_check() passed */
+	dp_rec_geom(f, &g);	/* cannot fail: dp_rec_check() passed */
 	fputc_unlocked(' ', out);
 	fputs_unlocked(f->name, out);
 	fputc_unlocked('=', out);
 	if (!g.array) {
-		put_elem(out, f->ptype, r, r + g.off, g.esz, opts);
+		put_elem(out, f->ptype, r, dp_rec_elem(r, &g, 0), g.esz,
+			 opts);
 		return;
 	}
 	fputc_unlocked('{', out);
 	for (i = 0; i < g.n; i++) {
 		if (i)
 			fputc_unlocked(',', out);
-		put_elem(out, f->ptype, r, r + g.off + (size_t)i * g.esz,
-			 g.esz, opts);
+		put_elem(out, f->ptype, r, dp_rec_elem(r, &g, i), g.esz,
+			 opts);
 	}
 	fputc_unlocked('}', out);
 }
@@ -313,7 +233,7 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 	const uint8_t *r = rec;
 	unsigned i;
 
-	if (!ev || !meta || dp_out_check(ev, rec, len))
+	if (!ev || !meta || dp_rec_check(ev, rec, len))
 		return -1;
 	/* one lock for the whole line: concurrent writers never interleave */
 	flockfile(out);

@@ -205,10 +205,10 @@ static void put_elem(FILE *out, const struct dp_type *t, const uint8_t *r,
 	switch (t->kind) {
 	case DP_T_U:
 	case DP_T_BITFIELD:
-		dp_out_udec(out, dp_out_load(p, esz));
+		dp_out_udec(out, dp_rec_load(p, esz));
 		break;
 	case DP_T_S:
-		dp_out_sdec(out, dp_out_sload(p, esz));
+		dp_out_sdec(out, dp_rec_sload(p, esz));
 		break;
 	case DP_T_CHAR:
 		put_str(out, p, 1);
@@ -216,17 +216,17 @@ static void put_elem(FILE *out, const struct dp_type *t, const uint8_t *r,
 	case DP_T_STRING:
 	case DP_T_USTRING:
 	case DP_T_SYMSTR:
-		if (dp_out_str(r, p, &s, &n))
+		if (dp_rec_str(r, p, &s, &n))
 			put_str(out, s, n);
 		else
 			fputs_unlocked("null", out);
 		break;
 	case DP_T_SYMBOL:
-		put_symbol(out, opts, dp_out_load(p, esz));
+		put_symbol(out, opts, dp_rec_load(p, esz));
 		break;
 	case DP_T_X:
 	default:
-		put_hexstr(out, dp_out_load(p, esz));
+		put_hexstr(out, dp_rec_load(p, esz));
 		break;
 	}
 }
@@ -234,22 +234,23 @@ static void put_elem(FILE *out, const struct dp_type *t, const uint8_t *r,
 static void put_arg(FILE *out, const struct dp_field *f, const uint8_t *r,
 		    const struct dp_trace_opts *opts)
 {
-	struct dp_out_geom g;
+	struct dp_rec_geom g;
 	unsigned i;
 
-	dp_out_geom(f, &g);	/* cannot fail: dp_out_check() passed */
+	dp_rec_geom(f, &g);	/* cannot fail: dp_rec_check() passed */
 	put_cstr(out, f->name);
 	fputc_unlocked(':', out);
 	if (!g.array) {
-		put_elem(out, f->ptype, r, r + g.off, g.esz, opts);
+		put_elem(out, f->ptype, r, dp_rec_elem(r, &g, 0), g.esz,
+			 opts);
 		return;
 	}
 	fputc_unlocked('[', out);
 	for (i = 0; i < g.n; i++) {
 		if (i)
 			fputc_unlocked(',', out);
-		put_elem(out, f->ptype, r, r + g.off + (size_t)i * g.esz,
-			 g.esz, opts);
+		put_elem(out, f->ptype, r, dp_rec_elem(r, &g, i), g.esz,
+			 opts);
 	}
 	fputc_unlocked(']', out);
 }
@@ -257,13 +258,13 @@ static void put_arg(FILE *out, const struct dp_field *f, const uint8_t *r,
 /* True if a string argument has a faulted (length 0) element. */
 static bool faulted(const struct dp_field *f, const uint8_t *r)
 {
-	struct dp_out_geom g;
+	struct dp_rec_geom g;
 	unsigned i;
 
-	if (!f->ptype || dp_out_geom(f, &g) || !g.string)
+	if (!f->ptype || dp_rec_geom(f, &g) || !g.string)
 		return false;
 	for (i = 0; i < g.n; i++)
-		if (!(dp_out_load(r + g.off + (size_t)i * 4, 4) >> 16))
+		if (dp_rec_str_faulted(dp_rec_elem(r, &g, i)))
 			return true;
 	return false;
 }
@@ -305,15 +306,15 @@ static void put_place(FILE *out, const struct dp_event *ev, const uint8_t *r,
 	if (ev->kind == DP_KIND_TRACEPOINT)
 		return;
 	if (!ev->is_return) {
-		ip = dp_out_load(r + DP_OUT_IP_OFF, 8);
+		ip = dp_rec_load(r + DP_REC_IP_OFF, 8);
 		put_key(out, "ip");
 		put_hexstr(out, ip);
 		if (ksym)
 			put_symkey(out, opts, "sym", ip, true);
 		return;
 	}
-	func = dp_out_load(r + DP_OUT_FUNC_OFF, 8);
-	ret_ip = dp_out_load(r + DP_OUT_RET_IP_OFF, 8);
+	func = dp_rec_load(r + DP_REC_FUNC_OFF, 8);
+	ret_ip = dp_rec_load(r + DP_REC_RET_IP_OFF, 8);
 	put_key(out, "func");
 	put_hexstr(out, func);
 	put_key(out, "ret_ip");
@@ -348,7 +349,7 @@ int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
 	bool first = true;
 	unsigned i;
 
-	if (!ev || !meta || dp_out_check(ev, rec, len))
+	if (!ev || !meta || dp_rec_check(ev, rec, len))
 		return -1;
 	flockfile(out);
 	put_meta(out, ev, meta);

@@ -35,7 +35,7 @@
 #include "engine/agent/clock.h"
 #include "engine/agent/events.h"
 #include "engine/agent/protocol.h"
-#include "event/event.h"
+#include "lang/layout.h"
 #include "lang/errors.h"
 #include "lang/fetch.h"
 #include "lang/lang.h"
@@ -227,9 +227,9 @@ static inline void record_fast(struct dp_ring *r, const struct ev_probe *p,
 	if (p->site->is_tp)
 		ip = 0;				/* a tracepoint's record has no place */
 	else
-		__builtin_memcpy(buf + 8, &ip, 8); /* __probe_ip, or __probe_func */
+		__builtin_memcpy(buf + DP_REC_IP_OFF, &ip, 8); /* or __probe_func */
 	if (p->def.is_return)
-		__builtin_memcpy(buf + 16, &ret_ip, 8);	/* __probe_ret_ip */
+		__builtin_memcpy(buf + DP_REC_RET_IP_OFF, &ret_ip, 8);
 	for (unsigned i = 0; i < p->fp.n; i++) {
 		uint64_t v = *(const uint64_t *)(const void *)
 			((const char *)regs + p->fp.arg[i].reg);

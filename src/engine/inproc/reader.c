@@ -14,7 +14,7 @@
 
 #include "engine/agent/protocol.h"
 #include "engine/inproc/internal.h"
-#include "event/filter.h"
+#include "event/deliver.h"
 #include "lang/fetch.h"
 
 /* ---- clock ------------------------------------------------------------- */
@@ -183,36 +183,36 @@ static const char *comm_of(struct dp_inproc *t, unsigned ring, int tid)
 #define DRAIN_BATCH 65536	/* entries per pass while tracing */
 #define FINAL_SIGNAL_CHECK 4096	/* entries between looks for a stop */
 
+static struct dp_deliver deliver_of(struct dp_inproc *t)
+{
+	return (struct dp_deliver){ &t->o.sink, &t->stats, t->o.count_only };
+}
+
 static void lost(struct dp_inproc *t, const struct dp_ring_entry *e)
 {
-	uint64_t n = e->lost == DP_RING_LOST_UNKNOWN ? DP_LOST_UNKNOWN : e->lost;
+	struct dp_deliver d = deliver_of(t);
 
-	if (e->lost != DP_RING_LOST_UNKNOWN)
-		t->stats.lost += e->lost;
-	if (t->o.sink.lost && !t->o.count_only)
-		t->o.sink.lost(t->o.sink.priv, (int)DP_AGENT_INFO_CPU(e->info), n);
+	dp_event_lost(&d, (int)DP_AGENT_INFO_CPU(e->info),
+		      e->lost == DP_RING_LOST_UNKNOWN ? DP_LOST_UNKNOWN :
+		      e->lost);
 }
 
 static void record(struct dp_inproc *t, const struct dp_ring_entry *e)
 {
 	unsigned slot = DP_AGENT_INFO_SLOT(e->info);
+	struct dp_deliver d = deliver_of(t);
 	struct dp_ring_stats st;
 	struct dp_rec_meta meta;
 	struct dp_probe *pr;
-	struct dp_event *ev;
 
 	if (slot >= t->nslots || !t->slots[slot].pr)
 		return;		/* nothing dprobe asked for */
 	pr = t->slots[slot].pr;
-	ev = pr->event;
 	pr->nhit++;
-	if (t->o.count_only && !ev->filter) {
-		pr->nevents++;
-		t->stats.events++;
+	if (dp_event_deliver_counted(&d, pr))
 		return;
-	}
 	if (e->len < dp_probe_head_size(&pr->def) + pr->def.args_size) {
-		t->stats.lost++;	/* not what the agent writes */
+		dp_event_lost_record(&d);	/* not what the agent writes */
 		return;
 	}
 	dp_ring_stats(&t->rings, e->ring, &st);
@@ -223,20 +223,14 @@ static void record(struct dp_inproc *t, const struct dp_ring_entry *e)
 		.tgid = st.pid,
 	};
 	meta.comm = comm_of(t, e->ring, st.tid);
-	if (ev->filter && !dp_filter_match(ev->filter, ev, e->data, e->len, &meta)) {
-		t->stats.filtered++;
-		return;
-	}
-	pr->nevents++;
-	t->stats.events++;
-	if (!t->o.count_only)
-		t->o.sink.emit(t->o.sink.priv, ev, e->data, e->len, &meta,
-			       &t->symbolizer);
+	dp_event_deliver(&d, pr, e->data, e->len, &meta, &t->symbolizer);
 }
 
 /* Count-only probes: what their counters went up by since the last look. */
 static void counters(struct dp_inproc *t)
 {
+	struct dp_deliver d = deliver_of(t);
+
 	for (unsigned i = 0; i < t->nslots; i++) {
 		struct slot *s = &t->slots[i];
 		uint64_t n;
@@ -246,8 +240,7 @@ static void counters(struct dp_inproc *t)
 		n = dp_ring_set_counter(&t->rings, i) - s->counted;
 		s->counted += n;
 		s->pr->nhit += n;
-		s->pr->nevents += n;
-		t->stats.events += n;
+		dp_event_count(&d, s->pr, n);
 	}
 }
 

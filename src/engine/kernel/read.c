@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "engine/kernel/session.h"
-#include "event/filter.h"
+#include "event/deliver.h"
+#include "event/record.h"
 
 /* Pages read from one CPU per round: another CPU's turn comes soon. */
 #define PAGES_PER_ROUND	64
@@ -209,17 +210,10 @@ static struct kev *kev_of(struct dp_kernel *k, unsigned kid)
 	return NULL;
 }
 
-static uint64_t load8(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 static void record(struct dp_kernel *k, uint8_t *data, size_t len,
 		   uint64_t ts, int cpu)
 {
+	struct dp_deliver d = { &k->o.sink, &k->stats, k->o.count_only };
 	struct dp_symbolizer sym;
 	struct dp_rec_meta meta;
 	const struct ktid *t;
@@ -227,14 +221,12 @@ static void record(struct dp_kernel *k, uint8_t *data, size_t len,
 	struct dp_probe *pr;
 	struct dp_event *ev;
 	struct kev *e;
-	uint16_t type, id;
 	int32_t tid;
 
-	if (len < 8)
+	if (len < DP_TP_HEAD_SIZE)
 		return;
-	memcpy(&type, data, 2);
-	memcpy(&tid, data + 4, 4);
-	e = kev_of(k, type);
+	tid = (int32_t)dp_rec_load(data + DP_REC_PID_OFF, 4);
+	e = kev_of(k, (unsigned)dp_rec_load(data + DP_REC_TYPE_OFF, 2));
 	if (!e)
 		return;		/* nothing of ours */
 	t = tid_info(k, tid);
@@ -244,7 +236,7 @@ static void record(struct dp_kernel *k, uint8_t *data, size_t len,
 	 * dropped unsaid */
 	if (!k->o.follow && k->npids && !is_target(k, t, tid)) {
 		if (!t->tgid)
-			k->stats.lost++;
+			dp_event_lost_record(&d);
 		return;
 	}
 	ev = e->ev;
@@ -252,41 +244,30 @@ static void record(struct dp_kernel *k, uint8_t *data, size_t len,
 	if (e->tp) {
 		rec = dp_ktp_convert(k, e, data, len, &len);
 		if (!rec) {
-			k->stats.lost++;
+			dp_event_lost_record(&d);
 			return;
 		}
 	} else {
-		id = (uint16_t)ev->id;
-		memcpy(data, &id, 2);
-		if (e->nrefs == 1 && len >= 16)
+		dp_rec_put(data + DP_REC_TYPE_OFF, (uint16_t)ev->id, 2);
+		if (e->nrefs == 1 && len >= DP_ENTRY_HEAD_SIZE)
 			dp_ksym_learn(k->ksym, t->tgid ? t->tgid : tid,
 				      e->refs[0].path, e->refs[0].vaddr,
-				      load8(data + 8));
+				      dp_rec_load(data + DP_REC_IP_OFF, 8));
 		/* returns skipped by longjmp(), before any filter */
 		if (dp_kret_account(k, e, tid, data, len) || e->hidden)
 			return;		/* it was there for that alone */
 	}
 	pr->nhit++;
-	if (k->o.count_only && !ev->filter) {
-		pr->nevents++;
-		k->stats.events++;
+	if (dp_event_deliver_counted(&d, pr))
 		return;
-	}
 	meta = (struct dp_rec_meta){
 		.ts_ns = ts, .cpu = cpu, .pid = tid,
 		.tgid = t->tgid ? t->tgid : tid,
 		.comm = t->has_comm ? t->comm : NULL,
 	};
-	if (ev->filter && !dp_filter_match(ev->filter, ev, rec, len, &meta)) {
-		k->stats.filtered++;
-		return;
-	}
-	pr->nevents++;
-	k->stats.events++;
-	if (k->o.count_only)
-		return;
+	/* it only names the process whose symbols a lookup uses */
 	dp_ksym_symbolizer(k->ksym, meta.tgid, &sym);
-	k->o.sink.emit(k->o.sink.priv, ev, rec, len, &meta, &sym);
+	dp_event_deliver(&d, pr, rec, len, &meta, &sym);
 }
 
 /* ---- pages -------------------------------------------------------------------- */
@@ -324,12 +305,10 @@ static int keep(struct dp_kernel *k, const struct dp_kraw_rec *r, int cpu)
 
 static void lost(struct dp_kernel *k, const struct dp_kraw_page *pg, int cpu)
 {
-	unsigned long n = pg->nmissed_known ? pg->nmissed : DP_LOST_UNKNOWN;
+	struct dp_deliver d = { &k->o.sink, &k->stats, k->o.count_only };
 
-	if (pg->nmissed_known)
-		k->stats.lost += n;
-	if (k->o.sink.lost && !k->o.count_only)
-		k->o.sink.lost(k->o.sink.priv, cpu, n);
+	dp_event_lost(&d, cpu, pg->nmissed_known ? pg->nmissed :
+			       DP_LOST_UNKNOWN);
 }
 
 /* Parse one page; *@last: the time of its last entry. */

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "engine/kernel/session.h"
+#include "lang/layout.h"
 
 struct kframe {
 	uint64_t sp, ip;	/* at the entry: the stack, the function */
@@ -90,25 +91,18 @@ static void leave(struct dp_kernel *k, pid_t tid, uint64_t func)
 	s->n--;
 }
 
-static uint64_t load8(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 bool dp_kret_account(struct dp_kernel *k, struct kev *e, pid_t tid,
 		     const uint8_t *rec, size_t len)
 {
-	/* __probe_ip, sp / __probe_func: at 8 and 16 */
+	/* the hidden entry: __probe_ip, then its one argument, sp */
 	if (e->ret_pr) {
-		if (len >= 24)
-			enter(k, e, tid, load8(rec + 8), load8(rec + 16));
+		if (len >= DP_ENTRY_HEAD_SIZE + 8)
+			enter(k, e, tid, dp_rec_load(rec + DP_REC_IP_OFF, 8),
+			      dp_rec_load(rec + DP_ENTRY_HEAD_SIZE, 8));
 		return true;
 	}
-	if (e->has_calls && len >= 16)
-		leave(k, tid, load8(rec + 8));
+	if (e->has_calls && len >= DP_REC_FUNC_OFF + 8)
+		leave(k, tid, dp_rec_load(rec + DP_REC_FUNC_OFF, 8));
 	return false;
 }
 

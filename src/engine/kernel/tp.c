@@ -301,13 +301,13 @@ static int kstring(const struct tfield *t, const uint8_t *rec, size_t len,
 		*n = strnlen((const char *)*s, t->ksize);
 		return 0;
 	}
-	memcpy(&loc, rec + t->koff, 4);
+	loc = (uint32_t)dp_rec_load(rec + t->koff, 4);
 	/* __rel_loc counts from the end of its own word */
-	base = (t->kind == TK_REL ? t->koff + 4 : 0) + (loc & 0xffff);
-	if (base + (loc >> 16) > len)
+	base = (t->kind == TK_REL ? t->koff + 4 : 0) + dp_data_loc_off(loc);
+	if (base + dp_data_loc_len(loc) > len)
 		return -1;
 	*s = rec + base;
-	*n = strnlen((const char *)*s, loc >> 16);
+	*n = strnlen((const char *)*s, dp_data_loc_len(loc));
 	return 0;
 }
 
@@ -355,7 +355,7 @@ const uint8_t *dp_ktp_convert(struct dp_kernel *k, const struct kev *e,
 		/* every string ends in a NUL of its own */
 		memcpy(out + dyn, s, n);
 		out[dyn + n] = '\0';
-		loc = (uint32_t)((n + 1) << 16 | dyn);
+		loc = dp_data_loc((unsigned)(n + 1), (unsigned)dyn);
 		memcpy(out + t->off, &loc, 4);
 		dyn += n + 1;
 	}

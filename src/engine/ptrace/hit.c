@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "engine/ptrace/internal.h"
-#include "event/filter.h"
+#include "event/deliver.h"
 #include "lang/fetch.h"
 
 #define MAX_URETPROBE_DEPTH 64	/* the kernel's per-task limit */
@@ -143,31 +143,19 @@ static void emit(struct hit *h, struct dp_probe *pr)
 {
 	struct proc *p = h->t->proc;
 	struct dp_tracer *tr = p->tracer;
-	struct dp_event *ev = pr->event;
+	struct dp_deliver d = { &tr->o.sink, &tr->stats, tr->o.count_only };
 	size_t len;
 
-	if (p->silent)
+	if (p->silent || dp_event_deliver_counted(&d, pr))
 		return;
-	if (tr->o.count_only && !ev->filter) {
-		pr->nevents++;
-		tr->stats.events++;
-		return;
-	}
 	hit_meta(h);
-	len = dp_fetch_record(&pr->def, ev->id, &h->ctx, tr->rec, sizeof(tr->rec));
+	len = dp_fetch_record(&pr->def, pr->event->id, &h->ctx, tr->rec,
+			      sizeof(tr->rec));
 	if (!len) {
-		tr->stats.lost++;
+		dp_event_lost_record(&d);
 		return;
 	}
-	if (ev->filter && !dp_filter_match(ev->filter, ev, tr->rec, len, &h->meta)) {
-		tr->stats.filtered++;
-		return;
-	}
-	pr->nevents++;
-	tr->stats.events++;
-	if (!tr->o.count_only)
-		tr->o.sink.emit(tr->o.sink.priv, ev, tr->rec, len, &h->meta,
-				&p->symbolizer);
+	dp_event_deliver(&d, pr, tr->rec, len, &h->meta, &p->symbolizer);
 }
 
 static unsigned site_active(const struct proc *p, const struct site *s)
