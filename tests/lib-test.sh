@@ -22,9 +22,11 @@ W=$T_DIR
 
 # run NAME SCRIPT: SCRIPT run by sh after sourcing lib.sh, in $W/NAME/
 # (its cwd), stdout and stderr to $W/NAME.out, exit status to $W/NAME.rc.
+# Its results go where it says, never to this suite's $DPROBE_RESULTS.
 run() {
 	mkdir -p "$W/$1"
-	(cd "$W/$1" && sh -c ". '$LIB'; $2" >"$W/$1.out" 2>&1)
+	(cd "$W/$1" && unset DPROBE_RESULTS &&
+		sh -c ". '$LIB'; $2" >"$W/$1.out" 2>&1)
 	echo $? >"$W/$1.rc"
 }
 
