@@ -12,6 +12,8 @@
 #
 # Prints one line per check and "lib: N passed, N failed, N skipped";
 # appends "lib P F S" to $DPROBE_RESULTS when it is set.
+# (the small runners are single-quoted: their own sh expands them)
+# shellcheck disable=SC2016
 set -u
 LIB=$(cd "$(dirname "$0")" && pwd)/lib.sh
 # shellcheck source=tests/lib.sh

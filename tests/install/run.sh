@@ -38,6 +38,7 @@ sk() { t_skip "$1"; }
 t_scratch dpinst
 W=$T_DIR
 R=				# agent_override's root-only directory
+# shellcheck disable=SC2016  # expanded at exit
 T_AT_EXIT='rm -rf ${R:+"$R"}'
 D=$W/dest			# DESTDIR
 U=$D/usr			# what PREFIX=/usr became

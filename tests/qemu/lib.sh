@@ -7,6 +7,7 @@
 # $QEMU_KEEP before it is removed.  The caller sets $name ("kprobe-ref",
 # ...) and $here (tests/qemu) before sourcing this.
 
+# shellcheck disable=SC2154  # $here and $name: the caller's
 # shellcheck source=tests/lib.sh
 . "$here/../lib.sh"
 t_begin "qemu $name" qemu
