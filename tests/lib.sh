@@ -24,8 +24,8 @@
 #   t_require WHAT...    t_skip_all unless root, tracefs, instances or
 #                        a command is there
 #   t_scratch PREFIX     $T_DIR, removed at exit ($T_KEEP: 1 keeps it,
-#                        "failed" keeps it when a case failed); $T_AT_EXIT
-#                        is run first, and the pids in $T_BG are killed
+#                        "failed" keeps it when a case failed) after the
+#                        pids in $T_BG are killed and $T_AT_EXIT is run
 #   t_start_bg OUT CMD.. / t_wait_line FILE REGEX SECS / t_timeout SECS CMD..
 #   t_check EXPECTED GOT [NORMALISER...]   (T_UPDATE=1 rewrites EXPECTED)
 
