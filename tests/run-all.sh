@@ -56,6 +56,7 @@ install|$MK install-test
 kernel-diff|$MK kernel-diff
 golden-release|$MK golden
 golden-asan|$MK BUILD=asan golden
+lib|sh tests/lib-test.sh
 timens-golden|sh tests/timens.sh sh tests/golden/run.sh $B/dprobe
 EOF
 }

@@ -13,14 +13,10 @@
 set -u
 [ $# -ge 1 ] || { echo "usage: $0 CMD [ARG...]" >&2; exit 2; }
 want=${TIMENS_SECONDS:-5}
-results=${DPROBE_RESULTS:-}
-
-skip() {
-	echo "SKIP: time namespace: $1"
-	echo "timens: 0 passed, 0 failed, 1 skipped"
-	[ -z "$results" ] || echo "timens 0 0 1" >>"$results"
-	exit 0
-}
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+t_begin timens
+T_SELF="time namespace"
 
 # CLOCK_MONOTONIC now, in whole seconds: /proc/timer_list's "now at"
 # (nanoseconds) where it can be read, else the boot clock of /proc/uptime
@@ -34,9 +30,9 @@ mono_secs() {
 	fi
 }
 
-command -v unshare >/dev/null 2>&1 || skip "unshare (util-linux) not found"
-[ "$(id -u)" = 0 ] || skip "not root"
-[ -e /proc/self/ns/time ] || skip "this kernel has no time namespaces"
+command -v unshare >/dev/null 2>&1 || t_skip_all "unshare (util-linux) not found"
+t_require root
+[ -e /proc/self/ns/time ] || t_skip_all "this kernel has no time namespaces"
 mono=$(mono_secs)
 boot=$(cut -d. -f1 /proc/uptime)
 # Shift both clocks back so that they read about $want seconds; on a
@@ -44,14 +40,15 @@ boot=$(cut -d. -f1 /proc/uptime)
 off_m=$((mono > want ? mono - want : 0))
 off_b=$((boot > want ? boot - want : 0))
 unshare --time --monotonic=-$off_m --boottime=-$off_b true 2>/dev/null ||
-	skip "unshare --time refused: $(unshare --time true 2>&1 | head -n 1)"
+	t_skip_all "unshare --time refused: $(unshare --time true 2>&1 | head -n 1)"
 
-tmp=$(mktemp) || exit 2
-trap 'rm -f "$tmp"' EXIT
+t_scratch dprobe-timens
+tmp=$T_DIR/results
+: >"$tmp"
 echo "time namespace: monotonic clock moved back by $off_m s, boot clock by $off_b s"
 DPROBE_RESULTS=$tmp unshare --time --monotonic=-$off_m --boottime=-$off_b \
 	sh -c 'echo "time namespace: uptime reads $(cut -d" " -f1 /proc/uptime) s"; exec "$@"' \
 	sh "$@"
 rc=$?
-[ -z "$results" ] || sed 's/^/timens-/' "$tmp" >>"$results"
+[ -z "$T_RESULTS" ] || sed 's/^/timens-/' "$tmp" >>"$T_RESULTS"
 exit $rc

@@ -12,18 +12,18 @@
 # "agent P F S" to $DPROBE_RESULTS when it is set.
 set -u
 B=$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)
-tmp=$(mktemp -d /tmp/dprobe-agent.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-pass=0 fail=0 skip=0
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+t_begin agent
+T_TAG=agent
+t_scratch dprobe-agent
+tmp=$T_DIR
 
 result() {	# ok|fail name [detail]
 	if [ "$1" = ok ]; then
-		pass=$((pass + 1))
-		echo "PASS agent: $2"
+		t_pass "$2"
 	else
-		fail=$((fail + 1))
-		echo "FAIL agent: $2${3:+: $3}"
+		t_fail "$2" "${3:-}"
 	fi
 }
 
@@ -37,9 +37,7 @@ run_tap() {
 	rc=$?
 	while IFS= read -r line; do
 		case $line in
-		"ok "*"# SKIP"*)
-			skip=$((skip + 1))
-			echo "SKIP agent: $label: ${line#ok * - }" ;;
+		"ok "*"# SKIP"*) t_skip "$label: ${line#ok * - }" ;;
 		"ok "*) result ok "$label: ${line#ok * - }" ;;
 		"not ok "*) result fail "$label: ${line#not ok * - }" ;;
 		"#"*) echo "    $line" ;;
@@ -169,8 +167,4 @@ for o in hit rethook nofault nofault_copy trampoline opt_hit opt_entry; do
 	fi
 done
 
-echo "agent: $pass passed, $fail failed, $skip skipped"
-if [ -n "${DPROBE_RESULTS:-}" ]; then
-	echo "agent $pass $fail $skip" >>"$DPROBE_RESULTS"
-fi
-[ $fail -eq 0 ]
+t_end

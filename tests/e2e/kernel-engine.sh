@@ -23,20 +23,6 @@
 set -u
 
 TFS=/sys/kernel/tracing
-pass=0 fail=0 skip=0
-
-record() {
-	echo "kernel-engine: $pass passed, $fail failed, $skip skipped"
-	if [ -n "${DPROBE_RESULTS:-}" ]; then
-		echo "kernel-engine $pass $fail $skip" >>"$DPROBE_RESULTS"
-	fi
-}
-skip_all() {
-	echo "SKIP: kernel-engine: $1"
-	skip=$((skip + 1))
-	record
-	exit 0
-}
 
 [ $# -eq 1 ] || { echo "usage: $0 DPROBE" >&2; exit 2; }
 case $1 in
@@ -55,31 +41,21 @@ TMO=${E2E_TIMEOUT:-60}
 export E2E DPROBE BUILD LEVEL TMO
 # shellcheck source=tests/e2e/lib.sh
 . "$E2E/lib.sh"
+t_begin kernel-engine
 
-[ "$(id -u)" = 0 ] || skip_all "not root"
-[ -e $TFS/uprobe_events ] || skip_all "no $TFS/uprobe_events"
-[ -d $TFS/instances ] || skip_all "no $TFS/instances"
-command -v setarch >/dev/null 2>&1 || skip_all "setarch not found"
-[ -x "$DPROBE" ] || skip_all "$DPROBE is not built"
-[ -x "$WORK_EX" ] || skip_all "$WORK_EX is not built (make run)"
+t_require root tracefs instances setarch
+[ -x "$DPROBE" ] || t_skip_all "$DPROBE is not built"
+[ -x "$WORK_EX" ] || t_skip_all "$WORK_EX is not built (make run)"
 for p in forkexec waiter sdt spin args libc; do
-	build_prog_real "$p" >/dev/null || skip_all "cannot build $p"
+	build_prog_real "$p" >/dev/null || t_skip_all "cannot build $p"
 done
 
-T=$(mktemp -d /tmp/dp-kengine.XXXXXX) || exit 2
-BG=
-cleanup() {
-	for _p in $BG; do kill "$_p" 2>/dev/null; done
-	"$DPROBE" cleanup >/dev/null 2>&1
-	if [ "$fail" -gt 0 ]; then
-		echo "kernel-engine: scratch files kept in $T"
-	else
-		rm -rf "$T"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# the background programs ($T_BG) are killed at exit, then what their
+# tracing left is removed
+T_KEEP=failed
+T_AT_EXIT='"$DPROBE" cleanup >/dev/null 2>&1'
+t_scratch dp-kengine
+T=$T_DIR
 
 # Instances and groups of dprobe PIDs that are not running: what a run
 # must never leave behind.
@@ -103,12 +79,10 @@ result() {
 		echo "left in tracefs: $(leftovers | tr '\n' ' ')" >>"$T/why"
 	fi
 	if [ -s "$T/why" ]; then
-		echo "FAIL: $1"
+		t_fail "$1"
 		sed 's/^/    /' "$T/why"
-		fail=$((fail + 1))
 	else
-		echo "PASS: $1"
-		pass=$((pass + 1))
+		t_pass "$1"
 	fi
 	: >"$T/why"
 	# a failed case's leftovers must not fail the next ones
@@ -154,7 +128,7 @@ dp() {
 		shift
 		set -- "$_sub" --engine kernel "$@"
 	fi
-	timeout -k 5 "$TMO" setarch -R "$DPROBE" "$@" \
+	t_timeout "$TMO" setarch -R "$DPROBE" "$@" \
 		>"$T/$_name.$_eng" 2>"$T/$_name.$_eng.err" </dev/null
 	rc=$?
 }
@@ -263,31 +237,22 @@ grep -q 'sdt: fired 6' "$T/sdt.kernel.err" "$T/sdt.kernel" ||
 	why "the semaphores were not raised by the kernel"
 result "SDT probes with (REF) semaphores, a string"
 
-# Wait (up to 5 s, or $2 tenths of that) for a program's "ready" line.
-wait_ready() {
-	for _i in $(seq "${2:-100}"); do
-		grep -q ready "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-# After "PROG ... >OUT &": $_w is PROG, killed at the end, and ready.
+# started OUT [SECS] after "t_start_bg OUT PROG ...": $_w is PROG,
+# killed at the end, and has printed "ready" (waited for 5 s or SECS).
 started() {
-	_w=$!
-	BG="$BG $_w"
-	wait_ready "$@"
+	_w=$T_PID
+	t_wait_line "$1" ready "${2:-5}"
 }
 
 # -p: the same waiter run under each engine in turn
 attach_run() {
 	rm -f "$T/go"
-	"$O2/waiter" "$T/go" 3 >"$T/waiter.out" 2>&1 &
+	t_start_bg "$T/waiter.out" "$O2/waiter" "$T/go" 3
 	started "$T/waiter.out"
 	_eng=$1
 	set --
 	[ "$_eng" = kernel ] && set -- --engine kernel
-	timeout -k 5 "$TMO" "$DPROBE" trace "$@" -e 'p:w work i=%di:s64' \
+	t_timeout "$TMO" "$DPROBE" trace "$@" -e 'p:w work i=%di:s64' \
 		-e 'r:wr work ret=$retval:s64' -p "$_w" \
 		>"$T/attach.$_eng" 2>"$T/attach.$_eng.err" &
 	_d=$!
@@ -310,7 +275,7 @@ result "-p attach"
 # Everything the kernel holds at the end is read: the command's burst is
 # written while dprobe is stopped, far more than one reading round's pages
 rm -f "$T/go"
-"$O2/waiter" "$T/go" 30000 >"$T/burst.out" 2>&1 &
+t_start_bg "$T/burst.out" "$O2/waiter" "$T/go" 30000
 started "$T/burst.out"
 "$DPROBE" trace --engine kernel -e 'p:w work i=%di:s64' -p "$_w" \
 	>"$T/burst" 2>"$T/burst.err" &
@@ -334,7 +299,7 @@ result "the buffers are read to their end when the command is gone"
 # Two threads on two CPUs: the records come out in time order, across
 # reading rounds too
 rm -f "$T/stop"
-"$O2/spin" "$T/stop" 2 >"$T/spin.out" 2>&1 &
+t_start_bg "$T/spin.out" "$O2/spin" "$T/stop" 2
 started "$T/spin.out"
 "$DPROBE" trace --engine kernel -e 'p:sq square i=%di:s64' -p "$_w" \
 	>"$T/order" 2>"$T/order.err" &
@@ -357,15 +322,15 @@ result "records in time order across CPUs"
 # -p of a process with many threads: every thread id whole in
 # set_event_pid (a list cut short names a stranger, or nobody)
 if command -v python3 >/dev/null 2>&1; then
-	python3 -c '
+	t_start_bg "$T/many.out" python3 -c '
 import threading, time, sys
 threading.stack_size(65536)
 ev = threading.Event()
 for _ in range(1500):
 	threading.Thread(target=ev.wait, daemon=True).start()
 print("ready", flush=True)
-time.sleep(60)' >"$T/many.out" 2>&1 &
-	started "$T/many.out" 200
+time.sleep(60)'
+	started "$T/many.out" 10
 	"$DPROBE" trace --engine kernel -e "p:w $WORK_EX:work" -p "$_w" \
 		>"$T/many" 2>"$T/many.err" &
 	_d=$!
@@ -385,8 +350,7 @@ time.sleep(60)' >"$T/many.out" 2>&1 &
 	wait "$_w" 2>/dev/null
 	result "-p of 1500 threads: each in set_event_pid"
 else
-	echo "SKIP: -p of 1500 threads: no python3"
-	skip=$((skip + 1))
+	t_skip "-p of 1500 threads" "no python3"
 fi
 
 # A pid namespace gives a new dprobe the pid of a dead one (pid 1 here):
@@ -412,7 +376,7 @@ if command -v unshare >/dev/null 2>&1 && unshare -pf --mount-proc true 2>/dev/nu
 	done
 	sleep 0.3
 	_d=$(pgrep -P "$_u")
-	BG="$BG $_d"
+	T_BG="$T_BG $_d"
 	"$DPROBE" cleanup >"$T/ns.clean" 2>&1
 	[ "$(cat "$TFS/instances/dprobe.1/tracing_on" 2>&1)" = 1 ] ||
 		why "cleanup switched a live run's instance off"
@@ -427,8 +391,7 @@ if command -v unshare >/dev/null 2>&1 && unshare -pf --mount-proc true 2>/dev/nu
 	[ ! -d "$TFS/instances/dprobe.1" ] || why "instances/dprobe.1 left"
 	result "pid namespace: no -- CMD; a dead run's leftovers under our pid go, a live one's stay"
 else
-	echo "SKIP: pid reuse: unshare -p not available"
-	skip=$((skip + 1))
+	t_skip "pid reuse" "unshare -p not available"
 fi
 
 # ---- ways out ------------------------------------------------------------------
@@ -516,9 +479,9 @@ if cc -O2 -o "$T/lockp" "$T/lockp.c" 2>"$T/lockp.cc"; then
 		why "plain: not 3 events: $(tail -n 1 "$T/plain.kernel.err")"
 	# -p of a process that maps it: the kernel would say ENOTSUPP (524)
 	# at enable
-	"$T/lockp" wait >"$T/lockw.out" 2>&1 &
+	t_start_bg "$T/lockw.out" "$T/lockp" wait
 	started "$T/lockw.out"
-	timeout -k 5 "$TMO" "$DPROBE" trace --engine kernel -e "p:l locked" \
+	t_timeout "$TMO" "$DPROBE" trace --engine kernel -e "p:l locked" \
 		-p "$_w" >"$T/lockw" 2>"$T/lockw.err"
 	rc=$?
 	kill "$_w" 2>/dev/null
@@ -528,8 +491,7 @@ if cc -O2 -o "$T/lockp" "$T/lockp.c" 2>"$T/lockp.cc"; then
 		why "-p: $(cat "$T/lockw.err")"
 	result "places the kernel cannot probe: refused up front, the instruction named"
 else
-	echo "SKIP: places the kernel cannot probe: cc failed: $(head -c 200 "$T/lockp.cc")"
-	skip=$((skip + 1))
+	t_skip "places the kernel cannot probe" "cc failed: $(head -c 200 "$T/lockp.cc")"
 fi
 
 # Threads that are gone (joined) before their records are read: their
@@ -548,8 +510,7 @@ if build_prog_real threads >/dev/null; then
 		why "summary: $(tail -n 1 "$T/shortthr.kernel.err")"
 	result "64 short-lived threads: every record delivered"
 else
-	echo "SKIP: short-lived threads: cannot build threads"
-	skip=$((skip + 1))
+	t_skip "short-lived threads" "cannot build threads"
 fi
 
 # longjmp() past pending return probes: the kernel drops them silently;
@@ -576,8 +537,7 @@ if build_prog_real jmp >/dev/null; then
 		why "fib: $(tail -n 1 "$T/nojmp.kernel.err")"
 	result "returns skipped by longjmp() count as missed"
 else
-	echo "SKIP: longjmp: cannot build jmp"
-	skip=$((skip + 1))
+	t_skip "longjmp" "cannot build jmp"
 fi
 
 if command -v setpriv >/dev/null 2>&1; then
@@ -590,8 +550,7 @@ if command -v setpriv >/dev/null 2>&1; then
 		why "message: $(cat "$T/nr.out")"
 	result "not root"
 else
-	echo "SKIP: not root: setpriv not found"
-	skip=$((skip + 1))
+	t_skip "not root" "setpriv not found"
 fi
 
 DPROBE_TRACEFS=/nonexistent-dir "$DPROBE" trace --engine kernel -e 'p:w work' \
@@ -603,7 +562,7 @@ result "DPROBE_TRACEFS=/nonexistent-dir"
 
 # stop signals while events flow
 ticks() {
-	"$O2/waiter" --ticks 100000 5 >"$T/ticks.out" 2>&1 &
+	t_start_bg "$T/ticks.out" "$O2/waiter" --ticks 100000 5
 	# attach to the program, not to the shell that is about to exec it
 	started "$T/ticks.out"
 	"$DPROBE" trace --engine kernel -e 'p:w work i=%di:s64' -p "$_w" \
@@ -706,13 +665,9 @@ result "--kernel: kprobe_events (or the sentence saying it is missing)"
 # its code intact, exit status 0.
 kill9_target_survives() {
 	_sp=$O2/spin
-	"$_sp" "$T/k9.stop" 4 >"$T/k9.out" 2>&1 </dev/null &
-	_s=$!
-	BG="$BG $_s"
-	for _i in $(seq 500); do
-		[ -s "$T/k9.out" ] && break
-		sleep 0.02
-	done
+	t_start_bg "$T/k9.out" "$_sp" "$T/k9.stop" 4
+	_s=$T_PID
+	t_wait_line "$T/k9.out" '' 10
 	"$DPROBE" trace --engine kernel -e 'p:sq square i=%di:s64' \
 		-e 'r:sqr square ret=$retval:s64' -e 'p:tw twice i=%di:s64' \
 		-e 'r:twr twice ret=$retval:s64' -o "$T/k9.ev" -p "$_s" \
@@ -738,5 +693,4 @@ kill9_target_survives() {
 }
 kill9_target_survives
 
-record
-[ "$fail" = 0 ]
+t_end

@@ -40,20 +40,6 @@ TRACEFS=/sys/kernel/tracing
 GROUP=dpe2e
 kernel_only=0
 
-pass=0 fail=0 skip=0
-record() {
-	echo "e2e-kernel: $pass passed, $fail failed, $skip skipped"
-	if [ -n "${DPROBE_RESULTS:-}" ]; then
-		echo "e2e-kernel $pass $fail $skip" >>"$DPROBE_RESULTS"
-	fi
-}
-skip_all() {
-	echo "SKIP: kernel-ref: $1"
-	skip=$((skip + 1))
-	record
-	exit 0
-}
-
 if [ $# -lt 1 ]; then
 	echo "usage: $0 DPROBE|--kernel-only [CASE...]" >&2
 	exit 2
@@ -80,14 +66,10 @@ export E2E DPROBE BUILD TMO
 
 # shellcheck source=tests/e2e/lib.sh
 . "$E2E/lib.sh"
+t_begin e2e-kernel
+T_SELF=kernel-ref
 
-[ "$(id -u)" = 0 ] || skip_all "not root"
-if [ ! -e $TRACEFS/uprobe_events ] && [ -d $TRACEFS ]; then
-	mount -t tracefs nodev $TRACEFS 2>/dev/null
-fi
-[ -e $TRACEFS/uprobe_events ] || skip_all "no $TRACEFS/uprobe_events"
-[ -d $TRACEFS/instances ] || skip_all "no $TRACEFS/instances"
-command -v setarch >/dev/null 2>&1 || skip_all "setarch not found"
+t_require root tracefs instances setarch flock
 # dprobe's in-process engine preloads its agent, which moves the libraries
 # the loader maps after it: the kernel's run gets the same preload, so
 # run-time addresses compare.  With a socket address nobody listens on,
@@ -100,14 +82,12 @@ kpreload() {
 	echo "LD_PRELOAD=$(cd "$(dirname "$DPROBE")" && pwd)/libdprobe.so" \
 		"DPROBE_AGENT_SOCK=dprobe-kernel-ref-$$"
 }
-command -v flock >/dev/null 2>&1 || skip_all "flock not found"
 
 # One run at a time: runs share the group name.
 exec 9>/tmp/dpe2e-kref.lock
-flock -w 900 9 || skip_all "another run holds /tmp/dpe2e-kref.lock"
+flock -w 900 9 || t_skip_all "another run holds /tmp/dpe2e-kref.lock"
 
 INST=$TRACEFS/instances/dpe2e-$$
-WORK=$(mktemp -d /tmp/dpe2e-kref.XXXXXX) || exit 2
 
 # Remove what a run created: disable in the instance(s), remove them, and
 # delete every event of the group.  Returns non-zero if something stays.
@@ -126,24 +106,18 @@ kclean() {
 }
 
 cleanup() {
-	trap - EXIT HUP INT PIPE TERM
 	if ! kclean; then
 		echo "kernel-ref: could not remove every $GROUP event/instance" >&2
 	fi
-	if [ "${E2E_KEEP:-0}" = 1 ] || [ "$fail" -gt 0 ]; then
-		echo "kernel-ref: scratch files kept in $WORK"
-	else
-		rm -rf "$WORK"
-	fi
 }
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 141' PIPE
-trap 'exit 143' TERM
+T_KEEP=failed
+[ "${E2E_KEEP:-0}" = 1 ] && T_KEEP=1
+T_AT_EXIT=cleanup
+t_scratch dpe2e-kref
+WORK=$T_DIR
 
 # Leftovers of a killed run (we hold the lock, so none is in use).
-kclean all || skip_all "cannot remove leftover $GROUP events or instances"
+kclean all || t_skip_all "cannot remove leftover $GROUP events or instances"
 
 # ---- converting definitions ------------------------------------------------
 
@@ -337,7 +311,7 @@ dprobe_run() {
 	record_cmd "$_sub" "$@"
 	: >"$T/devents"
 	# shellcheck disable=SC2086
-	timeout -k 5 "$TMO" env ${KENV:-} setarch -R "$DPROBE" "$_sub" "$@" \
+	t_timeout "$TMO" env ${KENV:-} setarch -R "$DPROBE" "$_sub" "$@" \
 		>"$T/dstdout" 2>"$T/dstderr" </dev/null
 	echo $? >"$T/drc"
 	cat "$T/devents" >>"$T/devents.all"
@@ -494,14 +468,14 @@ run_one() {
 		# kexpect=none: the case's expectation is not a list of events
 		# (only dprobe and the kernel are compared)
 		if [ "$kexpect" != none ] &&
-			! diff -u "$T/exp.ev" "$T/kernel.ev" >"$T/diff.kernel"; then
+			! t_check "$T/exp.ev" "$T/kernel.ev" >"$T/diff.kernel"; then
 			echo "kernel vs expected:" >>"$T/why"
 			bad=1
 		fi
 		grep "^> " "$T/exp" >"$T/exp.out"
 		sed "s/^/> /" "$T/kstdout.all" >"$T/kstdout.q"
 		if [ "$kexpect" != none ] &&
-			! diff -u "$T/exp.out" "$T/kstdout.q" >"$T/diff.kstdout"; then
+			! t_check "$T/exp.out" "$T/kstdout.q" >"$T/diff.kstdout"; then
 			echo "program output under the kernel probes differs:" >>"$T/why"
 			bad=1
 		fi
@@ -518,7 +492,7 @@ run_one() {
 				[ -n "$sort_events" ] &&
 					LC_ALL=C sort -o "$T/dprobe.ev" "$T/dprobe.ev"
 			fi
-			if ! diff -u "$T/kernel.cmp" "$T/dprobe.ev" >"$T/diff.dprobe"; then
+			if ! t_check "$T/kernel.cmp" "$T/dprobe.ev" >"$T/diff.dprobe"; then
 				echo "dprobe vs kernel:" >>"$T/why"
 				bad=1
 			fi
@@ -547,18 +521,11 @@ for c in $cases; do
 		rc=$?
 		kclean || { echo "kernel-ref: cleanup failed after $name" >&2; rc=1; }
 		case $rc in
-		0)
-			echo "PASS: $name ($LEVEL) kernel"
-			pass=$((pass + 1))
-			;;
-		2)
-			echo "SKIP: $name ($LEVEL) kernel: $(cat "$T/skip")"
-			skip=$((skip + 1))
-			;;
+		0) t_pass "$name ($LEVEL) kernel" ;;
+		2) t_skip "$name ($LEVEL) kernel" "$(cat "$T/skip")" ;;
 		3) ;;
 		*)
-			echo "FAIL: $name ($LEVEL) kernel"
-			fail=$((fail + 1))
+			t_fail "$name ($LEVEL) kernel"
 			[ -s "$T/why" ] && sed 's/^/    /' "$T/why"
 			for d in diff.kernel diff.kstdout diff.dprobe; do
 				[ -s "$T/$d" ] && head -n 40 "$T/$d" | sed 's/^/    /'
@@ -568,5 +535,4 @@ for c in $cases; do
 		esac
 	done
 done
-record
-[ "$fail" = 0 ]
+t_end

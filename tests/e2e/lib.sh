@@ -10,6 +10,10 @@
 #   E2E       tests/e2e (absolute)          DPROBE  the dprobe under test
 #   BUILD     where programs are built      LEVEL   O0 or O2
 #   T         the case's scratch directory  TMO     per-command timeout (s)
+# It sources tests/lib.sh, the runners' counts and skips.
+
+# shellcheck source=tests/lib.sh
+. "$E2E/../lib.sh"
 
 # ---- building the programs -------------------------------------------------
 
@@ -425,7 +429,7 @@ dp_trace() {
 	eval "set -- $_e $_o \"\$@\""
 	record_cmd trace "$@"
 	# shellcheck disable=SC2086  # $DP_WRAP: a command prefix or nothing
-	timeout -k 5 "$TMO" ${DP_WRAP:-} "$DPROBE" trace "$@" \
+	t_timeout "$TMO" ${DP_WRAP:-} "$DPROBE" trace "$@" \
 		>"$T/stdout" 2>"$T/stderr" </dev/null
 	echo $? >"$T/rc"
 }
@@ -437,7 +441,7 @@ dp_stat() {
 	: >"$T/events"
 	record_cmd stat "$@"
 	# shellcheck disable=SC2086
-	timeout -k 5 "$TMO" ${DP_WRAP:-} "$DPROBE" stat "$@" \
+	t_timeout "$TMO" ${DP_WRAP:-} "$DPROBE" stat "$@" \
 		>"$T/stdout" 2>"$T/stderr" </dev/null
 	echo $? >"$T/rc"
 }
@@ -469,17 +473,10 @@ stat_result() {
 # start_bg OUT CMD [ARGS]: start CMD in the background with stdout to OUT
 # and wait (10 s at most) for its first line; BG_PID is its pid.
 start_bg() {
-	_out=$1
-	shift
-	"$@" >"$_out" 2>&1 </dev/null &
+	t_start_bg "$@"
 	# shellcheck disable=SC2034  # for the case that called
-	BG_PID=$!
-	_i=0
-	while [ ! -s "$_out" ] && [ $_i -lt 1000 ]; do
-		sleep 0.01
-		_i=$((_i + 1))
-	done
-	[ -s "$_out" ]
+	BG_PID=$T_PID
+	t_wait_line "$1" '' 10
 }
 
 # runtime_addr PID FILE SYM -> the address of SYM in PID (decimal), from

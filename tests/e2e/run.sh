@@ -52,37 +52,23 @@ else
 	cases=$(ls "$E2E"/cases/*.sh)
 fi
 
-pass=0 fail=0 skip=0
-record() {
-	echo "e2e: $pass passed, $fail failed, $skip skipped"
-	if [ -n "${DPROBE_RESULTS:-}" ]; then
-		echo "e2e $pass $fail $skip" >>"$DPROBE_RESULTS"
-	fi
-}
+t_begin e2e
 
 # A dprobe that cannot even print its usage fails every case: a broken
 # binary must never pass as "skipped".
 if ! why=$("$DPROBE" trace --help 2>&1 >/dev/null); then
 	for c in $cases; do
 		n=$(basename "$c" .sh)
-		echo "FAIL: $n: '$DPROBE trace --help' failed: $(printf '%s' "$why" | head -n 1)"
-		fail=$((fail + 1))
+		t_fail "$n" "'$DPROBE trace --help' failed: $(printf '%s' "$why" | head -n 1)"
 	done
-	record
+	t_end
 	exit 1
 fi
 
-WORK=$(mktemp -d /tmp/dpe2e.XXXXXX) || exit 2
-trap 'exit 130' INT
-trap 'exit 143' TERM
-cleanup() {
-	if [ "${E2E_KEEP:-0}" = 1 ] || [ "$fail" -gt 0 ]; then
-		echo "e2e: scratch files kept in $WORK"
-	else
-		rm -rf "$WORK"
-	fi
-}
-trap cleanup EXIT
+T_KEEP=failed
+[ "${E2E_KEEP:-0}" = 1 ] && T_KEEP=1
+t_scratch dpe2e
+WORK=$T_DIR
 
 # run_one CASEFILE LEVEL: 0 pass, 1 fail, 2 skip (reason in $T/skip),
 # 3 the case does not run at this level.
@@ -143,7 +129,7 @@ run_one() {
 			mv "$T/exp.sorted" "$T/exp"
 		fi
 		rc=0
-		diff -u "$T/exp" "$T/got" >"$T/diff" || rc=1
+		t_check "$T/exp" "$T/got" >"$T/diff" || rc=1
 		if command -v case_check >/dev/null 2>&1; then
 			case_check >"$T/check" 2>&1 || rc=1
 		fi
@@ -154,8 +140,7 @@ run_one() {
 for c in $cases; do
 	name=$(basename "$c" .sh)
 	if [ ! -f "$c" ]; then
-		echo "FAIL: $name: no such case"
-		fail=$((fail + 1))
+		t_fail "$name" "no such case"
 		continue
 	fi
 	for LEVEL in $LEVELS; do
@@ -165,18 +150,11 @@ for c in $cases; do
 		export T
 		run_one "$c" "$LEVEL"
 		case $? in
-		0)
-			echo "PASS: $name ($LEVEL)"
-			pass=$((pass + 1))
-			;;
-		2)
-			echo "SKIP: $name ($LEVEL): $(cat "$T/skip")"
-			skip=$((skip + 1))
-			;;
+		0) t_pass "$name ($LEVEL)" ;;
+		2) t_skip "$name ($LEVEL)" "$(cat "$T/skip")" ;;
 		3) ;;
 		*)
-			echo "FAIL: $name ($LEVEL)"
-			fail=$((fail + 1))
+			t_fail "$name ($LEVEL)"
 			[ -s "$T/why" ] && sed 's/^/    /' "$T/why"
 			[ -s "$T/diff" ] && head -n 60 "$T/diff" | sed 's/^/    /'
 			[ -s "$T/check" ] && head -n 30 "$T/check" | sed 's/^/    /'
@@ -189,5 +167,4 @@ for c in $cases; do
 		esac
 	done
 done
-record
-[ "$fail" = 0 ]
+t_end

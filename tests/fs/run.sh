@@ -34,13 +34,9 @@ ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed"
 CASES=${*:-$ALL}
 
-pass=0 fail=0 skip=0
-record() {
-	echo "fs: $pass passed, $fail failed, $skip skipped"
-	if [ -n "${DPROBE_RESULTS:-}" ]; then
-		echo "fs $pass $fail $skip" >>"$DPROBE_RESULTS"
-	fi
-}
+# shellcheck source=tests/lib.sh
+. "$HERE/../lib.sh"
+t_begin fs
 
 why_skip() {
 	[ "$(id -u)" = 0 ] || { echo "needs root (ptrace and FUSE mounts)"; return; }
@@ -53,32 +49,27 @@ why_skip() {
 reason=$(why_skip)
 if [ -n "$reason" ]; then
 	for c in $CASES; do
-		echo "SKIP: $c: $reason"
-		skip=$((skip + 1))
+		t_skip "$c" "$reason"
 	done
-	record
+	t_end
 	exit 0
 fi
 
-WORK=$(mktemp -d /tmp/dpfs.XXXXXX) || exit 2
+T_KEEP=failed
+[ "${FS_KEEP:-0}" = 1 ] && T_KEEP=1
+t_scratch dpfs
+WORK=$T_DIR
 MNT=$WORK/mnt
 DP_PID=
+# never leave a mount or a tracer behind, whatever failed
 cleanup() {
-	# never leave a mount or a tracer behind, whatever failed
 	if [ -n "$DP_PID" ] && kill -0 "$DP_PID" 2>/dev/null; then
 		kill -INT "$DP_PID" 2>/dev/null
 		sleep 1
 	fi
 	leftovers
-	if [ "${FS_KEEP:-0}" = 1 ] || [ "$fail" -gt 0 ]; then
-		echo "fs: scratch files kept in $WORK"
-	else
-		rm -rf "$WORK"
-	fi
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+T_AT_EXIT=cleanup
 
 # ---- helpers -----------------------------------------------------------------
 
@@ -125,14 +116,12 @@ nolog_ts() {
 	sed 's/^\[ *[0-9]*\.[0-9]\{6\}\] //'
 }
 
-# check NAME FILE: FILE against expected/NAME
+# check NAME FILE: FILE against expected/NAME (FS_UPDATE=1: FILE becomes
+# expected/NAME)
+T_UPDATE=${FS_UPDATE:-0}
 check() {
-	if [ "${FS_UPDATE:-0}" = 1 ]; then
-		mkdir -p "$EXP"
-		cp "$2" "$EXP/$1"
-		return 0
-	fi
-	if ! diff -u "$EXP/$1" "$2" >"$WORK/$1.diff" 2>&1; then
+	[ "$T_UPDATE" = 1 ] && mkdir -p "$EXP"
+	if ! t_check "$EXP/$1" "$2" >"$WORK/$1.diff" 2>&1; then
 		echo "  $1 differs:" >>"$WORK/why"
 		sed 's/^/    /' "$WORK/$1.diff" >>"$WORK/why"
 		return 1
@@ -632,15 +621,12 @@ for c in $CASES; do
 	: >"$WORK/out"
 	mkfifo "$WORK/req"
 	if ( "case_$c" ); then
-		echo "PASS: $c"
-		pass=$((pass + 1))
+		t_pass "$c"
 	else
-		echo "FAIL: $c"
+		t_fail "$c"
 		[ -f "$WORK/why" ] && cat "$WORK/why"
 		[ -s "$WORK/err" ] && sed 's/^/  dprobe: /' "$WORK/err"
-		fail=$((fail + 1))
 	fi
 	leftovers
 done
-record
-[ "$fail" = 0 ]
+t_end

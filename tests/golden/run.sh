@@ -9,24 +9,21 @@ BUILD=$(dirname "$DPROBE")
 EXAMPLE=$BUILD/examples/work
 export DPROBE EXAMPLE
 cd "$(dirname "$0")/../.." || exit 2
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
 
-pass=0 fail=0
-diff=$(mktemp) || exit 2
-trap 'rm -f "$diff"' EXIT
+t_begin golden
+T_TAG=golden
+T_UPDATE=${UPDATE:-0}
+t_scratch dprobe-golden
 for case in tests/golden/cases/*.sh; do
 	name=${case%.sh}
-	got=$( (sh "$case" 2>&1; echo "exit=$?") | sed "s#$BUILD/#BUILD/#g")
-	if [ "${UPDATE:-0}" = 1 ]; then
-		printf '%s\n' "$got" > "$name.out"
-	fi
-	if printf '%s\n' "$got" | diff -u "$name.out" - > "$diff"; then
-		pass=$((pass + 1))
+	(sh "$case" 2>&1; echo "exit=$?") >"$T_DIR/got"
+	if t_check "$name.out" "$T_DIR/got" sed "s#$BUILD/#BUILD/#g" >"$T_DIR/diff"; then
+		t_pass "$(basename "$name")"
 	else
-		fail=$((fail + 1))
-		echo "FAIL golden: $(basename "$name")"
-		cat "$diff"
+		t_fail "$(basename "$name")"
+		cat "$T_DIR/diff"
 	fi
 done
-echo "golden: $pass passed, $fail failed, 0 skipped"
-[ -n "${DPROBE_RESULTS:-}" ] && echo "golden $pass $fail 0" >> "$DPROBE_RESULTS"
-[ "$fail" -eq 0 ]
+t_end

@@ -28,21 +28,18 @@ O=$(cd "$1" && pwd) || exit 2
 unset DPROBE_AGENT DPROBE_ENGINE
 export LC_ALL=C
 
-pass=0 fail=0 skip=0
-ok() { echo "PASS: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
-sk() { echo "SKIP: $1"; skip=$((skip + 1)); }
-record() {
-	echo "install: $pass passed, $fail failed, $skip skipped"
-	if [ -n "${DPROBE_RESULTS:-}" ]; then
-		echo "install $pass $fail $skip" >>"$DPROBE_RESULTS"
-	fi
-}
+# shellcheck source=tests/lib.sh
+. "$top/tests/lib.sh"
+t_begin install
+ok() { t_pass "$1"; }
+ko() { t_fail "$1"; }
+sk() { t_skip "$1"; }
 
-W=$(mktemp -d /tmp/dpinst.XXXXXX) || exit 2
-W=$(cd "$W" && pwd -P)
+t_scratch dpinst
+W=$T_DIR
 R=				# agent_override's root-only directory
-trap 'rm -rf "$W" ${R:+"$R"}' EXIT
+# shellcheck disable=SC2016  # expanded at exit
+T_AT_EXIT='rm -rf ${R:+"$R"}'
 D=$W/dest			# DESTDIR
 U=$D/usr			# what PREFIX=/usr became
 mk() { make -C "$top" --no-print-directory O="$O" DESTDIR="$D" PREFIX=/usr "$@"; }
@@ -50,7 +47,7 @@ mk() { make -C "$top" --no-print-directory O="$O" DESTDIR="$D" PREFIX=/usr "$@";
 # ---- install -----------------------------------------------------------------
 if ! mk install >"$W/install.log" 2>&1; then
 	ko "make install DESTDIR=... PREFIX=/usr failed: $(tail -n 3 "$W/install.log")"
-	record
+	t_end
 	exit 1
 fi
 cmds=$("$U/bin/dprobe" help --commands | cut -f1)
@@ -368,8 +365,8 @@ else
 		3 dprobe trace -e "'p:run" -- "$O/examples/work"
 	comp_is "functions of -x BINARY" "p main" \
 		4 dprobe check -x "$O/examples/work" "'p mai"
-	sleep 30 &
-	sl=$!
+	t_start_bg /dev/null sleep 30
+	sl=$T_PID
 	comp_is "functions of -p PID's libraries" "r:m libc.so.6:malloc_usable_size" \
 		5 dprobe trace -p "$sl" -e "'r:m libc.so.6:malloc_us"
 	kill "$sl" 2>/dev/null
@@ -410,5 +407,4 @@ else
 	ok "make uninstall removes every file it installed"
 fi
 
-record
-[ "$fail" -eq 0 ]
+t_end

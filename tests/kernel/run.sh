@@ -15,21 +15,11 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-tracefs=/sys/kernel/tracing
 kernel_only=0
-
-record() {
-	if [ -n "${DPROBE_RESULTS:-}" ]; then
-		echo "kernel-diff $1 $2 $3" >>"$DPROBE_RESULTS"
-	fi
-}
-
-skip() {
-	echo "SKIP: kernel differential: $1"
-	echo "kernel-diff: 0 passed, 0 failed, 1 skipped"
-	record 0 0 1
-	exit 0
-}
+# shellcheck source=tests/lib.sh
+. "$here/../lib.sh"
+t_begin kernel-diff
+T_SELF="kernel differential"
 
 if [ $# -ne 1 ]; then
 	echo "usage: $0 DPROBE | --kernel-only" >&2
@@ -44,52 +34,42 @@ else
 	esac
 	if [ ! -x "$dprobe" ]; then
 		echo "kernel-diff: $dprobe is not an executable" >&2
-		record 0 1 0
+		t_add 0 1 0
+		t_end
 		exit 1
 	fi
 fi
 
-[ "$(id -u)" = 0 ] || skip "not root"
-if [ ! -e $tracefs/uprobe_events ] && [ -d $tracefs ]; then
-	mount -t tracefs nodev $tracefs 2>/dev/null
-fi
-[ -e $tracefs/uprobe_events ] || skip "no $tracefs/uprobe_events"
-for tool in gcc nm readelf flock; do
-	command -v $tool >/dev/null 2>&1 || skip "$tool not found"
-done
+t_require root tracefs gcc nm readelf flock
 
 # One run at a time: runs share the dpk* group names.
 exec 9>/tmp/dpk-kdiff.lock
-flock -w 900 9 || skip "another run holds /tmp/dpk-kdiff.lock"
+flock -w 900 9 || t_skip_all "another run holds /tmp/dpk-kdiff.lock"
 
-tmp=$(mktemp -d /tmp/dpk-kdiff.XXXXXX) || exit 2
+# (the prefix is what the leftovers of an earlier run are found by)
+t_scratch dpk-kdiff
+tmp=$T_DIR
 kdiff=$tmp/kdiff
 
+# Before the scratch directory goes: the kernel's events of this run,
+# and a copy of the results for $KDIFF_KEEP.
 cleanup() {
-	trap - EXIT HUP INT PIPE TERM
-	rc=0
 	if [ -x "$kdiff" ]; then
-		"$kdiff" cleanup "$tmp/" || rc=1
+		"$kdiff" cleanup "$tmp/"
 	fi
 	if [ -n "${KDIFF_KEEP:-}" ]; then
 		mkdir -p "$KDIFF_KEEP" &&
 			cp "$tmp"/*.exp "$tmp"/*.jsonl "$KDIFF_KEEP"/ 2>/dev/null
 	fi
-	rm -rf "$tmp"
-	return $rc
 }
-trap 'cleanup' EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 141' PIPE
-trap 'exit 143' TERM
+T_AT_EXIT=cleanup
 
 gcc -std=gnu17 -O1 -D_GNU_SOURCE -o "$kdiff" "$here/kdiff.c" ||
-	skip "cannot build kdiff"
+	t_skip_all "cannot build kdiff"
 # Leftovers of an interrupted earlier run: under the lock, every other
 # /tmp/dpk-kdiff.XXXXXX is stale.
 "$kdiff" cleanup /tmp/dpk-kdiff. ||
-	skip "cannot remove the leftovers of an earlier run"
+	t_skip_all "cannot remove the leftovers of an earlier run"
 for old in /tmp/dpk-kdiff.??????; do
 	[ "$old" != "$tmp" ] && [ -d "$old" ] && rm -rf "$old"
 done
@@ -97,9 +77,9 @@ done
 # ---- targets ----------------------------------------------------------
 src=$here/data/target.c
 gcc -O0 -fno-pie -no-pie -o "$tmp/dpktarget" "$src" ||
-	skip "cannot build the non-PIE target"
+	t_skip_all "cannot build the non-PIE target"
 gcc -O0 -fpie -pie -o "$tmp/dpk-pie.v2" "$src" ||
-	skip "cannot build the PIE target"
+	t_skip_all "cannot build the PIE target"
 cp "$tmp/dpktarget" "$tmp/dpk+plus"
 cp "$tmp/dpktarget" "$tmp/.dpkhidden"
 long=dpklongname
@@ -131,9 +111,9 @@ vars="$vars TXT=$tmp/dpk.txt NOFILE=$tmp/dpk-no-such-file"
 for sym in probe_me retnull leaf main dpk_global dpk_semaphore \
 	dpk_semaphore2; do
 	off=$(file_offset "$tmp/dpktarget" $sym) ||
-		skip "no symbol $sym in the target"
+		t_skip_all "no symbol $sym in the target"
 	poff=$(file_offset "$tmp/dpk-pie.v2" $sym) ||
-		skip "no symbol $sym in the PIE target"
+		t_skip_all "no symbol $sym in the PIE target"
 	va=$(nm "$tmp/dpktarget" | awk -v s=$sym '$3 == s { print $1; exit }')
 	vars="$vars OFF_$sym=$(printf 0x%x "$off") DOFF_$sym=$off"
 	vars="$vars OOFF_$sym=$(printf 0%o "$off") POFF_$sym=$(printf 0x%x "$poff")"
@@ -143,10 +123,10 @@ done
 
 # shellcheck disable=SC2086  # $vars is a list of NAME=VALUE words
 "$kdiff" expand $vars <"$here/corpus.txt" >"$tmp/corpus.exp" ||
-	skip "cannot expand corpus.txt"
+	t_skip_all "cannot expand corpus.txt"
 # shellcheck disable=SC2086
 "$kdiff" expand $vars <"$here/formats.txt" >"$tmp/formats.exp" ||
-	skip "cannot expand formats.txt"
+	t_skip_all "cannot expand formats.txt"
 
 # Relative paths in the corpus are relative to the target directory, for
 # the kernel and dprobe alike.
@@ -172,16 +152,11 @@ fi
 "$kdiff" compare corpus.exp kernel.jsonl dprobe.jsonl counts
 "$kdiff" formats "$dprobe" formats.exp counts
 
-passed=0
-failed=0
 while read -r p f; do
-	passed=$((passed + p))
-	failed=$((failed + f))
+	t_add "$p" "$f" 0
 done <counts
 # A failed cleanup is a failure too.
 if ! "$kdiff" cleanup "$tmp/"; then
-	failed=$((failed + 1))
+	t_add 0 1 0
 fi
-echo "kernel-diff: $passed passed, $failed failed, 0 skipped"
-record $passed $failed 0
-[ $failed = 0 ]
+t_end

@@ -28,7 +28,6 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-pass=0 fail=0
 
 name=kernel-engine
 # shellcheck source=tests/qemu/lib.sh
@@ -36,11 +35,9 @@ name=kernel-engine
 
 check() {
 	if [ "$2" = 0 ]; then
-		pass=$((pass + 1))
-		echo "ok: $1"
+		t_pass "$1"
 	else
-		fail=$((fail + 1))
-		echo "FAIL: $1"
+		t_fail "$1"
 	fi
 }
 
@@ -54,13 +51,14 @@ case $1 in
 esac
 if [ ! -x "$dprobe" ]; then
 	echo "qemu kernel-engine: $dprobe is not an executable" >&2
-	record 0 1 0
+	t_add 0 1 0
+	t_end
 	exit 1
 fi
 "$dprobe" trace --help 2>&1 | grep -q -- --kernel ||
-	skip "$dprobe trace has no --kernel option yet"
+	t_skip_all "$dprobe trace has no --kernel option yet"
 for tool in qemu-system-x86_64 cpio xz; do
-	command -v $tool >/dev/null 2>&1 || skip "$tool not found (mk/deps.sh --test)"
+	command -v $tool >/dev/null 2>&1 || t_skip_all "$tool not found (mk/deps.sh --test)"
 done
 
 scratch dpq-keng
@@ -128,12 +126,13 @@ sh "$here/boot.sh" -b "$dprobe" -a "$tmp/hostname:/etc/hostname" -9 "$share" \
 	"$tmp/payload.sh" >"$tmp/guest.out" 2>"$tmp/guest.err"
 rc=$?
 if [ $rc = 77 ]; then
-	skip "$(sed 's/^boot.sh: //' "$tmp/guest.err" | head -1)"
+	t_skip_all "$(sed 's/^boot.sh: //' "$tmp/guest.err" | head -1)"
 fi
 if [ $rc != 0 ] || [ ! -s "$share/kernel.trace" ]; then
 	echo "qemu kernel-engine: the guest run failed (exit $rc):" >&2
 	cat "$tmp/guest.out" "$tmp/guest.err" >&2
-	record 0 1 0
+	t_add 0 1 0
+	t_end
 	exit 1
 fi
 cd "$share" || exit 2
@@ -203,5 +202,4 @@ else
 	check "nothing of dprobe left in tracefs" 0
 fi
 
-record $pass $fail 0
-[ $fail = 0 ]
+t_end

@@ -46,12 +46,13 @@ else
 	esac
 	if [ ! -x "$dprobe" ]; then
 		echo "qemu kprobe-ref: $dprobe is not an executable" >&2
-		record 0 1 0
+		t_add 0 1 0
+		t_end
 		exit 1
 	fi
 fi
 for tool in gcc qemu-system-x86_64 cpio xz; do
-	command -v $tool >/dev/null 2>&1 || skip "$tool not found (mk/deps.sh --test)"
+	command -v $tool >/dev/null 2>&1 || t_skip_all "$tool not found (mk/deps.sh --test)"
 done
 
 scratch dpq-kref
@@ -59,11 +60,11 @@ kdiff=$tmp/kdiff
 
 # Static: the guest has busybox and nothing else.
 gcc -static -std=gnu17 -O1 -D_GNU_SOURCE -o "$kdiff" "$root/tests/kernel/kdiff.c" \
-	2>"$tmp/gcc.err" || skip "cannot build a static kdiff: $(head -1 "$tmp/gcc.err")"
+	2>"$tmp/gcc.err" || t_skip_all "cannot build a static kdiff: $(head -1 "$tmp/gcc.err")"
 "$kdiff" expand <"$here/kprobe-corpus.txt" >"$share/corpus.exp" ||
-	skip "cannot expand kprobe-corpus.txt"
+	t_skip_all "cannot expand kprobe-corpus.txt"
 "$kdiff" expand <"$here/kprobe-formats.txt" >"$share/formats.exp" ||
-	skip "cannot expand kprobe-formats.txt"
+	t_skip_all "cannot expand kprobe-formats.txt"
 
 # ---- the kernel, in one boot ---------------------------------------------
 cat >"$tmp/payload.sh" <<'EOF'
@@ -80,12 +81,13 @@ sh "$here/boot.sh" -a "$kdiff:/bin/kdiff" -9 "$share" "$tmp/payload.sh" \
 	>"$tmp/guest.out" 2>"$tmp/guest.err"
 rc=$?
 if [ $rc = 77 ]; then
-	skip "$(sed 's/^boot.sh: //' "$tmp/guest.err" | head -1)"
+	t_skip_all "$(sed 's/^boot.sh: //' "$tmp/guest.err" | head -1)"
 fi
 if [ $rc != 0 ] || [ ! -s "$share/kernel.jsonl" ] || [ ! -s "$share/kformats.out" ]; then
 	echo "qemu kprobe-ref: the guest run failed (exit $rc):" >&2
 	cat "$tmp/guest.out" "$tmp/guest.err" >&2
-	record 0 1 0
+	t_add 0 1 0
+	t_end
 	exit 1
 fi
 echo "qemu kprobe-ref: guest kernel $(cat "$share/uname-r")"
@@ -97,7 +99,6 @@ if [ $kernel_only = 1 ]; then
 fi
 
 # ---- dprobe, and the comparison ------------------------------------------
-failed_extra=0
 # Every accepted difference must quote docs/differences.md.
 expect=$here/kprobe-expected.txt
 while IFS='	' read -r input why; do
@@ -108,7 +109,7 @@ while IFS='	' read -r input why; do
 	if [ "$quote" = "$why" ] || ! grep -qF -- "$quote" "$root/docs/differences.md"; then
 		echo "BAD EXPECTATION (not a quote of docs/differences.md): $input"
 		echo "  $why"
-		failed_extra=$((failed_extra + 1))
+		t_add 0 1 0
 	fi
 done <"$expect"
 "$kdiff" expand <"$expect" >expected.txt
@@ -128,14 +129,10 @@ fi
 } >report.txt
 cat report.txt
 
-passed=0
-failed=$failed_extra
 while read -r p f; do
-	passed=$((passed + p))
-	failed=$((failed + f))
+	t_add "$p" "$f" 0
 done <counts
-[ -s counts ] || failed=$((failed + 1))
+[ -s counts ] || t_add 0 1 0
 echo "qemu kprobe-ref: $(grep -c '^EXPECTED-DIFFERENCE' report.txt)" \
      "expected differences (kprobe-expected.txt)"
-record $passed $failed 0
-[ $failed = 0 ]
+t_end

@@ -6,16 +6,18 @@
 set -u
 DPROBE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d /tmp/dprobe-sweep.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-pass=0 fail=0
+# shellcheck source=tests/lib.sh
+. "$here/../lib.sh"
+t_begin sweep
+T_TAG=sweep
+t_scratch dprobe-sweep
+tmp=$T_DIR
 
 result() {	# name ok|fail message
 	if [ "$2" = ok ]; then
-		pass=$((pass + 1)); echo "PASS sweep: $1 ($3)"
+		t_pass "$1 ($3)"
 	else
-		fail=$((fail + 1)); echo "FAIL sweep: $1: $3"
+		t_fail "$1" "$3"
 	fi
 }
 
@@ -84,6 +86,4 @@ for fn in strlen memcpy mix classify; do
 	[ "$h" -gt 100 ] && result "hits in $fn" ok "$h" ||
 		result "hits in $fn" fail "only $h hits"
 done
-echo "sweep: $pass passed, $fail failed, 0 skipped"
-[ -n "${DPROBE_RESULTS:-}" ] && echo "sweep $pass $fail 0" >> "$DPROBE_RESULTS"
-[ "$fail" -eq 0 ]
+t_end
