@@ -360,11 +360,6 @@ const struct dp_stats *dp_engine_stats(const struct dp_engine *e)
 	return e->ops->stats(e->state);
 }
 
-const struct dp_engine_ops *dp_engine_ops_of(const struct dp_engine *e)
-{
-	return e->ops;
-}
-
 void dp_engine_free(struct dp_engine *e)
 {
 	if (!e)

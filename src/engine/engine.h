@@ -221,7 +221,6 @@ void dp_engine_set_profile_cb(struct dp_engine *e, void (*cb)(void *),
 /* "# probes (DESC):" and a line per location; false if it has none. */
 bool dp_engine_list_probes(const struct dp_engine *e, FILE *out);
 const struct dp_stats *dp_engine_stats(const struct dp_engine *e);
-const struct dp_engine_ops *dp_engine_ops_of(const struct dp_engine *e);
 void dp_engine_free(struct dp_engine *e);
 
 /* Every engine's cleanup(): things removed, or -errno (reported). */
