@@ -211,9 +211,9 @@ static int choose_auto(struct dp_engine_choice *ch, struct dp_engine_opts *o,
  *  2. --kernel places are the kernel engine's (the CLI refuses --kernel
  *     with another engine named).
  *  3. An application tracepoint calls the in-process engine's probe
- *     function: an engine that enables them is the only one possible,
- *     unless the kernel engine was named (then GROUP:NAME is the
- *     kernel's tracepoint).
+ *     function: an engine that enables them is the only one possible
+ *     (another one named is an error, checked first), unless the kernel
+ *     engine was named (then GROUP:NAME is the kernel's tracepoint).
  *  4. Otherwise the engines marked DP_ENGINE_AUTO, in table order: the
  *     in-process engine where it can run (its library found, a
  *     dynamically linked program that is not set-user-ID, no -f, one
