@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "engine/kernel/kernel.h"
+#include "engine/engine.h"
 
 int dp_cmd_cleanup(int argc, char **argv)
 {
@@ -22,7 +22,7 @@ int dp_cmd_cleanup(int argc, char **argv)
 		dp_usage(stderr, "cleanup");
 		return DP_EXIT_USAGE;
 	}
-	n = dp_kernel_cleanup(stdout);
+	n = dp_engine_cleanup(stdout);
 	if (n < 0)
 		return DP_EXIT_REJECTED;
 	if (!n)

@@ -15,7 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/named.h"
-#include "engine/kernel/kernel.h"
+#include "engine/engine.h"
 #include "sym/elf.h"
 #include "sym/proc.h"
 #include "util/util.h"
@@ -199,7 +199,7 @@ static int list_process(pid_t pid, const char *glob)
 /* --kernel: the kernel's tracepoints, as perf list shows them. */
 static int list_kernel(const char *glob)
 {
-	return dp_kernel_list_tracepoints(glob, stdout) ? DP_EXIT_REJECTED :
+	return dp_engine_list_tracepoints(glob, stdout) ? DP_EXIT_REJECTED :
 	       DP_EXIT_OK;
 }
 

@@ -24,17 +24,13 @@
 #include "cli/cli.h"
 #include "cli/named.h"
 #include "cli/supervisor.h"
-#include "engine/inproc/inproc.h"
-#include "engine/kernel/kernel.h"
-#include "engine/ptrace/ptrace.h"
+#include "engine/engine.h"
 #include "event/filter.h"
 #include "output/output.h"
 #include "ring/ring.h"
 
 #define MAX_DEFS 1024
 #define MAX_PIDS 64
-
-enum engine_kind { ENGINE_AUTO, ENGINE_AGENT, ENGINE_PTRACE, ENGINE_KERNEL };
 
 struct trace_opts {
 	bool stat;
@@ -48,7 +44,7 @@ struct trace_opts {
 	pid_t pids[MAX_PIDS];
 	int npids;
 	char **cmd;
-	enum engine_kind engine;
+	const struct dp_engine_ops *engine;	/* NULL: auto */
 	bool kernel;			/* --kernel: kernel places */
 	uint64_t buffer_size;
 	bool overwrite;
@@ -65,13 +61,11 @@ struct trace_ctx {
 };
 
 /*
- * The engine running: one of the three (set before signals can arrive),
- * or, in the supervisor, the child that runs the ptrace engine.
+ * The engine running (set before signals can arrive), or, in the
+ * supervisor, the child that runs an engine that needs one.
  */
 struct engine {
-	struct dp_tracer *pt;
-	struct dp_inproc *ip;
-	struct dp_kernel *k;
+	struct dp_engine *e;
 	pid_t child;
 };
 
@@ -80,24 +74,15 @@ static struct engine g_eng;
 static void stop_engine(void)
 {
 	/* the supervisor is gone: nobody waits for the command's status */
-	if (g_eng.pt && dp_sup_orphaned())
-		dp_ptrace_abandon(g_eng.pt);
-	else if (g_eng.pt)
-		dp_ptrace_stop(g_eng.pt);
-	if (g_eng.ip)
-		dp_inproc_stop(g_eng.ip);
-	if (g_eng.k)
-		dp_kernel_stop(g_eng.k);
+	if (dp_sup_orphaned())
+		dp_engine_abandon(g_eng.e);
+	else
+		dp_engine_stop(g_eng.e);
 }
 
 static void request_profile(void)
 {
-	if (g_eng.pt)
-		dp_ptrace_request_profile(g_eng.pt);
-	if (g_eng.ip)
-		dp_inproc_request_profile(g_eng.ip);
-	if (g_eng.k)
-		dp_kernel_request_profile(g_eng.k);
+	dp_engine_request_profile(g_eng.e);
 }
 
 static void on_stop_signal(int sig, siginfo_t *si, void *uc)
@@ -203,19 +188,15 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 enum { OPT_FILTER = 256, OPT_JSON, OPT_DURATION, OPT_PROFILE, OPT_ENGINE,
        OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL };
 
-static int parse_engine(const char *arg, enum engine_kind *e)
+/* auto (NULL), or an engine of dp_engines[] by name */
+static int parse_engine(const char *arg, const struct dp_engine_ops **e)
 {
-	if (!strcmp(arg, "auto"))
-		*e = ENGINE_AUTO;
-	else if (!strcmp(arg, "agent"))
-		*e = ENGINE_AGENT;
-	else if (!strcmp(arg, "ptrace"))
-		*e = ENGINE_PTRACE;
-	else if (!strcmp(arg, "kernel"))
-		*e = ENGINE_KERNEL;
-	else
-		return -1;
-	return 0;
+	if (!strcmp(arg, "auto")) {
+		*e = NULL;
+		return 0;
+	}
+	*e = dp_engine_by_name(arg);
+	return *e ? 0 : -1;
 }
 
 /* ftrace's buffer_size_kb, in bytes, with an optional K, M or G. */
@@ -303,7 +284,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		case OPT_ENGINE:
 			if (parse_engine(optarg, &o->engine)) {
 				fprintf(stderr, "dprobe: bad engine '%s' (auto, "
-					"agent, ptrace or kernel)\n", optarg);
+					"%s)\n", optarg, dp_engine_names());
 				goto usage;
 			}
 			break;
@@ -329,13 +310,11 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		fprintf(stderr, "dprobe %s: no probe given (-e DEF)\n", cmd);
 		goto usage;
 	}
-	if (o->kernel && o->engine != ENGINE_AUTO && o->engine != ENGINE_KERNEL) {
+	if (o->kernel && o->engine && !(o->engine->flags & DP_ENGINE_KERNEL)) {
 		fprintf(stderr, "dprobe %s: --kernel runs on --engine kernel\n",
 			cmd);
 		goto usage;
 	}
-	if (o->kernel)
-		o->engine = ENGINE_KERNEL;
 	/* --kernel alone: the whole system */
 	if ((o->cmd && o->npids) || (!o->cmd && !o->npids && !o->kernel)) {
 		fprintf(stderr, "dprobe %s: give either -p PID or -- CMD\n", cmd);
@@ -408,7 +387,8 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 	/* on the kernel engine an application tracepoint cannot be
 	 * enabled (it calls the agent), so GROUP:NAME is the kernel's;
 	 * sdt_PROVIDER:NAME stays an SDT probe (uprobes) */
-	if ((nm->o->kernel || (nm->o->engine == ENGINE_KERNEL &&
+	if ((nm->o->kernel || (nm->o->engine &&
+			       nm->o->engine->flags & DP_ENGINE_KERNEL &&
 			       strncmp(line, "sdt_", 4))) &&
 	    is_kernel_tracepoint(line)) {
 		if (nm->c->nktps == MAX_DEFS) {
@@ -467,7 +447,7 @@ static bool names_kernel_tracepoint(const struct trace_ctx *c, const char *f)
 	const char *eq = strchr(f, '=');
 
 	for (size_t i = 0; eq && i < c->nktps; i++)
-		if (dp_kernel_tp_named(c->ktps[i], f, (size_t)(eq - f)))
+		if (dp_engine_tp_named(c->ktps[i], f, (size_t)(eq - f)))
 			return true;
 	return false;
 }
@@ -545,11 +525,9 @@ static void print_profile(void *priv)
 	fflush(c->out);
 	dp_registry_profile(&c->reg, DP_KIND_KPROBE, stderr);
 	dp_registry_profile(&c->reg, DP_KIND_UPROBE, stderr);
-	/* how the agent placed each probe: optimised, or why not */
-	if (g_eng.ip) {
-		fprintf(stderr, "# probes (in-process engine):\n");
-		dp_inproc_list_probes(g_eng.ip, stderr);
-	}
+	/* how the engine placed each probe (the agent: optimised, or why
+	 * not) */
+	dp_engine_list_probes(g_eng.e, stderr);
 }
 
 /* perf stat's layout: count, then GROUP:EVENT. */
@@ -646,204 +624,78 @@ static char *main_binary(const struct trace_opts *o)
 }
 
 /*
- * The ptrace engine, in a child (supervisor.h): returns 0 in the child
- * once tracing, and in the parent, which then only supervises it.
+ * An engine that looks MOD: places up itself (the kernel engine) gets the
+ * program's objects.  Looked up before the engine is chosen, as such an
+ * engine is only ever named: what the lookup reports comes before what
+ * the engine does, as it always has.
  */
-static int start_ptrace(struct trace_ctx *c, const struct trace_opts *o,
-			const sigset_t *mask)
+static void engine_objs(const struct trace_opts *o, const char *binary,
+			struct dp_cli_objs *objs, struct dp_engine_opts *eo)
 {
-	struct dp_ptrace_opts po = {
-		.reg = &c->reg, .follow = o->follow, .count_only = o->stat,
-		.sink = { emit, emit_lost, c, flush_out }, .child_mask = mask,
-		.wake_sig = dp_sup_signal(),
-	};
-	char why[512] = "";
-	pid_t child = dp_sup_fork();
-	int err;
-
-	if (child < 0) {
-		fprintf(stderr, "dprobe: cannot fork: %s\n", strerror(-child));
-		return child;
+	if (o->kernel || !o->engine || !(o->engine->flags & DP_ENGINE_OBJS))
+		return;
+	if ((o->cmd ? dp_cli_objs_of_binary(objs, binary) :
+	     dp_cli_objs_of_pid(objs, o->pids[0])) == 0) {
+		eo->objs = objs->paths;
+		eo->nobjs = objs->n;
 	}
-	if (child > 0) {
-		g_eng.child = child;
-		return 0;
-	}
-	if (o->cmd)
-		err = dp_ptrace_launch(&po, o->cmd, &g_eng.pt, why, sizeof(why));
-	else
-		err = dp_ptrace_attach(&po, o->pids, o->npids, &g_eng.pt, why,
-				       sizeof(why));
-	if (err)
-		fprintf(stderr, "dprobe: %s\n", why[0] ? why : strerror(-err));
-	return err;
-}
-
-/* Why the in-process engine cannot take this session, or NULL. */
-static const char *agent_unsuitable(const struct trace_opts *o,
-				    const char *binary, const char *agent)
-{
-	if (o->follow)
-		return "it does not follow forks (-f)";
-	if (o->npids > 1)
-		return "it attaches to one process at a time";
-	if (o->cmd)
-		return dp_inproc_unsuitable(binary, agent);
-	return agent ? NULL : DP_INPROC_NO_AGENT;
 }
 
 /*
- * The in-process engine: 0, -ENOTSUP when it cannot take the session
- * (the caller may use the ptrace engine), or another -errno (reported).
+ * The engine dp_engine_choose() picks, started; when it fails in a way
+ * the policy lets another engine take over (dp_engine_fallback()), that
+ * one.  An engine that needs a supervisor (supervisor.h) runs in a
+ * child: 0 is returned in the child once tracing, and in the parent,
+ * which then only supervises it (g_eng.child).
  */
-static int start_agent(struct trace_ctx *c, const struct trace_opts *o,
-		       const sigset_t *mask, const char *binary)
+static int start(struct dp_engine_choice *ch, struct dp_engine_opts *eo)
 {
-	char why[512] = "", *agent = dp_inproc_find_agent(why, sizeof(why));
-	const char *bad = agent_unsuitable(o, binary, agent);
-	struct dp_inproc_opts io = {
-		.reg = &c->reg, .count_only = o->stat,
-		.sink = { emit, emit_lost, c, flush_out }, .child_mask = mask,
-		.agent = agent, .buffer_size = o->buffer_size,
-		.overwrite = o->overwrite,
-	};
-	int err;
+	char why[4096];
+	int err = dp_engine_choose(ch, eo, NULL);
 
-	/* a refused $DPROBE_AGENT: the user asked for that file; no other
-	 * copy, no other engine in its place */
-	if (!agent && why[0]) {
-		fprintf(stderr, "dprobe: %s\n", why);
-		return -EINVAL;
+	if (err) {
+		fprintf(stderr, "dprobe: %s\n", ch->why);
+		return err;
 	}
-	if (bad) {
-		if (o->engine == ENGINE_AGENT)
-			fprintf(stderr, "dprobe: cannot use the in-process "
-				"engine: %s\n", bad);
-		free(agent);
-		return o->engine == ENGINE_AGENT ? -EINVAL : -ENOTSUP;
-	}
-	if (o->cmd)
-		err = dp_inproc_launch(&io, o->cmd, &g_eng.ip, why, sizeof(why));
-	else
-		err = dp_inproc_attach(&io, o->pids[0], &g_eng.ip, why,
-				       sizeof(why));
-	free(agent);
-	if (!err)
-		return 0;
-	/* a user error (a probe that cannot be placed) is one on either
-	 * engine; what only the agent cannot do is not */
-	if (o->engine == ENGINE_AUTO && err != -EALREADY &&
-	    (err == -ENOTSUP || !o->cmd)) {
-		fprintf(stderr, "dprobe: the in-process engine cannot trace "
-			"this (%s); using the ptrace engine\n",
-			why[0] ? why : strerror(-err));
-		return -ENOTSUP;
-	}
-	fprintf(stderr, "dprobe: %s\n", why[0] ? why : strerror(-err));
-	return err;
-}
+	for (;;) {
+		dp_engine_say_choice(ch);
+		if (ch->ops->flags & DP_ENGINE_SUPERVISED) {
+			pid_t child = dp_sup_fork();
 
-/* The kernel engine; MOD: places are looked up in the program's objects. */
-static int start_kernel(struct trace_ctx *c, const struct trace_opts *o,
-			const sigset_t *mask, const char *binary)
-{
-	struct dp_cli_objs objs = { 0 };
-	struct dp_kernel_opts ko = {
-		.reg = &c->reg, .kernel = o->kernel, .follow = o->follow,
-		.count_only = o->stat, .sink = { emit, emit_lost, c, flush_out },
-		.child_mask = mask, .binary = binary,
-		.tracepoints = (const char *const *)c->ktps,
-		.ntracepoints = c->nktps,
-		.filters = o->filters, .nfilters = (size_t)o->nfilters,
-	};
-	char why[4096] = "";
-	int err;
-
-	if (!o->kernel && (o->cmd ? dp_cli_objs_of_binary(&objs, binary) :
-			   dp_cli_objs_of_pid(&objs, o->pids[0])) == 0) {
-		ko.objs = objs.paths;
-		ko.nobjs = objs.n;
-	}
-	if (o->cmd)
-		err = dp_kernel_launch(&ko, o->cmd, &g_eng.k, why, sizeof(why));
-	else
-		err = dp_kernel_attach(&ko, o->pids, o->npids, &g_eng.k, why,
-				       sizeof(why));
-	dp_cli_objs_free(&objs);
-	if (err)
-		fprintf(stderr, "dprobe: %s\n", why[0] ? why : strerror(-err));
-	return err;
-}
-
-static bool has_tracepoints(const struct dp_registry *reg)
-{
-	for (const struct dp_event *ev = reg->events; ev; ev = ev->next)
-		if (ev->kind == DP_KIND_TRACEPOINT)
-			return true;
-	return false;
-}
-
-static int start(struct trace_ctx *c, const struct trace_opts *o,
-		 const sigset_t *mask, const char *binary)
-{
-	struct trace_opts agent_only;
-	int err = -ENOTSUP;
-
-	if (o->engine == ENGINE_KERNEL)
-		return start_kernel(c, o, mask, binary);
-	/* a tracepoint calls the agent's probe function: nothing else can
-	 * enable it */
-	if (has_tracepoints(&c->reg)) {
-		if (o->engine == ENGINE_PTRACE) {
-			fprintf(stderr, "dprobe: tracepoints are enabled by the "
-				"in-process engine, not --engine ptrace\n");
-			return -EINVAL;
+			if (child < 0) {
+				fprintf(stderr, "dprobe: cannot fork: %s\n",
+					strerror(-child));
+				return child;
+			}
+			if (child > 0) {
+				g_eng.child = child;
+				return 0;
+			}
 		}
-		agent_only = *o;
-		agent_only.engine = ENGINE_AGENT;
-		return start_agent(c, &agent_only, mask, binary);
+		why[0] = '\0';
+		err = dp_engine_start(ch->ops, eo, &g_eng.e, why, sizeof(why));
+		if (!err)
+			return 0;
+		if (!dp_engine_fallback(ch, eo, err, why, sizeof(why)))
+			break;
+		fprintf(stderr, "dprobe: %s\n", why);
 	}
-	if (o->engine != ENGINE_PTRACE)
-		err = start_agent(c, o, mask, binary);
-	if (err == -ENOTSUP)
-		err = start_ptrace(c, o, mask);
+	fprintf(stderr, "dprobe: %s\n", why);
 	return err;
-}
-
-static int engine_run(int *status)
-{
-	if (g_eng.k)
-		return dp_kernel_run(g_eng.k, status);
-	if (g_eng.ip)
-		return dp_inproc_run(g_eng.ip, status);
-	return dp_ptrace_run(g_eng.pt, status);
-}
-
-static const struct dp_stats *engine_stats(void)
-{
-	if (g_eng.k)
-		return dp_kernel_stats(g_eng.k);
-	return g_eng.ip ? dp_inproc_stats(g_eng.ip) : dp_ptrace_stats(g_eng.pt);
-}
-
-static void engine_free(void)
-{
-	dp_inproc_free(g_eng.ip);
-	dp_kernel_free(g_eng.k);
-	if (g_eng.pt)
-		dp_ptrace_free(g_eng.pt);
-	g_eng = (struct engine){ 0 };
 }
 
 static int run(int argc, char **argv, bool stat)
 {
 	struct trace_opts o = { .stat = stat };
 	struct trace_ctx c = { .out = stdout };
+	struct dp_engine_choice ch;
+	struct dp_engine_opts eo;
+	struct dp_cli_objs objs = { 0 };
 	struct timespec t0, t1;
 	const struct dp_stats *st;
 	sigset_t blocked;
 	char *binary;
-	int status = 0, ret = DP_EXIT_REJECTED, rerr;
+	int status = 0, ret = DP_EXIT_REJECTED, rerr, err;
 
 	if (parse_opts(argc, argv, &o))
 		return DP_EXIT_USAGE;
@@ -869,7 +721,21 @@ static int run(int argc, char **argv, bool stat)
 	 * the signals stay blocked until the engine's loop can take them.
 	 */
 	install_signals(o.duration, &blocked);
-	if (start(&c, &o, &blocked, binary)) {
+	eo = (struct dp_engine_opts){
+		.reg = &c.reg, .argv = o.cmd, .pids = o.pids,
+		.npids = o.npids, .binary = binary, .follow = o.follow,
+		.count_only = o.stat, .sink = { emit, emit_lost, &c, flush_out },
+		.child_mask = &blocked, .wake_sig = dp_sup_signal(),
+		.forced = o.engine, .buffer_size = o.buffer_size,
+		.overwrite = o.overwrite, .kernel = o.kernel,
+		.tracepoints = (const char *const *)c.ktps,
+		.ntracepoints = c.nktps,
+		.filters = o.filters, .nfilters = (size_t)o.nfilters,
+	};
+	engine_objs(&o, binary, &objs, &eo);
+	err = start(&ch, &eo);
+	dp_cli_objs_free(&objs);
+	if (err) {
 		sigprocmask(SIG_SETMASK, &blocked, NULL);
 		goto out;
 	}
@@ -880,19 +746,14 @@ static int run(int argc, char **argv, bool stat)
 		g_eng.child = 0;
 		goto out;
 	}
-	if (g_eng.k)
-		dp_kernel_set_profile_cb(g_eng.k, print_profile, &c);
-	else if (g_eng.ip)
-		dp_inproc_set_profile_cb(g_eng.ip, print_profile, &c);
-	else if (g_eng.pt)
-		dp_ptrace_set_profile_cb(g_eng.pt, print_profile, &c);
-	rerr = engine_run(&status);
+	dp_engine_set_profile_cb(g_eng.e, print_profile, &c);
+	rerr = dp_engine_run(g_eng.e, &status);
 	sigprocmask(SIG_SETMASK, &blocked, NULL);
 	if (rerr)
 		fprintf(stderr, "dprobe: tracing stopped on an error; every probe was removed\n");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	fflush(c.out);
-	st = engine_stats();
+	st = dp_engine_stats(g_eng.e);
 	if (stat)
 		print_stat(&c, &o, (double)(t1.tv_sec - t0.tv_sec) +
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
@@ -902,7 +763,8 @@ static int run(int argc, char **argv, bool stat)
 		" missed, %" PRIu64 " lost\n", st->events, st->filtered,
 		st->missed, st->lost);
 	ret = rerr ? DP_EXIT_REJECTED : o.cmd ? dp_cli_exit_code(status) : DP_EXIT_OK;
-	engine_free();
+	dp_engine_free(g_eng.e);
+	g_eng = (struct engine){ 0 };
 out:
 	if (c.out && c.out != stdout)
 		fclose(c.out);

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/ptrace/ptrace.h"
+#include "engine/engine.h"
 #include "fs/internal.h"
 #include "output/output.h"
 
@@ -53,13 +53,13 @@ struct child_ctx {
 	size_t size;
 };
 
-static struct dp_tracer *g_tracer;
+static struct dp_engine *g_tracer;
 
 static void on_term(int sig)
 {
 	(void)sig;
 	if (g_tracer)
-		dp_ptrace_stop(g_tracer);
+		dp_engine_stop(g_tracer);
 	else
 		_exit(0);	/* not attached yet: nothing to restore */
 }
@@ -68,7 +68,7 @@ static void on_usr1(int sig)
 {
 	(void)sig;
 	if (g_tracer)
-		dp_ptrace_request_profile(g_tracer);
+		dp_engine_request_profile(g_tracer);
 }
 
 static int send_frame(int fd, uint32_t type, uint32_t id, const void *data,
@@ -173,14 +173,17 @@ static __attribute__((noreturn)) void child_main(struct dp_fs *fs, int fd,
 						 pid_t parent)
 {
 	struct child_ctx c = { .fd = fd, .reg = &fs->reg };
-	struct dp_ptrace_opts po = {
-		.reg = &fs->reg, .follow = true,
+	pid_t pid = fs->o->pid;
+	struct dp_engine_opts eo = {
+		.reg = &fs->reg, .pids = &pid, .npids = 1, .follow = true,
 		.sink = { child_emit, NULL, &c },
 	};
+	/* this child is the tracer of the whole process tree, forks
+	 * followed: the ptrace engine's way */
+	const struct dp_engine_ops *ops = dp_engine_by_name("ptrace");
 	sigset_t none;
 	char why[512] = "";
 	int err, status;
-	pid_t pid = fs->o->pid;
 
 	child_signals();
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -195,8 +198,8 @@ static __attribute__((noreturn)) void child_main(struct dp_fs *fs, int fd,
 	if (!c.mem)
 		_exit(1);
 	sigemptyset(&none);
-	po.child_mask = &none;
-	err = dp_ptrace_attach(&po, &pid, 1, &g_tracer, why, sizeof(why));
+	eo.child_mask = &none;
+	err = dp_engine_start(ops, &eo, &g_tracer, why, sizeof(why));
 	if (err) {
 		if (!why[0])
 			snprintf(why, sizeof(why), "%s", strerror(-err));
@@ -204,8 +207,8 @@ static __attribute__((noreturn)) void child_main(struct dp_fs *fs, int fd,
 		_exit(1);
 	}
 	send_frame(c.fd, FR_READY, 0, NULL, 0);
-	dp_ptrace_set_profile_cb(g_tracer, child_profile, &c);
-	dp_ptrace_run(g_tracer, &status);
+	dp_engine_set_profile_cb(g_tracer, child_profile, &c);
+	dp_engine_run(g_tracer, &status);
 	child_profile(&c);
 	_exit(0);
 }

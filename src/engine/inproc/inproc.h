@@ -41,10 +41,11 @@ struct dp_inproc_opts {
 struct dp_inproc;
 
 /*
- * Why the in-process engine cannot trace @path (a program to launch), or
- * NULL if it can: no agent library, a statically linked or setuid program.
+ * What the program @path is, as the in-process engine asks before it
+ * preloads itself there: DP_PROGRAM_DYNAMIC (it has a dynamic loader),
+ * DP_PROGRAM_SETID (engine.h), or -1 if it cannot be read.
  */
-const char *dp_inproc_unsuitable(const char *path, const char *agent);
+int dp_inproc_program(const char *path);
 
 /*
  * The agent library, an absolute path (malloc'd), or NULL: $DPROBE_AGENT,

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "engine/agent/protocol.h"
+#include "engine/engine.h"
 #include "engine/inproc/internal.h"
 #include "engine/ptrace/inject.h"
 #include "lang/errors.h"
@@ -65,19 +66,15 @@ static int has_interp(const char *path)
 	return ret;
 }
 
-const char *dp_inproc_unsuitable(const char *path, const char *agent)
+int dp_inproc_program(const char *path)
 {
 	struct stat st;
+	int interp;
 
-	if (!agent)
-		return DP_INPROC_NO_AGENT;
-	if (stat(path, &st) || has_interp(path) < 0)
-		return "the program cannot be read";
-	if (st.st_mode & (S_ISUID | S_ISGID))
-		return "a set-user-ID program ignores LD_PRELOAD";
-	if (!has_interp(path))
-		return "the program is statically linked";
-	return NULL;
+	if (stat(path, &st) || (interp = has_interp(path)) < 0)
+		return -1;
+	return (interp ? DP_PROGRAM_DYNAMIC : 0) |
+	       (st.st_mode & (S_ISUID | S_ISGID) ? DP_PROGRAM_SETID : 0);
 }
 
 /* ---- the channel ------------------------------------------------------------ */

@@ -24,6 +24,8 @@ struct dp_tfs {
  * if it is not) as root.  0, or -errno with one sentence in @why.
  */
 int dp_tfs_find(struct dp_tfs *t, char *why, size_t whylen);
+/* Refuse to follow processes from inside a pid namespace (session.c). */
+int dp_kcheck_pidns(char *why, size_t whylen);
 int dp_tfs_path(const struct dp_tfs *t, const char *rel, char *buf,
 		size_t len);
 bool dp_tfs_exists(const struct dp_tfs *t, const char *rel);

@@ -47,6 +47,14 @@ struct dp_kernel_opts {
 bool dp_kernel_tp_named(const char *tp, const char *event, size_t len);
 
 struct dp_kernel;
+struct dp_engine_opts;
+
+/*
+ * Whether the engine can run for @o's target at all: the host's pid
+ * namespace (a launch or processes), root, tracefs found or mounted.
+ * 0, or -errno with @why, in the words dp_kernel_launch() would use.
+ */
+int dp_kernel_ready(const struct dp_engine_opts *o, char *why, size_t whylen);
 
 /*
  * Start @argv (looked up in PATH) with every event created and enabled

@@ -612,7 +612,7 @@ static void child_main(int rfd, char *const argv[], const sigset_t *mask)
  */
 #define INIT_PIDNS	"pid:[4026531836]"
 
-static int check_pidns(char *why, size_t whylen)
+int dp_kcheck_pidns(char *why, size_t whylen)
 {
 	char ns[64];
 	ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
@@ -636,7 +636,7 @@ int dp_kernel_launch(const struct dp_kernel_opts *o, char *const argv[],
 	int fds[2], ret;
 	pid_t pid;
 
-	ret = check_pidns(why, whylen);
+	ret = dp_kcheck_pidns(why, whylen);
 	if (!ret)
 		ret = session_new(o, &k, why, whylen);
 	if (ret)
@@ -688,7 +688,7 @@ int dp_kernel_attach(const struct dp_kernel_opts *o, const pid_t *pids,
 		     size_t whylen)
 {
 	struct dp_kernel *k;
-	int ret = npids ? check_pidns(why, whylen) : 0;
+	int ret = npids ? dp_kcheck_pidns(why, whylen) : 0;
 
 	if (!ret)
 		ret = session_new(o, &k, why, whylen);
