@@ -73,7 +73,7 @@ static const struct {
 	{ "trace", dp_cmd_trace,
 	  "stream probe events from a program or running processes",
 	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]... [-o FILE]\n"
-	  "             [--json] [--duration SECS] [-f] [--profile]\n"
+	  "             [--format text|json] [--duration SECS] [-f] [--profile]\n"
 	  "             [--engine auto|agent|ptrace|kernel] [--kernel]\n"
 	  "             [--buffer-size SIZE] [--overwrite]\n"
 	  "             (-p PID[,PID...] | -- CMD [ARGS...] | --kernel alone)",
@@ -88,7 +88,9 @@ static const struct {
 	  "                       SDT probe of the program or its libraries\n"
 	  "  --filter EVENT=EXPR  the event's filter, in ftrace's filter language\n"
 	  "  -o, --output FILE    write events to FILE\n"
-	  "  --json               one JSON object per event\n"
+	  "  --format F           text (the default): lines as trace_pipe prints\n"
+	  "                       them; json: one JSON object per event\n"
+	  "  --json               the same as --format json\n"
 	  "  --duration SECS      detach after SECS seconds\n"
 	  "  -f, --follow-forks   trace forked children too (like strace -f)\n"
 	  "  --profile            print the kprobe_profile table at exit (also on\n"

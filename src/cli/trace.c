@@ -26,7 +26,7 @@
 #include "cli/supervisor.h"
 #include "engine/engine.h"
 #include "event/filter.h"
-#include "output/output.h"
+#include "output/renderer.h"
 #include "ring/ring.h"
 
 #define MAX_DEFS 1024
@@ -39,7 +39,8 @@ struct trace_opts {
 	const char *filters[DP_MAX_FILTERS];
 	int nfilters;
 	const char *output;
-	bool json, follow, profile;
+	const struct dp_renderer_ops *format;	/* --format, --json */
+	bool follow, profile;
 	double duration;
 	pid_t pids[MAX_PIDS];
 	int npids;
@@ -52,8 +53,7 @@ struct trace_opts {
 
 struct trace_ctx {
 	FILE *out;
-	bool json;
-	int ncpus;
+	struct dp_renderer render;	/* what records become on out */
 	struct dp_registry reg;
 	/* --kernel: the kernel tracepoints named (GROUP:NAME), malloc'd */
 	char *ktps[MAX_DEFS];
@@ -119,12 +119,8 @@ static void emit(void *priv, const struct dp_event *ev, const void *rec,
 		 const struct dp_symbolizer *sym)
 {
 	struct trace_ctx *c = priv;
-	struct dp_trace_opts o = { .ncpus = c->ncpus, .sym = sym };
 
-	if (c->json)
-		dp_json_line(c->out, ev, rec, len, meta, &o);
-	else
-		dp_trace_line(c->out, ev, rec, len, meta, &o);
+	dp_render_event(&c->render, ev, rec, len, meta, sym);
 }
 
 /* The engine has nothing more to read for now: show what it printed. */
@@ -132,21 +128,14 @@ static void flush_out(void *priv)
 {
 	struct trace_ctx *c = priv;
 
-	fflush(c->out);
+	dp_render_flush(&c->render);
 }
 
 static void emit_lost(void *priv, int cpu, unsigned long n)
 {
 	struct trace_ctx *c = priv;
 
-	if (!c->json) {
-		dp_trace_lost(c->out, cpu, n);
-		return;
-	}
-	if (n == DP_LOST_UNKNOWN)
-		fprintf(c->out, "{\"lost\":null,\"cpu\":%d}\n", cpu);
-	else
-		fprintf(c->out, "{\"lost\":%lu,\"cpu\":%d}\n", n, cpu);
+	dp_render_lost(&c->render, cpu, n);
 }
 
 static bool has_pid(const struct trace_opts *o, pid_t pid)
@@ -185,8 +174,8 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 	return !ret && o->npids ? 0 : -1;
 }
 
-enum { OPT_FILTER = 256, OPT_JSON, OPT_DURATION, OPT_PROFILE, OPT_ENGINE,
-       OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL };
+enum { OPT_FILTER = 256, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
+       OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL };
 
 /* auto (NULL), or an engine of dp_engines[] by name */
 static int parse_engine(const char *arg, const struct dp_engine_ops **e)
@@ -197,6 +186,19 @@ static int parse_engine(const char *arg, const struct dp_engine_ops **e)
 	}
 	*e = dp_engine_by_name(arg);
 	return *e ? 0 : -1;
+}
+
+/* --format NAME: one of the renderers' table. */
+static int parse_format(const char *arg, struct trace_opts *o)
+{
+	char names[128];
+
+	o->format = dp_renderer_by_name(arg);
+	if (o->format)
+		return 0;
+	fprintf(stderr, "dprobe: bad format '%s' (%s)\n", arg,
+		dp_renderer_names(names, sizeof(names)));
+	return -1;
 }
 
 /* ftrace's buffer_size_kb, in bytes, with an optional K, M or G. */
@@ -226,6 +228,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "follow-forks", no_argument, NULL, 'f' },
 		{ "profile", no_argument, NULL, OPT_PROFILE },
@@ -246,6 +249,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		fprintf(stderr, "dprobe: bad DPROBE_ENGINE '%s'\n", env);
 		goto usage;
 	}
+	o->format = dp_renderer_by_name("text");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:o:fp:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -267,7 +271,11 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			o->filters[o->nfilters++] = optarg;
 			break;
 		case 'o': o->output = optarg; break;
-		case OPT_JSON: o->json = true; break;
+		case OPT_JSON: o->format = dp_renderer_by_name("json"); break;
+		case OPT_FORMAT:
+			if (parse_format(optarg, o))
+				goto usage;
+			break;
 		case 'f': o->follow = true; break;
 		case OPT_PROFILE: o->profile = true; break;
 		case OPT_DURATION:
@@ -522,7 +530,7 @@ static void print_profile(void *priv)
 {
 	struct trace_ctx *c = priv;
 
-	fflush(c->out);
+	dp_render_flush(&c->render);
 	dp_registry_profile(&c->reg, DP_KIND_KPROBE, stderr);
 	dp_registry_profile(&c->reg, DP_KIND_UPROBE, stderr);
 	/* how the engine placed each probe (the agent: optimised, or why
@@ -707,14 +715,14 @@ static int run(int argc, char **argv, bool stat)
 	}
 	if (!binary)
 		return DP_EXIT_REJECTED;
-	c.json = o.json;
-	c.ncpus = get_nprocs_conf();
 	if (setup_events(&c, &o, binary))
 		goto out;
 	if (o.output && !(c.out = fopen(o.output, "w"))) {
 		fprintf(stderr, "dprobe: %s: %s\n", o.output, strerror(errno));
 		goto out;
 	}
+	dp_renderer_init(&c.render, o.format, c.out, get_nprocs_conf());
+	dp_render_begin(&c.render);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/*
 	 * Ctrl-C while attaching must not kill dprobe with probes armed:
@@ -752,8 +760,9 @@ static int run(int argc, char **argv, bool stat)
 	if (rerr)
 		fprintf(stderr, "dprobe: tracing stopped on an error; every probe was removed\n");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	fflush(c.out);
 	st = dp_engine_stats(g_eng.e);
+	dp_render_summary(&c.render, st);
+	dp_render_end(&c.render);
 	if (stat)
 		print_stat(&c, &o, (double)(t1.tv_sec - t0.tv_sec) +
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);

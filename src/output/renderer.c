@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The table of output formats, and the calls that dispatch to a format's
+ * hooks (renderer.h).  Adding a format: a render-NAME.c defining its
+ * dp_renderer_ops, and its row below.
+ */
+#include <string.h>
+
+#include "output/renderer.h"
+
+extern const struct dp_renderer_ops dp_render_text, dp_render_json;
+
+/* The first row is the default format. */
+static const struct dp_renderer_ops *const formats[] = {
+	&dp_render_text,
+	&dp_render_json,
+};
+
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+const struct dp_renderer_ops *dp_renderer_by_name(const char *name)
+{
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (!strcmp(formats[i]->name, name))
+			return formats[i];
+	return NULL;
+}
+
+char *dp_renderer_names(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NFORMATS && n < size; i++) {
+		const char *sep = !i ? "" : i + 1 < NFORMATS ? ", " : " or ";
+		int w = snprintf(buf + n, size - n, "%s%s", sep,
+				 formats[i]->name);
+
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
+}
+
+void dp_renderer_init(struct dp_renderer *r,
+		      const struct dp_renderer_ops *ops, FILE *out, int ncpus)
+{
+	*r = (struct dp_renderer){ .ops = ops, .out = out, .ncpus = ncpus };
+}
+
+void dp_render_begin(struct dp_renderer *r)
+{
+	if (!r->ops->begin)
+		return;
+	r->ops->begin(r);
+	/* out now: an engine that forks must not leave a copy of the
+	 * header in both processes' buffers */
+	fflush(r->out);
+}
+
+int dp_render_event(struct dp_renderer *r, const struct dp_event *ev,
+		    const void *rec, size_t len,
+		    const struct dp_rec_meta *meta,
+		    const struct dp_symbolizer *sym)
+{
+	return r->ops->event(r, ev, rec, len, meta, sym);
+}
+
+void dp_render_lost(struct dp_renderer *r, int cpu, unsigned long n)
+{
+	r->ops->lost(r, cpu, n);
+}
+
+void dp_render_flush(struct dp_renderer *r)
+{
+	fflush(r->out);
+}
+
+void dp_render_summary(struct dp_renderer *r, const struct dp_stats *st)
+{
+	if (r->ops->summary)
+		r->ops->summary(r, st);
+}
+
+void dp_render_end(struct dp_renderer *r)
+{
+	if (r->ops->end)
+		r->ops->end(r);
+	fflush(r->out);
+}

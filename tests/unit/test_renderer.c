@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The renderer interface (output/renderer.h): formats found by name, the
+ * names listed for messages, and the text and JSON renderers writing
+ * exactly what dp_trace_line, dp_trace_lost and dp_json_line write, so
+ * that `--format` changed no byte of dprobe's output.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event/event.h"
+#include "output/output.h"
+#include "output/renderer.h"
+
+/* ---- a fixed event and record ------------------------------------------ */
+
+/*
+ * A kprobe-kind entry event "k" (so the symbolizer is used) with a u32
+ * "x" and a string "s": header word, then x, then s's __data_loc, then
+ * the string's bytes.
+ */
+struct fixed {
+	struct dp_event ev;
+	struct dp_field f[3];
+	struct dp_type t[3];
+	uint8_t rec[64];
+	size_t len;
+};
+
+static void put_le(uint8_t *p, uint64_t v, unsigned size)
+{
+	memcpy(p, &v, size);	/* x86-64: host order is little-endian */
+}
+
+static void field(struct fixed *x, unsigned i, const char *name,
+		  enum dp_field_class fc, enum dp_type_kind kind,
+		  unsigned off, unsigned size)
+{
+	x->t[i] = (struct dp_type){ .kind = kind, .size = size };
+	x->f[i] = (struct dp_field){
+		.name = name, .type = "test", .fclass = fc, .offset = off,
+		.size = size, .elem_size = size, .ptype = i ? &x->t[i] : NULL,
+		.is_signed = kind == DP_T_STRING,
+	};
+}
+
+static void fixed_init(struct fixed *x)
+{
+	static const char s[] = "etc";
+	unsigned data = DP_ENTRY_HEAD_SIZE + 4 + 4;
+
+	memset(x, 0, sizeof(*x));
+	x->ev.id = 1000;
+	strcpy(x->ev.group, "grp");
+	strcpy(x->ev.name, "k");
+	x->ev.kind = DP_KIND_KPROBE;
+	x->ev.fields = x->f;
+	x->ev.nfields = 3;
+	field(x, 0, "__probe_ip", DP_FC_NUM, DP_T_X, 8, 8);
+	x->f[0].type = "unsigned long";
+	field(x, 1, "x", DP_FC_NUM, DP_T_U, DP_ENTRY_HEAD_SIZE, 4);
+	field(x, 2, "s", DP_FC_STRING, DP_T_STRING, DP_ENTRY_HEAD_SIZE + 4, 4);
+	x->ev.fixed_size = data;
+
+	put_le(x->rec, x->ev.id, 2);
+	put_le(x->rec + 4, 4242, 4);
+	put_le(x->rec + 8, 0x1004, 8);
+	put_le(x->rec + DP_ENTRY_HEAD_SIZE, 40, 4);
+	put_le(x->rec + DP_ENTRY_HEAD_SIZE + 4,
+	       (uint32_t)(sizeof(s) << 16 | data), 4);
+	memcpy(x->rec + data, s, sizeof(s));
+	x->len = data + sizeof(s);
+}
+
+static const struct dp_rec_meta meta = {
+	.ts_ns = 5592123456789ULL, .cpu = 1, .pid = 4242, .tgid = 4242,
+	.comm = "work",
+};
+
+static int lookup(void *priv, uint64_t addr, const char **sym,
+		  uint64_t *off, uint64_t *size)
+{
+	(void)priv;
+	if (addr < 0x1000 || addr >= 0x1024)
+		return -1;
+	*sym = "work";
+	*off = addr - 0x1000;
+	*size = 0x24;
+	return 0;
+}
+
+static const struct dp_symbolizer syms = { lookup, NULL };
+
+/* ---- capturing output -------------------------------------------------- */
+
+struct cap {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *cap_open(struct cap *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	cr_assert_not_null(c->f);
+	return c->f;
+}
+
+/* Closes the stream; the caller frees the text. */
+static char *cap_close(struct cap *c)
+{
+	fclose(c->f);
+	return c->buf;
+}
+
+/* A renderer of format @name on a fresh capture. */
+static void open_renderer(struct dp_renderer *r, struct cap *c,
+			  const char *name)
+{
+	const struct dp_renderer_ops *ops = dp_renderer_by_name(name);
+
+	cr_assert_not_null(ops, "no format %s", name);
+	dp_renderer_init(r, ops, cap_open(c), 2);
+}
+
+typedef int (*line_fn)(FILE *out, const struct dp_event *ev, const void *rec,
+		       size_t len, const struct dp_rec_meta *m,
+		       const struct dp_trace_opts *o);
+
+/* What @fn writes for the fixed record cut at @len. */
+static char *direct(line_fn fn, const struct fixed *x, size_t len,
+		    int *ret)
+{
+	struct dp_trace_opts o = { .ncpus = 2, .sym = &syms };
+	struct cap c;
+
+	*ret = fn(cap_open(&c), &x->ev, x->rec, len, &meta, &o);
+	return cap_close(&c);
+}
+
+/* The whole session of renderer @name on the fixed record cut at @len. */
+static char *rendered(const char *name, const struct fixed *x, size_t len,
+		      int *ret)
+{
+	struct dp_stats st = { .events = 1 };
+	struct dp_renderer r;
+	struct cap c;
+
+	open_renderer(&r, &c, name);
+	dp_render_begin(&r);
+	*ret = dp_render_event(&r, &x->ev, x->rec, len, &meta, &syms);
+	dp_render_flush(&r);
+	dp_render_summary(&r, &st);
+	dp_render_end(&r);
+	return cap_close(&c);
+}
+
+static void expect_same(const char *name, line_fn fn, size_t cut)
+{
+	struct fixed x;
+	int want_ret, got_ret;
+	char *want, *got;
+
+	fixed_init(&x);
+	want = direct(fn, &x, x.len - cut, &want_ret);
+	got = rendered(name, &x, x.len - cut, &got_ret);
+	cr_expect_eq(got_ret, want_ret, "%s: returned %d, not %d", name,
+		     got_ret, want_ret);
+	cr_expect_str_eq(got, want, "%s", name);
+	free(want);
+	free(got);
+}
+
+/* ---- by name ------------------------------------------------------------- */
+
+Test(renderer, by_name)
+{
+	const struct dp_renderer_ops *t = dp_renderer_by_name("text");
+	const struct dp_renderer_ops *j = dp_renderer_by_name("json");
+
+	cr_assert_not_null(t);
+	cr_assert_not_null(j);
+	cr_expect_str_eq(t->name, "text");
+	cr_expect_str_eq(j->name, "json");
+	cr_expect_neq(t, j);
+	cr_expect_null(dp_renderer_by_name("xml"));
+	cr_expect_null(dp_renderer_by_name(""));
+	cr_expect_null(dp_renderer_by_name("JSON"));
+	cr_expect_null(dp_renderer_by_name("tex"));
+	cr_expect_null(dp_renderer_by_name("text "));
+}
+
+Test(renderer, names)
+{
+	char buf[64], small[7];
+
+	cr_expect_str_eq(dp_renderer_names(buf, sizeof(buf)), "text or json");
+	/* cut short, still a string */
+	cr_expect_str_eq(dp_renderer_names(small, sizeof(small)), "text o");
+	cr_expect_eq(dp_renderer_names(buf, 0), buf);
+}
+
+/* ---- the formats write what the functions they wrap write ---------------- */
+
+Test(renderer, text_is_trace_line)
+{
+	struct fixed x;
+	int ret;
+	char *got;
+
+	expect_same("text", dp_trace_line, 0);
+	fixed_init(&x);
+	got = rendered("text", &x, x.len, &ret);
+	cr_expect_eq(ret, 0);
+	cr_expect_str_eq(got, "            work-4242    [001] .....  "
+			 "5592.123457: k: (work+0x4/0x24) x=40 s=\"etc\"\n");
+	free(got);
+}
+
+Test(renderer, json_is_json_line)
+{
+	struct fixed x;
+	int ret;
+	char *got;
+
+	expect_same("json", dp_json_line, 0);
+	fixed_init(&x);
+	got = rendered("json", &x, x.len, &ret);
+	cr_expect_eq(ret, 0);
+	cr_expect_str_eq(got, "{\"event\":\"k\",\"group\":\"grp\",\"id\":1000,"
+			 "\"ts\":5592.123457,\"cpu\":1,\"pid\":4242,"
+			 "\"tgid\":4242,\"comm\":\"work\",\"ip\":\"0x1004\","
+			 "\"sym\":\"work+0x4/0x24\","
+			 "\"args\":{\"x\":40,\"s\":\"etc\"}}\n");
+	free(got);
+}
+
+/* A record cut inside its string: -1 and not a byte, in either format. */
+Test(renderer, malformed_record)
+{
+	struct fixed x;
+	int ret;
+	char *got;
+
+	expect_same("text", dp_trace_line, 2);
+	expect_same("json", dp_json_line, 2);
+	fixed_init(&x);
+	got = rendered("json", &x, x.len - 2, &ret);
+	cr_expect_eq(ret, -1);
+	cr_expect_str_eq(got, "");
+	free(got);
+}
+
+/* ---- lost markers ---------------------------------------------------------- */
+
+static char *lost_markers(const char *name)
+{
+	struct dp_renderer r;
+	struct cap c;
+
+	open_renderer(&r, &c, name);
+	dp_render_lost(&r, 3, 17);
+	dp_render_lost(&r, 0, DP_LOST_UNKNOWN);
+	dp_render_lost(&r, 1, 0);
+	dp_render_end(&r);
+	return cap_close(&c);
+}
+
+Test(renderer, text_lost)
+{
+	char *got = lost_markers("text");
+	struct cap c;
+	char *want;
+
+	cap_open(&c);
+	dp_trace_lost(c.f, 3, 17);
+	dp_trace_lost(c.f, 0, DP_LOST_UNKNOWN);
+	dp_trace_lost(c.f, 1, 0);
+	want = cap_close(&c);
+	cr_expect_str_eq(got, want);
+	cr_expect_str_eq(got, "CPU:3 [LOST 17 EVENTS]\nCPU:0 [LOST EVENTS]\n");
+	free(want);
+	free(got);
+}
+
+Test(renderer, json_lost)
+{
+	char *got = lost_markers("json");
+
+	cr_expect_str_eq(got, "{\"lost\":17,\"cpu\":3}\n"
+			 "{\"lost\":null,\"cpu\":0}\n"
+			 "{\"lost\":0,\"cpu\":1}\n");
+	free(got);
+}
+
+/* ---- the hooks around the records ---------------------------------------- */
+
+/* Neither format has a header or a summary (trace_pipe has none). */
+Test(renderer, no_header_no_summary)
+{
+	static const char *const names[] = { "text", "json" };
+	struct dp_stats st = { .events = 3, .lost = 1 };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct dp_renderer r;
+		struct cap c;
+		char *got;
+
+		open_renderer(&r, &c, names[i]);
+		dp_render_begin(&r);
+		dp_render_summary(&r, &st);
+		dp_render_end(&r);
+		got = cap_close(&c);
+		cr_expect_str_eq(got, "", "%s", names[i]);
+		free(got);
+	}
+}
+
+/* A format with every hook: called in order, each with the renderer. */
+static void t_begin(struct dp_renderer *r)
+{
+	fputs("begin ", r->out);
+}
+
+static int t_event(struct dp_renderer *r, const struct dp_event *ev,
+		   const void *rec, size_t len, const struct dp_rec_meta *m,
+		   const struct dp_symbolizer *sym)
+{
+	(void)rec;
+	(void)sym;
+	fprintf(r->out, "event %s %zu %d ", ev->name, len, m->cpu);
+	return 7;
+}
+
+static void t_lost(struct dp_renderer *r, int cpu, unsigned long n)
+{
+	fprintf(r->out, "lost %d %lu ", cpu, n);
+}
+
+static void t_summary(struct dp_renderer *r, const struct dp_stats *st)
+{
+	fprintf(r->out, "summary %llu ", (unsigned long long)st->events);
+}
+
+static void t_end(struct dp_renderer *r)
+{
+	fprintf(r->out, "end %d", r->ncpus);
+}
+
+static const struct dp_renderer_ops every_hook = {
+	"test", t_begin, t_event, t_lost, t_summary, t_end,
+};
+
+Test(renderer, dispatch)
+{
+	struct dp_stats st = { .events = 5 };
+	struct dp_renderer r;
+	struct fixed x;
+	struct cap c;
+	char *got;
+
+	fixed_init(&x);
+	dp_renderer_init(&r, &every_hook, cap_open(&c), 4);
+	dp_render_begin(&r);
+	/* begin is flushed at once: a forking engine must not copy it */
+	cr_expect_eq(c.len, strlen("begin "));
+	cr_expect_eq(dp_render_event(&r, &x.ev, x.rec, x.len, &meta, NULL), 7);
+	dp_render_lost(&r, 2, 9);
+	dp_render_summary(&r, &st);
+	dp_render_end(&r);
+	cr_expect_eq(c.len, strlen(c.buf));
+	got = cap_close(&c);
+	cr_expect_str_eq(got, "begin event k 28 1 lost 2 9 summary 5 end 4");
+	free(got);
+}
