@@ -8,6 +8,8 @@
 #   sh tests/layers.sh
 set -u
 cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+t_begin layers
 
 # MODULE: the folders it may include (besides its own).  The arrows run
 # one way: util <- arch <- lang <- event <- output; sym, ring below the
@@ -34,13 +36,11 @@ allowed() {
 	esac
 }
 
-pass=0 fail=0
 modules=$(find src -name '*.[chS]' | sed -E 's|^src/||; s|/[^/]*$||' | sort -u)
 for m in $modules; do
 	ok=$(allowed "$m")
 	if [ "$ok" = "?" ]; then
-		echo "FAIL: $m: a folder docs/architecture.md does not describe"
-		fail=$((fail + 1))
+		t_fail "$m" "a folder docs/architecture.md does not describe"
 		continue
 	fi
 	bad=$(grep -HnoE '#include "[a-z0-9_]+(/[a-z0-9_]+)*/[a-z0-9_.-]+"' \
@@ -59,14 +59,11 @@ for m in $modules; do
 			print "  " $1 ":" $2 ": " inc
 		}')
 	if [ -n "$bad" ]; then
-		echo "FAIL: $m includes what it may not:"
+		t_fail "$m" "includes what it may not:"
 		echo "$bad"
-		fail=$((fail + 1))
 	else
-		pass=$((pass + 1))
+		t_pass "$m"
 	fi
 done
 
-echo "layers: $pass passed, $fail failed, 0 skipped"
-[ -n "${DPROBE_RESULTS:-}" ] && echo "layers $pass $fail 0" >>"$DPROBE_RESULTS"
-[ "$fail" -eq 0 ]
+t_end

@@ -57,6 +57,7 @@ kernel-diff|$MK kernel-diff
 golden-release|$MK golden
 golden-asan|$MK BUILD=asan golden
 lib|sh tests/lib-test.sh
+layers|sh tests/layers.sh
 timens-golden|sh tests/timens.sh sh tests/golden/run.sh $B/dprobe
 EOF
 }
