@@ -495,6 +495,17 @@ static int put_call_fault(const struct dp_insn *in, uint64_t slot,
 	return (int)e.len;
 }
 
+bool dp_insn_has_target(const struct dp_insn *in)
+{
+	switch (in->op) {
+	case DP_OP_JMP: case DP_OP_JCC: case DP_OP_CALL: case DP_OP_LOOP:
+	case DP_OP_LOOPE: case DP_OP_LOOPNE: case DP_OP_JRCXZ:
+		return true;
+	default:
+		return false;
+	}
+}
+
 bool dp_insn_may_fault(const struct dp_insn *in)
 {
 	switch (in->op) {

@@ -211,4 +211,7 @@ const char *dp_insn_strategy(const struct dp_insn *in);
 /* True if the condition @cond (0-15, as in jcc opcodes) holds for @flags. */
 bool dp_insn_cond(unsigned int cond, uint64_t flags);
 
+/* Whether @in is a relative branch: in->target is where it may go. */
+bool dp_insn_has_target(const struct dp_insn *in);
+
 #endif

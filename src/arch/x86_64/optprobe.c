@@ -13,17 +13,6 @@ static bool is_endbr64(const struct dp_insn *in)
 	return in->len == 4 && !memcmp(in->bytes, endbr64, 4);
 }
 
-static bool has_target(const struct dp_insn *in)
-{
-	switch (in->op) {
-	case DP_OP_JMP: case DP_OP_JCC: case DP_OP_CALL: case DP_OP_LOOP:
-	case DP_OP_LOOPE: case DP_OP_LOOPNE: case DP_OP_JRCXZ:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /*
  * Walk the function: no indirect jump (a jump table may land anywhere),
  * no relative branch into (patch, patch + nbytes).
@@ -42,7 +31,7 @@ static int check_branches(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 				*why = "the function has an indirect jump";
 				return -EOPNOTSUPP;
 			}
-			if (has_target(&in) && in.target > patch &&
+			if (dp_insn_has_target(&in) && in.target > patch &&
 			    in.target < patch + nbytes) {
 				*why = "a branch targets the replaced bytes";
 				return -EOPNOTSUPP;

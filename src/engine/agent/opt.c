@@ -93,17 +93,6 @@ static bool all_nosimd(const struct dp_site *s)
 
 /* ---- building ------------------------------------------------------------ */
 
-static bool has_target(const struct dp_insn *in)
-{
-	switch (in->op) {
-	case DP_OP_JMP: case DP_OP_JCC: case DP_OP_CALL: case DP_OP_LOOP:
-	case DP_OP_LOOPE: case DP_OP_LOOPNE: case DP_OP_JRCXZ:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /*
  * With an endbr64 the int3 guards the region only for threads coming
  * through the probe address: a branch to the region's first byte would
@@ -118,7 +107,7 @@ static bool branch_to(const uint8_t *code, uint64_t start, size_t size,
 
 		if (!dp_insn_analyze(code + off, size - off, start + off, &in,
 				     NULL)) {
-			if (has_target(&in) && in.target == to)
+			if (dp_insn_has_target(&in) && in.target == to)
 				return true;
 			len = in.len;
 		} else {
