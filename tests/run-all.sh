@@ -17,6 +17,11 @@
 # fails, the tail of its log is printed.  Nothing is cached between runs:
 # the results file and the logs are made anew.
 #
+# The stages that put the kernel's uprobes on the e2e programs
+# (kernel-engine, e2e-kernel-ref) build them in folders of their own: a
+# uprobe patches the file's page cache, so another stage running the
+# same file at that moment would find the kernel's int3 in it.
+#
 # The time-namespace stages (timens-*) run the suites again in a time
 # namespace whose monotonic and boot clocks read a few seconds (e2e at
 # -O2 only: the clock, not the compiler, is what changes), so that
@@ -43,8 +48,8 @@ e2e-auto|sh tests/e2e/run.sh $B/dprobe
 e2e-ptrace|DPROBE_ENGINE=ptrace sh tests/e2e/run.sh $B/dprobe
 timens-e2e|E2E_LEVELS=O2 E2E_BUILD=$B/tests/e2e-timens sh tests/timens.sh sh tests/e2e/run.sh $B/dprobe
 agent|$MK agent-test
-kernel-engine|$MK kernel-engine
-e2e-kernel-ref|sh tests/e2e/kernel-ref.sh $B/dprobe
+kernel-engine|E2E_BUILD=$B/tests/e2e-kengine $MK kernel-engine
+e2e-kernel-ref|E2E_BUILD=$B/tests/e2e-kref sh tests/e2e/kernel-ref.sh $B/dprobe
 fuzz|$MK fuzz-short
 fs|$MK fs-test
 timens-fs|sh tests/timens.sh sh tests/fs/run.sh $B/dprobe

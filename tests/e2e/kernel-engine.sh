@@ -33,8 +33,10 @@ E2E=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$E2E/../.." && pwd)
 BDIR=$(cd "$(dirname "$DPROBE")" && pwd)
 WORK_EX=$BDIR/examples/work
-# the e2e programs, built (or found up to date) as run.sh builds them
-BUILD=$BDIR/tests/e2e
+# the e2e programs, built (or found up to date) as run.sh builds them;
+# E2E_BUILD: a folder of copies of its own (the kernel's uprobes patch
+# the file's pages, which every process running that file then sees)
+BUILD=${E2E_BUILD:-$BDIR/tests/e2e}
 LEVEL=O2
 O2=$BUILD/$LEVEL
 TMO=${E2E_TIMEOUT:-60}
