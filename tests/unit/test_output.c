@@ -158,27 +158,7 @@ static const struct dp_rec_meta meta_target = {
 
 /* ---- capturing output -------------------------------------------------- */
 
-struct cap {
-	char *buf;
-	size_t len;
-	FILE *f;
-};
-
-static FILE *cap_open(struct cap *c)
-{
-	c->buf = NULL;
-	c->len = 0;
-	c->f = open_memstream(&c->buf, &c->len);
-	cr_assert_not_null(c->f);
-	return c->f;
-}
-
-/* Closes the stream; the caller frees c->buf. */
-static char *cap_close(struct cap *c)
-{
-	fclose(c->f);
-	return c->buf;
-}
+#include "capture.h"
 
 static char *trace_line(struct bld *b, const struct dp_rec_meta *m,
 			const struct dp_trace_opts *o, size_t len, int *ret)

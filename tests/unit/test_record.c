@@ -19,24 +19,7 @@
 #include "lang/layout.h"
 
 #define F "/bin/sh"
-#define MEM_BASE 0x2000u
-
-static uint8_t mem[0x2000];	/* readable 0x2000..0x3fff */
-
-static int fake_read(void *priv, uint64_t addr, void *dst, size_t len)
-{
-	(void)priv;
-	if (addr < MEM_BASE || addr + len > MEM_BASE + sizeof(mem) ||
-	    addr + len < addr)
-		return -EFAULT;
-	memcpy(dst, mem + (addr - MEM_BASE), len);
-	return 0;
-}
-
-static void put(uint64_t addr, const void *p, size_t n)
-{
-	memcpy(mem + (addr - MEM_BASE), p, n);
-}
+#include "fake_mem.h"
 
 static struct dp_regs regs;
 static struct dp_hit_ctx ctx;

@@ -96,27 +96,7 @@ static const struct dp_symbolizer syms = { lookup, NULL };
 
 /* ---- capturing output -------------------------------------------------- */
 
-struct cap {
-	char *buf;
-	size_t len;
-	FILE *f;
-};
-
-static FILE *cap_open(struct cap *c)
-{
-	c->buf = NULL;
-	c->len = 0;
-	c->f = open_memstream(&c->buf, &c->len);
-	cr_assert_not_null(c->f);
-	return c->f;
-}
-
-/* Closes the stream; the caller frees the text. */
-static char *cap_close(struct cap *c)
-{
-	fclose(c->f);
-	return c->buf;
-}
+#include "capture.h"
 
 /* A renderer of format @name on a fresh capture. */
 static void open_renderer(struct dp_renderer *r, struct cap *c,
