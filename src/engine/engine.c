@@ -216,7 +216,7 @@ static int choose_auto(struct dp_engine_choice *ch, struct dp_engine_opts *o,
  *     engine was named (then GROUP:NAME is the kernel's tracepoint).
  *  4. Otherwise the engines marked DP_ENGINE_AUTO, in table order: the
  *     in-process engine where it can run (its library found, a
- *     dynamically linked program that is not set-user-ID, no -f, one
+ *     dynamically linked program that is not set-user-ID, one
  *     process), else the ptrace engine.  An engine's error (a refused
  *     $DPROBE_AGENT, no tracefs) ends the choice.
  *  5. After the choice, at launch: dp_engine_fallback().

@@ -50,6 +50,8 @@ struct dp_stats {
 	uint64_t missed;	/* hits not recorded (return instances full) */
 	uint64_t lost;		/* records that did not fit */
 	uint64_t dropped;	/* return instances dropped as stale */
+	unsigned procs;		/* process images traced (exec: a new one) */
+	unsigned untraced;	/* processes of the session left untraced */
 };
 
 #endif

@@ -517,6 +517,21 @@ static inline int dp_ring_write(struct dp_ring *r, uint64_t ts, uint32_t info,
  * keeps the pointer (in TLS).  The hint spreads threads so they do not all
  * race for ring 0.
  */
+/*
+ * The producer runs on a ring's control-page constants: a ring whose
+ * constants are not the set's is never used.  Checked when a ring is
+ * claimed rather than when the set is mapped, so that mapping a set
+ * touches only its header (a fork child maps one before it runs on).
+ */
+static inline int dp_ring_consts_ok(const struct dp_ring_set_hdr *set,
+				    const struct dp_ring *r)
+{
+	return r->mask == set->ring_size - 1 &&
+	       r->max_len == set->max_record && r->mode == set->mode &&
+	       r->blk_shift ==
+		       (uint32_t)__builtin_ctzll(set->ring_size / DP_RING_BLOCKS);
+}
+
 static inline struct dp_ring *dp_ring_claim(struct dp_ring_set_hdr *set,
 					    int32_t pid, int32_t tid)
 {
@@ -533,6 +548,8 @@ static inline struct dp_ring *dp_ring_claim(struct dp_ring_set_hdr *set,
 						 __ATOMIC_ACQUIRE,
 						 __ATOMIC_RELAXED))
 			continue;
+		if (!dp_ring_consts_ok(set, r))
+			return NULL;	/* a set nobody should write into */
 		__atomic_store_n(&r->pid, pid, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->tid, tid, __ATOMIC_RELEASE);
 		return r;

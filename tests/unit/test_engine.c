@@ -112,11 +112,11 @@ Test(engine_choose, no_agent_library_runs_on_ptrace)
 	cr_assert_null(o.agent);
 }
 
-Test(engine_choose, follow_forks_runs_on_ptrace)
+Test(engine_choose, follow_forks_runs_on_the_agent)
 {
 	o.follow = true;
-	chose("ptrace", "ptrace: -f given, the in-process engine does not "
-	      "follow forks");
+	chose("agent", "agent: in-process engine (libdprobe.so found, "
+	      "dynamically linked program)");
 }
 
 Test(engine_choose, setuid_program_runs_on_ptrace)
@@ -202,12 +202,11 @@ Test(engine_choose, forced_agent_on_a_static_program_is_an_error)
 		"statically linked");
 }
 
-Test(engine_choose, forced_agent_with_f_is_an_error)
+Test(engine_choose, forced_agent_with_f)
 {
 	o.follow = true;
 	o.forced = dp_engine_by_name("agent");
-	refused(-EINVAL, "cannot use the in-process engine: it does not "
-		"follow forks (-f)");
+	chose("agent", "agent: forced by --engine");
 }
 
 Test(engine_choose, kernel_without_tracefs_is_an_error)

@@ -40,6 +40,8 @@
 static int ctl_fd = -1;
 static int peer_fd = -1;	/* dprobe's end, until dprobe has it */
 static pthread_mutex_t ctl_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* -f: where fork children (and exec'd images) join dprobe's session */
+static int hub_fd = -1;
 
 static void ctl_send(const char *fmt, ...)
 {
@@ -176,6 +178,13 @@ static int handle(char *msg, int fd)
 		}
 		return 0;
 	}
+	if (!strcmp(msg, "HUB")) {
+		if (fd >= 0 && hub_fd < 0)
+			hub_fd = fd;	/* close-on-exec: no preload there */
+		else if (fd >= 0)
+			close(fd);
+		return 0;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (!strncmp(msg, "PROBE ", 6))
@@ -295,30 +304,71 @@ static int start_thread(void)
 }
 
 /*
- * A descriptor dprobe handed down (DP_AGENT_ENV_SOCK): a seqpacket unix
- * socket whose pair our parent made (SO_PEERCRED: a pair's credentials
- * are its creator's).  Anything else is left alone: it is not ours.
+ * The hub dprobe handed down: DP_AGENT_ENV_SOCK is "FD:PID[:f]", a
+ * seqpacket unix socket whose pair process PID (dprobe) made (SO_PEERCRED:
+ * a pair's credentials are its creator's); ":f" (-f): the programs this
+ * one starts are traced too.  Anything else is left alone: it is not ours.
  */
-static int inherited_channel(const char *num)
+static int inherited_hub(const char *val, bool *follow)
 {
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
-	int fd = 0, type = 0, dom = 0;
+	int fd = 0, type = 0, dom = 0, pid = 0, *num = &fd;
 	socklen_t tl = sizeof(type), dl = sizeof(dom);
+	const char *p;
 
-	if (!*num || strlen(num) > 9 || strspn(num, "0123456789") != strlen(num))
+	for (p = val; *p >= '0' && *p <= '9' && p - val < 20; p++) {
+		*num = *num * 10 + (*p - '0');
+		if (p[1] == ':' && num == &fd) {
+			num = &pid;
+			p++;
+		}
+	}
+	*follow = !strcmp(p, ":f");
+	if ((*p && !*follow) || num != &pid || !pid)
 		return -EINVAL;
-	for (const char *p = num; *p; p++)
-		fd = fd * 10 + (*p - '0');
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) ||
 	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) ||
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl))
 		return -EBADF;
-	if (dom != AF_UNIX || type != SOCK_SEQPACKET || cred.pid != getppid())
+	if (dom != AF_UNIX || type != SOCK_SEQPACKET || cred.pid != pid)
 		return -EPERM;
-	/* not for the programs this one runs */
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	return fd;
+}
+
+/*
+ * Join the session: a pair of our own, whose other end goes to dprobe
+ * over the hub ("NEW <pid>"); ours is the channel (or -errno).
+ */
+static int join(int hub)
+{
+	char msg[32], cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { msg, 0 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int sv[2], ret = 0;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	iov.iov_len = (size_t)snprintf(msg, sizeof(msg), "NEW %d",
+				       (int)getpid());
+	memset(cbuf, 0, sizeof(cbuf));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &sv[1], sizeof(int));
+	while (sendmsg(hub, &mh, MSG_NOSIGNAL) < 0 && !ret)
+		if (errno != EINTR)
+			ret = -errno;
+	close(sv[1]);
+	if (ret) {
+		close(sv[0]);
+		return ret;
+	}
+	return sv[0];
 }
 
 /* A new pair: our end is the channel, dprobe takes the other one. */
@@ -332,8 +382,8 @@ static int new_pair(void)
 	return sv[0];
 }
 
-/* Our channel is @fd: say hello on it. */
-static int hello(int fd)
+/* Our channel is @fd: say hello on it (@extra: "fork PPID" or ""). */
+static int hello(int fd, const char *extra)
 {
 	int ret = dp_agent_init();
 
@@ -342,8 +392,8 @@ static int hello(int fd)
 	if (ctl_fd >= 0)
 		return -EBUSY;		/* attached already */
 	ctl_fd = fd;
-	ctl_send("HELLO %d %d %s", DP_AGENT_VERSION, (int)getpid(),
-		 dp_ev_clock_name());
+	ctl_send("HELLO %d %d %s%s%s", DP_AGENT_VERSION, (int)getpid(),
+		 dp_ev_clock_name(), *extra ? " " : "", extra);
 	return 0;
 }
 
@@ -360,7 +410,7 @@ DP_EXPORT int dprobe_agent_attach(const char *unused)
 	pthread_mutex_lock(&ctl_mutex);
 	ret = ctl_fd >= 0 ? -EBUSY : dp_agent_init();
 	fd = ret ? ret : new_pair();
-	if (fd >= 0 && !(ret = hello(fd)) && !(ret = start_thread()))
+	if (fd >= 0 && !(ret = hello(fd, "")) && !(ret = start_thread()))
 		ret = peer_fd;
 	if (ret < 0 && fd >= 0) {
 		close(fd);
@@ -390,16 +440,58 @@ __attribute__((destructor)) static void channel_unload(void)
 	pthread_mutex_unlock(&ctl_mutex);
 }
 
-/* Fork children are not traced (dprobe's agent engine does not follow). */
+/*
+ * A fork child with -f joins the session before fork() returns in it:
+ * dprobe sends it rings of its own and it keeps its parent's probes.  0,
+ * or -errno (then it is not traced).
+ */
+static int follow_child(void)
+{
+	char extra[32];
+	int fd;
+
+	dp_ev_follow_in_child();
+	fd = join(hub_fd);
+	if (fd < 0)
+		return fd;
+	snprintf(extra, sizeof(extra), "fork %d", (int)getppid());
+	dp_ev_quiet(true);
+	if (!hello(fd, extra) && serve(true))
+		start_thread();
+	dp_ev_quiet(false);
+	return 0;
+}
+
+/*
+ * In a fork child, the parent's channel is not ours: with -f the child
+ * joins on its own, else it tells dprobe it ran untraced (one packet,
+ * never waited for) and its copies of the probes go.
+ */
 static void atfork_child(void)
 {
-	if (ctl_fd >= 0)
-		close(ctl_fd);
+	int parent = ctl_fd;
+
 	if (peer_fd >= 0)
 		close(peer_fd);
 	ctl_fd = peer_fd = -1;
 	pthread_mutex_init(&ctl_mutex, NULL);
-	dp_ev_forget_in_child();
+	if (parent < 0) {
+		dp_ev_forget_in_child();
+		return;
+	}
+	if (hub_fd < 0) {
+		char msg[32];
+		int n = snprintf(msg, sizeof(msg), "UNTRACED %d", (int)getpid());
+
+		send(parent, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+	close(parent);
+	if (hub_fd < 0 || follow_child()) {
+		dp_ev_forget_in_child();
+		if (hub_fd >= 0)
+			close(hub_fd);
+		hub_fd = -1;
+	}
 }
 
 /*
@@ -417,8 +509,9 @@ static const char *env_value(const char *name)
 }
 
 /*
- * LD_PRELOAD=<us> DPROBE_AGENT_SOCK=<name>: the command dprobe launched.
- * Both variables go, so that the programs it runs are not traced.
+ * LD_PRELOAD=<us> DPROBE_AGENT_SOCK=<hub>: the command dprobe launched.
+ * Without -f both variables go, so that the programs it runs are not
+ * traced.
  */
 static void unsetenv_preload(void)
 {
@@ -466,7 +559,8 @@ static const char *channel_from_env(void)
 __attribute__((constructor)) static void channel_load(void)
 {
 	const char *name = channel_from_env();
-	int fd;
+	bool follow = false;
+	int hub, fd;
 
 	/* after the core's handlers: the child's mutexes are fresh first */
 	if (dp_agent_init())
@@ -474,13 +568,22 @@ __attribute__((constructor)) static void channel_load(void)
 	pthread_atfork(NULL, NULL, atfork_child);
 	if (!name)
 		return;
-	fd = inherited_channel(name);
-	unsetenv(DP_AGENT_ENV_SOCK);
-	unsetenv_preload();
+	hub = inherited_hub(name, &follow);
+	if (!follow) {
+		unsetenv(DP_AGENT_ENV_SOCK);
+		unsetenv_preload();
+	}
+	if (hub < 0)
+		return;
+	fd = join(hub);
+	if (follow)
+		hub_fd = hub;	/* inherited by the programs we run, too */
+	else
+		close(hub);
 	if (fd < 0)
 		return;
 	dp_ev_quiet(true);
-	if (!hello(fd) && serve(true))
+	if (!hello(fd, "") && serve(true))
 		start_thread();
 	dp_ev_quiet(false);
 }

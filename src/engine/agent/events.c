@@ -912,19 +912,41 @@ void dp_ev_clear(void)
 
 /*
  * In a fork child (one thread, the one that forked): the parent's rings
- * are not the child's to write, and its events are not traced; every
- * probed byte goes back, the kprobes stay registered and silent, and our
- * probes leave their tracepoints (which the program tests with
+ * are not the child's to write.  The child's copy of their mapping goes
+ * (hits find no ring until dprobe sends the child rings of its own), and
+ * the miss counts start from zero: they are the child's from now on.
+ */
+static void drop_parent_rings(void)
+{
+	__atomic_store_n(&ev_hdr, NULL, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);
+	if (rings.hdr)
+		dp_ring_set_close(&rings);
+	for (struct ev_site *s = sites; s; s = s->next) {
+		s->kp.nmissed = 0;
+		s->rp.nmissed = 0;
+		s->rp.kp.nmissed = 0;
+	}
+}
+
+void dp_ev_follow_in_child(void)
+{
+	drop_parent_rings();
+}
+
+/*
+ * Not followed, the child's events are not traced: every probed byte
+ * goes back, the kprobes stay registered and silent, and our probes
+ * leave their tracepoints (which the program tests with
  * trace_NAME_enabled() before costly work).  The child has no other
  * thread and none of the parent's read sides (core.c's fork handler ran
  * first), so the grace periods of unregistering end at once.
  */
 void dp_ev_forget_in_child(void)
 {
-	if (!ev_hdr)
+	if (!sites)
 		return;
-	__atomic_store_n(&ev_hdr, NULL, __ATOMIC_RELEASE);
-	__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);
+	drop_parent_rings();
 	dp_agent_disarm_all();
 	for (struct ev_site *s = sites; s; s = s->next) {
 		if (!s->registered)

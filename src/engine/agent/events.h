@@ -61,5 +61,8 @@ const char *dp_ev_clock_name(void);
 /* A fork child stops recording, puts its bytes back and takes its
  * probes off the tracepoints (atfork). */
 void dp_ev_forget_in_child(void);
+/* A fork child that is followed (-f) keeps its probes but stops writing
+ * into its parent's rings, until dprobe sends it its own (atfork). */
+void dp_ev_follow_in_child(void);
 
 #endif

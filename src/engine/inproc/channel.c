@@ -31,7 +31,7 @@
 /* Messages read per look while tracing, so the rings are read too. */
 #define SERVE_BATCH	256
 
-static int64_t now_ms(void)
+int64_t inproc_now_ms(void)
 {
 	struct timespec ts;
 
@@ -53,16 +53,17 @@ void inproc_take_signals(struct dp_inproc *t)
 }
 
 /*
- * Wait for @events on the socket until @deadline (now_ms()): the revents,
+ * Wait for @events on @fd until @deadline (inproc_now_ms()): the revents,
  * 0 at the deadline, or -EINTR when dprobe must quit.  The stop signals
  * are taken meanwhile once tracing runs (t->waitmask).
  */
-static int wait_sock(struct dp_inproc *t, short events, int64_t deadline)
+int inproc_wait_fd(struct dp_inproc *t, int fd, short events,
+		   int64_t deadline)
 {
-	struct pollfd pfd = { .fd = t->sock, .events = events };
+	struct pollfd pfd = { .fd = fd, .events = events };
 
 	for (;;) {
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - inproc_now_ms();
 		struct timespec ts;
 		int r;
 
@@ -81,13 +82,18 @@ static int wait_sock(struct dp_inproc *t, short events, int64_t deadline)
 	}
 }
 
+static int wait_sock(struct ip_proc *p, short events, int64_t deadline)
+{
+	return inproc_wait_fd(p->tree, p->sock, events, deadline);
+}
+
 /* One message if there is one now: its length, 0 at EOF, -EAGAIN, -errno. */
-static int recv_now(struct dp_inproc *t, char *buf, size_t len)
+static int recv_now(struct ip_proc *p, char *buf, size_t len)
 {
 	ssize_t n;
 
 	do
-		n = recv(t->sock, buf, len - 1, MSG_DONTWAIT);
+		n = recv(p->sock, buf, len - 1, MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
@@ -95,9 +101,9 @@ static int recv_now(struct dp_inproc *t, char *buf, size_t len)
 	return (int)n;
 }
 
-static int inq_push(struct dp_inproc *t, const char *msg)
+static int inq_push(struct ip_proc *p, const char *msg)
 {
-	struct inq *q = &t->inq;
+	struct inq *q = &p->inq;
 	char *copy;
 
 	if (q->n - q->head >= INQ_MAX)
@@ -118,9 +124,9 @@ static int inq_push(struct dp_inproc *t, const char *msg)
 	return 0;
 }
 
-static bool inq_pop(struct dp_inproc *t, char *buf, size_t len)
+static bool inq_pop(struct ip_proc *p, char *buf, size_t len)
 {
-	struct inq *q = &t->inq;
+	struct inq *q = &p->inq;
 
 	if (q->head == q->n)
 		return false;
@@ -131,47 +137,47 @@ static bool inq_pop(struct dp_inproc *t, char *buf, size_t len)
 	return true;
 }
 
-void chan_free(struct dp_inproc *t)
+void chan_free(struct ip_proc *p)
 {
-	while (t->inq.head < t->inq.n)
-		free(t->inq.msg[t->inq.head++]);
-	free(t->inq.msg);
-	t->inq = (struct inq){ 0 };
-	if (t->sock >= 0)
-		close(t->sock);
-	t->sock = -1;
+	while (p->inq.head < p->inq.n)
+		free(p->inq.msg[p->inq.head++]);
+	free(p->inq.msg);
+	p->inq = (struct inq){ 0 };
+	if (p->sock >= 0)
+		close(p->sock);
+	p->sock = -1;
 }
 
 /* The socket has a message while dprobe wants to send: keep it. */
-static int queue_incoming(struct dp_inproc *t)
+static int queue_incoming(struct ip_proc *p)
 {
 	char buf[DP_AGENT_MSG_MAX];
-	int n = recv_now(t, buf, sizeof(buf));
+	int n = recv_now(p, buf, sizeof(buf));
 
 	if (n == -EAGAIN)
 		return 0;
 	if (n <= 0)
 		return n ? n : -EPIPE;
-	return inq_push(t, buf);
+	return inq_push(p, buf);
 }
 
-static int send_bounded(struct dp_inproc *t, struct msghdr *mh, size_t len)
+static int send_bounded(struct ip_proc *p, struct msghdr *mh, size_t len)
 {
-	int64_t deadline = now_ms() + INPROC_REPLY_TIMEOUT_MS;
+	int64_t deadline = inproc_now_ms() + INPROC_REPLY_TIMEOUT_MS;
 
 	for (;;) {
-		ssize_t n = sendmsg(t->sock, mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = sendmsg(p->sock, mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		int ev;
 
 		if (n == (ssize_t)len)
 			return 0;
 		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
 			return -EPIPE;
-		ev = wait_sock(t, POLLOUT | POLLIN, deadline);
+		ev = wait_sock(p, POLLOUT | POLLIN, deadline);
 		if (ev <= 0)
 			return ev ? ev : -ETIMEDOUT;
 		if ((ev & POLLIN) && !(ev & POLLOUT)) {
-			int ret = queue_incoming(t);
+			int ret = queue_incoming(p);
 
 			if (ret)
 				return ret;
@@ -181,7 +187,7 @@ static int send_bounded(struct dp_inproc *t, struct msghdr *mh, size_t len)
 	}
 }
 
-int chan_send(struct dp_inproc *t, int fd, const char *fmt, ...)
+int chan_send(struct ip_proc *p, int fd, const char *fmt, ...)
 {
 	char buf[DP_AGENT_MSG_MAX], cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { buf, 0 };
@@ -189,7 +195,7 @@ int chan_send(struct dp_inproc *t, int fd, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (t->sock < 0)
+	if (p->sock < 0)
 		return -EPIPE;
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -209,23 +215,23 @@ int chan_send(struct dp_inproc *t, int fd, const char *fmt, ...)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
-	return send_bounded(t, &mh, (size_t)n);
+	return send_bounded(p, &mh, (size_t)n);
 }
 
-int chan_recv(struct dp_inproc *t, char *buf, size_t len, int timeout_ms)
+int chan_recv(struct ip_proc *p, char *buf, size_t len, int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = inproc_now_ms() + timeout_ms;
 
-	if (inq_pop(t, buf, len))
+	if (inq_pop(p, buf, len))
 		return (int)strlen(buf);
-	if (t->sock < 0)
+	if (p->sock < 0)
 		return 0;
 	for (;;) {
-		int n = recv_now(t, buf, len), ev;
+		int n = recv_now(p, buf, len), ev;
 
 		if (n != -EAGAIN)
 			return n;
-		ev = wait_sock(t, POLLIN, deadline);
+		ev = wait_sock(p, POLLIN, deadline);
 		if (ev <= 0)
 			return ev ? ev : -ETIMEDOUT;
 	}
@@ -234,83 +240,82 @@ int chan_recv(struct dp_inproc *t, char *buf, size_t len, int timeout_ms)
 /* ---- miss counts ----------------------------------------------------------- */
 
 /* "STAT <slot> <missed> ...": the slots that missed hits, and how many. */
-static void stat_pairs(struct dp_inproc *t, const char *p)
+static void stat_pairs(struct ip_proc *p, const char *s)
 {
 	unsigned long long missed;
 	unsigned slot;
 	int n;
 
-	while (sscanf(p, " %u %llu%n", &slot, &missed, &n) == 2) {
-		if (slot < t->nslots)
-			t->slots[slot].missed_new = missed;
-		p += n;
+	while (sscanf(s, " %u %llu%n", &slot, &missed, &n) == 2) {
+		if (slot < p->nslots)
+			p->slots[slot].missed_new = missed;
+		s += n;
 	}
 }
 
-/* END: the counts read since the last END replace the probes' ones. */
-static void stat_end(struct dp_inproc *t)
+/* END: the counts read since the last END replace this image's ones. */
+static void stat_end(struct ip_proc *p)
 {
-	t->stats.missed = 0;
-	for (unsigned i = 0; i < t->nslots; i++)
-		t->slots[i].pr->nmiss = 0;
-	for (unsigned i = 0; i < t->nslots; i++) {
-		struct slot *s = &t->slots[i];
+	for (unsigned i = 0; i < p->nslots; i++) {
+		struct slot *s = &p->slots[i];
 
-		s->pr->nmiss += s->missed_new;
-		t->stats.missed += s->missed_new;
+		s->missed = s->missed_new;
 		s->missed_new = 0;
 	}
+	tree_sum_missed(p->tree);
 }
 
-/* A STAT or END message: taken, and 1 for END; else 0 (not one). */
-static int chan_note(struct dp_inproc *t, const char *msg)
+int chan_note(struct ip_proc *p, const char *msg)
 {
 	if (!strncmp(msg, "STAT ", 5)) {
-		stat_pairs(t, msg + 5);
-		return 0;
+		stat_pairs(p, msg + 5);
+		return 1;
 	}
 	if (!strcmp(msg, "END")) {
-		stat_end(t);
+		stat_end(p);
+		return 2;
+	}
+	if (!strncmp(msg, "UNTRACED ", 9)) {
+		p->tree->untraced++;	/* a fork child, not followed */
 		return 1;
 	}
 	return 0;
 }
 
-void chan_read_stats(struct dp_inproc *t, int timeout_ms)
+void chan_read_stats(struct ip_proc *p, int timeout_ms)
 {
 	char buf[DP_AGENT_MSG_MAX];
 
-	while (chan_recv(t, buf, sizeof(buf), timeout_ms) > 0 &&
-	       !chan_note(t, buf))
+	while (chan_recv(p, buf, sizeof(buf), timeout_ms) > 0 &&
+	       chan_note(p, buf) != 2)
 		;
 }
 
-void inproc_update_missed(struct dp_inproc *t)
+void inproc_update_missed(struct ip_proc *p)
 {
-	if (t->sock >= 0 && !chan_send(t, -1, "STATS"))
-		chan_read_stats(t, INPROC_REPLY_TIMEOUT_MS);
+	if (p->sock >= 0 && !chan_send(p, -1, "STATS"))
+		chan_read_stats(p, INPROC_REPLY_TIMEOUT_MS);
 }
 
 /*
- * While tracing: wait about a millisecond for the channel and read what
- * came (the miss counts the agent sends at exit).  False when the agent
- * is gone: the channel hung up or was closed.
+ * While tracing, once a poll said the channel has something: read what
+ * came (the miss counts the agent sends at exit, untraced fork children).
+ * False when the agent is gone: the channel hung up or was closed.
  */
-bool chan_serve(struct dp_inproc *t)
+bool chan_serve(struct ip_proc *p)
 {
 	char buf[DP_AGENT_MSG_MAX];
-	int ev = wait_sock(t, POLLIN, now_ms() + 1);
 
-	if (ev <= 0)
-		return ev == 0 || ev == -EINTR;	/* the caller sees a stop */
+	if (p->sock < 0)
+		return false;
 	for (int i = 0; i < SERVE_BATCH; i++) {
-		int n = recv_now(t, buf, sizeof(buf));
+		int n = recv_now(p, buf, sizeof(buf));
 
 		if (n == -EAGAIN)
 			return true;
 		if (n <= 0)
 			return false;
-		chan_note(t, buf);
+		chan_note(p, buf);
 	}
 	return true;
 }

@@ -36,6 +36,7 @@ struct dp_inproc_opts {
 	const char *agent;		/* libdprobe.so, an absolute path */
 	uint64_t buffer_size;		/* bytes per thread ring, 0: default */
 	bool overwrite;			/* flight recorder: overwrite old records */
+	bool follow;			/* -f: fork children and exec'd images */
 };
 
 struct dp_inproc;

@@ -21,6 +21,7 @@ struct slot {
 	char *how;		/* the agent's answer to PROBE */
 	bool counter;		/* hits are counted in the rings' counters */
 	uint64_t counted;	/* of them, already added to the probe */
+	uint64_t missed;	/* its misses, as the agent last said */
 	uint64_t missed_new;	/* its misses in the STAT being read */
 };
 
@@ -58,61 +59,126 @@ struct comm_ent {
 	char comm[16];
 };
 
-struct dp_inproc {
-	struct dp_inproc_opts o;
+/*
+ * One process image with the agent: a process dprobe launched or
+ * attached to, a fork child of one (-f), or the new image of an exec.
+ * Each has its own channel, rings and probe slots; the tree (struct
+ * dp_inproc) reads them all.
+ */
+struct ip_proc {
+	struct dp_inproc *tree;
+	struct ip_proc *next;		/* in the order they came */
 	pid_t pid;
-	bool launched, exited;
+	pid_t parent;			/* a fork child: its parent's pid */
 	bool refused;		/* the agent refused a probe (ERR to ARM) */
-	int status;
+	bool closed;		/* the channel ended: the image is gone */
+	bool done;		/* closed, and its rings read to the end */
 	int sock;		/* the control channel (a socket pair's end) */
 	struct inq inq;
+	struct dp_ring_set rings;
+	bool have_rings;
+	struct dp_ring_reader *rd;
+	struct dp_ring_entry head;	/* read ahead, for the merge */
+	bool have_head;
+	struct dp_proc *proc;
+	bool proc_borrowed;	/* a fork child's: its parent's (same objects) */
+	struct dp_symbolizer symbolizer;
+	struct slot *slots;
+	unsigned nslots;
+	unsigned pending;	/* probes whose place is not in this image */
+	struct comm_ent *comms;
+	unsigned ncomms, comms_cap, pass;
+	struct dp_stats stats;	/* this image's (missed: the tree's) */
+};
+
+/*
+ * The session: every process image traced.  A launched command inherits
+ * one end of the hub, a socket pair of dprobe's; each agent that starts
+ * (the command's, a followed fork child's, an exec'd image's) makes a
+ * channel of its own and hands dprobe its end over the hub (NEW).
+ */
+struct dp_inproc {
+	struct dp_inproc_opts o;
+	pid_t pid;		/* the command launched or process attached */
+	bool launched, exited;
+	int status;
+	int hub;		/* dprobe's end of the hub, or -1 */
+	struct ip_proc *procs, **procs_tail;
+	unsigned nprocs;	/* images that said hello */
+	unsigned nforks;	/* of them, fork children */
+	unsigned untraced;	/* fork children not followed (no -f) */
+	unsigned nlost_images;	/* images that could not be traced */
+	bool clk_set;
+	struct clk clk;		/* one clock for every image */
+	/* -f: the next image's rings, made while nobody waits for them (a
+	 * fork child waits in fork() for its own) */
+	struct dp_ring_set spare;
+	bool have_spare;
 	/* the mask waits run with: NULL while setting up (the stop signals
 	 * stay blocked), empty once tracing (they interrupt the waits) */
 	const sigset_t *waitmask;
 	sigset_t unblocked;
-	struct dp_ring_set rings;
-	bool have_rings;
-	struct dp_ring_reader *rd;
-	struct dp_proc *proc;
-	struct dp_symbolizer symbolizer;
-	struct slot *slots;
-	unsigned nslots;
-	struct clk clk;
-	struct comm_ent *comms;
-	unsigned ncomms, comms_cap, pass;
 	/* stop requests: 1 stops tracing, 2 (Ctrl-C again) ends every wait */
 	volatile sig_atomic_t stop_req, profile_req;
 	void (*profile_cb)(void *);
 	void *profile_priv;
-	struct dp_stats stats;
+	struct dp_stats stats;	/* the sum over the images */
 };
 
-/* ---- session.c ----------------------------------------------------------- */
+/* ---- session.c: one image ------------------------------------------------ */
 
 void inproc_log(struct dp_inproc *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+struct ip_proc *proc_new(struct dp_inproc *t, pid_t pid, int sock);
+/* Whether @fd is a channel end of a pair process @pid made: 0 or -errno. */
+int inproc_check_end(int fd, pid_t pid);
+/* A ring set of the session's size: 0 or -errno (-E2BIG: too large). */
+int inproc_ring_set(struct dp_inproc *t, struct dp_ring_set *set);
+/* Whether the launched command or attached process is gone (reaped). */
+bool inproc_root_gone(struct dp_inproc *t);
+/* The handshake: hello, rings, probes, ARM.  0 or -errno with @why. */
+int proc_handshake(struct ip_proc *p, char *why, size_t whylen);
+/* Take every probe out of a live image and say bye. */
+void proc_detach(struct ip_proc *p);
+void proc_free(struct ip_proc *p);
+
+/* ---- tree.c: every image ---------------------------------------------------- */
+
+/* A NEW on the hub: the image's channel end (its pair), checked.  The
+ * new image, or NULL (logged: the process runs untraced). */
+struct ip_proc *tree_accept(struct dp_inproc *t, int timeout_ms);
+/* The sum of the images' miss counts, into the probes and the stats. */
+void tree_sum_missed(struct dp_inproc *t);
 
 /* ---- channel.c ----------------------------------------------------------- */
 
 /* A message (with descriptor @fd, or -1) within INPROC_REPLY_TIMEOUT_MS,
  * reading what comes meanwhile; 0 or -errno. */
-int chan_send(struct dp_inproc *t, int fd, const char *fmt, ...)
+int chan_send(struct ip_proc *p, int fd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The next message within @timeout_ms: its length, 0 at EOF, or -errno
  * (-ETIMEDOUT; -EINTR: dprobe must quit). */
-int chan_recv(struct dp_inproc *t, char *buf, size_t len, int timeout_ms);
+int chan_recv(struct ip_proc *p, char *buf, size_t len, int timeout_ms);
+/* A message the agent may send at any time (STAT, END, UNTRACED): 1 if
+ * it was one (END: 2), else 0. */
+int chan_note(struct ip_proc *p, const char *msg);
 /* STAT messages up to END, within @timeout_ms each. */
-void chan_read_stats(struct dp_inproc *t, int timeout_ms);
+void chan_read_stats(struct ip_proc *p, int timeout_ms);
 /* Ask the agent for its miss counts and put them in the probes. */
-void inproc_update_missed(struct dp_inproc *t);
-/* While tracing: about 1 ms for the channel; false when it is closed. */
-bool chan_serve(struct dp_inproc *t);
+void inproc_update_missed(struct ip_proc *p);
+/* What came on the channel (after a poll said so); false at its end. */
+bool chan_serve(struct ip_proc *p);
 /* Close the channel and drop what is queued. */
-void chan_free(struct dp_inproc *t);
+void chan_free(struct ip_proc *p);
 /* Run the stop signals' handlers if some are pending (tracing only). */
 void inproc_take_signals(struct dp_inproc *t);
 /* A second stop request came: every wait and the last read end. */
 bool inproc_must_quit(const struct dp_inproc *t);
+/* A wait for @fd's @events until @deadline_ms (CLOCK_MONOTONIC ms),
+ * with the tree's signal mask: revents, 0 at the deadline, or -errno. */
+int inproc_wait_fd(struct dp_inproc *t, int fd, short events,
+		   int64_t deadline_ms);
+int64_t inproc_now_ms(void);
 
 /* ---- reader.c ------------------------------------------------------------ */
 
@@ -121,7 +187,12 @@ void clk_init(struct clk *c, bool tsc);
 void clk_sample(struct clk *c);
 uint64_t clk_ns(const struct clk *c, uint64_t stamp);
 
-/* Read everything the rings hold now; @final: the producers are gone. */
-void reader_drain(struct dp_inproc *t, bool final);
+/*
+ * Read everything the rings hold now, in timestamp order across the
+ * images (@only: that image alone); @final: the producers are gone.
+ */
+void reader_drain(struct dp_inproc *t, struct ip_proc *only, bool final);
+/* An image's rings are read: free them. */
+void reader_free(struct ip_proc *p);
 
 #endif

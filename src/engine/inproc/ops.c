@@ -75,6 +75,7 @@ static struct dp_inproc_opts opts_of(const struct dp_engine_opts *o)
 		.reg = o->reg, .count_only = o->count_only, .sink = o->sink,
 		.log = o->log, .child_mask = o->child_mask, .agent = o->agent,
 		.buffer_size = o->buffer_size, .overwrite = o->overwrite,
+		.follow = o->follow,
 	};
 }
 
@@ -138,7 +139,7 @@ static void ip_free(void *state)
 const struct dp_engine_ops dp_agent_engine = {
 	.name = "agent",
 	.desc = "in-process engine",
-	.flags = DP_ENGINE_AUTO | DP_ENGINE_APP_TRACEPOINTS,
+	.flags = DP_ENGINE_AUTO | DP_ENGINE_APP_TRACEPOINTS | DP_ENGINE_FOLLOWS,
 	.prepare = ip_prepare,
 	.unsuitable = ip_unsuitable,
 	.suits = ip_suits,

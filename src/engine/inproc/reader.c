@@ -113,23 +113,23 @@ void clk_sample(struct clk *c)
 
 /* ---- thread names -------------------------------------------------------- */
 
-static struct comm_ent *comm_slot(struct dp_inproc *t, int tid)
+static struct comm_ent *comm_slot(struct ip_proc *p, int tid)
 {
 	struct comm_ent *v;
 
-	for (unsigned i = 0; i < t->ncomms; i++)
-		if (t->comms[i].tid == tid)
-			return &t->comms[i];
-	if (t->ncomms == t->comms_cap) {
-		unsigned cap = t->comms_cap ? 2 * t->comms_cap : 16;
+	for (unsigned i = 0; i < p->ncomms; i++)
+		if (p->comms[i].tid == tid)
+			return &p->comms[i];
+	if (p->ncomms == p->comms_cap) {
+		unsigned cap = p->comms_cap ? 2 * p->comms_cap : 16;
 
-		v = realloc(t->comms, cap * sizeof(*v));
+		v = realloc(p->comms, cap * sizeof(*v));
 		if (!v)
 			return NULL;
-		t->comms = v;
-		t->comms_cap = cap;
+		p->comms = v;
+		p->comms_cap = cap;
 	}
-	v = &t->comms[t->ncomms++];
+	v = &p->comms[p->ncomms++];
 	memset(v, 0, sizeof(*v));
 	v->tid = tid;
 	return v;
@@ -159,20 +159,20 @@ static bool read_comm(pid_t pid, int tid, char *buf)
  * event is read, at most once per pass); for a thread that has exited,
  * the last name read, or the one the agent noted in the ring.
  */
-static const char *comm_of(struct dp_inproc *t, unsigned ring, int tid)
+static const char *comm_of(struct ip_proc *p, unsigned ring, int tid)
 {
-	struct comm_ent *c = comm_slot(t, tid);
+	struct comm_ent *c = comm_slot(p, tid);
 	const struct dp_ring *r;
 
 	if (!c)
 		return NULL;
-	if (c->pass != t->pass && read_comm(t->pid, tid, c->comm)) {
-		c->pass = t->pass;
+	if (c->pass != p->pass && read_comm(p->pid, tid, c->comm)) {
+		c->pass = p->pass;
 		return c->comm;
 	}
 	if (c->comm[0])
 		return c->comm;
-	r = dp_ring_get(&t->rings, ring);
+	r = dp_ring_get(&p->rings, ring);
 	memcpy(c->comm, r->comm, sizeof(c->comm));
 	c->comm[sizeof(c->comm) - 1] = '\0';
 	return c->comm[0] ? c->comm : NULL;
@@ -183,31 +183,32 @@ static const char *comm_of(struct dp_inproc *t, unsigned ring, int tid)
 #define DRAIN_BATCH 65536	/* entries per pass while tracing */
 #define FINAL_SIGNAL_CHECK 4096	/* entries between looks for a stop */
 
-static struct dp_deliver deliver_of(struct dp_inproc *t)
+static struct dp_deliver deliver_of(struct ip_proc *p)
 {
-	return (struct dp_deliver){ &t->o.sink, &t->stats, t->o.count_only };
+	return (struct dp_deliver){ &p->tree->o.sink, &p->stats,
+				   p->tree->o.count_only };
 }
 
-static void lost(struct dp_inproc *t, const struct dp_ring_entry *e)
+static void lost(struct ip_proc *p, const struct dp_ring_entry *e)
 {
-	struct dp_deliver d = deliver_of(t);
+	struct dp_deliver d = deliver_of(p);
 
 	dp_event_lost(&d, (int)DP_AGENT_INFO_CPU(e->info),
 		      e->lost == DP_RING_LOST_UNKNOWN ? DP_LOST_UNKNOWN :
 		      e->lost);
 }
 
-static void record(struct dp_inproc *t, const struct dp_ring_entry *e)
+static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 {
 	unsigned slot = DP_AGENT_INFO_SLOT(e->info);
-	struct dp_deliver d = deliver_of(t);
+	struct dp_deliver d = deliver_of(p);
 	struct dp_ring_stats st;
 	struct dp_rec_meta meta;
 	struct dp_probe *pr;
 
-	if (slot >= t->nslots || !t->slots[slot].pr)
+	if (slot >= p->nslots || !p->slots[slot].pr)
 		return;		/* nothing dprobe asked for */
-	pr = t->slots[slot].pr;
+	pr = p->slots[slot].pr;
 	pr->nhit++;
 	if (dp_event_deliver_counted(&d, pr))
 		return;
@@ -215,47 +216,104 @@ static void record(struct dp_inproc *t, const struct dp_ring_entry *e)
 		dp_event_lost_record(&d);	/* not what the agent writes */
 		return;
 	}
-	dp_ring_stats(&t->rings, e->ring, &st);
+	dp_ring_stats(&p->rings, e->ring, &st);
 	meta = (struct dp_rec_meta){
-		.ts_ns = clk_ns(&t->clk, e->ts),
+		.ts_ns = clk_ns(&p->tree->clk, e->ts),
 		.cpu = (int)DP_AGENT_INFO_CPU(e->info),
 		.pid = st.tid,
 		.tgid = st.pid,
 	};
-	meta.comm = comm_of(t, e->ring, st.tid);
-	dp_event_deliver(&d, pr, e->data, e->len, &meta, &t->symbolizer);
+	meta.comm = comm_of(p, e->ring, st.tid);
+	dp_event_deliver(&d, pr, e->data, e->len, &meta, &p->symbolizer);
 }
 
 /* Count-only probes: what their counters went up by since the last look. */
-static void counters(struct dp_inproc *t)
+static void counters(struct ip_proc *p)
 {
-	struct dp_deliver d = deliver_of(t);
+	struct dp_deliver d = deliver_of(p);
 
-	for (unsigned i = 0; i < t->nslots; i++) {
-		struct slot *s = &t->slots[i];
+	for (unsigned i = 0; i < p->nslots; i++) {
+		struct slot *s = &p->slots[i];
 		uint64_t n;
 
 		if (!s->counter)
 			continue;
-		n = dp_ring_set_counter(&t->rings, i) - s->counted;
+		n = dp_ring_set_counter(&p->rings, i) - s->counted;
 		s->counted += n;
 		s->pr->nhit += n;
 		dp_event_count(&d, s->pr, n);
 	}
 }
 
-void reader_drain(struct dp_inproc *t, bool final)
+/* The next entry of @p's rings, read ahead: whether there is one. */
+static bool peek(struct ip_proc *p)
 {
-	struct dp_ring_entry e;
-	enum dp_ring_kind k = DP_RING_EMPTY;
+	if (!p->have_head && p->rd)
+		p->have_head = dp_ring_read_merged(p->rd, &p->head) !=
+			       DP_RING_EMPTY;
+	return p->have_head;
+}
+
+static void take(struct ip_proc *p)
+{
+	if (p->head.kind == DP_RING_LOST)
+		lost(p, &p->head);
+	else
+		record(p, &p->head);
+	p->have_head = false;
+}
+
+static void pass_begin(struct ip_proc *p, bool final)
+{
+	p->pass++;
+	if (final)
+		dp_ring_reader_final(p->rd);
+}
+
+static void pass_end(struct ip_proc *p, bool final)
+{
+	counters(p);
+	if (final) {
+		p->stats.lost += dp_ring_set_noring_lost(&p->rings);
+		return;
+	}
+	/* rings of threads that exited: every 64 passes (it reads /proc) */
+	if (!(p->pass % 64))
+		dp_ring_reader_reap(p->rd);
+	dp_ring_reader_reclaim(p->rd);
+}
+
+/* The image whose next entry is the oldest (@only: that one), or NULL. */
+static struct ip_proc *oldest(struct dp_inproc *t, struct ip_proc *only)
+{
+	struct ip_proc *best = NULL;
+	uint64_t best_ns = 0;
+
+	if (only)
+		return peek(only) ? only : NULL;
+	for (struct ip_proc *p = t->procs; p; p = p->next) {
+		uint64_t ns;
+
+		if (!peek(p))
+			continue;
+		ns = clk_ns(&t->clk, p->head.ts);
+		if (!best || ns < best_ns) {
+			best = p;
+			best_ns = ns;
+		}
+	}
+	return best;
+}
+
+void reader_drain(struct dp_inproc *t, struct ip_proc *only, bool final)
+{
+	struct ip_proc *p = NULL;
 	unsigned n;
 
-	if (!t->rd)
-		return;
-	t->pass++;
 	clk_sample(&t->clk);
-	if (final)
-		dp_ring_reader_final(t->rd);
+	for (struct ip_proc *q = t->procs; q; q = q->next)
+		if (q->rd && (!only || q == only))
+			pass_begin(q, final);
 	/*
 	 * A bounded batch while tracing: the producers can make records
 	 * faster than they are printed, and a stop must still be seen.  The
@@ -269,23 +327,25 @@ void reader_drain(struct dp_inproc *t, bool final)
 			if (inproc_must_quit(t))
 				break;
 		}
-		k = dp_ring_read_merged(t->rd, &e);
-		if (k == DP_RING_EMPTY)
+		p = oldest(t, only);
+		if (!p)
 			break;
-		if (k == DP_RING_LOST)
-			lost(t, &e);
-		else
-			record(t, &e);
+		take(p);
 	}
-	counters(t);
-	if (n && k == DP_RING_EMPTY && t->o.sink.idle)
+	for (struct ip_proc *q = t->procs; q; q = q->next)
+		if (q->rd && (!only || q == only))
+			pass_end(q, final);
+	if (n && !p && t->o.sink.idle)
 		t->o.sink.idle(t->o.sink.priv);
-	if (final) {
-		t->stats.lost += dp_ring_set_noring_lost(&t->rings);
-		return;
-	}
-	/* rings of threads that exited: every 64 passes (it reads /proc) */
-	if (!(t->pass % 64))
-		dp_ring_reader_reap(t->rd);
-	dp_ring_reader_reclaim(t->rd);
+}
+
+void reader_free(struct ip_proc *p)
+{
+	if (p->rd)
+		dp_ring_reader_free(p->rd);
+	p->rd = NULL;
+	p->have_head = false;
+	if (p->have_rings)
+		dp_ring_set_close(&p->rings);
+	p->have_rings = false;
 }

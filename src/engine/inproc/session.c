@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The in-process engine's session with one target (see inproc.h): start
- * the agent in it, hand it the rings and the probes, serve the output
- * until the end, then take everything out again.
+ * The in-process engine's work with one process image (see inproc.h):
+ * launch a command or inject the agent into a process, then, for every
+ * image that joins the session, the handshake that hands it the rings
+ * and the probes, and the detach that takes everything out again.
+ * tree.c runs the session over all of them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,29 +79,17 @@ int dp_inproc_program(const char *path)
 	       (st.st_mode & (S_ISUID | S_ISGID) ? DP_PROGRAM_SETID : 0);
 }
 
-/* ---- the channel ------------------------------------------------------------ */
+/* ---- the channels ----------------------------------------------------------- */
 
 /*
- * The channel is a socket pair nobody else can reach: one end goes to
- * the command dprobe launches (inherited, its number in the environment),
- * or, for a running process, the agent makes the pair and dprobe takes
- * its end out of the process with pidfd_getfd(), which needs the same
- * rights as ptrace.  No name, so no other user can see, connect to or
- * flood it.
+ * Every channel is a socket pair nobody else can reach.  A launched
+ * command inherits one end of the hub, and each agent in its tree hands
+ * dprobe the end of a pair of its own over it (NEW, tree.c); in a
+ * running process the agent makes the pair and dprobe takes its end out
+ * of the process with pidfd_getfd(), which needs the same rights as
+ * ptrace.  No name, so no other user can see, connect to or flood them.
  */
-static int launch_pair(struct dp_inproc *t, int *child_end)
-{
-	int sv[2];
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
-		return -errno;
-	t->sock = sv[0];
-	*child_end = sv[1];
-	return 0;
-}
-
-/* Whether @fd is a channel end the agent of @pid made: 0 or -errno. */
-static int check_taken_end(int fd, pid_t pid)
+int inproc_check_end(int fd, pid_t pid)
 {
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
@@ -117,31 +107,31 @@ static int check_taken_end(int fd, pid_t pid)
 }
 
 /* dprobe's end of the pair the agent made in @pid, descriptor @fd there. */
-static int take_agent_end(struct dp_inproc *t, long fd, char *why,
+static int take_agent_end(struct ip_proc *p, long fd, char *why,
 			  size_t whylen)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0), mine, ret;
+	int pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0), mine, ret;
 
 	if (pidfd < 0 || fd < 0 || fd > INT_MAX) {
 		ret = pidfd < 0 ? -errno : -EPROTO;
 		goto fail;
 	}
 	mine = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
-	ret = mine < 0 ? -errno : check_taken_end(mine, t->pid);
+	ret = mine < 0 ? -errno : inproc_check_end(mine, p->pid);
 	if (ret && mine >= 0)
 		close(mine);
 	if (!ret)
-		t->sock = mine;
+		p->sock = mine;
 fail:
 	if (pidfd >= 0)
 		close(pidfd);
 	if (ret)
 		snprintf(why, whylen, "cannot take the agent's channel from "
-			 "process %d: %s", (int)t->pid, strerror(-ret));
+			 "process %d: %s", (int)p->pid, strerror(-ret));
 	return ret;
 }
 
-static bool child_gone(struct dp_inproc *t)
+bool inproc_root_gone(struct dp_inproc *t)
 {
 	if (t->exited)
 		return true;
@@ -156,44 +146,44 @@ static bool child_gone(struct dp_inproc *t)
 
 /* ---- the handshake ---------------------------------------------------------- */
 
-/*
- * The agent's first word, within CONNECT_TIMEOUT_MS: a launched command
- * that exits first, or never loads the agent, ends the wait.
- */
-static int wait_hello(struct dp_inproc *t, char *buf, size_t len, char *why,
-		      size_t whylen)
+/* The root of the session (the first image): its errors are the session's. */
+static bool is_root(const struct ip_proc *p)
 {
-	for (int waited = 0; waited < CONNECT_TIMEOUT_MS; waited += 20) {
-		int n;
-
-		if (child_gone(t)) {
-			snprintf(why, whylen, "process %d exited before the "
-				 "agent started", (int)t->pid);
-			return -ESRCH;
-		}
-		n = chan_recv(t, buf, len, 20);
-		if (n > 0)
-			return 0;
-		if (n != -ETIMEDOUT)
-			break;
-	}
-	if (child_gone(t)) {
-		snprintf(why, whylen, "process %d exited before the agent "
-			 "started", (int)t->pid);
-		return -ESRCH;
-	}
-	snprintf(why, whylen, "the agent did not start in process %d within "
-		 "%d s", (int)t->pid, CONNECT_TIMEOUT_MS / 1000);
-	return -ETIMEDOUT;
+	return p == p->tree->procs;
 }
 
-static int hello(struct dp_inproc *t, char *why, size_t whylen)
+static int hello_clock(struct ip_proc *p, const char *clock, char *why,
+		       size_t whylen)
+{
+	struct dp_inproc *t = p->tree;
+	bool tsc = !strcmp(clock, "tsc");
+
+	if (!t->clk_set) {
+		clk_init(&t->clk, tsc);
+		t->clk_set = true;
+	} else if (t->clk.tsc != tsc) {
+		snprintf(why, whylen, "its agent stamps records with another "
+			 "clock (%s)", clock);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * "HELLO <version> <pid> <clock> [fork <ppid>]", the agent's first word,
+ * within CONNECT_TIMEOUT_MS.
+ */
+static int hello(struct ip_proc *p, char *why, size_t whylen)
 {
 	char buf[DP_AGENT_MSG_MAX], clock[16];
-	int ver, pid, ret = wait_hello(t, buf, sizeof(buf), why, whylen);
+	int ver, pid, ppid, n = chan_recv(p, buf, sizeof(buf),
+					  CONNECT_TIMEOUT_MS);
 
-	if (ret)
-		return ret;
+	if (n <= 0) {
+		snprintf(why, whylen, "the agent of process %d did not say "
+			 "hello", (int)p->pid);
+		return n ? n : -EPIPE;
+	}
 	if (sscanf(buf, "HELLO %d %d %15s", &ver, &pid, clock) != 3) {
 		snprintf(why, whylen, "the agent did not say hello");
 		return -EPROTO;
@@ -203,54 +193,69 @@ static int hello(struct dp_inproc *t, char *why, size_t whylen)
 			 ver, DP_AGENT_VERSION);
 		return -EPROTO;
 	}
-	if (pid != t->pid) {
+	if (pid != p->pid) {
 		snprintf(why, whylen, "the agent of process %d answered for "
-			 "process %d", (int)t->pid, pid);
+			 "process %d", (int)p->pid, pid);
 		return -EPROTO;
 	}
-	clk_init(&t->clk, !strcmp(clock, "tsc"));
-	return 0;
+	if (sscanf(buf, "HELLO %*d %*d %*s fork %d", &ppid) == 1)
+		p->parent = ppid;
+	return hello_clock(p, clock, why, whylen);
 }
 
-static int rings(struct dp_inproc *t, char *why, size_t whylen)
+int inproc_ring_set(struct dp_inproc *t, struct dp_ring_set *set)
 {
-	uint64_t size = dp_ring_size_round(t->o.buffer_size ?
-					   t->o.buffer_size : DP_RING_DEFAULT_SIZE);
-	int ret;
+	const struct dp_inproc_opts *o = &t->o;
+	uint64_t size = dp_ring_size_round(o->buffer_size ? o->buffer_size :
+					   DP_RING_DEFAULT_SIZE);
 
-	if (!size) {
-		snprintf(why, whylen, "buffer size too large");
-		return -EINVAL;
+	if (!size)
+		return -E2BIG;
+	return dp_ring_set_create(set, DP_RING_DEFAULT_RINGS, size,
+				  o->overwrite ? DP_RING_OVERWRITE :
+				  DP_RING_DISCARD);
+}
+
+/* The image's rings: the spare set made ahead of time (tree.c), or new. */
+static int rings(struct ip_proc *p, char *why, size_t whylen)
+{
+	struct dp_inproc *t = p->tree;
+	int ret = 0;
+
+	if (t->have_spare) {
+		p->rings = t->spare;
+		t->have_spare = false;
+	} else {
+		ret = inproc_ring_set(t, &p->rings);
 	}
-	ret = dp_ring_set_create(&t->rings, DP_RING_DEFAULT_RINGS, size,
-				 t->o.overwrite ? DP_RING_OVERWRITE : DP_RING_DISCARD);
 	if (ret) {
-		snprintf(why, whylen, "cannot create the rings: %s", strerror(-ret));
+		snprintf(why, whylen, "cannot create the rings: %s",
+			 ret == -E2BIG ? "buffer size too large" : strerror(-ret));
 		return ret;
 	}
-	t->have_rings = true;
-	t->rd = dp_ring_reader_new(&t->rings, true);
-	if (!t->rd)
+	p->have_rings = true;
+	p->rd = dp_ring_reader_new(&p->rings, true);
+	if (!p->rd)
 		return -ENOMEM;
-	return chan_send(t, t->rings.fd, "RINGS");
+	return chan_send(p, p->rings.fd, "RINGS");
 }
 
-static int new_slot(struct dp_inproc *t, struct dp_probe *pr, uint64_t addr)
+static int new_slot(struct ip_proc *p, struct dp_probe *pr, uint64_t addr)
 {
 	struct slot *v;
 
-	if (t->nslots >= DP_AGENT_MAX_SLOTS)
+	if (p->nslots >= DP_AGENT_MAX_SLOTS)
 		return -E2BIG;
-	v = realloc(t->slots, (t->nslots + 1) * sizeof(*v));
+	v = realloc(p->slots, (p->nslots + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	t->slots = v;
-	v[t->nslots] = (struct slot){ .pr = pr, .addr = addr };
-	return (int)t->nslots++;
+	p->slots = v;
+	v[p->nslots] = (struct slot){ .pr = pr, .addr = addr };
+	return (int)p->nslots++;
 }
 
 /* @SYM arguments: their run-time addresses, as the ptrace engine reads. */
-static int send_syms(struct dp_inproc *t, int slot, const struct dp_probe *pr)
+static int send_syms(struct ip_proc *p, int slot, const struct dp_probe *pr)
 {
 	for (unsigned i = 0; i < pr->def.nargs; i++) {
 		const struct dp_arg *a = &pr->def.args[i];
@@ -259,10 +264,10 @@ static int send_syms(struct dp_inproc *t, int slot, const struct dp_probe *pr)
 		int ret;
 
 		if (a->insn[0].op != DP_FOP_SYMBOL ||
-		    dp_proc_sym_addr(t->proc, a->insn[0].data, &addr, why,
+		    dp_proc_sym_addr(p->proc, a->insn[0].data, &addr, why,
 				     sizeof(why)))
 			continue;
-		ret = chan_send(t, -1, "SYM %d %u %llx", slot, i,
+		ret = chan_send(p, -1, "SYM %d %u %llx", slot, i,
 			       (unsigned long long)addr);
 		if (ret)
 			return ret;
@@ -270,53 +275,69 @@ static int send_syms(struct dp_inproc *t, int slot, const struct dp_probe *pr)
 	return 0;
 }
 
-static int send_location(struct dp_inproc *t, struct dp_probe *pr,
+static int send_location(struct ip_proc *p, struct dp_probe *pr,
 			 const struct dp_proc_loc *l, const char *line)
 {
-	unsigned flags = t->o.count_only && !pr->event->filter ?
+	unsigned flags = p->tree->o.count_only && !pr->event->filter ?
 		DP_AGENT_F_COUNT : 0;
-	int slot = new_slot(t, pr, l->addr), ret;
+	int slot = new_slot(p, pr, l->addr), ret;
 
 	if (slot < 0)
 		return slot;
-	t->slots[slot].counter = flags && slot < (int)DP_RING_NCOUNTERS;
-	ret = chan_send(t, -1, "PROBE %d %u %llx %llx %x %s", slot,
+	p->slots[slot].counter = flags && slot < (int)DP_RING_NCOUNTERS;
+	ret = chan_send(p, -1, "PROBE %d %u %llx %llx %x %s", slot,
 		       pr->event->id, (unsigned long long)l->addr,
 		       (unsigned long long)(l->addr - l->file_offset), flags,
 		       line);
 	if (!ret && l->ref_ctr_addr)
-		ret = chan_send(t, -1, "REF %d %llx", slot,
+		ret = chan_send(p, -1, "REF %d %llx", slot,
 			       (unsigned long long)l->ref_ctr_addr);
-	return ret ? ret : send_syms(t, slot, pr);
+	return ret ? ret : send_syms(p, slot, pr);
 }
 
-static int send_probe(struct dp_inproc *t, struct dp_probe *pr, char *why,
+/*
+ * The root image without -f must have every place: the engine cannot
+ * wait for an object to be loaded later.  With -f, and in every image
+ * that follows, a place that is not in this image is pending: an exec or
+ * another process of the session may have it.
+ */
+static int unresolved(struct ip_proc *p, struct dp_probe *pr,
+		      const char *what, int err, char *why, size_t whylen)
+{
+	if (!is_root(p) || p->tree->o.follow) {
+		p->pending++;
+		return 0;
+	}
+	snprintf(why, whylen, "%s/%s: %s", pr->event->group, pr->event->name,
+		 what);
+	return err;
+}
+
+static int send_probe(struct ip_proc *p, struct dp_probe *pr, char *why,
 		      size_t whylen)
 {
 	struct dp_error e = { 0 };
 	struct dp_proc_res res;
-	char *line;
-	int ret = dp_proc_resolve(t->proc, NULL, &pr->def, &res, &e);
+	char *line, what[1024];
+	int ret = dp_proc_resolve(p->proc, NULL, &pr->def, &res, &e);
 
 	if (ret) {
-		snprintf(why, whylen, "%s/%s: %s%s%s%s", pr->event->group,
-			 pr->event->name, dp_err_message(e.code),
+		snprintf(what, sizeof(what), "%s%s%s%s", dp_err_message(e.code),
 			 e.detail[0] ? " (" : "", e.detail,
 			 e.detail[0] ? ")" : "");
 		dp_error_clear(&e);
-		return ret;
+		return unresolved(p, pr, what, ret, why, whylen);
 	}
 	if (res.pending) {
-		snprintf(why, whylen, "%s/%s: %s; the in-process engine arms "
-			 "probes only in objects loaded at the start (use "
-			 "--engine ptrace)", pr->event->group, pr->event->name,
-			 res.why);
+		snprintf(what, sizeof(what), "%s; without -f the in-process "
+			 "engine arms probes only in objects loaded at the "
+			 "start (use -f, or --engine ptrace)", res.why);
 		dp_proc_res_free(&res);
-		return -ENOTSUP;
+		return unresolved(p, pr, what, -ENOTSUP, why, whylen);
 	}
 	line = dp_probe_canonical(&pr->def);
 	for (size_t i = 0; !ret && i < res.n; i++) {
-		ret = line ? send_location(t, pr, &res.loc[i], line) : -ENOMEM;
+		ret = line ? send_location(p, pr, &res.loc[i], line) : -ENOMEM;
 		if (!ret && !pr->vaddr) {
 			pr->vaddr = res.loc[i].vaddr;
 			pr->file_offset = res.loc[i].file_offset;
@@ -329,29 +350,73 @@ static int send_probe(struct dp_inproc *t, struct dp_probe *pr, char *why,
 	return ret;
 }
 
+/* The live image of a fork child's parent, or NULL. */
+static struct ip_proc *parent_of(const struct ip_proc *p)
+{
+	struct ip_proc *parent = NULL;
+
+	for (struct ip_proc *q = p->tree->procs; q; q = q->next)
+		if (q->pid == p->parent && q != p && !q->closed)
+			parent = q;
+	return parent;
+}
+
+/*
+ * A fork child: its parent's objects (the same mappings: the parent's
+ * reading of them serves, as the images are freed together at the end)
+ * and probe locations, at the same addresses.
+ */
+static int inherit(struct ip_proc *p, char *why, size_t whylen)
+{
+	const struct ip_proc *parent = parent_of(p);
+
+	if (!parent || !parent->proc) {
+		snprintf(why, whylen, "its parent %d is not traced",
+			 (int)p->parent);
+		return -ESRCH;
+	}
+	p->proc = parent->proc;
+	p->proc_borrowed = true;
+	p->slots = calloc(parent->nslots ? parent->nslots : 1,
+			  sizeof(*p->slots));
+	if (!p->slots)
+		return -ENOMEM;
+	for (unsigned i = 0; i < parent->nslots; i++) {
+		const struct slot *s = &parent->slots[i];
+
+		p->slots[i] = (struct slot){ .pr = s->pr, .addr = s->addr,
+					     .counter = s->counter };
+		if (s->how && !(p->slots[i].how = strdup(s->how)))
+			return -ENOMEM;
+	}
+	p->nslots = parent->nslots;
+	p->pending = parent->pending;
+	return 0;
+}
+
 /* One reply to ARM: 1 when ARMED came, 0 for another line, or -errno. */
-static int arm_reply(struct dp_inproc *t, char *buf, char *why, size_t whylen)
+static int arm_reply(struct ip_proc *p, char *buf, char *why, size_t whylen)
 {
 	unsigned slot;
 	int n, err;
 
 	if (sscanf(buf, "ARMED %d", &n) == 1)
 		return 1;
-	if (!strncmp(buf, "STAT ", 5) || !strcmp(buf, "END"))
-		return 0;	/* the process is exiting: its last word */
-	if (sscanf(buf, "OK %u %n", &slot, &n) == 1 && slot < t->nslots) {
-		free(t->slots[slot].how);
-		t->slots[slot].how = strdup(buf + n);
+	if (chan_note(p, buf))
+		return 0;	/* the process is exiting, or forked */
+	if (sscanf(buf, "OK %u %n", &slot, &n) == 1 && slot < p->nslots) {
+		free(p->slots[slot].how);
+		p->slots[slot].how = strdup(buf + n);
 		return 0;
 	}
 	if (sscanf(buf, "ERR %u %d %n", &slot, &err, &n) == 2) {
-		const struct dp_probe *pr = slot < t->nslots ? t->slots[slot].pr : NULL;
+		const struct dp_probe *pr = slot < p->nslots ? p->slots[slot].pr : NULL;
 
-		t->refused = true;
+		p->refused = true;
 		if (!why[0] && pr)
 			snprintf(why, whylen, "%s/%s at 0x%llx: %s",
 				 pr->event->group, pr->event->name,
-				 (unsigned long long)t->slots[slot].addr, buf + n);
+				 (unsigned long long)p->slots[slot].addr, buf + n);
 		else if (!why[0])
 			snprintf(why, whylen, "agent: %s", buf + n);
 		return -(err > 0 ? err : EINVAL);
@@ -360,19 +425,19 @@ static int arm_reply(struct dp_inproc *t, char *buf, char *why, size_t whylen)
 	return -EPROTO;
 }
 
-static int arm(struct dp_inproc *t, char *why, size_t whylen)
+static int arm(struct ip_proc *p, char *why, size_t whylen)
 {
 	char buf[DP_AGENT_MSG_MAX];
-	int ret = chan_send(t, -1, "ARM"), first = 0, n;
+	int ret = chan_send(p, -1, "ARM"), first = 0, n;
 
 	while (!ret) {
-		n = chan_recv(t, buf, sizeof(buf), INPROC_REPLY_TIMEOUT_MS);
+		n = chan_recv(p, buf, sizeof(buf), INPROC_REPLY_TIMEOUT_MS);
 		if (n <= 0) {
 			if (!why[0])
 				snprintf(why, whylen, "the agent did not answer");
 			return n ? n : -EPIPE;
 		}
-		ret = arm_reply(t, buf, why, whylen);
+		ret = arm_reply(p, buf, why, whylen);
 		if (ret < 0 && !first)
 			first = ret;
 		if (ret < 0)
@@ -383,43 +448,85 @@ static int arm(struct dp_inproc *t, char *why, size_t whylen)
 	return ret;
 }
 
-static int handshake(struct dp_inproc *t, char *why, size_t whylen)
+static int send_probes(struct ip_proc *p, char *why, size_t whylen)
 {
-	int ret = hello(t, why, whylen);
+	int ret;
 
-	if (!ret)
-		ret = rings(t, why, whylen);
-	if (!ret)
-		ret = dp_proc_open(t->pid, &t->proc, why, whylen);
-	if (ret)
-		return ret;
-	dp_proc_symbolizer(t->proc, &t->symbolizer);
-	for (struct dp_event *ev = t->o.reg->events; ev; ev = ev->next)
+	for (struct dp_event *ev = p->tree->o.reg->events; ev; ev = ev->next)
 		for (struct dp_probe *pr = ev->probes; pr; pr = pr->next)
-			if ((ret = send_probe(t, pr, why, whylen)))
+			if ((ret = send_probe(p, pr, why, whylen)))
 				return ret;
-	return arm(t, why, whylen);
+	return 0;
 }
 
-static struct dp_inproc *session_new(const struct dp_inproc_opts *o)
+int proc_handshake(struct ip_proc *p, char *why, size_t whylen)
+{
+	int ret = hello(p, why, whylen);
+
+	if (!ret)
+		ret = rings(p, why, whylen);
+	if (!ret && p->parent)
+		ret = inherit(p, why, whylen);
+	else if (!ret)
+		ret = dp_proc_open(p->pid, &p->proc, why, whylen);
+	if (ret)
+		return ret;
+	dp_proc_symbolizer(p->proc, &p->symbolizer);
+	if (!p->parent)
+		ret = send_probes(p, why, whylen);
+	if (!ret)
+		ret = arm(p, why, whylen);
+	if (!ret) {
+		p->tree->nprocs++;
+		p->tree->nforks += p->parent != 0;
+	}
+	return ret;
+}
+
+struct ip_proc *proc_new(struct dp_inproc *t, pid_t pid, int sock)
+{
+	struct ip_proc *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		if (sock >= 0)
+			close(sock);
+		return NULL;
+	}
+	p->tree = t;
+	p->pid = pid;
+	p->sock = sock;
+	*t->procs_tail = p;
+	t->procs_tail = &p->next;
+	return p;
+}
+
+static struct dp_inproc *tree_new(const struct dp_inproc_opts *o)
 {
 	struct dp_inproc *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
 	t->o = *o;
-	t->sock = -1;
+	t->hub = -1;
+	t->procs_tail = &t->procs;
 	return t;
 }
 
 /* ---- launch and attach ---------------------------------------------------- */
 
-/* In the child: the agent preloaded, its channel end inherited. */
+/* The hub's end in a launched command: above what shells use for theirs. */
+#define HUB_FD_MIN	100
+
+/*
+ * In the child: the agent preloaded, the hub's end inherited, its number
+ * and dprobe's pid in the environment ("FD:PID", ":f" with -f: the
+ * agent keeps both for the programs it runs).
+ */
 static void launch_child(const struct dp_inproc *t, char *const argv[],
-			 int errfd, int chan)
+			 int errfd, int hub)
 {
 	const char *pre = getenv("LD_PRELOAD");
-	char *val = NULL, num[16];
+	char *val = NULL, num[48];
 	int err, fd;
 
 	if (t->o.child_mask)
@@ -427,11 +534,14 @@ static void launch_child(const struct dp_inproc *t, char *const argv[],
 	if (pre && *pre ? asprintf(&val, "%s:%s", t->o.agent, pre) < 0 :
 	    !(val = strdup(t->o.agent)))
 		_exit(127);
-	/* a copy without close-on-exec, above the standard three */
-	fd = fcntl(chan, F_DUPFD, 3);
+	/* a copy without close-on-exec, out of the way of the program's */
+	fd = fcntl(hub, F_DUPFD, HUB_FD_MIN);
+	if (fd < 0)
+		fd = fcntl(hub, F_DUPFD, 3);
 	if (fd < 0)
 		_exit(127);
-	snprintf(num, sizeof(num), "%d", fd);
+	snprintf(num, sizeof(num), "%d:%d%s", fd, (int)getppid(),
+		 t->o.follow ? ":f" : "");
 	setenv("LD_PRELOAD", val, 1);
 	setenv(DP_AGENT_ENV_SOCK, num, 1);
 	execvp(argv[0], argv);
@@ -444,14 +554,14 @@ static void launch_child(const struct dp_inproc *t, char *const argv[],
 static int start_child(struct dp_inproc *t, char *const argv[], char *why,
 		       size_t whylen)
 {
-	int fds[2], err = 0, chan = -1;
+	int fds[2], sv[2], err = 0;
 	ssize_t n;
 
-	err = launch_pair(t, &chan);
-	if (err)
-		return err;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	t->hub = sv[0];
 	if (pipe2(fds, O_CLOEXEC)) {
-		close(chan);
+		close(sv[1]);
 		return -errno;
 	}
 	t->pid = fork();
@@ -459,12 +569,12 @@ static int start_child(struct dp_inproc *t, char *const argv[], char *why,
 		err = -errno;
 		close(fds[0]);
 		close(fds[1]);
-		close(chan);
+		close(sv[1]);
 		return err;
 	}
 	if (!t->pid)
-		launch_child(t, argv, fds[1], chan);
-	close(chan);
+		launch_child(t, argv, fds[1], sv[1]);
+	close(sv[1]);
 	close(fds[1]);
 	t->launched = true;
 	do
@@ -482,26 +592,48 @@ static int start_child(struct dp_inproc *t, char *const argv[], char *why,
 }
 
 /*
+ * The launched command's agent joins, within CONNECT_TIMEOUT_MS: a
+ * command that exits first, or never loads the agent, ends the wait.
+ */
+static int wait_root(struct dp_inproc *t, struct ip_proc **out, char *why,
+		     size_t whylen)
+{
+	for (int waited = 0; waited < CONNECT_TIMEOUT_MS; waited += 20) {
+		if (inproc_root_gone(t))
+			break;
+		*out = tree_accept(t, 20);
+		if (*out)
+			return 0;
+		if (inproc_must_quit(t))
+			return -EINTR;
+	}
+	if (inproc_root_gone(t)) {
+		snprintf(why, whylen, "process %d exited before the agent "
+			 "started", (int)t->pid);
+		return -ESRCH;
+	}
+	snprintf(why, whylen, "the agent did not start in process %d within "
+		 "%d s", (int)t->pid, CONNECT_TIMEOUT_MS / 1000);
+	return -ETIMEDOUT;
+}
+
+/*
  * The target exited while it was being set up: not an error, the session
  * simply has nothing to read (as the ptrace engine ends when its process
  * does).  A probe the agent refused stays an error even then: the agent
  * lets the program go on after ARMED, and a short program can be gone
  * before we look.
  */
-static bool gone_early(struct dp_inproc *t)
+static int start_root(struct ip_proc *p, int ret, char *why, size_t whylen)
 {
-	if (!child_gone(t))
-		return false;
-	chan_free(t);
-	return true;
-}
-
-/* The agent says hello and arms the probes (the target started or injected). */
-static int start_session(struct dp_inproc *t, char *why, size_t whylen)
-{
-	int ret = handshake(t, why, whylen);
-
-	return ret && !t->refused && gone_early(t) ? 0 : ret;
+	if (!ret)
+		ret = proc_handshake(p, why, whylen);
+	if (ret && !p->refused && inproc_root_gone(p->tree)) {
+		chan_free(p);
+		p->closed = true;
+		return 0;
+	}
+	return ret;
 }
 
 static void abandon(struct dp_inproc *t)
@@ -517,14 +649,19 @@ static void abandon(struct dp_inproc *t)
 int dp_inproc_launch(const struct dp_inproc_opts *o, char *const argv[],
 		     struct dp_inproc **out, char *why, size_t whylen)
 {
-	struct dp_inproc *t = session_new(o);
+	struct dp_inproc *t = tree_new(o);
+	struct ip_proc *p = NULL;
 	int ret;
 
 	if (!t)
 		return -ENOMEM;
 	ret = start_child(t, argv, why, whylen);
 	if (!ret)
-		ret = start_session(t, why, whylen);
+		ret = wait_root(t, &p, why, whylen);
+	if (!ret)
+		ret = start_root(p, 0, why, whylen);
+	else if (ret == -ESRCH)
+		ret = 0;	/* it exited before its agent came: nothing to read */
 	if (ret) {
 		abandon(t);
 		return ret;
@@ -533,15 +670,31 @@ int dp_inproc_launch(const struct dp_inproc_opts *o, char *const argv[],
 	return 0;
 }
 
+/* -f in a running process: the agent's fork children join over a hub. */
+static int give_hub(struct dp_inproc *t, struct ip_proc *p)
+{
+	int sv[2], ret;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	t->hub = sv[0];
+	ret = chan_send(p, sv[1], "HUB");
+	close(sv[1]);
+	return ret;
+}
+
 int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
 		     struct dp_inproc **out, char *why, size_t whylen)
 {
-	struct dp_inproc *t = session_new(o);
+	struct dp_inproc *t = tree_new(o);
+	struct ip_proc *p;
 	long rv = 0;
 	int ret;
 
-	if (!t)
+	if (!t || !(p = proc_new(t, pid, -1))) {
+		free(t);
 		return -ENOMEM;
+	}
 	t->pid = pid;
 	/* the agent answers with the number of our end of its pair */
 	ret = dp_ptrace_inject(pid, o->agent, DP_AGENT_ATTACH_FN, NULL, &rv,
@@ -556,10 +709,12 @@ int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
 		ret = rv >= -4095 ? (int)rv : -EINVAL;
 	}
 	if (!ret)
-		ret = take_agent_end(t, rv, why, whylen);
+		ret = take_agent_end(p, rv, why, whylen);
+	if (!ret && o->follow)
+		ret = give_hub(t, p);
 	if (!ret)
-		ret = start_session(t, why, whylen);
-	else if (gone_early(t))
+		ret = start_root(p, 0, why, whylen);
+	else if (inproc_root_gone(t))
 		ret = 0;	/* it exited while we injected */
 	if (ret) {
 		/* closing the channel makes the agent take everything out */
@@ -570,142 +725,34 @@ int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
 	return 0;
 }
 
-/* ---- running ------------------------------------------------------------------ */
-
 /*
  * Take every probe out (the agent restores every byte) and say bye.  A
  * second stop request cuts the waits short: closing the channel makes
  * the agent take everything out as well.
  */
-static void detach(struct dp_inproc *t)
+void proc_detach(struct ip_proc *p)
 {
 	char buf[DP_AGENT_MSG_MAX];
 
-	if (t->sock < 0)
+	if (p->sock < 0)
 		return;
-	inproc_update_missed(t);
-	if (!chan_send(t, -1, "DETACH"))
-		while (chan_recv(t, buf, sizeof(buf), DETACH_TIMEOUT_MS) > 0 &&
+	inproc_update_missed(p);
+	if (!chan_send(p, -1, "DETACH"))
+		while (chan_recv(p, buf, sizeof(buf), DETACH_TIMEOUT_MS) > 0 &&
 		       strcmp(buf, "BYE"))
 			;
-	chan_free(t);
+	chan_free(p);
 }
 
-/* Whether the target is gone within about 200 ms. */
-static bool gone_soon(struct dp_inproc *t)
+void proc_free(struct ip_proc *p)
 {
-	for (int i = 0; i < 200 && !child_gone(t); i++)
-		usleep(1000);
-	return child_gone(t);
-}
-
-/* Read and print until a stop, the target's end or the channel's. */
-static void trace_loop(struct dp_inproc *t)
-{
-	while (!t->stop_req) {
-		reader_drain(t, false);
-		if (t->profile_req) {
-			t->profile_req = 0;
-			inproc_update_missed(t);
-			if (t->profile_cb)
-				t->profile_cb(t->profile_priv);
-		}
-		if (child_gone(t))
-			break;
-		if (!chan_serve(t)) {
-			/* the image that had the agent is gone: an exit
-			 * (the zombie follows soon) or an exec */
-			if (!gone_soon(t))
-				inproc_log(t, "dprobe: process %d closed the "
-					   "channel (an exec?); the in-process "
-					   "engine traces it no more\n",
-					   (int)t->pid);
-			break;
-		}
-	}
-}
-
-/* A launched command runs on after a detach: wait for it, unless told
- * to stop waiting (Ctrl-C again). */
-static void wait_launched(struct dp_inproc *t)
-{
-	const struct timespec ms10 = { 0, 10000000 };
-
-	while (t->launched && !child_gone(t) && !inproc_must_quit(t))
-		ppoll(NULL, 0, &ms10, t->waitmask);
-	if (t->launched && !t->exited)
-		inproc_log(t, "dprobe: process %d runs on without probes\n",
-			   (int)t->pid);
-}
-
-int dp_inproc_run(struct dp_inproc *t, int *status)
-{
-	/* the caller blocked its stop signals: they interrupt the waits */
-	sigemptyset(&t->unblocked);
-	t->waitmask = &t->unblocked;
-	trace_loop(t);
-	/* what the agent said at exit, if it exited (or is exiting) */
-	if (t->sock >= 0)
-		chan_read_stats(t, 0);
-	if (!child_gone(t))
-		detach(t);
-	chan_free(t);
-	reader_drain(t, true);
-	wait_launched(t);
-	if (status)
-		*status = t->status;
-	return 0;
-}
-
-/* The first stops tracing; the second, every wait that follows it. */
-void dp_inproc_stop(struct dp_inproc *t)
-{
-	if (t->stop_req < 2)
-		t->stop_req++;
-}
-
-void dp_inproc_request_profile(struct dp_inproc *t)
-{
-	t->profile_req = 1;
-}
-
-void dp_inproc_set_profile_cb(struct dp_inproc *t, void (*cb)(void *),
-			      void *priv)
-{
-	t->profile_cb = cb;
-	t->profile_priv = priv;
-}
-
-void dp_inproc_list_probes(const struct dp_inproc *t, FILE *out)
-{
-	for (unsigned i = 0; i < t->nslots; i++) {
-		const struct slot *s = &t->slots[i];
-
-		fprintf(out, "%s/%s 0x%llx %s\n", s->pr->event->group,
-			s->pr->event->name, (unsigned long long)s->addr,
-			s->how ? s->how : "not armed");
-	}
-}
-
-const struct dp_stats *dp_inproc_stats(const struct dp_inproc *t)
-{
-	return &t->stats;
-}
-
-void dp_inproc_free(struct dp_inproc *t)
-{
-	if (!t)
-		return;
-	chan_free(t);
-	if (t->rd)
-		dp_ring_reader_free(t->rd);
-	if (t->have_rings)
-		dp_ring_set_close(&t->rings);
-	if (t->proc)
-		dp_proc_close(t->proc);
-	for (unsigned i = 0; i < t->nslots; i++)
-		free(t->slots[i].how);
-	free(t->slots);
-	free(t->comms);
-	free(t);
+	chan_free(p);
+	reader_free(p);
+	if (p->proc && !p->proc_borrowed)
+		dp_proc_close(p->proc);
+	for (unsigned i = 0; i < p->nslots; i++)
+		free(p->slots[i].how);
+	free(p->slots);
+	free(p->comms);
+	free(p);
 }

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The in-process engine's session over every process image it traces
+ * (see inproc.h and internal.h): the hub where new agents join, the
+ * loop that reads every image's channel and rings, and the end.
+ *
+ * Images join over the hub, each with a channel of its own: the launched
+ * command's first agent, and with -f every fork child (which keeps its
+ * parent's probes and gets rings of its own) and every image an exec
+ * starts (whose probes are resolved anew; a place that is not in that
+ * image is pending there).  An image ends when its channel does: the
+ * process exited or exec'd.  Records are read in timestamp order across
+ * every image.
+ *
+ * Without -f the session is the first image's: it ends with it.  With
+ * -f it ends when no image is left and no process holds the hub any
+ * more (every process of the tree inherits it, traced or not, so a
+ * fork child whose agent has not joined yet keeps the session open).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/agent/protocol.h"
+#include "engine/inproc/internal.h"
+
+/* "NEW <pid>": the only message on the hub. */
+#define JOIN_MSG_MAX	64
+
+/* ---- joining ---------------------------------------------------------------- */
+
+static void close_hub(struct dp_inproc *t)
+{
+	if (t->hub >= 0)
+		close(t->hub);
+	t->hub = -1;
+}
+
+/* One NEW message and the descriptor it carried: 1, 0 if none now, -1
+ * at the hub's end. */
+static int hub_recv(struct dp_inproc *t, pid_t *pid, int *fd)
+{
+	char buf[JOIN_MSG_MAX], cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, sizeof(buf) - 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+	int num;
+
+	*fd = -1;
+	do
+		n = recvmsg(t->hub, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -1;
+	if (!n)
+		return -1;
+	buf[n] = '\0';
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	if (sscanf(buf, "NEW %d", &num) != 1 || num <= 0) {
+		num = 0;
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
+	*pid = num;
+	return 1;
+}
+
+/*
+ * The channel end must be a pair the process named made (a process of
+ * the tree may be hostile: it can only hand over a pair of its own, so
+ * it can only speak for itself).
+ */
+struct ip_proc *tree_accept(struct dp_inproc *t, int timeout_ms)
+{
+	pid_t pid;
+	int fd, r, ev;
+
+	if (t->hub < 0)
+		return NULL;
+	ev = inproc_wait_fd(t, t->hub, POLLIN, inproc_now_ms() + timeout_ms);
+	if (ev <= 0)
+		return NULL;
+	r = hub_recv(t, &pid, &fd);
+	if (r < 0)
+		close_hub(t);
+	if (r <= 0)
+		return NULL;
+	if (fd < 0 || inproc_check_end(fd, pid)) {
+		if (fd >= 0)
+			close(fd);
+		t->nlost_images++;
+		inproc_log(t, "dprobe: a process of the session sent a channel "
+			   "that is not its own; ignored\n");
+		return NULL;
+	}
+	return proc_new(t, pid, fd);
+}
+
+/* An image that could not be set up: closing its channel makes its
+ * agent take everything out, and the process runs on untraced. */
+static void image_lost(struct dp_inproc *t, struct ip_proc *p,
+		       const char *why)
+{
+	inproc_log(t, "dprobe: process %d is not traced: %s\n", (int)p->pid,
+		   why);
+	t->nlost_images++;
+	chan_free(p);
+	reader_free(p);
+	p->closed = p->done = true;
+}
+
+static void join(struct dp_inproc *t, struct ip_proc *p)
+{
+	char why[512] = "";
+
+	if (proc_handshake(p, why, sizeof(why)))
+		image_lost(t, p, why[0] ? why : "the handshake failed");
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+/*
+ * The image's process exited or exec'd (its threads are gone when its
+ * channel closes): what the others hold first, in order, then all of
+ * its own.
+ */
+static void image_closed(struct dp_inproc *t, struct ip_proc *p)
+{
+	p->closed = true;
+	chan_free(p);
+	reader_drain(t, NULL, false);
+	reader_drain(t, p, true);
+	reader_free(p);
+	p->done = true;
+}
+
+static bool any_open(const struct dp_inproc *t)
+{
+	for (const struct ip_proc *p = t->procs; p; p = p->next)
+		if (p->sock >= 0)
+			return true;
+	return false;
+}
+
+/* Whether the session is over (see the top of the file). */
+static bool over(struct dp_inproc *t)
+{
+	if (t->o.follow)
+		return t->hub < 0 && !any_open(t);
+	return !t->procs || t->procs->closed || inproc_root_gone(t);
+}
+
+/* Whether the process is gone within about 200 ms. */
+static bool gone_soon(struct dp_inproc *t)
+{
+	for (int i = 0; i < 200 && !inproc_root_gone(t); i++)
+		usleep(1000);
+	return inproc_root_gone(t);
+}
+
+static unsigned nopen(const struct dp_inproc *t)
+{
+	unsigned n = 0;
+
+	for (const struct ip_proc *p = t->procs; p; p = p->next)
+		n += p->sock >= 0;
+	return n;
+}
+
+/* About a millisecond for every channel and the hub: what came. */
+static void serve(struct dp_inproc *t)
+{
+	unsigned n = nopen(t) + 1, i = 0;
+	struct pollfd *pf = calloc(n, sizeof(*pf));
+	struct ip_proc **who = calloc(n, sizeof(*who));
+	const struct timespec ms = { 0, 1000000 };
+	struct ip_proc *p;
+
+	if (!pf || !who)
+		goto out;
+	for (p = t->procs; p; p = p->next)
+		if (p->sock >= 0) {
+			pf[i] = (struct pollfd){ .fd = p->sock, .events = POLLIN };
+			who[i++] = p;
+		}
+	pf[i] = (struct pollfd){ .fd = t->hub, .events = POLLIN };
+	if (ppoll(pf, i + 1, &ms, t->waitmask) <= 0)
+		goto out;
+	for (unsigned k = 0; k < i; k++)
+		if (pf[k].revents && !chan_serve(who[k]))
+			image_closed(t, who[k]);
+	if (pf[i].revents)
+		while (!t->stop_req && (p = tree_accept(t, 0)))
+			join(t, p);
+out:
+	free(pf);
+	free(who);
+}
+
+static void profile(struct dp_inproc *t)
+{
+	t->profile_req = 0;
+	for (struct ip_proc *p = t->procs; p; p = p->next)
+		inproc_update_missed(p);
+	if (t->profile_cb)
+		t->profile_cb(t->profile_priv);
+}
+
+/* -f: the rings of the next image to join, made ahead. */
+static void make_spare(struct dp_inproc *t)
+{
+	if (t->o.follow && !t->have_spare && t->hub >= 0)
+		t->have_spare = !inproc_ring_set(t, &t->spare);
+}
+
+/* Read and print until a stop or the session's end. */
+static void trace_loop(struct dp_inproc *t)
+{
+	while (!t->stop_req) {
+		reader_drain(t, NULL, false);
+		if (t->profile_req)
+			profile(t);
+		if (over(t))
+			break;
+		make_spare(t);
+		serve(t);
+	}
+	if (!t->o.follow && t->procs && t->procs->closed && !gone_soon(t))
+		inproc_log(t, "dprobe: process %d ran exec or closed the agent's "
+			   "channel; without -f the in-process engine traces "
+			   "it no more\n", (int)t->pid);
+}
+
+/* A launched command runs on after a detach: wait for it, unless told
+ * to stop waiting (Ctrl-C again). */
+static void wait_launched(struct dp_inproc *t)
+{
+	const struct timespec ms10 = { 0, 10000000 };
+
+	while (t->launched && !inproc_root_gone(t) && !inproc_must_quit(t))
+		ppoll(NULL, 0, &ms10, t->waitmask);
+	if (t->launched && !t->exited)
+		inproc_log(t, "dprobe: process %d runs on without probes\n",
+			   (int)t->pid);
+}
+
+/* Every image still there: its last miss counts, then the detach. */
+static void detach_all(struct dp_inproc *t)
+{
+	for (struct ip_proc *p = t->procs; p; p = p->next) {
+		if (p->sock < 0)
+			continue;
+		/* what the agent said at exit, if it exited (or is exiting) */
+		chan_read_stats(p, 0);
+		if (p != t->procs || !inproc_root_gone(t))
+			proc_detach(p);
+		chan_free(p);
+	}
+	close_hub(t);
+}
+
+int dp_inproc_run(struct dp_inproc *t, int *status)
+{
+	/* the caller blocked its stop signals: they interrupt the waits */
+	sigemptyset(&t->unblocked);
+	t->waitmask = &t->unblocked;
+	trace_loop(t);
+	detach_all(t);
+	reader_drain(t, NULL, true);
+	wait_launched(t);
+	if (status)
+		*status = t->status;
+	return 0;
+}
+
+/* ---- the rest of inproc.h --------------------------------------------------- */
+
+void tree_sum_missed(struct dp_inproc *t)
+{
+	for (struct ip_proc *p = t->procs; p; p = p->next)
+		for (unsigned i = 0; i < p->nslots; i++)
+			p->slots[i].pr->nmiss = 0;
+	t->stats.missed = 0;
+	for (struct ip_proc *p = t->procs; p; p = p->next)
+		for (unsigned i = 0; i < p->nslots; i++) {
+			p->slots[i].pr->nmiss += p->slots[i].missed;
+			t->stats.missed += p->slots[i].missed;
+		}
+}
+
+/* The first stops tracing; the second, every wait that follows it. */
+void dp_inproc_stop(struct dp_inproc *t)
+{
+	if (t->stop_req < 2)
+		t->stop_req++;
+}
+
+void dp_inproc_request_profile(struct dp_inproc *t)
+{
+	t->profile_req = 1;
+}
+
+void dp_inproc_set_profile_cb(struct dp_inproc *t, void (*cb)(void *),
+			      void *priv)
+{
+	t->profile_cb = cb;
+	t->profile_priv = priv;
+}
+
+/* The locations of the first image (the others have the same or their
+ * own program's). */
+void dp_inproc_list_probes(const struct dp_inproc *t, FILE *out)
+{
+	const struct ip_proc *p = t->procs;
+
+	for (unsigned i = 0; p && i < p->nslots; i++) {
+		const struct slot *s = &p->slots[i];
+
+		fprintf(out, "%s/%s 0x%llx %s\n", s->pr->event->group,
+			s->pr->event->name, (unsigned long long)s->addr,
+			s->how ? s->how : "not armed");
+	}
+}
+
+/* The sum, made when asked (the handle is the caller's, not const). */
+const struct dp_stats *dp_inproc_stats(const struct dp_inproc *t)
+{
+	struct dp_stats *st = (struct dp_stats *)&t->stats;
+	uint64_t missed = st->missed;
+
+	*st = (struct dp_stats){ .missed = missed };
+	for (const struct ip_proc *p = t->procs; p; p = p->next) {
+		st->events += p->stats.events;
+		st->filtered += p->stats.filtered;
+		st->lost += p->stats.lost;
+		st->dropped += p->stats.dropped;
+	}
+	st->procs = t->nprocs;
+	st->untraced = t->untraced + t->nlost_images;
+	return st;
+}
+
+void dp_inproc_free(struct dp_inproc *t)
+{
+	struct ip_proc *p, *next;
+
+	if (!t)
+		return;
+	for (p = t->procs; p; p = next) {
+		next = p->next;
+		proc_free(p);
+	}
+	close_hub(t);
+	if (t->have_spare)
+		dp_ring_set_close(&t->spare);
+	free(t);
+}
