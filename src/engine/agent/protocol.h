@@ -4,24 +4,42 @@
  * a traced process: a SOCK_SEQPACKET unix socket, one text message per
  * packet, so neither side needs framing and a dead peer reads as EOF.
  *
- * The socket is one end of a socket pair: nothing has a name another
- * user could see (/proc/net/unix), connect to or flood.  A command dprobe
- * launches inherits its end; DP_AGENT_ENV_SOCK holds the descriptor's
- * number, which the library's constructor takes only if it is a seqpacket
- * unix socket of a pair its parent (dprobe) made (SO_PEERCRED), and never
- * in a set-user-ID or set-capability program (AT_SECURE).  In a running
- * process, the ptrace engine injects the library and calls
+ * Every channel is one end of a socket pair: nothing has a name another
+ * user could see (/proc/net/unix), connect to or flood.
+ *
+ * A command dprobe launches inherits one end of the hub, a pair dprobe
+ * made: DP_AGENT_ENV_SOCK is "FD:PID[:f]", the descriptor's number and
+ * dprobe's pid.  The library's constructor takes it only if it is a
+ * seqpacket unix socket of a pair process PID made (SO_PEERCRED), and
+ * never in a set-user-ID or set-capability program (AT_SECURE).  Each
+ * agent joins by making a pair of its own and sending one end over the
+ * hub ("NEW <pid>" + the descriptor), which dprobe takes only if that
+ * pair is the process's own; the hub carries nothing else, and no agent
+ * ever reads from it.  Without ":f" the agent then closes the hub and
+ * takes LD_PRELOAD and DP_AGENT_ENV_SOCK out of the environment; with
+ * ":f" (-f) it keeps both, so that every program it runs joins too
+ * (the hub is not close-on-exec), and a fork child joins before fork()
+ * returns in it, saying "fork <ppid>" in its HELLO: it keeps its
+ * parent's probes, dprobe sends it rings of its own (RINGS) and ARM.
+ * Without -f a fork child says "UNTRACED <pid>" on its parent's channel
+ * (one packet, never waited for), puts every probed byte back and
+ * closes it.
+ *
+ * In a running process, the ptrace engine injects the library and calls
  * dprobe_agent_attach(), which makes the pair and returns the number of
  * dprobe's end; dprobe takes it out of the process with pidfd_getfd()
  * (which needs the rights ptrace needs) and checks it is a pair the
  * target made.  The agent closes its copy of that end at dprobe's first
- * message, or after 10 s if dprobe never comes.
+ * message, or after 10 s if dprobe never comes.  With -f, dprobe's first
+ * message is HUB with one end of a hub (close-on-exec there: an exec'd
+ * program has no preload).
  *
- *   agent -> dprobe   HELLO <version> <pid> <clock>
+ *   agent -> dprobe   HELLO <version> <pid> <clock> [fork <ppid>]
  *                     <clock>: "tsc" (record stamps are rdtscp ticks, the
  *                     record's CPU comes from TSC_AUX) or "mono"
  *                     (CLOCK_MONOTONIC ns, CPU from getcpu)
- *   dprobe -> agent   RINGS                        + the ring memfd
+ *   dprobe -> agent   HUB                          + a hub's end (-p -f)
+ *                     RINGS                        + the ring memfd
  *                     PROBE <slot> <addr> <foffs> <flags> <line>
  *                         one location of a probe: <addr> where it goes,
  *                         <foffs> the run-time address of file offset 0
@@ -49,7 +67,9 @@
  *   agent -> dprobe   STAT <slot> <missed> [<slot> <missed>]...  ...  END
  *                     the slots that missed hits (the others missed
  *                     none), as many pairs per message as fit; also
- *                     sent unasked at the program's exit.  dprobe reads
+ *                     sent unasked at the program's exit.
+ *   agent -> dprobe   UNTRACED <pid>               a fork child, not
+ *                                                  followed (any time)  dprobe reads
  *                     the channel all the time it traces, so neither
  *                     side waits on a full socket.
  *   dprobe -> agent   DETACH                       unregister everything

@@ -10,11 +10,13 @@
  * dprobe resolves every probe against the live process, as the ptrace
  * engine does, and sends the agent addresses and fetch programs over the
  * control channel (src/engine/agent/protocol.h).  The records are the
- * ptrace engine's, byte for byte, so the output is too.
+ * ptrace engine's, byte for byte, so the output is too.  With -f every
+ * fork child and every exec'd image (of a launched command) joins the
+ * session with rings of its own (tree.c).
  *
  * What this engine does not do (dprobe trace falls back to, or asks for,
- * the ptrace engine): follow forks (-f), probes in objects loaded after
- * the start (dlopen), statically linked programs.
+ * the ptrace engine): probes in objects loaded after the start (dlopen),
+ * statically linked programs, exec in a process it attached to.
  */
 #ifndef DPROBE_ENGINE_INPROC_H
 #define DPROBE_ENGINE_INPROC_H
