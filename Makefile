@@ -316,6 +316,8 @@ fs-test: $(O)/dprobe $(FILESERVER)
 
 
 include mk/install.mk
+# a copy of dprobe out of its tree still finds the installed agent
+$(O)/src/engine/inproc/agent_path.o: CFLAGS += -DDPROBE_AGENTDIR='"$(AGENTDIR)"'
 
 # ---- running ---------------------------------------------------------------
 run: $(O)/dprobe $(EXAMPLE) $(AGENT_SO) $(O)/examples/tracepoint_example

@@ -692,6 +692,26 @@ static int start(struct dp_engine_choice *ch, struct dp_engine_opts *eo)
 	return err;
 }
 
+/*
+ * The processes behind the events: with -f how many images were traced
+ * (fork children, exec'd images); children left untraced, which explain
+ * a run without events.
+ */
+static void print_processes(const struct trace_opts *o,
+			    const struct dp_stats *st)
+{
+	unsigned execs = st->procs > st->forks ? st->procs - st->forks - 1 : 0;
+
+	if (o->follow && st->procs)
+		fprintf(stderr, "dprobe: traced %u process image%s (%u by fork, "
+			"%u by exec)\n", st->procs, st->procs == 1 ? "" : "s",
+			st->forks, execs);
+	if (st->untraced)
+		fprintf(stderr, "dprobe: %u process%s ran untraced%s\n",
+			st->untraced, st->untraced == 1 ? "" : "es",
+			o->follow ? "" : " (fork children: -f follows them)");
+}
+
 static int run(int argc, char **argv, bool stat)
 {
 	struct trace_opts o = { .stat = stat };
@@ -757,7 +777,8 @@ static int run(int argc, char **argv, bool stat)
 	dp_engine_set_profile_cb(g_eng.e, print_profile, &c);
 	rerr = dp_engine_run(g_eng.e, &status);
 	sigprocmask(SIG_SETMASK, &blocked, NULL);
-	if (rerr)
+	/* -ENOENT: no probe was ever armed, and the engine said why */
+	if (rerr && rerr != -ENOENT)
 		fprintf(stderr, "dprobe: tracing stopped on an error; every probe was removed\n");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	st = dp_engine_stats(g_eng.e);
@@ -771,6 +792,7 @@ static int run(int argc, char **argv, bool stat)
 	fprintf(stderr, "dprobe: %" PRIu64 " events, %" PRIu64 " filtered, %" PRIu64
 		" missed, %" PRIu64 " lost\n", st->events, st->filtered,
 		st->missed, st->lost);
+	print_processes(&o, st);
 	ret = rerr ? DP_EXIT_REJECTED : o.cmd ? dp_cli_exit_code(status) : DP_EXIT_OK;
 	dp_engine_free(g_eng.e);
 	g_eng = (struct engine){ 0 };

@@ -191,8 +191,11 @@ static int choose_auto(struct dp_engine_choice *ch, struct dp_engine_opts *o,
 		ret = check(ch, o, e);
 		if (ret < 0)
 			return ret;
-		if (!ret && no[0])
+		if (!ret && no[0]) {
+			ch->fallback = true;
+			snprintf(ch->no, sizeof(ch->no), "%s", no);
 			return take(ch, o, e, "%s", no);
+		}
 		if (!ret)
 			return take(ch, o, e, "%s", e->suits ? e->suits(o) :
 				    e->desc);
@@ -273,6 +276,7 @@ bool dp_engine_fallback(struct dp_engine_choice *ch, struct dp_engine_opts *o,
 	while (dp_engines[next] && dp_engines[next++] != failed)
 		;
 	snprintf(was, sizeof(was), "%s", why);
+	ch->fallback = false;	/* the caller says this one (@why) */
 	if (choose_auto(ch, o, next)) {
 		ch->ops = failed;
 		say(why, whylen, "%s", was);
@@ -285,12 +289,20 @@ bool dp_engine_fallback(struct dp_engine_choice *ch, struct dp_engine_opts *o,
 	return true;
 }
 
+/*
+ * Never a silent fallback: another engine than the one auto tries first
+ * is said in one line, before the first event; the choice itself only
+ * with DPROBE_VERBOSE.
+ */
 void dp_engine_say_choice(const struct dp_engine_choice *ch)
 {
 	const char *v = getenv("DPROBE_VERBOSE");
 
 	if (v && *v && strcmp(v, "0"))
 		fprintf(stderr, "dprobe: engine %s\n", ch->reason);
+	else if (ch->fallback)
+		fprintf(stderr, "dprobe: using the %s: %s\n", ch->ops->desc,
+			ch->no);
 }
 
 /* ---- the handle -------------------------------------------------------------- */

@@ -91,6 +91,9 @@ extern const struct dp_engine_env dp_engine_real_env;
 struct dp_engine_choice {
 	const struct dp_engine_ops *ops;
 	char reason[512];	/* "NAME: why" */
+	/* auto took another engine than the first it tried: @no says why */
+	bool fallback;
+	char no[512];
 	char why[4096];		/* no engine: the error, as printed today */
 	/* Chosen by name, or the only engine that can do what was asked:
 	 * a launch failure is final (no fallback). */

@@ -51,6 +51,7 @@ struct dp_stats {
 	uint64_t lost;		/* records that did not fit */
 	uint64_t dropped;	/* return instances dropped as stale */
 	unsigned procs;		/* process images traced (exec: a new one) */
+	unsigned forks;		/* of them, fork children */
 	unsigned untraced;	/* processes of the session left untraced */
 };
 

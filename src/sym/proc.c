@@ -1430,7 +1430,13 @@ static const char *sym_base_name(struct dp_proc *p, const struct dp_elf_sym *s)
 int dp_proc_symbolize(struct dp_proc *p, uint64_t addr,
 		      struct dp_proc_sym *out)
 {
-	const struct dp_proc_obj *o = dp_proc_obj_at(p->cur, addr);
+	return dp_proc_symbolize_in(p, p->cur, addr, out);
+}
+
+int dp_proc_symbolize_in(struct dp_proc *p, const struct dp_proc_objs *objs,
+			 uint64_t addr, struct dp_proc_sym *out)
+{
+	const struct dp_proc_obj *o = dp_proc_obj_at(objs, addr);
 	const struct dp_elf_sym *s;
 
 	memset(out, 0, sizeof(*out));

@@ -227,6 +227,10 @@ struct dp_proc_sym {
 int dp_proc_symbolize(struct dp_proc *p, uint64_t addr,
 		      struct dp_proc_sym *out);
 /* A struct dp_symbolizer over the current object set of @p. */
+/* The same in an object set of @p's that dp_proc_refresh() handed back
+ * (kept, not freed): records read after a dlclose() name their symbols. */
+int dp_proc_symbolize_in(struct dp_proc *p, const struct dp_proc_objs *objs,
+			 uint64_t addr, struct dp_proc_sym *out);
 void dp_proc_symbolizer(struct dp_proc *p, struct dp_symbolizer *s);
 
 /* ---- the dynamic linker's rendezvous ------------------------------------ */

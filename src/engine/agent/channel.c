@@ -164,6 +164,28 @@ static void on_ref(const char *args)
 		ctl_send("ERR 0 %d bad REF message", EINVAL);
 }
 
+/*
+ * Register what came, and from the first ARM on watch the loader: probes
+ * on objects loaded later are sent when they come (dlwatch.c).
+ */
+static void on_arm(void)
+{
+	int n = dp_ev_arm(report, NULL);
+
+	dp_dlwatch_start();
+	ctl_send("ARMED %d", n);
+}
+
+static void on_drop(const char *args)
+{
+	unsigned long long start, end;
+
+	if (sscanf(args, "%llx %llx", &start, &end) != 2 || start > end)
+		ctl_send("ERR 0 %d bad DROP message", EINVAL);
+	else
+		ctl_send("DROPPED %d", dp_ev_drop(start, end));
+}
+
 /* One message: 1 when the channel is done (DETACH), else 0. */
 static int handle(char *msg, int fd)
 {
@@ -194,7 +216,13 @@ static int handle(char *msg, int fd)
 	else if (!strncmp(msg, "REF ", 4))
 		on_ref(msg + 4);
 	else if (!strcmp(msg, "ARM"))
-		ctl_send("ARMED %d", dp_ev_arm(report, NULL));
+		on_arm();
+	else if (!strncmp(msg, "DROP ", 5))
+		on_drop(msg + 5);
+	else if (!strcmp(msg, "SYNCED")) {
+		if (dp_dlwatch_synced())
+			ctl_send("MAPS");
+	}
 	else if (!strcmp(msg, "DISARM"))
 		dp_ev_enable(false), ctl_send("DISARMED");
 	else if (!strcmp(msg, "ENABLE"))
@@ -213,6 +241,28 @@ static int handle(char *msg, int fd)
  * channel ends: 1 while it goes on, 0 when it is over (everything
  * removed, the descriptor closed).
  */
+/*
+ * Wait for a message, telling dprobe meanwhile when the loader's objects
+ * change (dlwatch.c).  False if the wait failed (the channel is gone).
+ */
+static bool wait_message(void)
+{
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = ctl_fd, .events = POLLIN },
+			{ .fd = dp_dlwatch_fd(), .events = POLLIN },
+		};
+		int r = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, -1);
+
+		if (r < 0 && errno != EINTR)
+			return false;
+		if (r > 0 && pfd[1].revents && dp_dlwatch_changed())
+			ctl_send("MAPS");
+		if (r > 0 && pfd[0].revents)
+			return true;
+	}
+}
+
 static int serve(bool until_armed)
 {
 	char buf[DP_AGENT_MSG_MAX];
@@ -220,7 +270,7 @@ static int serve(bool until_armed)
 	ssize_t n;
 
 	for (;;) {
-		n = ctl_recv(buf, sizeof(buf), &fd);
+		n = wait_message() ? ctl_recv(buf, sizeof(buf), &fd) : -1;
 		if (n <= 0)
 			break;		/* dprobe went away: EOF or error */
 		done = handle(buf, fd);
@@ -230,6 +280,7 @@ static int serve(bool until_armed)
 	if (n > 0 && !done)
 		return 1;
 	pthread_mutex_lock(&ctl_mutex);
+	dp_dlwatch_stop();
 	dp_ev_clear();
 	if (done)
 		ctl_send("BYE");
@@ -264,6 +315,7 @@ static void *ctl_thread(void *arg)
 {
 	(void)arg;
 	dp_ev_quiet(true);
+	dp_dlwatch_never_wait();
 	if (wait_for_dprobe()) {
 		serve(false);
 		return NULL;
@@ -451,6 +503,7 @@ static int follow_child(void)
 	int fd;
 
 	dp_ev_follow_in_child();
+	dp_dlwatch_fork_child();
 	fd = join(hub_fd);
 	if (fd < 0)
 		return fd;

@@ -418,6 +418,11 @@ void dp_ev_quiet(bool on)
 	ev_tls.quiet = on;
 }
 
+bool dp_ev_quiet_now(void)
+{
+	return ev_tls.quiet;
+}
+
 int dp_ev_rings(int fd)
 {
 	int ret;
@@ -869,6 +874,66 @@ static bool tp_site_unregister(struct ev_site *s)
 	return true;
 }
 
+/* Unregister @s (waits until no handler can still be running). */
+static bool site_unregister(struct ev_site *s)
+{
+	if (s->registered && s->is_tp)
+		return tp_site_unregister(s);
+	if (s->registered) {
+		if (s->has_entry)
+			unregister_kprobe(&s->kp);
+		if (s->has_return)
+			unregister_kretprobe(&s->rp);
+		ref_ctr_put(s);
+	}
+	return true;
+}
+
+/* The probes of the sites that went (site NULL), out of the list. */
+static void probes_prune(bool (*gone)(const struct ev_probe *))
+{
+	struct ev_probe **pp = &probes, *p;
+
+	probes_tail = &probes;
+	while ((p = *pp)) {
+		if (gone(p)) {
+			*pp = p->all_next;
+			dp_probe_def_free(&p->def);
+			free(p);
+			continue;
+		}
+		probes_tail = &p->all_next;
+		pp = &p->all_next;
+	}
+}
+
+static bool orphan(const struct ev_probe *p)
+{
+	return !p->site;
+}
+
+int dp_ev_drop(uint64_t start, uint64_t end)
+{
+	struct ev_site **sp = &sites, *s;
+	int n = 0;
+
+	while ((s = *sp)) {
+		if (s->is_tp || s->addr < start || s->addr >= end ||
+		    !site_unregister(s)) {
+			sp = &s->next;
+			continue;
+		}
+		*sp = s->next;
+		for (unsigned i = 0; i < s->n; i++)
+			s->probes[i]->site = NULL;
+		n += (int)s->n;
+		free(s->probes);
+		free(s);
+	}
+	probes_prune(orphan);
+	return n;
+}
+
 void dp_ev_clear(void)
 {
 	struct ev_site *s, *sn;
@@ -877,16 +942,8 @@ void dp_ev_clear(void)
 	/* unregistering waits until no handler can still be running */
 	for (s = sites; s; s = sn) {
 		sn = s->next;
-		if (s->registered && s->is_tp) {
-			if (!tp_site_unregister(s))
-				continue;	/* leaked, see there */
-		} else if (s->registered) {
-			if (s->has_entry)
-				unregister_kprobe(&s->kp);
-			if (s->has_return)
-				unregister_kretprobe(&s->rp);
-			ref_ctr_put(s);
-		}
+		if (!site_unregister(s))
+			continue;	/* leaked, see tp_site_unregister() */
 		for (unsigned i = 0; i < s->n; i++)
 			s->probes[i]->site = NULL;
 		free(s->probes);

@@ -9,6 +9,7 @@
  *              hitting thread's ring (the hit path)
  *   channel.c  the control channel to dprobe (protocol.h): the handshake,
  *              the control thread, and what happens when dprobe goes away
+ *   dlwatch.c  objects loaded and unloaded at run time (dlopen, dlclose)
  */
 #ifndef DPROBE_AGENT_EVENTS_H
 #define DPROBE_AGENT_EVENTS_H
@@ -25,6 +26,8 @@
  * library functions a user may have probed.
  */
 void dp_ev_quiet(bool on);
+/* Whether this thread is quiet now (the hit path may ask). */
+bool dp_ev_quiet_now(void);
 
 /* Map the ring set dprobe sent (@fd is the set's on success); -errno. */
 int dp_ev_rings(int fd);
@@ -64,5 +67,24 @@ void dp_ev_forget_in_child(void);
 /* A fork child that is followed (-f) keeps its probes but stops writing
  * into its parent's rings, until dprobe sends it its own (atfork). */
 void dp_ev_follow_in_child(void);
+/*
+ * The probe locations in [@start, @end) go (their object is unloaded,
+ * or is being): unregistered, their bytes put back where they still are
+ * ours.  Returns how many locations went.
+ */
+int dp_ev_drop(uint64_t start, uint64_t end);
+
+/* dlwatch.c: the loader's map changes (see there). */
+int dp_dlwatch_start(void);
+/* The eventfd the control thread polls, or -1. */
+int dp_dlwatch_fd(void);
+/* After it polled readable: whether to say MAPS (objects came or went). */
+bool dp_dlwatch_changed(void);
+/* SYNCED came: whether to say MAPS again (they changed meanwhile). */
+bool dp_dlwatch_synced(void);
+/* This thread (the control thread) never waits for dprobe in the loader. */
+void dp_dlwatch_never_wait(void);
+void dp_dlwatch_stop(void);
+void dp_dlwatch_fork_child(void);
 
 #endif

@@ -69,7 +69,19 @@
  *                     none), as many pairs per message as fit; also
  *                     sent unasked at the program's exit.
  *   agent -> dprobe   UNTRACED <pid>               a fork child, not
- *                                                  followed (any time)  dprobe reads
+ *                                                  followed (any time)
+ *   agent -> dprobe   MAPS                         objects were loaded or
+ *                                                  unloaded (any time after
+ *                                                  the first ARM): dprobe
+ *                                                  reads the maps again,
+ *                                                  sends the new locations
+ *                                                  (PROBE..., ARM) and drops
+ *                                                  the ones that went:
+ *   dprobe -> agent   DROP <start> <end>           unregister every location
+ *                                                  in [start, end)
+ *   agent -> dprobe   DROPPED <n>
+ *   dprobe -> agent   SYNCED                       MAPS is done (the thread
+ *                                                  that loaded waits for it)  dprobe reads
  *                     the channel all the time it traces, so neither
  *                     side waits on a full socket.
  *   dprobe -> agent   DETACH                       unregister everything

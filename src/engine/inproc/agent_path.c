@@ -18,6 +18,10 @@
  *                                    lib/dprobe/), relative so that a tree
  *                                    installed under DESTDIR, or moved,
  *                                    finds its own copy
+ *   PREFIX/lib/dprobe/libdprobe.so   the install path this dprobe was built
+ *                                    for, when it is root's alone: a copy
+ *                                    of the installed dprobe (in /tmp, in
+ *                                    a container's bind mount) finds it
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -32,6 +36,9 @@
 #define AGENT_ENV	"DPROBE_AGENT"
 #define AGENT_NAME	"libdprobe.so"
 #define AGENT_INSTALLED	"../lib/dprobe/" AGENT_NAME
+#ifndef DPROBE_AGENTDIR
+#define DPROBE_AGENTDIR	"/usr/local/lib/dprobe"
+#endif
 
 /* Only root (or nobody) can change what @st names. */
 static bool root_only(const struct stat *st)
@@ -118,6 +125,18 @@ static char *beside_exe(const char *rel)
 	return real;
 }
 
+/* The install path's copy, if only root can have put it there. */
+static char *installed(void)
+{
+	char *real = realpath(DPROBE_AGENTDIR "/" AGENT_NAME, NULL);
+
+	if (real && not_roots_file(real)) {
+		free(real);
+		real = NULL;
+	}
+	return real;
+}
+
 char *dp_inproc_find_agent(char *why, size_t whylen)
 {
 	const char *env = secure_getenv(AGENT_ENV), *bad;
@@ -129,6 +148,8 @@ char *dp_inproc_find_agent(char *why, size_t whylen)
 	path = beside_exe(AGENT_NAME);
 	if (!path)
 		path = beside_exe(AGENT_INSTALLED);
+	if (!path)
+		path = installed();
 	if (path && (bad = not_preloadable(path))) {
 		fprintf(stderr, "dprobe: cannot use %s: %s\n", path, bad);
 		free(path);

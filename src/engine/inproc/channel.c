@@ -275,6 +275,10 @@ int chan_note(struct ip_proc *p, const char *msg)
 		stat_end(p);
 		return 2;
 	}
+	if (!strcmp(msg, "MAPS")) {
+		p->maps_req = true;	/* done by the loop, between reads */
+		return 1;
+	}
 	if (!strncmp(msg, "UNTRACED ", 9)) {
 		p->tree->untraced++;	/* a fork child, not followed */
 		return 1;

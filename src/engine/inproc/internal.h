@@ -20,6 +20,7 @@ struct slot {
 	uint64_t addr;
 	char *how;		/* the agent's answer to PROBE */
 	bool counter;		/* hits are counted in the rings' counters */
+	bool dropped;		/* its object went (DROP): no more hits */
 	uint64_t counted;	/* of them, already added to the probe */
 	uint64_t missed;	/* its misses, as the agent last said */
 	uint64_t missed_new;	/* its misses in the STAT being read */
@@ -72,6 +73,7 @@ struct ip_proc {
 	pid_t parent;			/* a fork child: its parent's pid */
 	bool refused;		/* the agent refused a probe (ERR to ARM) */
 	bool closed;		/* the channel ended: the image is gone */
+	bool maps_req;		/* the agent said MAPS: objects came or went */
 	bool done;		/* closed, and its rings read to the end */
 	int sock;		/* the control channel (a socket pair's end) */
 	struct inq inq;
@@ -82,6 +84,9 @@ struct ip_proc {
 	bool have_head;
 	struct dp_proc *proc;
 	bool proc_borrowed;	/* a fork child's: its parent's (same objects) */
+	/* object sets before a MAPS, newest first: records read after a
+	 * dlclose() still name their symbols */
+	struct old_objs *old_objs;
 	struct dp_symbolizer symbolizer;
 	struct slot *slots;
 	unsigned nslots;
@@ -89,6 +94,19 @@ struct ip_proc {
 	struct comm_ent *comms;
 	unsigned ncomms, comms_cap, pass;
 	struct dp_stats stats;	/* this image's (missed: the tree's) */
+};
+
+struct old_objs {
+	struct old_objs *next;
+	struct dp_proc_objs *objs;
+};
+
+/* A probe whose place was not in some image (its object not loaded). */
+struct pend {
+	struct pend *next;
+	const struct dp_probe *pr;
+	char why[256];
+	unsigned n;		/* images it was pending in */
 };
 
 /*
@@ -108,6 +126,7 @@ struct dp_inproc {
 	unsigned nforks;	/* of them, fork children */
 	unsigned untraced;	/* fork children not followed (no -f) */
 	unsigned nlost_images;	/* images that could not be traced */
+	struct pend *pend;
 	bool clk_set;
 	struct clk clk;		/* one clock for every image */
 	/* -f: the next image's rings, made while nobody waits for them (a
@@ -138,6 +157,9 @@ int inproc_ring_set(struct dp_inproc *t, struct dp_ring_set *set);
 bool inproc_root_gone(struct dp_inproc *t);
 /* The handshake: hello, rings, probes, ARM.  0 or -errno with @why. */
 int proc_handshake(struct ip_proc *p, char *why, size_t whylen);
+/* After MAPS: the probes of new objects armed, those of gone ones
+ * dropped.  0 or -errno (the channel failed). */
+int proc_refresh(struct ip_proc *p);
 /* Take every probe out of a live image and say bye. */
 void proc_detach(struct ip_proc *p);
 void proc_free(struct ip_proc *p);
@@ -159,8 +181,8 @@ int chan_send(struct ip_proc *p, int fd, const char *fmt, ...)
 /* The next message within @timeout_ms: its length, 0 at EOF, or -errno
  * (-ETIMEDOUT; -EINTR: dprobe must quit). */
 int chan_recv(struct ip_proc *p, char *buf, size_t len, int timeout_ms);
-/* A message the agent may send at any time (STAT, END, UNTRACED): 1 if
- * it was one (END: 2), else 0. */
+/* A message the agent may send at any time (STAT, END, UNTRACED, MAPS):
+ * 1 if it was one (END: 2), else 0. */
 int chan_note(struct ip_proc *p, const char *msg);
 /* STAT messages up to END, within @timeout_ms each. */
 void chan_read_stats(struct ip_proc *p, int timeout_ms);

@@ -304,8 +304,22 @@ static int send_location(struct ip_proc *p, struct dp_probe *pr,
 static int unresolved(struct ip_proc *p, struct dp_probe *pr,
 		      const char *what, int err, char *why, size_t whylen)
 {
-	if (!is_root(p) || p->tree->o.follow) {
+	struct dp_inproc *t = p->tree;
+	struct pend *q;
+
+	if (err == -ENOTSUP || !is_root(p) || t->o.follow) {
 		p->pending++;
+		for (q = t->pend; q && q->pr != pr; q = q->next)
+			;
+		if (!q && (q = calloc(1, sizeof(*q)))) {
+			q->pr = pr;
+			q->next = t->pend;
+			t->pend = q;
+		}
+		if (q) {
+			q->n++;
+			snprintf(q->why, sizeof(q->why), "%s", what);
+		}
 		return 0;
 	}
 	snprintf(why, whylen, "%s/%s: %s", pr->event->group, pr->event->name,
@@ -329,9 +343,10 @@ static int send_probe(struct ip_proc *p, struct dp_probe *pr, char *why,
 		return unresolved(p, pr, what, ret, why, whylen);
 	}
 	if (res.pending) {
-		snprintf(what, sizeof(what), "%s; without -f the in-process "
-			 "engine arms probes only in objects loaded at the "
-			 "start (use -f, or --engine ptrace)", res.why);
+		/* armed when it is loaded (MAPS) */
+		snprintf(what, sizeof(what), "%s never loaded",
+			 pr->def.place.module ? pr->def.place.module :
+			 "its object");
 		dp_proc_res_free(&res);
 		return unresolved(p, pr, what, -ENOTSUP, why, whylen);
 	}
@@ -448,6 +463,170 @@ static int arm(struct ip_proc *p, char *why, size_t whylen)
 	return ret;
 }
 
+/* ---- objects loaded and unloaded (MAPS) ------------------------------------ */
+
+/* Whether @pr has a location at @addr in @p already (not dropped). */
+static bool has_slot(const struct ip_proc *p, const struct dp_probe *pr,
+		     uint64_t addr)
+{
+	for (unsigned i = 0; i < p->nslots; i++)
+		if (p->slots[i].pr == pr && p->slots[i].addr == addr &&
+		    !p->slots[i].dropped)
+			return true;
+	return false;
+}
+
+/* The agent's answer to DROP (other messages are noted meanwhile). */
+static int dropped_reply(struct ip_proc *p)
+{
+	char buf[DP_AGENT_MSG_MAX];
+	int n;
+
+	while ((n = chan_recv(p, buf, sizeof(buf), INPROC_REPLY_TIMEOUT_MS)) > 0)
+		if (!strncmp(buf, "DROPPED ", 8) || !strncmp(buf, "ERR ", 4))
+			return 0;
+		else
+			chan_note(p, buf);
+	return n ? n : -EPIPE;
+}
+
+/* The locations whose object is no longer mapped go, in the agent too. */
+static int drop_gone(struct ip_proc *p)
+{
+	const struct dp_proc_objs *objs = dp_proc_objs(p->proc);
+	int ret = 0;
+
+	for (unsigned i = 0; !ret && i < p->nslots; i++) {
+		struct slot *s = &p->slots[i];
+
+		if (s->dropped || dp_proc_obj_at(objs, s->addr))
+			continue;
+		ret = chan_send(p, -1, "DROP %llx %llx",
+				(unsigned long long)s->addr,
+				(unsigned long long)s->addr + 1);
+		if (!ret)
+			ret = dropped_reply(p);
+		s->dropped = true;
+	}
+	return ret;
+}
+
+/* The locations of every probe that are new in the current objects. */
+static int send_new(struct ip_proc *p, unsigned *n)
+{
+	int ret = 0;
+
+	for (struct dp_event *ev = p->tree->o.reg->events; ev; ev = ev->next)
+		for (struct dp_probe *pr = ev->probes; pr; pr = pr->next) {
+			struct dp_error e = { 0 };
+			struct dp_proc_res res;
+			char *line;
+
+			if (dp_proc_resolve(p->proc, NULL, &pr->def, &res, &e)) {
+				dp_error_clear(&e);
+				continue;	/* not in this image */
+			}
+			line = dp_probe_canonical(&pr->def);
+			for (size_t i = 0; !ret && !res.pending && i < res.n; i++) {
+				if (has_slot(p, pr, res.loc[i].addr))
+					continue;
+				ret = line ? send_location(p, pr, &res.loc[i],
+							  line) : -ENOMEM;
+				(*n)++;
+			}
+			free(line);
+			dp_proc_res_free(&res);
+			if (ret)
+				return ret;
+		}
+	return 0;
+}
+
+/*
+ * The image's symbols: the objects mapped now, else those of before a
+ * MAPS (a record of a library unloaded since it was written).
+ */
+static int symbolize(void *priv, uint64_t addr, const char **sym,
+		     uint64_t *off, uint64_t *size)
+{
+	struct ip_proc *p = priv;
+	struct dp_proc_sym ps;
+
+	if (!dp_proc_symbolize(p->proc, addr, &ps) && ps.name)
+		goto found;
+	for (const struct old_objs *o = p->old_objs; o; o = o->next)
+		if (!dp_proc_symbolize_in(p->proc, o->objs, addr, &ps) &&
+		    ps.name)
+			goto found;
+	return -1;
+found:
+	*sym = ps.name;
+	*off = ps.off;
+	*size = ps.size;
+	return 0;
+}
+
+static void set_symbolizer(struct ip_proc *p)
+{
+	p->symbolizer = (struct dp_symbolizer){ symbolize, p };
+}
+
+/* Keep @objs (dp_proc_refresh()'s old set) for symbolize(). */
+static void keep_objs(struct ip_proc *p, struct dp_proc_objs *objs)
+{
+	struct old_objs *o;
+
+	if (!objs)
+		return;
+	o = malloc(sizeof(*o));
+	if (!o) {
+		dp_proc_objs_free(objs);
+		return;
+	}
+	*o = (struct old_objs){ p->old_objs, objs };
+	p->old_objs = o;
+}
+
+/* A fork child's objects are its parent's until it loads its own. */
+static int own_objects(struct ip_proc *p, char *why, size_t whylen)
+{
+	struct dp_proc *mine;
+	int ret = dp_proc_open(p->pid, &mine, why, whylen);
+
+	if (ret)
+		return ret;
+	p->proc = mine;
+	p->proc_borrowed = false;
+	set_symbolizer(p);
+	return 0;
+}
+
+int proc_refresh(struct ip_proc *p)
+{
+	struct dp_proc_objs *old = NULL;
+	char why[512] = "";
+	unsigned n = 0;
+	int ret;
+
+	p->maps_req = false;
+	ret = p->proc_borrowed ? own_objects(p, why, sizeof(why)) :
+	      dp_proc_refresh(p->proc, &old, why, sizeof(why));
+	keep_objs(p, old);
+	if (!ret)
+		ret = drop_gone(p);
+	if (!ret)
+		ret = send_new(p, &n);
+	if (!ret && n)
+		ret = arm(p, why, sizeof(why));
+	/* the thread that loaded or unloaded waits for this */
+	if (ret != -EPIPE && chan_send(p, -1, "SYNCED") == -EPIPE)
+		ret = -EPIPE;
+	if (ret && why[0] && ret != -EPIPE)
+		inproc_log(p->tree, "dprobe: process %d: %s\n", (int)p->pid,
+			   why);
+	return ret;
+}
+
 static int send_probes(struct ip_proc *p, char *why, size_t whylen)
 {
 	int ret;
@@ -471,7 +650,7 @@ int proc_handshake(struct ip_proc *p, char *why, size_t whylen)
 		ret = dp_proc_open(p->pid, &p->proc, why, whylen);
 	if (ret)
 		return ret;
-	dp_proc_symbolizer(p->proc, &p->symbolizer);
+	set_symbolizer(p);
 	if (!p->parent)
 		ret = send_probes(p, why, whylen);
 	if (!ret)
@@ -748,6 +927,13 @@ void proc_free(struct ip_proc *p)
 {
 	chan_free(p);
 	reader_free(p);
+	while (p->old_objs) {
+		struct old_objs *o = p->old_objs;
+
+		p->old_objs = o->next;
+		dp_proc_objs_free(o->objs);
+		free(o);
+	}
 	if (p->proc && !p->proc_borrowed)
 		dp_proc_close(p->proc);
 	for (unsigned i = 0; i < p->nslots; i++)

@@ -198,9 +198,12 @@ static void serve(struct dp_inproc *t)
 	pf[i] = (struct pollfd){ .fd = t->hub, .events = POLLIN };
 	if (ppoll(pf, i + 1, &ms, t->waitmask) <= 0)
 		goto out;
-	for (unsigned k = 0; k < i; k++)
+	for (unsigned k = 0; k < i; k++) {
 		if (pf[k].revents && !chan_serve(who[k]))
 			image_closed(t, who[k]);
+		else if (who[k]->maps_req && proc_refresh(who[k]) == -EPIPE)
+			image_closed(t, who[k]);
+	}
 	if (pf[i].revents)
 		while (!t->stop_req && (p = tree_accept(t, 0)))
 			join(t, p);
@@ -271,6 +274,34 @@ static void detach_all(struct dp_inproc *t)
 	close_hub(t);
 }
 
+static bool has_location(const struct dp_inproc *t, const struct dp_probe *pr)
+{
+	for (const struct ip_proc *p = t->procs; p; p = p->next)
+		for (unsigned i = 0; i < p->nslots; i++)
+			if (p->slots[i].pr == pr)
+				return true;
+	return false;
+}
+
+/*
+ * The probes whose place never was in any image, and why: -ENOENT if no
+ * probe was armed anywhere (the run traced nothing it was asked to).
+ */
+static int report_pending(struct dp_inproc *t)
+{
+	bool any = false;
+
+	for (const struct ip_proc *p = t->procs; p; p = p->next)
+		any |= p->nslots > 0;
+	for (const struct pend *q = t->pend; q; q = q->next)
+		if (!has_location(t, q->pr))
+			inproc_log(t, "dprobe: %s/%s: not armed: %s (in %u "
+				   "process image%s)\n", q->pr->event->group,
+				   q->pr->event->name, q->why, q->n,
+				   q->n == 1 ? "" : "s");
+	return any || !t->nprocs ? 0 : -ENOENT;
+}
+
 int dp_inproc_run(struct dp_inproc *t, int *status)
 {
 	/* the caller blocked its stop signals: they interrupt the waits */
@@ -282,7 +313,7 @@ int dp_inproc_run(struct dp_inproc *t, int *status)
 	wait_launched(t);
 	if (status)
 		*status = t->status;
-	return 0;
+	return report_pending(t);
 }
 
 /* ---- the rest of inproc.h --------------------------------------------------- */
@@ -348,6 +379,7 @@ const struct dp_stats *dp_inproc_stats(const struct dp_inproc *t)
 		st->dropped += p->stats.dropped;
 	}
 	st->procs = t->nprocs;
+	st->forks = t->nforks;
 	st->untraced = t->untraced + t->nlost_images;
 	return st;
 }
@@ -361,6 +393,12 @@ void dp_inproc_free(struct dp_inproc *t)
 	for (p = t->procs; p; p = next) {
 		next = p->next;
 		proc_free(p);
+	}
+	while (t->pend) {
+		struct pend *q = t->pend;
+
+		t->pend = q->next;
+		free(q);
 	}
 	close_hub(t);
 	if (t->have_spare)
