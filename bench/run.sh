@@ -27,6 +27,16 @@
 #       writes its record into the thread's ring while dprobe reads and
 #       formats what it can; events + lost must be N
 #   a2s a2 with `dprobe stat --engine agent` (hits counted, no records)
+#   a2f a2 with the loop started through `sh -c` with -f (the agent
+#       follows sh's fork and the exec; the probe is PATH:work)
+#   w0  the loop in 4 forked workers (loop N workers): ns per call per
+#       worker, in each worker's CPU time
+#   a2w w0 traced with -f: each worker records into rings of its own
+#   l0  dlopen + a call + dlclose of a small library, M times (dl_bench.c)
+#   l2  l0 with a probe on the library's function (pending until it is
+#       loaded, armed before dlopen() returns, dropped by dlclose()): ovh
+#       is the time from dlopen() to armed plus the drop, per cycle
+# ovh is against b0, but a2w's against w0 and l2's against l0.
 #   a2i a2 with jump optimisation off (DPROBE_NOOPT=1): the int3 path
 #   d2, d3, d4  the same definitions with `dprobe trace --engine ptrace
 #       -o /dev/null`
@@ -86,6 +96,9 @@ trap 'exit 143' TERM
 
 gcc -O2 -o "$tmp/loop" "$here/loop.c" || exit 2
 LOOP=$tmp/loop
+gcc -O2 -o "$tmp/dl_bench" "$here/dl_bench.c" -ldl || exit 2
+gcc -O2 -shared -fPIC -DBENCH_DL_LIB -o "$tmp/libbenchdl.so" \
+	"$here/dl_bench.c" || exit 2
 # the same loop with a tracepoint, linked with dprobe's libdprobe.so
 lib=$(dirname "$DPROBE")
 TPLOOP=
@@ -150,7 +163,9 @@ defs() {
 	k3) echo "p:$GROUP/bench $LOOP:$off $ENTRY2 $STR" ;;
 	k4) echo "p:$GROUP/bench $LOOP:$off $ENTRY2"
 	    echo "r:$GROUP/benchret $LOOP:$off $RET" ;;
-	d2 | d2p | a2 | a2s | a2i | e2s) echo "p:bench work $ENTRY2" ;;
+	d2 | d2p | a2 | a2s | a2i | a2w | e2s) echo "p:bench work $ENTRY2" ;;
+	a2f) echo "p:bench $LOOP:work $ENTRY2" ;;
+	l2) echo "p:bench libbenchdl.so:dlwork a=%di:s64" ;;
 	d3 | a3) echo "p:bench work $ENTRY2 $STR" ;;
 	d4 | a4) echo "p:bench work $ENTRY2"
 	    echo "r:benchret work $RET" ;;
@@ -178,6 +193,12 @@ run_once() {
 	t0)
 		out=$("$TPLOOP" "$n") || return 1
 		;;
+	w0)
+		out=$("$LOOP" "$n" workers) || return 1
+		;;
+	l0)
+		out=$("$tmp/dl_bench" "$tmp/libbenchdl.so" "$n") || return 1
+		;;
 	k*)
 		mkdir "$INST" || return 1
 		defs "$id" | while IFS= read -r l; do
@@ -194,7 +215,7 @@ run_once() {
 			return 1
 		fi
 		;;
-	d* | a* | t* | e*)
+	d* | a* | t* | e* | l2)
 		set --
 		while IFS= read -r l; do
 			set -- "$@" -e "$l"
@@ -203,25 +224,30 @@ $(defs "$id")
 EOF
 		pin= cmd="trace -o /dev/null" engine=ptrace
 		[ "$id" = d2p ] && pin="taskset -c 0"
-		case $id in a* | t*) engine=agent ;; e*) engine=kernel ;; esac
-		loop=$LOOP
-		case $id in t*) loop=$TPLOOP ;; esac
+		case $id in a* | t* | l2) engine=agent ;; e*) engine=kernel ;; esac
+		case $id in
+		t*) set -- "$@" -- "$TPLOOP" "$n" ;;
+		a2f) cmd="$cmd -f"; set -- "$@" -- sh -c "$LOOP $n" ;;
+		a2w) cmd="$cmd -f"; set -- "$@" -- "$LOOP" "$n" workers ;;
+		l2) set -- "$@" -- "$tmp/dl_bench" "$tmp/libbenchdl.so" "$n" ;;
+		*) set -- "$@" -- "$LOOP" "$n" ;;
+		esac
 		# every hit writes its record; dprobe reads and formats them
 		# far slower than they are made (as a trace_pipe reader
 		# would), so the ring (1 MiB, --overwrite) keeps the newest:
 		# the producer's steady state, records lost to the reader
 		# counted and checked below
-		case $id in a2 | a3 | a4 | t2) cmd="$cmd --overwrite" ;; esac
+		case $id in a2 | a2f | a2w | a3 | a4 | t2) cmd="$cmd --overwrite" ;; esac
 		case $id in a2s | t2s | e2s) cmd=stat ;; esac
 		noopt=
 		[ "$id" = a2i ] && noopt=1
 		# shellcheck disable=SC2086  # $pin: a command prefix or nothing
 		out=$(DPROBE_NOOPT=$noopt $pin "$DPROBE" $cmd --engine $engine \
-			"$@" -- "$loop" "$n" 2>"$tmp/err") ||
+			"$@" 2>"$tmp/err") ||
 			{ cat "$tmp/err" >&2; return 1; }
 		want=$((n * $(hits_per_call "$id")))
 		case $id in
-		a2 | a3 | a4 | t2)	# events + lost: every hit made a record
+		a2 | a2f | a2w | a3 | a4 | t2)	# events + lost: every hit made a record
 			got=$(sed -n 's/^dprobe: \([0-9]*\) events, 0 filtered, 0 missed, \([0-9]*\) lost$/\1 \2/p' \
 				"$tmp/err" | awk '{ print $1 + $2 }')
 			[ "$got" = "$want" ] && want=ok ;;
@@ -243,7 +269,8 @@ EOF
 # pilot ID -> the pilot run's N: short for the slow configurations
 pilot() {
 	case $1 in
-	b0 | f0 | t0) echo 20000000 ;;
+	b0 | f0 | t0 | w0) echo 20000000 ;;
+	l*) echo 100 ;;
 	a* | t*) echo 1000000 ;;
 	k* | e*) echo 3000 ;;
 	*) echo 1000 ;;
@@ -256,7 +283,7 @@ dprobe_ok=1
 printf '%s\n' "machine: $(nproc) CPUs, $(uname -r); $REPEATS repeats, ~${SECONDS_PER_RUN} s per run" >&2
 results=$tmp/results
 : >"$results"
-for id in ${BENCH_IDS:-b0 f0 a2 a2s a3 a4 a2i t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2p}; do
+for id in ${BENCH_IDS:-b0 f0 a2 a2s a2f a3 a4 a2i w0 a2w l0 l2 t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2p}; do
 	case $id in
 	t*) [ -n "$TPLOOP" ] ||
 		{ echo "$id n/a" >>"$results"; continue; } ;;
@@ -281,6 +308,11 @@ BEGIN {
 	name["f0"] = "floor: hook through a pointer, 32-byte record to a TLS ring"
 	name["a2"] = "dprobe trace (agent): entry, a=%di:s32 b=%si:s64"
 	name["a2s"] = "dprobe stat (agent): a2 counted"
+	name["a2f"] = "a2, the loop started by sh -c, -f (fork + exec followed)"
+	name["w0"] = "baseline in 4 forked workers (ns per call per worker)"
+	name["a2w"] = "a2 in the 4 workers of w0, -f (rings of their own)"
+	name["l0"] = "dlopen + call + dlclose of a library (ns per cycle)"
+	name["l2"] = "l0 with a probe on it: armed by dlopen, dropped by dlclose"
 	name["a3"] = "dprobe trace (agent): a2 + s=+0(%dx):string"
 	name["a4"] = "dprobe trace (agent): a2 + return ret=$retval:s64"
 	name["a2i"] = "a2 not optimised (DPROBE_NOOPT=1): int3 in process"
@@ -309,10 +341,13 @@ END {
 			printf "| %s | %s | n/a | n/a | n/a | n/a | n/a | n/a |\n", id, name[id]
 			continue
 		}
-		o = md[id] - base
-		ovh = id == "b0" ? "-" : (o < 100 ? sprintf("%.1f", o) : sprintf("%.0f", o))
-		x = id == "b0" || !okfl ? "-" : sprintf("%.2f", o / fl)
-		y = id == "b0" || !okk2 || o <= 0 ? "-" : \
+		# the worker and dlopen rows against their own baselines
+		b = id == "a2w" ? md["w0"] : id == "l2" ? md["l0"] : base
+		o = md[id] - b
+		own = id == "b0" || id == "w0" || id == "l0"
+		ovh = own ? "-" : (o < 100 ? sprintf("%.1f", o) : sprintf("%.0f", o))
+		x = own || !okfl ? "-" : sprintf("%.2f", o / fl)
+		y = own || !okk2 || o <= 0 ? "-" : \
 			(k2 / o < 10 ? sprintf("%.2f", k2 / o) : sprintf("%.0f", k2 / o))
 		printf "| %s | %s | %d | %.1f | %.1f | %s | %s | %s |\n", id, name[id],
 			n[id], mn[id], md[id], ovh, x, y

@@ -26,6 +26,7 @@ struct dp_probe {
 	/* Resolution, filled by a resolver or engine (0 if unknown). */
 	uint64_t file_offset;		/* of the probed instruction */
 	uint64_t vaddr;			/* link-time address */
+	bool ifunc_said;		/* "X is an IFUNC: probing Y" shown */
 	struct dp_probe *next;
 };
 

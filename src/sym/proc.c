@@ -1449,6 +1449,7 @@ int dp_proc_symbolize_in(struct dp_proc *p, const struct dp_proc_objs *objs,
 	if (s) {
 		out->name = sym_base_name(p, s);
 		out->size = s->size;
+		out->ifunc = s->type == STT_GNU_IFUNC;
 	}
 	return 0;
 }

@@ -217,6 +217,7 @@ struct dp_proc_sym {
 	const struct dp_proc_obj *obj;
 	const char *name;	/* without "@VERSION"; NULL if no symbol */
 	uint64_t off, size;	/* @addr - symbol start; symbol size */
+	bool ifunc;		/* STT_GNU_IFUNC: the code is its resolver */
 };
 
 /*

@@ -13,6 +13,7 @@
  * every byte put back.  The control thread blocks the program's signals
  * (they are for the program's threads), not the ones libdprobe owns.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -176,6 +177,32 @@ static void on_arm(void)
 	ctl_send("ARMED %d", n);
 }
 
+/*
+ * "IFUNC <symbol> <path>": the implementation the loader chose for an
+ * IFUNC symbol of that object (dlsym() runs its resolver, as binding
+ * does), so that a probe on strlen is on the strlen this process runs.
+ */
+static void on_ifunc(const char *args)
+{
+	char sym[256];
+	int pos = 0;
+	void *h, *impl = NULL;
+
+	if (sscanf(args, "%255s %n", sym, &pos) != 1 || !pos) {
+		ctl_send("ERR 0 %d bad IFUNC message", EINVAL);
+		return;
+	}
+	h = dlopen(args + pos, RTLD_LAZY | RTLD_NOLOAD);
+	if (h) {
+		impl = dlsym(h, sym);
+		dlclose(h);
+	}
+	if (impl)
+		ctl_send("IFUNC %llx", (unsigned long long)(uintptr_t)impl);
+	else
+		ctl_send("ERR 0 %d %s: not found in %s", ENOENT, sym, args + pos);
+}
+
 static void on_drop(const char *args)
 {
 	unsigned long long start, end;
@@ -219,6 +246,8 @@ static int handle(char *msg, int fd)
 		on_arm();
 	else if (!strncmp(msg, "DROP ", 5))
 		on_drop(msg + 5);
+	else if (!strncmp(msg, "IFUNC ", 6))
+		on_ifunc(msg + 6);
 	else if (!strcmp(msg, "SYNCED")) {
 		if (dp_dlwatch_synced())
 			ctl_send("MAPS");

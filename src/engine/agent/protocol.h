@@ -81,7 +81,10 @@
  *                                                  in [start, end)
  *   agent -> dprobe   DROPPED <n>
  *   dprobe -> agent   SYNCED                       MAPS is done (the thread
- *                                                  that loaded waits for it)  dprobe reads
+ *                                                  that loaded waits for it)
+ *   dprobe -> agent   IFUNC <symbol> <path>        the implementation the
+ *   agent -> dprobe   IFUNC <addr> | ERR ...       loader binds an IFUNC
+ *                                                  symbol of that object to  dprobe reads
  *                     the channel all the time it traces, so neither
  *                     side waits on a full socket.
  *   dprobe -> agent   DETACH                       unregister everything

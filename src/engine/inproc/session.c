@@ -27,6 +27,7 @@
 #include "engine/inproc/internal.h"
 #include "engine/ptrace/inject.h"
 #include "lang/errors.h"
+#include "util/util.h"
 
 #define CONNECT_TIMEOUT_MS	10000
 #define DETACH_TIMEOUT_MS	5000
@@ -275,6 +276,64 @@ static int send_syms(struct ip_proc *p, int slot, const struct dp_probe *pr)
 	return 0;
 }
 
+/* The agent's answer to IFUNC: 0 with *@impl, or -errno. */
+static int ifunc_reply(struct ip_proc *p, uint64_t *impl)
+{
+	char buf[DP_AGENT_MSG_MAX];
+	unsigned long long a;
+	int n;
+
+	while ((n = chan_recv(p, buf, sizeof(buf), INPROC_REPLY_TIMEOUT_MS)) > 0) {
+		if (sscanf(buf, "IFUNC %llx", &a) == 1) {
+			*impl = a;
+			return 0;
+		}
+		if (!strncmp(buf, "ERR ", 4))
+			return -ENOENT;
+		chan_note(p, buf);
+	}
+	return n ? n : -EPIPE;
+}
+
+/*
+ * A probe on an IFUNC symbol's entry would be on its resolver, which runs
+ * once, at binding: it goes on the implementation the loader chose in
+ * this process instead (asked of the agent), and dprobe says so once.
+ * @l is changed; 0, or -EPIPE (the channel failed).
+ */
+static int ifunc_target(struct ip_proc *p, struct dp_probe *pr,
+			struct dp_proc_loc *l)
+{
+	struct dp_proc_sym ps, impl_ps;
+	uint64_t impl;
+	int ret;
+
+	if (pr->def.place.offset || dp_proc_symbolize(p->proc, l->addr, &ps) ||
+	    !ps.ifunc || ps.off || !l->obj || !l->obj->path)
+		return 0;
+	ret = chan_send(p, -1, "IFUNC %s %s", ps.name, l->obj->path);
+	if (!ret)
+		ret = ifunc_reply(p, &impl);
+	if (ret)
+		return ret == -EPIPE ? ret : 0;
+	if (dp_proc_symbolize(p->proc, impl, &impl_ps) || !impl_ps.obj)
+		return 0;
+	l->file_offset += impl - l->addr;
+	if (!pr->ifunc_said) {
+		inproc_log(p->tree, "dprobe: %s/%s: %s is an IFUNC: probing "
+			   "%s%s%s+%#llx, the implementation this process "
+			   "uses\n", pr->event->group, pr->event->name,
+			   ps.name, impl_ps.name ? impl_ps.name : "",
+			   impl_ps.name ? " at " : "",
+			   dp_base_name(impl_ps.obj->path),
+			   (unsigned long long)l->file_offset);
+		pr->ifunc_said = true;
+	}
+	l->vaddr += impl - l->addr;
+	l->addr = impl;
+	return 0;
+}
+
 static int send_location(struct ip_proc *p, struct dp_probe *pr,
 			 const struct dp_proc_loc *l, const char *line)
 {
@@ -352,7 +411,10 @@ static int send_probe(struct ip_proc *p, struct dp_probe *pr, char *why,
 	}
 	line = dp_probe_canonical(&pr->def);
 	for (size_t i = 0; !ret && i < res.n; i++) {
-		ret = line ? send_location(p, pr, &res.loc[i], line) : -ENOMEM;
+		ret = ifunc_target(p, pr, &res.loc[i]);
+		if (!ret)
+			ret = line ? send_location(p, pr, &res.loc[i], line) :
+			      -ENOMEM;
 		if (!ret && !pr->vaddr) {
 			pr->vaddr = res.loc[i].vaddr;
 			pr->file_offset = res.loc[i].file_offset;
@@ -528,7 +590,8 @@ static int send_new(struct ip_proc *p, unsigned *n)
 			}
 			line = dp_probe_canonical(&pr->def);
 			for (size_t i = 0; !ret && !res.pending && i < res.n; i++) {
-				if (has_slot(p, pr, res.loc[i].addr))
+				ret = ifunc_target(p, pr, &res.loc[i]);
+				if (ret || has_slot(p, pr, res.loc[i].addr))
 					continue;
 				ret = line ? send_location(p, pr, &res.loc[i],
 							  line) : -ENOMEM;
