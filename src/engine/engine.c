@@ -367,6 +367,16 @@ bool dp_engine_list_probes(const struct dp_engine *e, FILE *out)
 	return true;
 }
 
+int dp_engine_enable(struct dp_engine *e, struct dp_event *ev)
+{
+	return e->ops->enable ? e->ops->enable(e->state, ev) : -ENOTSUP;
+}
+
+int dp_engine_disable(struct dp_engine *e, struct dp_event *ev)
+{
+	return e->ops->disable ? e->ops->disable(e->state, ev) : -ENOTSUP;
+}
+
 const struct dp_stats *dp_engine_stats(const struct dp_engine *e)
 {
 	return e->ops->stats(e->state);

@@ -223,6 +223,14 @@ void dp_engine_set_profile_cb(struct dp_engine *e, void (*cb)(void *),
 			      void *priv);
 /* "# probes (DESC):" and a line per location; false if it has none. */
 bool dp_engine_list_probes(const struct dp_engine *e, FILE *out);
+/*
+ * While tracing, from the engine's own thread (its profile callback):
+ * arm @ev (its `enabled` set by the caller) in every traced process, or
+ * take it out, leaving the other events' probes as they are.  0, or
+ * -ENOTSUP (the engine cannot: stop it and start it again), -errno.
+ */
+int dp_engine_enable(struct dp_engine *e, struct dp_event *ev);
+int dp_engine_disable(struct dp_engine *e, struct dp_event *ev);
 const struct dp_stats *dp_engine_stats(const struct dp_engine *e);
 void dp_engine_free(struct dp_engine *e);
 

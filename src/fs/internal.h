@@ -89,6 +89,12 @@ struct dp_fs {
 	pthread_t mgr_thread, monitor_thread;
 	pid_t child;			/* the session child, 0 if none */
 	int child_fd;			/* its pipe's read end */
+	int cmd_fd;			/* the child's command pipe, write end */
+	/* the engine the child runs (it says which when it is ready) */
+	const struct dp_engine_ops *engine;
+	/* the child's answer to the last command (under buf_lock) */
+	unsigned long ack_gen;
+	int ack_result;
 	pthread_t reader;
 	bool reader_live;		/* started, not joined yet */
 	bool reader_running;		/* not at the pipe's end yet */

@@ -4,14 +4,23 @@
  *
  * The ptrace engine owns its tracees through waitpid(-1) and signals, a
  * model that does not mix with FUSE's worker threads.  So the events are
- * armed by a child process: forked with a copy of the registry from which
- * every disabled event is unlinked (same definitions, same ids, same
- * filters), it attaches to the target (following forks), renders each
- * record as a `trace` line (it holds the target's symbolizer) and sends it
- * down a pipe; it also sends the probes' hit/miss counts on SIGUSR1 and
- * when it ends.  When the set of enabled events changes the child is sent
- * SIGTERM, which makes the engine detach and restore every byte, and a new
- * one is started.
+ * armed by a child process: forked with a copy of the registry (same
+ * definitions, same ids, same filters), it attaches to the target
+ * (following forks) with the engine chosen once for the mount (the
+ * in-process engine where it can, as `dprobe trace` chooses; or
+ * $DPROBE_ENGINE), renders each record as a `trace` line (it holds the
+ * target's symbolizer) and sends it down a pipe; it also sends the
+ * probes' hit/miss counts on SIGUSR1 and when it ends.
+ *
+ * When the set of enabled events changes, an engine that can switch
+ * events at run time (the in-process engine) is told so: the manager
+ * writes the enabled events (ids, names, filters, definitions) down a
+ * command pipe and sends SIGUSR2; the child, from the engine's loop,
+ * adds the events it lacks to its registry, switches each one on or off
+ * and answers.  The probes already live are not touched: no event of
+ * theirs is lost.  With another engine (ptrace), or when that fails, the
+ * child is sent SIGTERM, which makes the engine detach and restore every
+ * byte, and a new one is started with only the enabled events.
  *
  * The child is forked by one long-lived manager thread, so that
  * PR_SET_PDEATHSIG (tied to the forking thread) only fires when dprobe
@@ -29,10 +38,11 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "event/filter.h"
 #include "fs/internal.h"
 #include "output/output.h"
 
-enum { FR_READY = 1, FR_ERROR, FR_LINE, FR_PROFILE };
+enum { FR_READY = 1, FR_ERROR, FR_LINE, FR_PROFILE, FR_ACK };
 
 struct frame {
 	uint32_t type;
@@ -47,6 +57,7 @@ struct frame {
 
 struct child_ctx {
 	int fd;
+	int cmd_fd;			/* the manager's commands */
 	struct dp_registry *reg;
 	FILE *mem;
 	char *buf;
@@ -54,6 +65,7 @@ struct child_ctx {
 };
 
 static struct dp_engine *g_tracer;
+static volatile sig_atomic_t g_cmd_pending;
 
 static void on_term(int sig)
 {
@@ -67,6 +79,15 @@ static void on_term(int sig)
 static void on_usr1(int sig)
 {
 	(void)sig;
+	if (g_tracer)
+		dp_engine_request_profile(g_tracer);
+}
+
+/* A command waits: the engine's loop reads it (child_profile()). */
+static void on_usr2(int sig)
+{
+	(void)sig;
+	g_cmd_pending = 1;
 	if (g_tracer)
 		dp_engine_request_profile(g_tracer);
 }
@@ -111,9 +132,17 @@ static void child_emit(void *priv, const struct dp_event *ev, const void *rec,
 	send_frame(c->fd, FR_LINE, ev->id, c->buf, c->size);
 }
 
+static int read_frame(int fd, struct frame *h, char **data);
+static void child_commands(struct child_ctx *c);
+
 static void child_profile(void *priv)
 {
 	struct child_ctx *c = priv;
+
+	if (g_cmd_pending) {
+		g_cmd_pending = 0;
+		child_commands(c);
+	}
 	struct dp_fs_count *v;
 	size_t n = 0;
 
@@ -133,6 +162,164 @@ static void child_profile(void *priv)
 	}
 	send_frame(c->fd, FR_PROFILE, 0, v, n * sizeof(*v));
 	free(v);
+}
+
+/* ---- the child: events switched while it traces -------------------------- */
+
+/*
+ * The command: one line per item, "E <id>" opening an enabled event,
+ * then "G <group>", "N <name>", "F <filter>" (may be empty) and one
+ * "L <definition>" per probe.  Every enabled event is listed: the ones
+ * not listed are switched off.
+ */
+struct want {
+	unsigned id;
+	char *group, *name, *filter;
+	char **lines;
+	size_t nlines;
+};
+
+static void want_free(struct want *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < w[i].nlines; k++)
+			free(w[i].lines[k]);
+		free(w[i].lines);
+	}
+	free(w);
+}
+
+static int want_parse(char *text, struct want **out, size_t *nout)
+{
+	struct want *w = NULL, *cur = NULL;
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *l = strtok_r(text, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char k = l[0], *v = l[1] == ' ' ? l + 2 : l + 1;
+
+		if (k == 'E') {
+			struct want *t = realloc(w, (n + 1) * sizeof(*w));
+
+			if (!t)
+				goto fail;
+			w = t;
+			cur = &w[n++];
+			*cur = (struct want){ .id = (unsigned)strtoul(v, NULL, 10),
+					      .group = "", .name = "",
+					      .filter = "" };
+		} else if (!cur) {
+			goto fail;
+		} else if (k == 'G') {
+			cur->group = v;
+		} else if (k == 'N') {
+			cur->name = v;
+		} else if (k == 'F') {
+			cur->filter = v;
+		} else if (k == 'L') {
+			char **t = realloc(cur->lines,
+					   (cur->nlines + 1) * sizeof(*t));
+
+			if (!t || !(t[cur->nlines] = strdup(v)))
+				goto fail;
+			cur->lines = t;
+			cur->nlines++;
+		}
+	}
+	*out = w;
+	*nout = n;
+	return 0;
+fail:
+	want_free(w, n);
+	return -EINVAL;
+}
+
+static size_t nprobes(const struct dp_event *ev)
+{
+	size_t n = 0;
+
+	for (const struct dp_probe *p = ev->probes; p; p = p->next)
+		n++;
+	return n;
+}
+
+/* The child's event for @w: its own, or one made from the definitions. */
+static struct dp_event *want_event(struct dp_registry *reg,
+				   const struct want *w)
+{
+	struct dp_event *ev = dp_registry_find_id(reg, w->id);
+
+	if (ev)
+		return strcmp(ev->group, w->group) || strcmp(ev->name, w->name) ||
+		       nprobes(ev) != w->nlines ? NULL : ev;
+	if (dp_registry_find(reg, w->group, w->name))
+		return NULL;	/* deleted and made again: start anew */
+	for (size_t k = 0; k < w->nlines; k++)
+		if (dp_registry_apply(reg, w->lines[k], NULL, NULL))
+			return NULL;
+	ev = dp_registry_find(reg, w->group, w->name);
+	if (ev)
+		ev->id = w->id;	/* the parent's: FR_LINE frames name it */
+	return ev;
+}
+
+static int want_filter(struct dp_event *ev, const struct want *w)
+{
+	const char *now = ev->filter_text ? ev->filter_text : "";
+	struct dp_filter_error e = { 0 };
+
+	if (!strcmp(now, w->filter))
+		return 0;
+	return dp_event_set_filter(ev, w->filter[0] ? w->filter : "0", &e);
+}
+
+static bool wanted(const struct want *w, size_t n, unsigned id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i].id == id)
+			return true;
+	return false;
+}
+
+/* 0 when the engine runs exactly the wanted events, else -errno. */
+static int apply_wants(struct child_ctx *c, const struct want *w, size_t n)
+{
+	int ret = 0;
+
+	for (struct dp_event *ev = c->reg->events; ev && !ret; ev = ev->next)
+		if (ev->enabled && !wanted(w, n, ev->id)) {
+			ev->enabled = false;
+			ret = dp_engine_disable(g_tracer, ev);
+		}
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct dp_event *ev = want_event(c->reg, &w[i]);
+
+		if (!ev || want_filter(ev, &w[i]))
+			return -EINVAL;
+		if (!ev->enabled) {
+			ev->enabled = true;
+			ret = dp_engine_enable(g_tracer, ev);
+		}
+	}
+	return ret;
+}
+
+static void child_commands(struct child_ctx *c)
+{
+	struct frame h;
+	struct want *w = NULL;
+	size_t n = 0;
+	char *data;
+	int ret = -EINVAL;
+
+	if (read_frame(c->cmd_fd, &h, &data))
+		_exit(1);	/* the manager is gone */
+	if (!want_parse(data, &w, &n))
+		ret = apply_wants(c, w, n);
+	want_free(w, n);
+	free(data);
+	send_frame(c->fd, FR_ACK, (uint32_t)-ret, NULL, 0);
 }
 
 /* The registry's own copy, with only the enabled events in it. */
@@ -160,6 +347,8 @@ static void child_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = on_usr1;
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
 	sigfillset(&set);
 	sigdelset(&set, SIGSEGV);
 	sigdelset(&set, SIGBUS);
@@ -169,44 +358,86 @@ static void child_signals(void)
 	sigprocmask(SIG_SETMASK, &set, NULL);
 }
 
+/*
+ * The engine, as `dprobe trace -p` would choose it (the in-process one
+ * where it can), or the one $DPROBE_ENGINE names; not the kernel's.
+ */
+static int choose(struct dp_engine_choice *ch, struct dp_engine_opts *eo,
+		  char *why, size_t whylen)
+{
+	const char *name = getenv("DPROBE_ENGINE");
+
+	if (name && *name && strcmp(name, "auto")) {
+		eo->forced = dp_engine_by_name(name);
+		if (!eo->forced || (eo->forced->flags & DP_ENGINE_KERNEL)) {
+			snprintf(why, whylen, "$DPROBE_ENGINE=%s: the mount "
+				 "runs on the agent or the ptrace engine", name);
+			return -EINVAL;
+		}
+	}
+	if (dp_engine_choose(ch, eo, NULL)) {
+		snprintf(why, whylen, "%s", ch->why);
+		return -EINVAL;
+	}
+	dp_engine_say_choice(ch);
+	return 0;
+}
+
 static __attribute__((noreturn)) void child_main(struct dp_fs *fs, int fd,
-						 pid_t parent)
+						 int cmd, pid_t parent)
 {
 	struct child_ctx c = { .fd = fd, .reg = &fs->reg };
 	pid_t pid = fs->o->pid;
+	/* this child is the tracer of the whole process tree, forks
+	 * followed */
 	struct dp_engine_opts eo = {
 		.reg = &fs->reg, .pids = &pid, .npids = 1, .follow = true,
 		.sink = { child_emit, NULL, &c },
 	};
-	/* this child is the tracer of the whole process tree, forks
-	 * followed: the ptrace engine's way */
-	const struct dp_engine_ops *ops = dp_engine_by_name("ptrace");
+	const struct dp_engine_ops *ops;
+	struct dp_engine_choice *ch = calloc(1, sizeof(*ch));
 	sigset_t none;
-	char why[512] = "";
+	char why[4096] = "";
 	int err, status;
 
 	child_signals();
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(1);
-	if (dup2(fd, 3) < 0)
+	if (dup2(fd, 3) < 0 || dup2(cmd, 4) < 0)
 		_exit(1);
 	c.fd = 3;
-	close_range(4, ~0U, 0);
-	keep_enabled(&fs->reg);
+	c.cmd_fd = 4;
+	close_range(5, ~0U, 0);
+	if (!ch || choose(ch, &eo, why, sizeof(why))) {
+		send_frame(c.fd, FR_ERROR, 0, why, strlen(why));
+		_exit(1);
+	}
+	ops = ch->ops;
+	/* an engine that switches events arms only the enabled ones, and
+	 * the others may be switched on later; another gets only those */
+	if (!ops->enable)
+		keep_enabled(&fs->reg);
 	c.mem = open_memstream(&c.buf, &c.size);
 	if (!c.mem)
 		_exit(1);
 	sigemptyset(&none);
 	eo.child_mask = &none;
-	err = dp_engine_start(ops, &eo, &g_tracer, why, sizeof(why));
+	for (;;) {
+		why[0] = '\0';
+		err = dp_engine_start(ch->ops, &eo, &g_tracer, why, sizeof(why));
+		if (!err || !dp_engine_fallback(ch, &eo, err, why, sizeof(why)))
+			break;
+		fprintf(stderr, "dprobe mount: %s\n", why);
+	}
 	if (err) {
 		if (!why[0])
 			snprintf(why, sizeof(why), "%s", strerror(-err));
 		send_frame(c.fd, FR_ERROR, 0, why, strlen(why));
 		_exit(1);
 	}
-	send_frame(c.fd, FR_READY, 0, NULL, 0);
+	/* the parent learns which engine runs: may it switch events? */
+	send_frame(c.fd, FR_READY, 0, ch->ops->name, strlen(ch->ops->name));
 	dp_engine_set_profile_cb(g_tracer, child_profile, &c);
 	dp_engine_run(g_tracer, &status);
 	child_profile(&c);
@@ -280,6 +511,15 @@ static void store_counts(struct dp_fs *fs, const char *data, size_t len)
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
+static void store_ack(struct dp_fs *fs, int result)
+{
+	pthread_mutex_lock(&fs->buf_lock);
+	fs->ack_result = result;
+	fs->ack_gen++;
+	pthread_cond_broadcast(&fs->buf_cond);
+	pthread_mutex_unlock(&fs->buf_lock);
+}
+
 static void *reader_main(void *arg)
 {
 	struct dp_fs *fs = arg;
@@ -291,6 +531,8 @@ static void *reader_main(void *arg)
 			dp_fs_buf_add(fs, h.id, data, h.len);
 		else if (h.type == FR_PROFILE)
 			store_counts(fs, data, h.len);
+		else if (h.type == FR_ACK)
+			store_ack(fs, -(int)h.id);
 		free(data);
 	}
 	pthread_mutex_lock(&fs->buf_lock);
@@ -355,8 +597,10 @@ static void stop_child(struct dp_fs *fs)
 	while (waitpid(fs->child, &st, 0) < 0 && errno == EINTR)
 		;
 	close(fs->child_fd);
+	if (fs->cmd_fd >= 0)
+		close(fs->cmd_fd);
 	fs->child = 0;
-	fs->child_fd = -1;
+	fs->child_fd = fs->cmd_fd = -1;
 	apply_counts(fs);
 }
 
@@ -373,24 +617,35 @@ static int start_child(struct dp_fs *fs, bool last_try)
 {
 	struct frame h;
 	char *msg;
-	int fds[2], st, ret = 0;
+	int fds[2], cmd[2], st, ret = 0;
 	pid_t pid, me = getpid();
 
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
+	if (pipe2(cmd, O_CLOEXEC)) {
+		ret = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;
 		close(fds[0]);
 		close(fds[1]);
+		close(cmd[0]);
+		close(cmd[1]);
 		return ret;
 	}
 	if (!pid) {
 		close(fds[0]);
-		child_main(fs, fds[1], me);
+		close(cmd[1]);
+		child_main(fs, fds[1], cmd[0], me);
 	}
 	close(fds[1]);
+	close(cmd[0]);
+	fs->cmd_fd = cmd[1];
 	if (read_frame(fds[0], &h, &msg) || h.type != FR_READY) {
 		if (last_try)
 			fprintf(stderr, "dprobe mount: cannot arm the enabled "
@@ -399,10 +654,13 @@ static int start_child(struct dp_fs *fs, bool last_try)
 				"the tracer stopped");
 		free(msg);
 		close(fds[0]);
+		close(fs->cmd_fd);
+		fs->cmd_fd = -1;
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 		return -EINVAL;
 	}
+	fs->engine = dp_engine_by_name(msg);
 	free(msg);
 	fs->child = pid;
 	fs->child_fd = fds[0];
@@ -421,11 +679,84 @@ static int start_child(struct dp_fs *fs, bool last_try)
  * again a few times: a target caught inside an interrupted system call
  * can make one remote mmap fail.
  */
+/* The enabled events as child_commands() reads them. */
+static char *wants_text(struct dp_fs *fs, size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	if (!f)
+		return NULL;
+	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
+		if (!ev->enabled)
+			continue;
+		fprintf(f, "E %u\nG %s\nN %s\nF ", ev->id, ev->group, ev->name);
+		for (const char *c = ev->filter_text; c && *c; c++)
+			fputc(*c == '\n' ? ' ' : *c, f);
+		fputc('\n', f);
+		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
+			char *line = dp_probe_canonical(&p->def);
+
+			if (line)
+				fprintf(f, "L %s\n", line);
+			free(line);
+		}
+	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/*
+ * The running child switches its events (an engine that can): 0 once it
+ * answered that it runs exactly the enabled ones, else -errno (then it is
+ * started anew).
+ */
+static int switch_live(struct dp_fs *fs)
+{
+	struct timespec until;
+	unsigned long gen;
+	size_t len = 0;
+	char *text;
+	int ret = -ETIMEDOUT;
+
+	if (!fs->child || !fs->reader_running || !fs->engine ||
+	    !fs->engine->enable)
+		return -ENOTSUP;
+	text = wants_text(fs, &len);
+	if (!text)
+		return -ENOMEM;
+	pthread_mutex_lock(&fs->buf_lock);
+	gen = fs->ack_gen;
+	pthread_mutex_unlock(&fs->buf_lock);
+	/* the signal first: the child reads while the pipe fills */
+	if (len > FRAME_MAX || kill(fs->child, SIGUSR2) ||
+	    send_frame(fs->cmd_fd, 0, 0, text, len)) {
+		free(text);
+		return -EPIPE;
+	}
+	free(text);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	pthread_mutex_lock(&fs->buf_lock);
+	while (gen == fs->ack_gen && fs->reader_running &&
+	       !pthread_cond_timedwait(&fs->buf_cond, &fs->buf_lock, &until))
+		;
+	if (gen != fs->ack_gen)
+		ret = fs->ack_result;
+	pthread_mutex_unlock(&fs->buf_lock);
+	return ret;
+}
+
 static int do_rearm(struct dp_fs *fs)
 {
 	struct timespec pause = { 0, 50 * 1000 * 1000 };
 	int ret = 0;
 
+	if (!switch_live(fs))
+		return 0;
 	stop_child(fs);
 	for (int i = 0; i < 3; i++) {
 		if (!any_enabled(fs) || atomic_load(&fs->target_gone))

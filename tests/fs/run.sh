@@ -31,7 +31,7 @@ shift
 FSRV=$(realpath -m "$(dirname "$DPROBE")/examples/fileserver")
 EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
-uprobes set_event readers pid_attach killed"
+uprobes set_event readers pid_attach killed live_switch"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -612,6 +612,36 @@ case_killed() {
 	req "$R" "open /etc/passwd" || return 1
 	quit_server "$R"
 	wait "$srv"
+}
+
+# Events switched while others run (the in-process engine): a return
+# probe added on the function an entry probe is live on, then the entry
+# probe switched off.  One session child for the whole case (it says
+# which engine it runs once, DPROBE_VERBOSE): nothing detached or armed
+# again, every request's events there: 1 a; 2 a and b; 3 b.
+case_live_switch() {
+	R=$WORK/req
+	DPROBE_VERBOSE=1 start_mount "$R" || return 1
+	w kprobe_events 'p:a do_sys_open'
+	w events/kprobes/a/enable 1
+	req "$R" "open /etc/passwd" || return 1
+	a kprobe_events 'r:b do_sys_open ret=$retval'
+	w events/kprobes/b/enable 1
+	req "$R" "open /etc/passwd" || return 1
+	w events/kprobes/a/enable 0
+	req "$R" "open /etc/passwd" || return 1
+	{
+		trace_body | norm_vals
+		cat "$MNT/kprobe_profile"
+	} >"$WORK/got.live"
+	check live_switch.out "$WORK/got.live" || return 1
+	quit_server "$R"
+	stop_mount || return 1
+	n=$(grep -c '^dprobe: engine ' "$WORK/err")
+	grep -q '^dprobe: engine agent' "$WORK/err" ||
+		{ echo "  not on the in-process engine" >>"$WORK/why"; return 1; }
+	[ "$n" = 1 ] ||
+		{ echo "  $n session children: events were armed again" >>"$WORK/why"; return 1; }
 }
 
 # ---- running -----------------------------------------------------------------

@@ -75,6 +75,8 @@ extern __thread struct dp_tls dp_tls
 extern bool dp_have_fsgsbase DP_HIDDEN;
 
 DP_HIDDEN int dp_agent_init(void);
+/* @fd moved above the numbers the program uses (the new number). */
+DP_HIDDEN int dp_fd_high(int fd, bool cloexec);
 DP_HIDDEN void dp_lock(void);
 DP_HIDDEN void dp_unlock(void);
 

@@ -203,6 +203,16 @@ static void on_ifunc(const char *args)
 		ctl_send("ERR 0 %d %s: not found in %s", ENOENT, sym, args + pos);
 }
 
+static void on_slot(const char *args)
+{
+	unsigned slot, on;
+
+	if (sscanf(args, "%u %u", &slot, &on) != 2)
+		ctl_send("ERR 0 %d bad SLOT message", EINVAL);
+	else
+		ctl_send("SLOTTED %d", dp_ev_switch(slot, on));
+}
+
 static void on_drop(const char *args)
 {
 	unsigned long long start, end;
@@ -218,6 +228,8 @@ static int handle(char *msg, int fd)
 {
 	int ret;
 
+	if (fd >= 0)
+		fd = dp_fd_high(fd, true);
 	if (!strcmp(msg, "RINGS")) {
 		ret = fd < 0 ? -EBADF : dp_ev_rings(fd);
 		if (ret) {
@@ -248,6 +260,8 @@ static int handle(char *msg, int fd)
 		on_drop(msg + 5);
 	else if (!strncmp(msg, "IFUNC ", 6))
 		on_ifunc(msg + 6);
+	else if (!strncmp(msg, "SLOT ", 5))
+		on_slot(msg + 5);
 	else if (!strcmp(msg, "SYNCED")) {
 		if (dp_dlwatch_synced())
 			ctl_send("MAPS");
@@ -449,7 +463,7 @@ static int join(int hub)
 		close(sv[0]);
 		return ret;
 	}
-	return sv[0];
+	return dp_fd_high(sv[0], true);
 }
 
 /* A new pair: our end is the channel, dprobe takes the other one. */
@@ -459,8 +473,8 @@ static int new_pair(void)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	peer_fd = sv[1];
-	return sv[0];
+	peer_fd = dp_fd_high(sv[1], true);
+	return dp_fd_high(sv[0], true);
 }
 
 /* Our channel is @fd: say hello on it (@extra: "fork PPID" or ""). */

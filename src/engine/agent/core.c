@@ -13,6 +13,7 @@
  * kernel's text_poke_sync() makes every CPU serialise after a patch.
  */
 #include <errno.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <link.h>
 #include <linux/membarrier.h>
@@ -378,6 +379,30 @@ static void atfork_child(void)
 
 /* ---- text --------------------------------------------------------------- */
 
+/*
+ * Our descriptors out of the program's way: a program gets the lowest
+ * free number from open(), and some print or compare them (fd=4), so
+ * what the agent keeps open goes high up, below the soft limit and far
+ * under any select() set.  @fd on any failure.
+ */
+int dp_fd_high(int fd, bool cloexec)
+{
+	struct rlimit rl;
+	rlim_t top;
+	int nfd;
+
+	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl))
+		return fd;
+	top = rl.rlim_cur < 1024 ? rl.rlim_cur : 1024;
+	if (top < 128 || fd >= (int)top - 64)
+		return fd;
+	nfd = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, (int)top - 64);
+	if (nfd < 0)
+		return fd;
+	close(fd);
+	return nfd;
+}
+
 static int mem_open(void)
 {
 	pid_t pid = getpid();
@@ -389,6 +414,7 @@ static int mem_open(void)
 	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	if (mem_fd < 0)
 		return -errno;
+	mem_fd = dp_fd_high(mem_fd, true);
 	mem_pid = pid;
 	return 0;
 }

@@ -134,7 +134,7 @@ int dp_dlwatch_start(void)
 		return 0;
 	if (!_r_debug.r_brk)
 		return -ENOENT;
-	watch_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	watch_fd = dp_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), true);
 	if (watch_fd < 0)
 		return -errno;
 	told_adds = c.adds;
@@ -231,5 +231,5 @@ void dp_dlwatch_fork_child(void)
 	if (watch_fd < 0)
 		return;
 	close(watch_fd);
-	watch_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	watch_fd = dp_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), true);
 }

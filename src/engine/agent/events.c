@@ -75,6 +75,7 @@ struct ev_probe {
 	uint32_t rec_max;		/* payload bytes reserved per hit */
 	bool counter;			/* count-only: a ring counter, no record */
 	bool fast;			/* @fp holds the record's recipe */
+	bool off;			/* switched off (SLOT): records nothing */
 	struct ev_fast fp;
 	uint64_t addr, foffs;
 	struct dp_probe_def def;
@@ -272,11 +273,15 @@ static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 		no_ring(t);
 		return;
 	}
-	/* the ptrace engine's order: the last added first */
-	for (unsigned i = s->n; i-- > 0;) {
-		const struct ev_probe *p = s->probes[i];
+	/* the ptrace engine's order: the last added first; n first: a probe
+	 * appended live is in the array before n counts it */
+	unsigned n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
+	struct ev_probe *const *v = __atomic_load_n(&s->probes, __ATOMIC_ACQUIRE);
 
-		if (p->def.is_return)
+	for (unsigned i = n; i-- > 0;) {
+		const struct ev_probe *p = v[i];
+
+		if (p->def.is_return || __atomic_load_n(&p->off, __ATOMIC_RELAXED))
 			continue;
 		if (p->counter) {
 			dp_ring_local_inc(&t->ring->counters[p->slot]);
@@ -378,10 +383,13 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 	if (__builtin_expect(!t->ring || t->quiet, 0))
 		return no_ring(t);
-	for (unsigned i = s->n; i-- > 0;) {
-		const struct ev_probe *p = s->probes[i];
+	unsigned n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
+	struct ev_probe *const *v = __atomic_load_n(&s->probes, __ATOMIC_ACQUIRE);
 
-		if (!p->def.is_return)
+	for (unsigned i = n; i-- > 0;) {
+		const struct ev_probe *p = v[i];
+
+		if (!p->def.is_return || __atomic_load_n(&p->off, __ATOMIC_RELAXED))
 			continue;
 		if (p->counter) {
 			dp_ring_local_inc(&t->ring->counters[p->slot]);
@@ -533,12 +541,57 @@ static struct ev_site *site_for(uint64_t addr)
 	return s;
 }
 
+static int site_register_entry(struct ev_site *s);
+static int site_register_return(struct ev_site *s);
+
+/*
+ * A probe added to a live site (an event enabled while others run there,
+ * dprobe mount): the hit path reads the array without a lock, so a new
+ * one is published before the count that makes its last entry visible;
+ * the old one is kept until everything is cleared (dp_ev_clear(), after
+ * the grace periods of unregistering).  A kind of probe the site did not
+ * have (a return probe where only entries were) registers its half.
+ */
+static struct old_array {
+	struct old_array *next;
+	struct ev_probe **v;
+} *old_arrays;
+
+static int site_append_live(struct ev_site *s, struct ev_probe *p)
+{
+	struct ev_probe **v = malloc((s->n + 1) * sizeof(*v));
+	struct old_array *o = malloc(sizeof(*o));
+	bool ret = p->def.is_return;
+	int err = 0;
+
+	if (!v || !o || s->is_tp != (p->def.kind == DP_KIND_TRACEPOINT)) {
+		free(v);
+		free(o);
+		return v && o ? -EBUSY : -ENOMEM;
+	}
+	memcpy(v, s->probes, s->n * sizeof(*v));
+	v[s->n] = p;
+	p->site = s;
+	*o = (struct old_array){ old_arrays, s->probes };
+	old_arrays = o;
+	__atomic_store_n(&s->probes, v, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->n, s->n + 1, __ATOMIC_RELEASE);
+	if (ret && !s->has_return) {
+		s->has_return = true;
+		err = site_register_return(s);
+	} else if (!ret && !s->has_entry && !s->is_tp) {
+		s->has_entry = true;
+		err = site_register_entry(s);
+	}
+	return err;
+}
+
 static int site_append(struct ev_site *s, struct ev_probe *p)
 {
 	struct ev_probe **v;
 
 	if (s->registered)
-		return -EBUSY;	/* a live site's probe list never changes */
+		return site_append_live(s, p);
 	v = realloc(s->probes, (s->n + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -744,24 +797,14 @@ static int site_register(struct ev_site *s)
 	if (ret)
 		return ret;
 	if (s->has_entry) {
-		s->kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
-		s->kp.pre_handler = on_entry;
-		/* compiled -mgeneral-regs-only: no SIMD state to save */
-		s->kp.flags = KPROBE_FLAG_NOSIMD;
-		ret = register_kprobe(&s->kp);
+		ret = site_register_entry(s);
 		if (ret) {
 			ref_ctr_put(s);
 			return ret;
 		}
 	}
 	if (s->has_return) {
-		s->rp.kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
-		s->rp.kp.flags = KPROBE_FLAG_NOSIMD;
-		s->rp.handler = on_return;
-		s->rp.entry_handler = on_return_entry;
-		s->rp.data_size = sizeof(struct ev_ret_data);
-		s->rp.maxactive = maxactive(s);
-		ret = register_kretprobe(&s->rp);
+		ret = site_register_return(s);
 		if (ret) {
 			if (s->has_entry)
 				unregister_kprobe(&s->kp);
@@ -771,6 +814,26 @@ static int site_register(struct ev_site *s)
 	}
 	s->registered = true;
 	return 0;
+}
+
+static int site_register_entry(struct ev_site *s)
+{
+	s->kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
+	s->kp.pre_handler = on_entry;
+	/* compiled -mgeneral-regs-only: no SIMD state to save */
+	s->kp.flags = KPROBE_FLAG_NOSIMD;
+	return register_kprobe(&s->kp);
+}
+
+static int site_register_return(struct ev_site *s)
+{
+	s->rp.kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
+	s->rp.kp.flags = KPROBE_FLAG_NOSIMD;
+	s->rp.handler = on_return;
+	s->rp.entry_handler = on_return_entry;
+	s->rp.data_size = sizeof(struct ev_ret_data);
+	s->rp.maxactive = maxactive(s);
+	return register_kretprobe(&s->rp);
 }
 
 /* "optimized", or "int3 (xol; why it is not optimized)" */
@@ -815,17 +878,23 @@ int dp_ev_arm(dp_ev_report_fn report, void *priv)
 	return n;
 }
 
+static void site_follow(struct ev_site *s);
+
 void dp_ev_enable(bool on)
 {
 	for (struct ev_site *s = sites; s; s = s->next) {
 		if (!s->registered)
 			continue;
+		if (on) {
+			site_follow(s);	/* the probes switched off stay so */
+			continue;
+		}
 		if (s->is_tp)
-			__atomic_store_n(&s->tp_on, on, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->tp_on, false, __ATOMIC_RELAXED);
 		else if (s->has_entry)
-			on ? enable_kprobe(&s->kp) : disable_kprobe(&s->kp);
+			disable_kprobe(&s->kp);
 		if (s->has_return)
-			on ? enable_kretprobe(&s->rp) : disable_kretprobe(&s->rp);
+			disable_kretprobe(&s->rp);
 	}
 }
 
@@ -872,6 +941,52 @@ static bool tp_site_unregister(struct ev_site *s)
 		return false;
 	s->registered = false;
 	return true;
+}
+
+/* Whether some probe of @s records (on return: @ret, else on entry). */
+static bool site_wants(const struct ev_site *s, bool ret)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->probes[i]->def.is_return == ret && !s->probes[i]->off)
+			return true;
+	return false;
+}
+
+/*
+ * A site whose probes are all switched off is disabled too (its bytes
+ * put back: no hit costs anything), and enabled again with one of them.
+ */
+static void site_follow(struct ev_site *s)
+{
+	if (!s->registered)
+		return;
+	if (s->is_tp) {
+		__atomic_store_n(&s->tp_on, site_wants(s, false), __ATOMIC_RELAXED);
+		return;
+	}
+	if (s->has_entry && site_wants(s, false))
+		enable_kprobe(&s->kp);
+	else if (s->has_entry)
+		disable_kprobe(&s->kp);
+	if (s->has_return && site_wants(s, true))
+		enable_kretprobe(&s->rp);
+	else if (s->has_return)
+		disable_kretprobe(&s->rp);
+}
+
+int dp_ev_switch(unsigned slot, bool on)
+{
+	int n = 0;
+
+	for (struct ev_probe *p = probes; p; p = p->all_next) {
+		if (p->slot != slot)
+			continue;
+		__atomic_store_n(&p->off, !on, __ATOMIC_RELAXED);
+		if (p->site)
+			site_follow(p->site);
+		n++;
+	}
+	return n;
 }
 
 /* Unregister @s (waits until no handler can still be running). */
@@ -960,6 +1075,13 @@ void dp_ev_clear(void)
 	}
 	probes = NULL;
 	probes_tail = &probes;
+	while (old_arrays) {
+		struct old_array *o = old_arrays;
+
+		old_arrays = o->next;
+		free(o->v);
+		free(o);
+	}
 	if (ev_hdr) {
 		__atomic_store_n(&ev_hdr, NULL, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);

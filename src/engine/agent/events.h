@@ -51,6 +51,8 @@ int dp_ev_ref_ctr(unsigned slot, uint64_t addr);
 typedef void (*dp_ev_report_fn)(void *priv, unsigned slot, int err,
 				const char *text);
 int dp_ev_arm(dp_ev_report_fn report, void *priv);
+/* Switch the probes of @slot on or off (SLOT); how many there are. */
+int dp_ev_switch(unsigned slot, bool on);
 /* Enable or disable every registered site. */
 void dp_ev_enable(bool on);
 /* Missed hits of the probes of @slot (return instances not available). */

@@ -82,6 +82,9 @@
  *   agent -> dprobe   DROPPED <n>
  *   dprobe -> agent   SYNCED                       MAPS is done (the thread
  *                                                  that loaded waits for it)
+ *   dprobe -> agent   SLOT <slot> <0|1>            switch a location's
+ *   agent -> dprobe   SLOTTED <n>                  probes off or on (a site
+ *                                                  with none on is disarmed)
  *   dprobe -> agent   IFUNC <symbol> <path>        the implementation the
  *   agent -> dprobe   IFUNC <addr> | ERR ...       loader binds an IFUNC
  *                                                  symbol of that object to  dprobe reads

@@ -95,6 +95,11 @@ void dp_inproc_set_profile_cb(struct dp_inproc *t, void (*cb)(void *),
  * "int3 (...)"), one line per location: "GROUP/EVENT ADDR HOW". */
 void dp_inproc_list_probes(const struct dp_inproc *t, FILE *out);
 
+/* From the profile callback: @ev's probes switched on (armed where it
+ * had none) or off in every image.  0 or -errno (logged). */
+int dp_inproc_enable(struct dp_inproc *t, struct dp_event *ev);
+int dp_inproc_disable(struct dp_inproc *t, struct dp_event *ev);
+
 const struct dp_stats *dp_inproc_stats(const struct dp_inproc *t);
 void dp_inproc_free(struct dp_inproc *t);
 

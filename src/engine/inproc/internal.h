@@ -160,6 +160,9 @@ int proc_handshake(struct ip_proc *p, char *why, size_t whylen);
 /* After MAPS: the probes of new objects armed, those of gone ones
  * dropped.  0 or -errno (the channel failed). */
 int proc_refresh(struct ip_proc *p);
+/* @ev switched on or off in @p (tree.c's dp_inproc_enable()). */
+int proc_switch(struct ip_proc *p, struct dp_event *ev, bool on, char *why,
+		size_t whylen);
 /* Take every probe out of a live image and say bye. */
 void proc_detach(struct ip_proc *p);
 void proc_free(struct ip_proc *p);

@@ -126,6 +126,16 @@ static void ip_list_probes(const void *state, FILE *out)
 	dp_inproc_list_probes(state, out);
 }
 
+static int ip_enable(void *state, struct dp_event *ev)
+{
+	return dp_inproc_enable(state, ev);
+}
+
+static int ip_disable(void *state, struct dp_event *ev)
+{
+	return dp_inproc_disable(state, ev);
+}
+
 static const struct dp_stats *ip_stats(const void *state)
 {
 	return dp_inproc_stats(state);
@@ -150,6 +160,8 @@ const struct dp_engine_ops dp_agent_engine = {
 	.request_profile = ip_request_profile,
 	.set_profile_cb = ip_set_profile_cb,
 	.list_probes = ip_list_probes,
+	.enable = ip_enable,
+	.disable = ip_disable,
 	.stats = ip_stats,
 	.free = ip_free,
 };

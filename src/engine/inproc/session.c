@@ -579,7 +579,8 @@ static int send_new(struct ip_proc *p, unsigned *n)
 	int ret = 0;
 
 	for (struct dp_event *ev = p->tree->o.reg->events; ev; ev = ev->next)
-		for (struct dp_probe *pr = ev->probes; pr; pr = pr->next) {
+		for (struct dp_probe *pr = ev->probes; ev->enabled && pr;
+		     pr = pr->next) {
 			struct dp_error e = { 0 };
 			struct dp_proc_res res;
 			char *line;
@@ -695,7 +696,8 @@ static int send_probes(struct ip_proc *p, char *why, size_t whylen)
 	int ret;
 
 	for (struct dp_event *ev = p->tree->o.reg->events; ev; ev = ev->next)
-		for (struct dp_probe *pr = ev->probes; pr; pr = pr->next)
+		for (struct dp_probe *pr = ev->probes; ev->enabled && pr;
+		     pr = pr->next)
 			if ((ret = send_probe(p, pr, why, whylen)))
 				return ret;
 	return 0;
@@ -752,6 +754,47 @@ static struct dp_inproc *tree_new(const struct dp_inproc_opts *o)
 	t->hub = -1;
 	t->procs_tail = &t->procs;
 	return t;
+}
+
+/* ---- events switched on and off while tracing ---------------------------- */
+
+static int slotted_reply(struct ip_proc *p)
+{
+	char buf[DP_AGENT_MSG_MAX];
+	int n;
+
+	while ((n = chan_recv(p, buf, sizeof(buf), INPROC_REPLY_TIMEOUT_MS)) > 0)
+		if (!strncmp(buf, "SLOTTED ", 8) || !strncmp(buf, "ERR ", 4))
+			return 0;
+		else
+			chan_note(p, buf);
+	return n ? n : -EPIPE;
+}
+
+/*
+ * @ev's locations in @p switched @on; an event @p has no location of
+ * (never enabled there) gets them, armed.  Its slots are never removed:
+ * records of it may still be in the rings.
+ */
+int proc_switch(struct ip_proc *p, struct dp_event *ev, bool on, char *why,
+		size_t whylen)
+{
+	bool any = false;
+	int ret = 0;
+
+	for (unsigned i = 0; !ret && i < p->nslots; i++) {
+		if (p->slots[i].pr->event != ev || p->slots[i].dropped)
+			continue;
+		any = true;
+		ret = chan_send(p, -1, "SLOT %u %d", i, on);
+		if (!ret)
+			ret = slotted_reply(p);
+	}
+	if (ret || any || !on)
+		return ret;
+	for (struct dp_probe *pr = ev->probes; !ret && pr; pr = pr->next)
+		ret = send_probe(p, pr, why, whylen);
+	return ret ? ret : arm(p, why, whylen);
 }
 
 /* ---- launch and attach ---------------------------------------------------- */

@@ -331,6 +331,35 @@ void tree_sum_missed(struct dp_inproc *t)
 		}
 }
 
+static int switch_all(struct dp_inproc *t, struct dp_event *ev, bool on)
+{
+	int first = 0;
+
+	for (struct ip_proc *p = t->procs; p; p = p->next) {
+		char why[512] = "";
+		int ret;
+
+		if (p->sock < 0)
+			continue;
+		ret = proc_switch(p, ev, on, why, sizeof(why));
+		if (ret && why[0])
+			inproc_log(t, "dprobe: process %d: %s\n", (int)p->pid, why);
+		if (ret && !first)
+			first = ret;
+	}
+	return first;
+}
+
+int dp_inproc_enable(struct dp_inproc *t, struct dp_event *ev)
+{
+	return switch_all(t, ev, true);
+}
+
+int dp_inproc_disable(struct dp_inproc *t, struct dp_event *ev)
+{
+	return switch_all(t, ev, false);
+}
+
 /* The first stops tracing; the second, every wait that follows it. */
 void dp_inproc_stop(struct dp_inproc *t)
 {
