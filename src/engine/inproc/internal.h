@@ -127,6 +127,14 @@ struct dp_inproc {
 	unsigned untraced;	/* fork children not followed (no -f) */
 	unsigned nlost_images;	/* images that could not be traced */
 	struct pend *pend;
+	/* -f: processes whose image closed while they live on (an exec):
+	 * a new image should join before @deadline_ms, else it is named */
+	struct exec_watch {
+		pid_t pid;
+		int64_t deadline_ms;
+		char exe[256];	/* the program it runs now */
+	} *watch;
+	unsigned nwatch;
 	bool clk_set;
 	struct clk clk;		/* one clock for every image */
 	/* -f: the next image's rings, made while nobody waits for them (a

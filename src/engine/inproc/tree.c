@@ -129,6 +129,91 @@ static void join(struct dp_inproc *t, struct ip_proc *p)
 		image_lost(t, p, why[0] ? why : "the handshake failed");
 }
 
+/* ---- processes that exec'd out of reach ---------------------------------- */
+
+#define EXEC_JOIN_MS	500
+
+/*
+ * Whether @pid lives on and is not exiting (PF_EXITING in the flags of
+ * /proc/PID/stat): its image's channel closed, so it ran exec (or closed
+ * the channel itself).
+ */
+static bool lives_on(pid_t pid)
+{
+	char path[64], buf[512], state;
+	unsigned long flags;
+	const char *rp;
+	FILE *f;
+	bool ok = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) &&
+	    sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) == 2)
+		ok = state != 'Z' && state != 'X' && !(flags & 0x4);
+	fclose(f);
+	return ok;
+}
+
+static void watch_exec(struct dp_inproc *t, pid_t pid)
+{
+	struct exec_watch *v;
+	char path[64];
+	ssize_t n;
+
+	if (!t->o.follow || !lives_on(pid))
+		return;
+	v = realloc(t->watch, (t->nwatch + 1) * sizeof(*v));
+	if (!v)
+		return;
+	t->watch = v;
+	v = &v[t->nwatch++];
+	*v = (struct exec_watch){ pid, inproc_now_ms() + EXEC_JOIN_MS, "" };
+	/* the new program's already (exec closed the channel) */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, v->exe, sizeof(v->exe) - 1);
+	v->exe[n > 0 ? n : 0] = '\0';
+}
+
+static bool joined_again(const struct dp_inproc *t, pid_t pid)
+{
+	for (const struct ip_proc *p = t->procs; p; p = p->next)
+		if (p->pid == pid && !p->closed)
+			return true;
+	return false;
+}
+
+/*
+ * A process whose new image never joined runs on untraced: a set-user-ID
+ * or static program, or an environment without the preload (env -i).
+ * It is named, once.
+ */
+static void check_execs(struct dp_inproc *t)
+{
+	int64_t now = inproc_now_ms();
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < t->nwatch; i++) {
+		struct exec_watch w = t->watch[i];
+
+		if (joined_again(t, w.pid))
+			continue;
+		if (now < w.deadline_ms && lives_on(w.pid)) {
+			t->watch[k++] = w;
+			continue;
+		}
+		t->nlost_images++;
+		inproc_log(t, "dprobe: process %d%s%s%s ran untraced after "
+			   "exec: its program has no agent (statically linked, "
+			   "set-user-ID, or started without LD_PRELOAD)\n",
+			   (int)w.pid, w.exe[0] ? " (" : "", w.exe,
+			   w.exe[0] ? ")" : "");
+	}
+	t->nwatch = k;
+}
+
 /* ---- the loop ---------------------------------------------------------------- */
 
 /*
@@ -144,6 +229,7 @@ static void image_closed(struct dp_inproc *t, struct ip_proc *p)
 	reader_drain(t, p, true);
 	reader_free(p);
 	p->done = true;
+	watch_exec(t, p->pid);
 }
 
 static bool any_open(const struct dp_inproc *t)
@@ -239,6 +325,7 @@ static void trace_loop(struct dp_inproc *t)
 			break;
 		make_spare(t);
 		serve(t);
+		check_execs(t);
 	}
 	if (!t->o.follow && t->procs && t->procs->closed && !gone_soon(t))
 		inproc_log(t, "dprobe: process %d ran exec or closed the agent's "
@@ -429,6 +516,7 @@ void dp_inproc_free(struct dp_inproc *t)
 		t->pend = q->next;
 		free(q);
 	}
+	free(t->watch);
 	close_hub(t);
 	if (t->have_spare)
 		dp_ring_set_close(&t->spare);

@@ -304,10 +304,12 @@ static int site_roles(struct thread *t, struct site *s)
 	if (s->roles & ROLE_UNWIND)
 		rets_restore(t, true);
 	if (s->roles & (ROLE_ENTRY | ROLE_DLBRK)) {
-		/* at the program's entry every initial library is mapped:
-		 * a probe that still does not resolve is an error */
+		/* at the launched program's entry every initial library is
+		 * mapped: a probe that still does not resolve is an error
+		 * (in a program exec'd later it waits, as on the agent) */
 		bool entry = s->roles & ROLE_ENTRY;
-		bool initial = entry && !p->armed_libs && !p->silent;
+		bool initial = entry && !p->armed_libs && !p->silent &&
+			       !p->execd;
 
 		if (entry) {
 			s->roles &= ~ROLE_ENTRY;

@@ -73,6 +73,9 @@ struct proc {
 	bool silent;			/* not followed: service hits, no events */
 	bool detach_after_exec;		/* an unfollowed vfork child */
 	bool armed_libs;		/* probes in libraries resolved (entry seen) */
+	bool execd;			/* an image exec'd after the start: a
+					 * place not in it is pending, not an
+					 * error */
 	bool started;			/* every probe armed; its code is running */
 	/* a vfork child still in its parent's memory: the parent's pid */
 	pid_t vfork_parent;

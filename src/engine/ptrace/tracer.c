@@ -285,6 +285,7 @@ static void on_exec(struct thread *t, bool initial, char *why, size_t whylen,
 	t->nrets = 0;
 	sites_forget(p);
 	p->armed_libs = false;
+	p->execd = !initial;
 	/* the new image has its own (no) SIGTRAP action and no page of ours */
 	p->scratch = 0;
 	p->vfork_parent = 0;
