@@ -468,6 +468,38 @@ stat_result() {
 	echo "# exit=$(cat "$T/rc")"
 }
 
+# ---- process trees (-f) ----------------------------------------------------
+
+# numbered_events: the events of $T/events normalised as norm_trace does,
+# each behind "[N] ", N numbering the threads in the order of their first
+# event.  For a process tree whose calls come in a fixed order, this says
+# which events came from the same process (and that a child's are not
+# its parent's) without depending on PIDs.
+numbered_events() {
+	awk '{ t = substr($0, 18); sub(/ .*/, "", t); print t }' \
+		"$T/events" >"$T/tids"
+	norm_trace <"$T/events" | awk -v tids="$T/tids" '
+		/^# time goes back/ { print; next }
+		{ getline t < tids
+		  if (!(t in n)) n[t] = ++k
+		  print "[" n[t] "] " $0 }'
+}
+
+# engine_check: in case_check, after dprobe ran with DPROBE_VERBOSE=1 in
+# its environment (it names the engine it took on stderr, "dprobe: engine
+# agent: ..."): fails unless that is the engine of this pass, the
+# in-process engine ("agent") when $DPROBE_ENGINE is auto or unset, so a
+# case meant for it cannot pass on the ptrace engine unnoticed.
+engine_check() {
+	_want=${DPROBE_ENGINE:-auto}
+	[ "$_want" = auto ] && _want=agent
+	grep -q "^dprobe: engine $_want:" "$T/stderr" && return 0
+	echo "dprobe did not take the $_want engine; it said:"
+	grep '^dprobe: engine' "$T/stderr" ||
+		echo "(nothing: was DPROBE_VERBOSE=1 in its environment?)"
+	return 1
+}
+
 # ---- processes -------------------------------------------------------------
 
 # start_bg OUT CMD [ARGS]: start CMD in the background with stdout to OUT
