@@ -104,6 +104,9 @@ struct ev_ret_data {
 
 struct ev_thread {
 	bool quiet;			/* the agent's own work: no events */
+	/* this thread's memory may be a spawning child's too (spawn.c):
+	 * EV_SPAWN inside posix_spawn() & co, EV_VFORK after vfork() */
+	uint8_t spawning;
 	unsigned gen;			/* ev_gen when the fields were set */
 	int tid;
 	struct dp_ring *ring;		/* NULL: none was free */
@@ -257,6 +260,36 @@ static __attribute__((noinline, cold)) int no_ring(const struct ev_thread *t)
 }
 
 /*
+ * Off the fast path: whether the hit records.  While this thread spawns
+ * (vfork, posix_spawn, system, popen), a child may be running on its
+ * stack and memory until its exec: the one system call tells them apart.
+ * The child's hits are not recorded (it has no ring of its own, and the
+ * parent's would name the parent); the parent's are, and after a vfork()
+ * its first hit ends the check (the child has exec'd or exited by then).
+ */
+static __attribute__((noinline, cold)) bool may_record(struct ev_thread *t)
+{
+	if (t->ring && !t->quiet && t->spawning) {
+		if ((int)dp_raw_syscall(SYS_gettid, 0, 0, 0) != t->tid)
+			return false;		/* the child */
+		t->spawning &= (uint8_t)~EV_VFORK;
+		return true;
+	}
+	no_ring(t);
+	return false;
+}
+
+void dp_ev_spawning(unsigned flag, bool on)
+{
+	struct ev_thread *t = ev_thread();
+
+	if (on)
+		t->spawning |= (uint8_t)flag;
+	else
+		t->spawning &= (uint8_t)~flag;
+}
+
+/*
  * The entry probes of a site, @regs->ip being the probed address.
  * Count-only probes cost one increment; the clock and the fetch context
  * are only set up for the first record.
@@ -269,10 +302,9 @@ static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 	uint64_t ts = 0;
 	bool ready = false;
 
-	if (__builtin_expect(!t->ring || t->quiet, 0)) {
-		no_ring(t);
+	if (__builtin_expect(!t->ring || t->quiet || t->spawning, 0) &&
+	    !may_record(t))
 		return;
-	}
 	/* the ptrace engine's order: the last added first; n first: a probe
 	 * appended live is in the array before n counts it */
 	unsigned n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
@@ -381,8 +413,9 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	if (!s)
 		return 0;
-	if (__builtin_expect(!t->ring || t->quiet, 0))
-		return no_ring(t);
+	if (__builtin_expect(!t->ring || t->quiet || t->spawning, 0) &&
+	    !may_record(t))
+		return 0;
 	unsigned n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
 	struct ev_probe *const *v = __atomic_load_n(&s->probes, __ATOMIC_ACQUIRE);
 

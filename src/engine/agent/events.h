@@ -10,6 +10,8 @@
  *   channel.c  the control channel to dprobe (protocol.h): the handshake,
  *              the control thread, and what happens when dprobe goes away
  *   dlwatch.c  objects loaded and unloaded at run time (dlopen, dlclose)
+ *   spawn.c    vfork() and posix_spawn() & co: children on the parent's
+ *              memory until their exec
  */
 #ifndef DPROBE_AGENT_EVENTS_H
 #define DPROBE_AGENT_EVENTS_H
@@ -26,6 +28,11 @@
  * library functions a user may have probed.
  */
 void dp_ev_quiet(bool on);
+/* This thread spawns (spawn.c): EV_SPAWN around posix_spawn() & co,
+ * EV_VFORK set by vfork() and cleared by the parent's next hit. */
+#define EV_SPAWN	1u
+#define EV_VFORK	2u
+void dp_ev_spawning(unsigned flag, bool on);
 /* Whether this thread is quiet now (the hit path may ask). */
 bool dp_ev_quiet_now(void);
 

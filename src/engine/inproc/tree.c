@@ -29,6 +29,9 @@
 #include "engine/agent/protocol.h"
 #include "engine/inproc/internal.h"
 
+/* New images set up per look at the hub, between reads of the rings. */
+#define JOINS_PER_PASS	16
+
 /* "NEW <pid>": the only message on the hub. */
 #define JOIN_MSG_MAX	64
 
@@ -205,9 +208,10 @@ static void check_execs(struct dp_inproc *t)
 			continue;
 		}
 		t->nlost_images++;
-		inproc_log(t, "dprobe: process %d%s%s%s ran untraced after "
-			   "exec: its program has no agent (statically linked, "
-			   "set-user-ID, or started without LD_PRELOAD)\n",
+		inproc_log(t, "dprobe: process %d%s%s%s ran on untraced: "
+			   "after exec its program had no agent (statically "
+			   "linked, set-user-ID, started without LD_PRELOAD), "
+			   "or it closed the agent's channel\n",
 			   (int)w.pid, w.exe[0] ? " (" : "", w.exe,
 			   w.exe[0] ? ")" : "");
 	}
@@ -290,9 +294,10 @@ static void serve(struct dp_inproc *t)
 		else if (who[k]->maps_req && proc_refresh(who[k]) == -EPIPE)
 			image_closed(t, who[k]);
 	}
-	if (pf[i].revents)
-		while (!t->stop_req && (p = tree_accept(t, 0)))
-			join(t, p);
+	/* a few at a time: a fork bomb must not keep the rings unread */
+	for (int j = 0; pf[i].revents && j < JOINS_PER_PASS && !t->stop_req &&
+			(p = tree_accept(t, 0)); j++)
+		join(t, p);
 out:
 	free(pf);
 	free(who);

@@ -8,6 +8,7 @@ desc='-f with a plain symbol place ("job") across execs of other programs (sh): 
 # node that execs spawntree again has it.  So the same 34 events as
 # follow-spawntree (same tree, same order, processes [1] to [7]), the
 # same output, exit 0.  On auto this must run on the in-process engine.
+levels=O2	# process trees: the compiler level changes nothing there
 prog=spawntree
 defs='p:job job id=%di:s64 n=%si:s64
 r:jobr job ret=$retval:s64'

@@ -15,11 +15,12 @@ desc='-f: calls in vfork and posix_spawn children before their exec are the chil
 # child is a process of its own that only shares memory with its
 # parent: its hits are its events, with its pid, as the ptrace engine
 # (and the kernel's uprobes) report them; its comm is still "launch".
+levels=O2	# process trees: the compiler level changes nothing there
 prog=launch
-# Not on the in-process engine yet: a vfork or posix_spawn child runs on
-# its parent's stack and thread memory until its exec, and the agent's
-# hit path (no system call) cannot tell it from the parent, so its hits
-# are recorded as the parent's (README, "Known gaps").
+# Not on the in-process engine: a vfork or posix_spawn child runs on its
+# parent's stack and thread memory until its exec, without a ring of its
+# own; the agent tells it from the parent (spawn.c) and records nothing
+# for it (README, "Known gaps"), where ptrace records its calls.
 engines='ptrace'
 defs='p:w {bin}:work a=%di:s64
 r:wr {bin}:work ret=$retval:s64

@@ -19,6 +19,7 @@ desc='-f and children exec'"'"'d with an empty environment (execve, env -i): the
 # case_check then asserts each engine's side: on ptrace work(3) in [2]
 # and work(5) in [3], 12 events; on the in-process engine (auto) none of
 # them, 8 events.  On auto this must run on the in-process engine.
+levels=O2	# process trees: the compiler level changes nothing there
 prog=launch
 defs='p:w {bin}:work a=%di:s64
 r:wr {bin}:work ret=$retval:s64'

@@ -15,6 +15,7 @@ desc='-f follows vfork+exec, posix_spawn, system() and popen() children, each a 
 # output is the untraced program's (each child's line, popen's line as
 # the parent read it back).  On auto this must run on the in-process
 # engine (DPROBE_VERBOSE=1: dprobe says which engine it took).
+levels=O2	# process trees: the compiler level changes nothing there
 prog=launch
 defs='p:w {bin}:work a=%di:s64
 r:wr {bin}:work ret=$retval:s64'

@@ -14,6 +14,7 @@ desc='-f on GNU make: a recursive make whose recipes run spawntree nodes (and th
 # the make flags of an outer make (make test) are cleared so that
 # nothing runs in parallel.  On auto this must run on the in-process
 # engine (make, its shells and the program all take the preload).
+levels=O2	# process trees: the compiler level changes nothing there
 prog=spawntree
 needs='make'
 defs='p:job {bin}:job id=%di:s64 n=%si:s64

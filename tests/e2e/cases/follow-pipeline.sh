@@ -13,6 +13,7 @@ desc='-f through a shell pipeline: sh -c "pipeline gen 5 | pipeline sq | cat", p
 # event is "pipeline" (the stages run the program by its path).  On
 # auto this must run on the in-process engine (sh is dynamically
 # linked: the preload carries through the shell to the stages).
+levels=O2	# process trees: the compiler level changes nothing there
 prog=pipeline
 defs='p:s {bin}:step stage=%di:s64 v=%si:s64
 r:sr {bin}:step ret=$retval:s64'

@@ -8,6 +8,7 @@ desc='dprobe stat -f on a pre-forking server: per-worker counts through one filt
 # order of -e.  The summary: 10001 + 10000 events kept, and every hit
 # of w1..w4 that its filter dropped, 4 * 10001 - 10000 = 30004.  On
 # auto this must run on the in-process engine.
+levels=O2	# process trees: the compiler level changes nothing there
 prog=prefork
 defs='p:all handle
 p:w1 handle k=%di:s64

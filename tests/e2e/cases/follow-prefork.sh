@@ -13,6 +13,7 @@ desc='-f on a pre-forking server: 4 workers at once, each hit count exact, each 
 # process of its own, and the parent's from another.  The output is
 # the parent's only, in worker order.  On auto this must run on the
 # in-process engine.
+levels=O2	# process trees: the compiler level changes nothing there
 prog=prefork
 defs='p:req handle k=%di:s64
 r:reqr handle ret=$retval:s64'

@@ -14,6 +14,7 @@ desc='-f on a make-like tree: children and grandchildren run through sh -c, 3 le
 # the inner ones "children ok" once their children are done.  On auto
 # this must run on the in-process engine (the preload carries through
 # every shell).
+levels=O2	# process trees: the compiler level changes nothing there
 prog=spawntree
 defs='p:job {bin}:job id=%di:s64 n=%si:s64
 r:jobr {bin}:job ret=$retval:s64'

@@ -7,12 +7,11 @@ desc='without -f: calls in vfork and posix_spawn children before their exec are 
 # parent's calls are events (returns into say(), a * 10 + 1); the
 # parent itself never calls execve.  A child is another process, not
 # followed, even while it runs on the parent's probed code and memory.
+levels=O2	# process trees: the compiler level changes nothing there
 prog=launch
-# Not on the in-process engine yet: a vfork or posix_spawn child runs on
-# its parent's stack and thread memory until its exec, and the agent's
-# hit path (no system call) cannot tell it from the parent, so its hits
-# are recorded as the parent's (README, "Known gaps").
-engines='ptrace'
+# On the in-process engine the child runs on the parent's stack and
+# thread memory: the agent tells them apart while the parent spawns
+# (spawn.c).
 defs='p:w work a=%di:s64
 r:wr work ret=$retval:s64
 p:ex libc.so.6:execve path=+0(%di):string'

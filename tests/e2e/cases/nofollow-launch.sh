@@ -7,6 +7,7 @@ desc='without -f: vfork+exec, posix_spawn, system() and popen() children run int
 # engine's LD_PRELOAD, which the agent must take out of it) and run the
 # same program; none may record anything, and each must print its line
 # as untraced.  On auto this runs on the in-process engine.
+levels=O2	# process trees: the compiler level changes nothing there
 prog=launch
 defs='p:w work a=%di:s64
 r:wr work ret=$retval:s64'

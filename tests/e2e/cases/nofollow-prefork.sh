@@ -9,6 +9,7 @@ desc='without -f: 4 forked workers inherit the probes, make 10000 calls on them,
 # unchanged (each checks the sum of its returns: "worker k: ok") and
 # nothing of theirs may reach the parent's rings.  On auto this runs on
 # the in-process engine.
+levels=O2	# process trees: the compiler level changes nothing there
 prog=prefork
 defs='p:req handle k=%di:s64
 r:reqr handle ret=$retval:s64'
