@@ -77,6 +77,7 @@ t_require root tracefs instances setarch flock
 # out of the environment before main() (getenv() walks the same list).
 kpreload() {
 	[ $kernel_only = 0 ] && [ "${DPROBE_ENGINE:-auto}" != ptrace ] &&
+		[ "${kengine:-}" != ptrace ] &&
 		[ -f "$(dirname "$DPROBE")/libdprobe.so" ] || return 0
 	grep -q 'using the ptrace engine' "$T/dstderr" 2>/dev/null && return 0
 	echo "LD_PRELOAD=$(cd "$(dirname "$DPROBE")" && pwd)/libdprobe.so" \
@@ -311,7 +312,8 @@ dprobe_run() {
 	record_cmd "$_sub" "$@"
 	: >"$T/devents"
 	# shellcheck disable=SC2086
-	t_timeout "$TMO" env ${KENV:-} setarch -R "$DPROBE" "$_sub" "$@" \
+	t_timeout "$TMO" env ${KENV:-} ${kengine:+DPROBE_ENGINE=$kengine} \
+		setarch -R "$DPROBE" "$_sub" "$@" \
 		>"$T/dstdout" 2>"$T/dstderr" </dev/null
 	echo $? >"$T/drc"
 	cat "$T/devents" >>"$T/devents.all"
@@ -395,7 +397,7 @@ run_one() {
 		{
 			desc='' prog='' variant='' args='' opts='' defs='' needs=''
 			json='' sort_events='' stdout_events='' kdiff=no libs=''
-			KENV='' KSTAT='' syslibs='' DP_WRAP='' kexpect=events
+			KENV='' KSTAT='' syslibs='' DP_WRAP='' kexpect=events kengine=
 		}
 		levels="O0 O2"
 		# shellcheck disable=SC1090

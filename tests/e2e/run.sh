@@ -79,7 +79,7 @@ run_one() {
 		{
 			desc='' prog='' variant='' args='' opts='' defs='' needs=''
 			json='' sort_events='' stdout_events='' kdiff=no libs=''
-			syslibs='' DP_WRAP='' kexpect='' LIB=''
+			syslibs='' DP_WRAP='' kexpect='' kengine='' LIB=''
 			engines='auto agent ptrace'
 		}
 		levels="O0 O2"
