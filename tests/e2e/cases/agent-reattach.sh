@@ -1,15 +1,15 @@
 # shellcheck shell=sh disable=SC2016,SC2034  # defs hold literal $vars; the runner reads the settings
-desc='in-process engine: attach to a running 4-thread process and detach, 100 times'
+desc='in-process engine: attach to a running 4-thread process and detach, 60 times'
 # spin.c (see kill-dprobe): 4 threads calling square() and twice() until
 # a stop file appears, checking every result and, at the end, their
 # code.  dprobe attaches with the agent engine (injected the first time,
-# found loaded after), traces for a tenth of a second and detaches, 100
+# found loaded after), traces for a tenth of a second and detaches, 60
 # times (E2E_REATTACH_ROUNDS): each round exits 0 with events, and the
 # program ends with every result right and its code intact.
 prog=spin
 levels=O2
 engines='auto agent'
-ROUNDS=${E2E_REATTACH_ROUNDS:-100}
+ROUNDS=${E2E_REATTACH_ROUNDS:-60}
 defs='p:sq square i=%di:s64
 r:tr twice ret=$retval:s64'
 case_run() {
