@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/named.h"
 #include "fs/fs.h"
 
 struct mount_opts {
@@ -134,9 +135,55 @@ static bool is_dir(const char *path)
 	return true;
 }
 
+/*
+ * The target's application tracepoints, as the events a tracefs has
+ * before anyone writes a probe: "GROUP:NAME [Tracepoint event]" lines of
+ * `dprobe list`, each turned into its t: definition.
+ */
+static void static_events(const struct mount_opts *mo, const char *binary,
+			  struct dp_cli_lines *out)
+{
+	struct dp_cli_objs objs = { 0 };
+	char *text = NULL, *save = NULL, name[256];
+	size_t len = 0;
+	FILE *f;
+
+	if ((mo->cmd ? dp_cli_objs_of_binary(&objs, binary) :
+	     dp_cli_objs_of_pid(&objs, mo->pid)) ||
+	    !(f = open_memstream(&text, &len))) {
+		dp_cli_objs_free(&objs);
+		return;
+	}
+	for (size_t i = 0; i < objs.n; i++)
+		dp_cli_list_named(objs.paths[i], NULL, f);
+	fclose(f);
+	for (char *l = strtok_r(text, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		struct dp_cli_lines defs = { 0 };
+
+		if (!strstr(l, "[Tracepoint event]") ||
+		    sscanf(l, "%255s", name) != 1 ||
+		    dp_cli_expand(name, &objs, &defs))
+			continue;
+		for (size_t k = 0; k < defs.n; k++) {
+			char **v = realloc(out->v, (out->n + 1) * sizeof(*v));
+
+			if (!v)
+				break;
+			out->v = v;
+			out->v[out->n++] = defs.v[k];
+			defs.v[k] = NULL;
+		}
+		dp_cli_lines_free(&defs);
+	}
+	free(text);
+	dp_cli_objs_free(&objs);
+}
+
 int dp_cmd_mount(int argc, char **argv)
 {
 	struct mount_opts mo = { 0 };
+	struct dp_cli_lines tps = { 0 };
 	struct dp_fs_opts fo;
 	char *binary;
 	int status = 0, err;
@@ -161,9 +208,12 @@ int dp_cmd_mount(int argc, char **argv)
 			return DP_EXIT_REJECTED;
 		}
 	}
+	static_events(&mo, binary, &tps);
 	fo = (struct dp_fs_opts){ .mountpoint = mo.dir, .pid = mo.pid,
-				  .own_child = mo.cmd != NULL, .binary = binary };
+				  .own_child = mo.cmd != NULL, .binary = binary,
+				  .builtin = tps.v, .nbuiltin = tps.n };
 	err = dp_fs_run(&fo, &status);
+	dp_cli_lines_free(&tps);
 	if (err && mo.cmd) {
 		/* nothing was mounted: the command was never traced */
 		kill(mo.pid, SIGKILL);

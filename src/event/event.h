@@ -43,6 +43,9 @@ struct dp_event {
 	unsigned nfields;		/* header + argument fields */
 	struct dp_field *fields;	/* without the common fields */
 	unsigned fixed_size;		/* bytes before dynamic data */
+	/* a static event (an application tracepoint a dprobe mount finds in
+	 * its target): in events/ but in no *_events listing, never deleted */
+	bool builtin;
 	struct dp_filter *filter;	/* NULL: no filter */
 	char *filter_text;
 	struct dp_event *next;

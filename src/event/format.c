@@ -94,7 +94,7 @@ void dp_registry_list(const struct dp_registry *reg, enum dp_probe_kind kind,
 		      FILE *out)
 {
 	for (const struct dp_event *ev = reg->events; ev; ev = ev->next) {
-		if (ev->kind != kind)
+		if (ev->kind != kind || ev->builtin)
 			continue;
 		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
 			char *line = dp_probe_canonical(&p->def);

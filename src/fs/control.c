@@ -288,7 +288,8 @@ static void print_set_event(struct dp_fs *fs, FILE *out)
 static void print_dynamic(const struct dp_fs *fs, FILE *out)
 {
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
-		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
+		for (const struct dp_probe *p = ev->probes; !ev->builtin && p;
+		     p = p->next) {
 			char *line = dp_probe_canonical(&p->def);
 
 			if (line)
@@ -610,6 +611,12 @@ static bool file_takes(enum dp_fs_kind file, enum dp_probe_kind kind)
 	return true;
 }
 
+/* The events a delete through @file sees: not the static ones. */
+static bool file_has(enum dp_fs_kind file, const struct dp_event *ev)
+{
+	return !ev->builtin && file_takes(file, ev->kind);
+}
+
 /* Events of the list starting at @ev, into a malloc'd array. */
 static struct dp_event **list_events(struct dp_event *ev, size_t *n)
 {
@@ -662,7 +669,7 @@ static int apply_delete(struct dp_fs *fs, enum dp_fs_kind file,
 	for (i = 0; i < n; i++) {
 		soft[i] = !all[i]->enabled && dp_fs_trigger_mask(fs, all[i]->id);
 		all[i]->enabled |= soft[i];
-		mine[i] = file_takes(file, all[i]->kind);
+		mine[i] = file_has(file, all[i]);
 		if (mine[i]) {
 			*tail = all[i];
 			tail = &all[i]->next;
@@ -804,12 +811,12 @@ static int clear_events(struct dp_fs *fs, enum dp_fs_kind file)
 	struct dp_event *ev, *next;
 
 	for (ev = fs->reg.events; ev; ev = ev->next)
-		if (file_takes(file, ev->kind) &&
+		if (file_has(file, ev) &&
 		    (ev->enabled || dp_fs_trigger_mask(fs, ev->id)))
 			return -EBUSY;
 	for (ev = fs->reg.events; ev; ev = next) {
 		next = ev->next;
-		if (!file_takes(file, ev->kind))
+		if (!file_has(file, ev))
 			continue;
 		snprintf(line, sizeof(line), "-:%s/%s", ev->group, ev->name);
 		dp_registry_apply(&fs->reg, line, NULL, NULL);

@@ -15,6 +15,10 @@ struct dp_fs_opts {
 	pid_t pid;		/* the target: attached, or started by the caller */
 	bool own_child;		/* @pid is our child (-- CMD): reap it */
 	const char *binary;	/* the target's executable (symbol places) */
+	/* definitions of the target's static events (its application
+	 * tracepoints), made at the start as tracefs has the kernel's */
+	char *const *builtin;
+	size_t nbuiltin;
 };
 
 /*

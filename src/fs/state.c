@@ -28,6 +28,12 @@ void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 	/* every definition is checked against the target's files */
 	fs->reg.resolve = dp_resolve_cb;
 	fs->reg.resolve_priv = &fs->res;
+	for (size_t i = 0; i < o->nbuiltin; i++) {
+		struct dp_probe *p = NULL;
+
+		if (!dp_registry_apply(&fs->reg, o->builtin[i], &p, NULL) && p)
+			p->event->builtin = true;
+	}
 }
 
 void dp_fs_fini(struct dp_fs *fs)
