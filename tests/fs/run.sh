@@ -29,9 +29,10 @@ case $1 in
 esac
 shift
 FSRV=$(realpath -m "$(dirname "$DPROBE")/examples/fileserver")
+TPEX=$(realpath -m "$(dirname "$DPROBE")/examples/tracepoint_example")
 EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
-uprobes set_event readers pid_attach killed live_switch"
+uprobes set_event readers pid_attach killed live_switch tracepoints"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -642,6 +643,41 @@ case_live_switch() {
 		{ echo "  not on the in-process engine" >>"$WORK/why"; return 1; }
 	[ "$n" = 1 ] ||
 		{ echo "  $n session children: events were armed again" >>"$WORK/why"; return 1; }
+}
+
+# A target's application tracepoints are events of the mount from the
+# start, as the kernel's are in tracefs: in events/, with the format
+# `dprobe format` gives, in no *_events listing, untouched by clearing
+# dynamic_events; enabling one records its hits (tracepoint_example
+# calls take_order() in a loop, firing shop:order every time).
+case_tracepoints() {
+	[ -x "$TPEX" ] || { echo "  $TPEX is not built" >>"$WORK/why"; return 1; }
+	"$TPEX" 2000000000 >/dev/null &
+	tp=$!
+	echo "$tp" >"$WORK/srv.pid"
+	start_mount "$WORK/req" -p "$tp" || { kill "$tp"; return 1; }
+	{
+		ls "$MNT/events/shop"
+		echo "dynamic_events:"; cat "$MNT/dynamic_events"
+		echo "uprobe_events:"; cat "$MNT/uprobe_events"
+	} >"$WORK/got.tp"
+	w dynamic_events ''
+	ls "$MNT/events/shop" >>"$WORK/got.tp"
+	check tracepoints.out "$WORK/got.tp" || { kill "$tp"; return 1; }
+	# the same bytes as `dprobe format`, but the ID (the order of making)
+	"$DPROBE" format -x "$TPEX" shop:order | grep -v '^ID:' >"$WORK/want.format"
+	grep -v '^ID:' "$MNT/events/shop/order/format" >"$WORK/got.format"
+	cmp -s "$WORK/want.format" "$WORK/got.format" ||
+		{ echo "  format differs from dprobe format" >>"$WORK/why"; kill "$tp"; return 1; }
+	w events/shop/order/enable 1
+	sleep 0.3
+	w events/shop/order/enable 0
+	grep -q ' order: ' "$MNT/trace" ||
+		{ echo "  no shop:order event in trace" >>"$WORK/why"; kill "$tp"; return 1; }
+	stop_mount || { kill "$tp"; return 1; }
+	kill "$tp"
+	wait "$tp" 2>/dev/null
+	return 0
 }
 
 # ---- running -----------------------------------------------------------------
