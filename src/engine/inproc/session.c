@@ -31,6 +31,7 @@
 
 #define CONNECT_TIMEOUT_MS	10000
 #define DETACH_TIMEOUT_MS	5000
+#define JOIN_HELLO_MS		1000
 
 void inproc_log(struct dp_inproc *t, const char *fmt, ...)
 {
@@ -177,8 +178,11 @@ static int hello_clock(struct ip_proc *p, const char *clock, char *why,
 static int hello(struct ip_proc *p, char *why, size_t whylen)
 {
 	char buf[DP_AGENT_MSG_MAX], clock[16];
+	/* a followed image's agent says it right after NEW: a process that
+	 * does not must not hold the others' reading long */
 	int ver, pid, ppid, n = chan_recv(p, buf, sizeof(buf),
-					  CONNECT_TIMEOUT_MS);
+					  is_root(p) ? CONNECT_TIMEOUT_MS :
+					  JOIN_HELLO_MS);
 
 	if (n <= 0) {
 		snprintf(why, whylen, "the agent of process %d did not say "
