@@ -413,6 +413,8 @@ static int inherited_hub(const char *val, bool *follow)
 	const char *p;
 
 	for (p = val; *p >= '0' && *p <= '9' && p - val < 20; p++) {
+		if (*num > 99999999)
+			return -EINVAL;	/* no descriptor or pid is that big */
 		*num = *num * 10 + (*p - '0');
 		if (p[1] == ':' && num == &fd) {
 			num = &pid;
