@@ -364,6 +364,9 @@ static inline void dp_regs_segments(struct pt_regs *regs)
 	regs->gs_base = v;
 }
 /* DP_SIG_WHERE from us (true), noted; false: the program's. */
+/* Whether a thread not running, at @sp/@ip, is inside the bytes
+ * dp_where names (read from another thread: it is blocked). */
+DP_HIDDEN bool dp_opt_where_blocked(uint64_t sp, uint64_t ip);
 DP_HIDDEN bool dp_opt_where(siginfo_t *si, ucontext_t *uc);
 /* The question DP_SIG_WHERE asks: is anything in (lo, hi) or [slo, shi)? */
 struct dp_where {

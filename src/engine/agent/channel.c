@@ -223,6 +223,72 @@ static void on_drop(const char *args)
 		ctl_send("DROPPED %d", dp_ev_drop(start, end));
 }
 
+/* ---- -f in a process we were injected into ---------------------------------- */
+
+/*
+ * A process dprobe attached to with -f: the programs it execs join too,
+ * as a launched command's do, through what its environment then holds.
+ * The environment is replaced by a copy with LD_PRELOAD (this library
+ * first) and DP_AGENT_ENV_SOCK (the hub, inherited: no close-on-exec)
+ * set, swapped in with one store; the old array is never freed (another
+ * thread may be reading it) and goes back at the detach if the program
+ * has not replaced it meanwhile.
+ */
+static char **saved_environ, **our_environ;
+
+static bool env_is(const char *entry, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(entry, name, n) && entry[n] == '=';
+}
+
+static void publish_env(void)
+{
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	const char *pre = NULL;
+	char *ld = NULL, *sock = NULL, **v;
+	size_t n = 0, k = 0;
+	Dl_info di;
+
+	if (!dladdr((void *)publish_env, &di) || !di.dli_fname ||
+	    getsockopt(hub_fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl))
+		return;
+	for (char **e = environ; e && *e; e++, n++)
+		if (env_is(*e, "LD_PRELOAD"))
+			pre = *e + sizeof("LD_PRELOAD");
+	v = malloc((n + 3) * sizeof(*v));
+	if (!v || asprintf(&sock, DP_AGENT_ENV_SOCK "=%d:%d:f", hub_fd,
+			   (int)cred.pid) < 0 ||
+	    asprintf(&ld, "LD_PRELOAD=%s%s%s", di.dli_fname,
+		     pre && *pre ? ":" : "", pre ? pre : "") < 0) {
+		free(v);
+		return;		/* (an asprintf that failed left NULL) */
+	}
+	for (char **e = environ; e && *e; e++)
+		if (!env_is(*e, "LD_PRELOAD") && !env_is(*e, DP_AGENT_ENV_SOCK))
+			v[k++] = *e;
+	v[k++] = ld;
+	v[k++] = sock;
+	v[k] = NULL;
+	fcntl(hub_fd, F_SETFD, 0);	/* the programs it runs inherit it */
+	saved_environ = environ;
+	our_environ = v;
+	__atomic_store_n(&environ, v, __ATOMIC_RELEASE);
+}
+
+/* At the detach: the environment as it was, the hub closed. */
+static void unpublish_env(void)
+{
+	if (our_environ && environ == our_environ)
+		__atomic_store_n(&environ, saved_environ, __ATOMIC_RELEASE);
+	our_environ = saved_environ = NULL;
+	if (hub_fd >= 0)
+		close(hub_fd);
+	hub_fd = -1;
+}
+
 /* One message: 1 when the channel is done (DETACH), else 0. */
 static int handle(char *msg, int fd)
 {
@@ -240,10 +306,12 @@ static int handle(char *msg, int fd)
 		return 0;
 	}
 	if (!strcmp(msg, "HUB")) {
-		if (fd >= 0 && hub_fd < 0)
-			hub_fd = fd;	/* close-on-exec: no preload there */
-		else if (fd >= 0)
+		if (fd >= 0 && hub_fd < 0) {
+			hub_fd = fd;
+			publish_env();
+		} else if (fd >= 0) {
 			close(fd);
+		}
 		return 0;
 	}
 	if (fd >= 0)
@@ -325,6 +393,7 @@ static int serve(bool until_armed)
 	pthread_mutex_lock(&ctl_mutex);
 	dp_dlwatch_stop();
 	dp_ev_clear();
+	unpublish_env();
 	if (done)
 		ctl_send("BYE");
 	close(ctl_fd);

@@ -42,6 +42,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +306,42 @@ static bool send_where(pid_t pid, pid_t tid, int gen)
 }
 
 /*
+ * A thread that is not running (blocked in a system call: a sleep, a
+ * read, a futex wait) is looked at without a signal: the kernel shows
+ * its stack pointer and instruction pointer in /proc/self/task/TID/syscall.
+ * A signal would end its sleep, poll or epoll_wait with EINTR (they are
+ * not restarted after a handler, SA_RESTART or not): the program would
+ * see its timeouts cut short.  1: inside, 0: outside, -1: running (ask
+ * it with the signal).
+ */
+static int where_blocked(pid_t tid)
+{
+	char path[64], buf[256];
+	unsigned long long sp, pc;
+	long nr;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "NR A1 ... A6 SP PC" in a system call, "-1 SP PC" blocked outside
+	 * one, "running" */
+	if (sscanf(buf, "%ld %*s %*s %*s %*s %*s %*s %llx %llx", &nr, &sp,
+		   &pc) == 3 && nr >= 0)
+		return dp_opt_where_blocked(sp, pc);
+	if (sscanf(buf, "%ld %llx %llx", &nr, &sp, &pc) == 3 && nr == -1)
+		return dp_opt_where_blocked(sp, pc);
+	return -1;
+}
+
+/*
  * One round: is any other thread inside (@lo, @hi) or @s's slots?
  * 0: none, -EBUSY: some, -ETIMEDOUT: some did not answer (blocked the
  * signal, stopped, or exited meanwhile).
@@ -312,7 +350,7 @@ static int where_round(const struct dp_site *s, uint64_t lo, uint64_t hi)
 {
 	pid_t pid = getpid(), self = (pid_t)syscall(SYS_gettid);
 	struct dirent *d;
-	int sent = 0, gen;
+	int sent = 0, inside = 0, gen;
 	DIR *dir;
 
 	dp_where.lo = lo;
@@ -330,11 +368,21 @@ static int where_round(const struct dp_site *s, uint64_t lo, uint64_t hi)
 		return -ETIMEDOUT;
 	while ((d = readdir(dir))) {
 		pid_t tid = (pid_t)atoi(d->d_name);
+		int at;
 
-		if (tid > 0 && tid != self && send_where(pid, tid, gen))
+		if (tid <= 0 || tid == self)
+			continue;
+		at = where_blocked(tid);
+		if (at > 0)
+			inside++;
+		else if (at < 0 && send_where(pid, tid, gen))
 			sent++;
 	}
 	closedir(dir);
+	if (inside) {
+		__atomic_store_n(&dp_where.gen, gen + 1, __ATOMIC_RELEASE);
+		return -EBUSY;
+	}
 	for (long waited = 0; waited < WHERE_WAIT_NS; waited += 20000) {
 		if (__atomic_load_n(&dp_where.answers, __ATOMIC_ACQUIRE) >= sent)
 			return __atomic_load_n(&dp_where.inside,

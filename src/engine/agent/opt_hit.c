@@ -151,6 +151,11 @@ static bool frames_inside(uint64_t sp, uint64_t ip)
 	return false;
 }
 
+bool dp_opt_where_blocked(uint64_t sp, uint64_t ip)
+{
+	return ip_inside(ip) || frames_inside(sp, ip);
+}
+
 bool dp_opt_where(siginfo_t *si, ucontext_t *uc)
 {
 	const greg_t *g = uc->uc_mcontext.gregs;

@@ -743,6 +743,29 @@ static int enter_call_state(struct inj *in)
 	return 0;
 }
 
+static struct dp_regs resume_regs(const struct dp_regs *r0);
+
+/*
+ * A thread stopped in a sleep (-ERESTART_RESTARTBLOCK) would resume it
+ * through its restart block, which the code run in it meanwhile may have
+ * reset (an rt_sigreturn does: the agent's constructor takes a SIGTRAP),
+ * and the sleep would end at once with EINTR: the program would see it
+ * cut short.  The system call is made again instead, from its start, as
+ * the stub does when the tracer is gone: a sleep lasts longer rather
+ * than ending early.
+ */
+static void restart_interrupted(struct inj *in)
+{
+	struct dp_regs r;
+
+	if ((int64_t)in->regs0.orig_ax < 0 ||
+	    (int64_t)in->regs0.ax != -ERESTART_RESTARTBLOCK)
+		return;
+	r = resume_regs(&in->regs0);
+	r.orig_ax = (uint64_t)-1;	/* no restart of the kernel's on top */
+	dp_set_regs(in->call->tid, &r);
+}
+
 /* Put the calling thread back: mapping, FPU state, mask, registers. */
 static void restore_state(struct inj *in)
 {
@@ -762,6 +785,7 @@ static void restore_state(struct inj *in)
 	ptrace(PTRACE_SETREGSET, tid, (void *)(long)in->fpkind, &iov);
 	ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(in->mask0), &in->mask0);
 	dp_set_regs(tid, &in->regs0);
+	restart_interrupted(in);
 }
 
 /*
