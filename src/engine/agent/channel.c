@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -44,12 +45,50 @@ static pthread_mutex_t ctl_mutex = PTHREAD_MUTEX_INITIALIZER;
 /* -f: where fork children (and exec'd images) join dprobe's session */
 static int hub_fd = -1;
 
+/*
+ * Our descriptors by identity: a program that closes every descriptor
+ * (a daemon does) and opens files or sockets again may get our numbers
+ * back.  Nothing is sent on, read from or closed through a number that
+ * no longer names the file we made.
+ */
+struct fd_id {
+	dev_t dev;
+	ino_t ino;
+};
+static struct fd_id ctl_id, hub_id;
+
+static struct fd_id fd_id(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st))
+		return (struct fd_id){ 0, 0 };
+	return (struct fd_id){ st.st_dev, st.st_ino };
+}
+
+static bool still_ours(int fd, struct fd_id id)
+{
+	struct fd_id now = fd_id(fd);
+
+	return fd >= 0 && id.ino && now.dev == id.dev && now.ino == id.ino;
+}
+
+static void close_ours(int *fd, struct fd_id *id)
+{
+	if (still_ours(*fd, *id))
+		close(*fd);
+	*fd = -1;
+	*id = (struct fd_id){ 0, 0 };
+}
+
 static void ctl_send(const char *fmt, ...)
 {
 	char buf[DP_AGENT_MSG_MAX];
 	va_list ap;
 	int n;
 
+	if (!still_ours(ctl_fd, ctl_id))
+		return;
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -284,9 +323,7 @@ static void unpublish_env(void)
 	if (our_environ && environ == our_environ)
 		__atomic_store_n(&environ, saved_environ, __ATOMIC_RELEASE);
 	our_environ = saved_environ = NULL;
-	if (hub_fd >= 0)
-		close(hub_fd);
-	hub_fd = -1;
+	close_ours(&hub_fd, &hub_id);
 }
 
 /* One message: 1 when the channel is done (DETACH), else 0. */
@@ -308,6 +345,7 @@ static int handle(char *msg, int fd)
 	if (!strcmp(msg, "HUB")) {
 		if (fd >= 0 && hub_fd < 0) {
 			hub_fd = fd;
+			hub_id = fd_id(fd);
 			publish_env();
 		} else if (fd >= 0) {
 			close(fd);
@@ -359,6 +397,8 @@ static int handle(char *msg, int fd)
 static bool wait_message(void)
 {
 	for (;;) {
+		if (!still_ours(ctl_fd, ctl_id))
+			return false;	/* the program closed it */
 		struct pollfd pfd[2] = {
 			{ .fd = ctl_fd, .events = POLLIN },
 			{ .fd = dp_dlwatch_fd(), .events = POLLIN },
@@ -396,8 +436,7 @@ static int serve(bool until_armed)
 	unpublish_env();
 	if (done)
 		ctl_send("BYE");
-	close(ctl_fd);
-	ctl_fd = -1;
+	close_ours(&ctl_fd, &ctl_id);
 	pthread_mutex_unlock(&ctl_mutex);
 	return 0;
 }
@@ -433,8 +472,7 @@ static void *ctl_thread(void *arg)
 		return NULL;
 	}
 	pthread_mutex_lock(&ctl_mutex);
-	close(ctl_fd);
-	ctl_fd = -1;
+	close_ours(&ctl_fd, &ctl_id);
 	pthread_mutex_unlock(&ctl_mutex);
 	return NULL;
 }
@@ -558,6 +596,7 @@ static int hello(int fd, const char *extra)
 	if (ctl_fd >= 0)
 		return -EBUSY;		/* attached already */
 	ctl_fd = fd;
+	ctl_id = fd_id(fd);
 	ctl_send("HELLO %d %d %s%s%s", DP_AGENT_VERSION, (int)getpid(),
 		 dp_ev_clock_name(), *extra ? " " : "", extra);
 	return 0;
@@ -598,7 +637,7 @@ __attribute__((destructor)) static void channel_unload(void)
 
 	dp_ev_quiet(true);
 	pthread_mutex_lock(&ctl_mutex);
-	if (ctl_fd >= 0) {
+	if (still_ours(ctl_fd, ctl_id)) {
 		setsockopt(ctl_fd, SOL_SOCKET, SO_SNDTIMEO, &bound,
 			   sizeof(bound));
 		send_stats();
@@ -618,6 +657,8 @@ static int follow_child(void)
 
 	dp_ev_follow_in_child();
 	dp_dlwatch_fork_child();
+	if (!still_ours(hub_fd, hub_id))
+		return -EBADF;	/* the program closed it */
 	fd = join(hub_fd);
 	if (fd < 0)
 		return fd;
@@ -637,12 +678,14 @@ static int follow_child(void)
 static void atfork_child(void)
 {
 	int parent = ctl_fd;
+	struct fd_id parent_id = ctl_id;
 
 	if (peer_fd >= 0)
 		close(peer_fd);
 	ctl_fd = peer_fd = -1;
+	ctl_id = (struct fd_id){ 0, 0 };
 	pthread_mutex_init(&ctl_mutex, NULL);
-	if (parent < 0) {
+	if (!still_ours(parent, parent_id)) {
 		dp_ev_forget_in_child();
 		return;
 	}
@@ -655,9 +698,7 @@ static void atfork_child(void)
 	close(parent);
 	if (hub_fd < 0 || follow_child()) {
 		dp_ev_forget_in_child();
-		if (hub_fd >= 0)
-			close(hub_fd);
-		hub_fd = -1;
+		close_ours(&hub_fd, &hub_id);
 	}
 }
 
@@ -743,10 +784,12 @@ __attribute__((constructor)) static void channel_load(void)
 	if (hub < 0)
 		return;
 	fd = join(hub);
-	if (follow)
+	if (follow) {
 		hub_fd = hub;	/* inherited by the programs we run, too */
-	else
+		hub_id = fd_id(hub);
+	} else {
 		close(hub);
+	}
 	if (fd < 0)
 		return;
 	dp_ev_quiet(true);

@@ -193,9 +193,9 @@ static bool joined_again(const struct dp_inproc *t, pid_t pid)
  * or static program, or an environment without the preload (env -i).
  * It is named, once.
  */
-static void check_execs(struct dp_inproc *t)
+static void check_execs(struct dp_inproc *t, bool all)
 {
-	int64_t now = inproc_now_ms();
+	int64_t now = all ? INT64_MAX : inproc_now_ms();
 	unsigned k = 0;
 
 	for (unsigned i = 0; i < t->nwatch; i++) {
@@ -330,7 +330,7 @@ static void trace_loop(struct dp_inproc *t)
 			break;
 		make_spare(t);
 		serve(t);
-		check_execs(t);
+		check_execs(t, false);
 	}
 	if (!t->o.follow && t->procs && t->procs->closed && !gone_soon(t))
 		inproc_log(t, "dprobe: process %d ran exec or closed the agent's "
@@ -400,6 +400,7 @@ int dp_inproc_run(struct dp_inproc *t, int *status)
 	sigemptyset(&t->unblocked);
 	t->waitmask = &t->unblocked;
 	trace_loop(t);
+	check_execs(t, true);	/* the session ended before they could join */
 	detach_all(t);
 	reader_drain(t, NULL, true);
 	wait_launched(t);
