@@ -324,6 +324,7 @@ static void unpublish_env(void)
 		__atomic_store_n(&environ, saved_environ, __ATOMIC_RELEASE);
 	our_environ = saved_environ = NULL;
 	close_ours(&hub_fd, &hub_id);
+	dp_ev_set_follow(false);
 }
 
 /* One message: 1 when the channel is done (DETACH), else 0. */
@@ -346,6 +347,7 @@ static int handle(char *msg, int fd)
 		if (fd >= 0 && hub_fd < 0) {
 			hub_fd = fd;
 			hub_id = fd_id(fd);
+			dp_ev_set_follow(true);
 			publish_env();
 		} else if (fd >= 0) {
 			close(fd);
@@ -699,6 +701,7 @@ static void atfork_child(void)
 	if (hub_fd < 0 || follow_child()) {
 		dp_ev_forget_in_child();
 		close_ours(&hub_fd, &hub_id);
+		dp_ev_set_follow(false);
 	}
 }
 
@@ -787,6 +790,7 @@ __attribute__((constructor)) static void channel_load(void)
 	if (follow) {
 		hub_fd = hub;	/* inherited by the programs we run, too */
 		hub_id = fd_id(hub);
+		dp_ev_set_follow(true);
 	} else {
 		close(hub);
 	}

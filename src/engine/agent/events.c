@@ -107,6 +107,10 @@ struct ev_thread {
 	/* this thread's memory may be a spawning child's too (spawn.c):
 	 * EV_SPAWN inside posix_spawn() & co, EV_VFORK after vfork() */
 	uint8_t spawning;
+	/* with -f, the ring a spawning child records into (claimed in the
+	 * child, on this shared memory, for its tid) */
+	int child_tid;
+	struct dp_ring *child_ring;
 	unsigned gen;			/* ev_gen when the fields were set */
 	int tid;
 	struct dp_ring *ring;		/* NULL: none was free */
@@ -123,6 +127,7 @@ static struct dp_ring_set rings;
 /* read by the hit path: */
 static struct dp_ring_set_hdr *ev_hdr;
 static unsigned ev_gen;		/* a new ring set: threads claim again */
+static bool ev_follow;		/* -f: spawning children are traced */
 static int ev_pid;
 
 const char *dp_ev_clock_name(void)
@@ -260,29 +265,69 @@ static __attribute__((noinline, cold)) int no_ring(const struct ev_thread *t)
 }
 
 /*
- * Off the fast path: whether the hit records.  While this thread spawns
- * (vfork, posix_spawn, system, popen), a child may be running on its
- * stack and memory until its exec: the one system call tells them apart.
- * The child's hits are not recorded (it has no ring of its own, and the
- * parent's would name the parent); the parent's are, and after a vfork()
- * its first hit ends the check (the child has exec'd or exited by then).
+ * A spawning child's ring, with -f: a ring of the parent's set claimed for
+ * the child's tid, so that dprobe reads its records as the child's (its
+ * exec'd image joins with rings of its own).  Kept in the parent thread's
+ * memory, which the child shares while the parent waits.
  */
-static __attribute__((noinline, cold)) bool may_record(struct ev_thread *t)
+static __attribute__((noinline, cold)) struct dp_ring *
+child_ring(struct ev_thread *t, int tid)
+{
+	struct dp_ring_set_hdr *hdr = __atomic_load_n(&ev_hdr, __ATOMIC_ACQUIRE);
+	struct dp_ring *r;
+	char comm[DP_TASK_COMM_LEN];
+
+	if (!__atomic_load_n(&ev_follow, __ATOMIC_RELAXED) || !hdr)
+		return NULL;
+	if (t->child_tid == tid)
+		return t->child_ring;
+	r = dp_ring_claim(hdr, tid, tid);
+	if (r) {
+		dp_raw_syscall(SYS_prctl, PR_GET_NAME, (long)comm, 0);
+		comm[DP_TASK_COMM_LEN - 1] = '\0';
+		for (int i = 0; i < DP_TASK_COMM_LEN; i++)
+			r->comm[i] = comm[i];
+	}
+	t->child_tid = tid;
+	t->child_ring = r;
+	return r;
+}
+
+/*
+ * Off the fast path: the ring a hit records into, or NULL.  While this
+ * thread spawns (vfork, posix_spawn, system, popen), a child may be
+ * running on its stack and memory until its exec: the one system call
+ * tells them apart.  The child's hits go to a ring of its own with -f,
+ * nowhere without; the parent's go on as usual, and after a vfork() its
+ * first hit ends the check (the child has exec'd or exited by then).
+ */
+static __attribute__((noinline, cold)) struct dp_ring *
+slow_ring(struct ev_thread *t)
 {
 	if (t->ring && !t->quiet && t->spawning) {
-		if ((int)dp_raw_syscall(SYS_gettid, 0, 0, 0) != t->tid)
-			return false;		/* the child */
+		int tid = (int)dp_raw_syscall(SYS_gettid, 0, 0, 0);
+
+		if (tid != t->tid)
+			return child_ring(t, tid);
 		t->spawning &= (uint8_t)~EV_VFORK;
-		return true;
+		return t->ring;
 	}
 	no_ring(t);
-	return false;
+	return NULL;
+}
+
+void dp_ev_set_follow(bool on)
+{
+	__atomic_store_n(&ev_follow, on, __ATOMIC_RELAXED);
 }
 
 void dp_ev_spawning(unsigned flag, bool on)
 {
 	struct ev_thread *t = ev_thread();
 
+	/* a child's ring is its own: never the next child's */
+	t->child_tid = 0;
+	t->child_ring = NULL;
 	if (on)
 		t->spawning |= (uint8_t)flag;
 	else
@@ -302,8 +347,10 @@ static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 	uint64_t ts = 0;
 	bool ready = false;
 
-	if (__builtin_expect(!t->ring || t->quiet || t->spawning, 0) &&
-	    !may_record(t))
+	struct dp_ring *ring = t->ring;
+
+	if (__builtin_expect(!ring || t->quiet || t->spawning, 0) &&
+	    !(ring = slow_ring(t)))
 		return;
 	/* the ptrace engine's order: the last added first; n first: a probe
 	 * appended live is in the array before n counts it */
@@ -316,7 +363,7 @@ static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 		if (p->def.is_return || __atomic_load_n(&p->off, __ATOMIC_RELAXED))
 			continue;
 		if (p->counter) {
-			dp_ring_local_inc(&t->ring->counters[p->slot]);
+			dp_ring_local_inc(&ring->counters[p->slot]);
 			continue;
 		}
 		if (!ready) {
@@ -326,9 +373,9 @@ static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 			ready = true;
 		}
 		if (p->fast)
-			record_fast(t->ring, p, regs, t, s->addr, 0, ts, cpu);
+			record_fast(ring, p, regs, t, s->addr, 0, ts, cpu);
 		else
-			record(t->ring, p, &ctx, ts, cpu);
+			record(ring, p, &ctx, ts, cpu);
 	}
 }
 
@@ -413,8 +460,10 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	if (!s)
 		return 0;
-	if (__builtin_expect(!t->ring || t->quiet || t->spawning, 0) &&
-	    !may_record(t))
+	struct dp_ring *ring = t->ring;
+
+	if (__builtin_expect(!ring || t->quiet || t->spawning, 0) &&
+	    !(ring = slow_ring(t)))
 		return 0;
 	unsigned n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
 	struct ev_probe *const *v = __atomic_load_n(&s->probes, __ATOMIC_ACQUIRE);
@@ -425,7 +474,7 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		if (!p->def.is_return || __atomic_load_n(&p->off, __ATOMIC_RELAXED))
 			continue;
 		if (p->counter) {
-			dp_ring_local_inc(&t->ring->counters[p->slot]);
+			dp_ring_local_inc(&ring->counters[p->slot]);
 			continue;
 		}
 		if (!stamped) {
@@ -433,7 +482,7 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 			stamped = true;
 		}
 		if (p->fast) {
-			record_fast(t->ring, p, regs, t, s->addr, ret_ip, ts, cpu);
+			record_fast(ring, p, regs, t, s->addr, ret_ip, ts, cpu);
 			continue;
 		}
 		if (!ready) {
@@ -447,7 +496,7 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 			ctx.n_entry_args = DP_NR_REG_ARGS;
 			ready = true;
 		}
-		record(t->ring, p, &ctx, ts, cpu);
+		record(ring, p, &ctx, ts, cpu);
 	}
 	return 0;
 }

@@ -33,6 +33,8 @@ void dp_ev_quiet(bool on);
 #define EV_SPAWN	1u
 #define EV_VFORK	2u
 void dp_ev_spawning(unsigned flag, bool on);
+/* -f: a spawning child's hits are recorded (as its own), else dropped. */
+void dp_ev_set_follow(bool on);
 /* Whether this thread is quiet now (the hit path may ask). */
 bool dp_ev_quiet_now(void);
 

@@ -17,11 +17,10 @@ desc='-f: calls in vfork and posix_spawn children before their exec are the chil
 # (and the kernel's uprobes) report them; its comm is still "launch".
 levels=O2	# process trees: the compiler level changes nothing there
 prog=launch
-# Not on the in-process engine: a vfork or posix_spawn child runs on its
-# parent's stack and thread memory until its exec, without a ring of its
-# own; the agent tells it from the parent (spawn.c) and records nothing
-# for it (README, "Known gaps"), where ptrace records its calls.
-engines='ptrace'
+# On the in-process engine the child runs on its parent's stack and
+# thread memory until its exec: the agent tells it from the parent while
+# the parent spawns (spawn.c) and records its hits into a ring claimed
+# for the child's tid, so they are the child's.
 defs='p:w {bin}:work a=%di:s64
 r:wr {bin}:work ret=$retval:s64
 p:ex libc.so.6:execve path=+0(%di):string'
