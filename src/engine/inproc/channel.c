@@ -286,6 +286,24 @@ int chan_note(struct ip_proc *p, const char *msg)
 	return 0;
 }
 
+int chan_answer(struct ip_proc *p, const char *word, char *buf, size_t len)
+{
+	char msg[DP_AGENT_MSG_MAX];
+	int n;
+
+	while ((n = chan_recv(p, msg, sizeof(msg), INPROC_REPLY_TIMEOUT_MS)) > 0) {
+		bool err = !strncmp(msg, "ERR ", 4);
+
+		if (err || !strncmp(msg, word, strlen(word))) {
+			if (buf)
+				snprintf(buf, len, "%s", msg);
+			return err;
+		}
+		chan_note(p, msg);
+	}
+	return n ? n : -EPIPE;
+}
+
 void chan_read_stats(struct ip_proc *p, int timeout_ms)
 {
 	char buf[DP_AGENT_MSG_MAX];

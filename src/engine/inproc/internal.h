@@ -195,6 +195,12 @@ int chan_recv(struct ip_proc *p, char *buf, size_t len, int timeout_ms);
 /* A message the agent may send at any time (STAT, END, UNTRACED, MAPS):
  * 1 if it was one (END: 2), else 0. */
 int chan_note(struct ip_proc *p, const char *msg);
+/*
+ * The agent's answer to a request: the next message that starts with
+ * @word (copied into @buf if not NULL), the messages it may send at any
+ * time noted meanwhile.  0, 1 if the agent answered ERR, or -errno.
+ */
+int chan_answer(struct ip_proc *p, const char *word, char *buf, size_t len);
 /* STAT messages up to END, within @timeout_ms each. */
 void chan_read_stats(struct ip_proc *p, int timeout_ms);
 /* Ask the agent for its miss counts and put them in the probes. */

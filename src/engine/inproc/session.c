@@ -280,23 +280,25 @@ static int send_syms(struct ip_proc *p, int slot, const struct dp_probe *pr)
 	return 0;
 }
 
+/* chan_answer()'s result where an ERR answer is not an error. */
+static int answer_errno(int ret)
+{
+	return ret < 0 ? ret : 0;
+}
+
 /* The agent's answer to IFUNC: 0 with *@impl, or -errno. */
 static int ifunc_reply(struct ip_proc *p, uint64_t *impl)
 {
 	char buf[DP_AGENT_MSG_MAX];
 	unsigned long long a;
-	int n;
+	int ret = chan_answer(p, "IFUNC ", buf, sizeof(buf));
 
-	while ((n = chan_recv(p, buf, sizeof(buf), INPROC_REPLY_TIMEOUT_MS)) > 0) {
-		if (sscanf(buf, "IFUNC %llx", &a) == 1) {
-			*impl = a;
-			return 0;
-		}
-		if (!strncmp(buf, "ERR ", 4))
-			return -ENOENT;
-		chan_note(p, buf);
-	}
-	return n ? n : -EPIPE;
+	if (ret)
+		return ret < 0 ? ret : -ENOENT;
+	if (sscanf(buf, "IFUNC %llx", &a) != 1)
+		return -EPROTO;
+	*impl = a;
+	return 0;
 }
 
 /*
@@ -542,20 +544,6 @@ static bool has_slot(const struct ip_proc *p, const struct dp_probe *pr,
 	return false;
 }
 
-/* The agent's answer to DROP (other messages are noted meanwhile). */
-static int dropped_reply(struct ip_proc *p)
-{
-	char buf[DP_AGENT_MSG_MAX];
-	int n;
-
-	while ((n = chan_recv(p, buf, sizeof(buf), INPROC_REPLY_TIMEOUT_MS)) > 0)
-		if (!strncmp(buf, "DROPPED ", 8) || !strncmp(buf, "ERR ", 4))
-			return 0;
-		else
-			chan_note(p, buf);
-	return n ? n : -EPIPE;
-}
-
 /* The locations whose object is no longer mapped go, in the agent too. */
 static int drop_gone(struct ip_proc *p)
 {
@@ -570,8 +558,8 @@ static int drop_gone(struct ip_proc *p)
 		ret = chan_send(p, -1, "DROP %llx %llx",
 				(unsigned long long)s->addr,
 				(unsigned long long)s->addr + 1);
-		if (!ret)
-			ret = dropped_reply(p);
+		if (!ret)	/* an ERR answer is no failure here */
+			ret = answer_errno(chan_answer(p, "DROPPED ", NULL, 0));
 		s->dropped = true;
 	}
 	return ret;
@@ -762,19 +750,6 @@ static struct dp_inproc *tree_new(const struct dp_inproc_opts *o)
 
 /* ---- events switched on and off while tracing ---------------------------- */
 
-static int slotted_reply(struct ip_proc *p)
-{
-	char buf[DP_AGENT_MSG_MAX];
-	int n;
-
-	while ((n = chan_recv(p, buf, sizeof(buf), INPROC_REPLY_TIMEOUT_MS)) > 0)
-		if (!strncmp(buf, "SLOTTED ", 8) || !strncmp(buf, "ERR ", 4))
-			return 0;
-		else
-			chan_note(p, buf);
-	return n ? n : -EPIPE;
-}
-
 /*
  * @ev's locations in @p switched @on; an event @p has no location of
  * (never enabled there) gets them, armed.  Its slots are never removed:
@@ -791,8 +766,8 @@ int proc_switch(struct ip_proc *p, struct dp_event *ev, bool on, char *why,
 			continue;
 		any = true;
 		ret = chan_send(p, -1, "SLOT %u %d", i, on);
-		if (!ret)
-			ret = slotted_reply(p);
+		if (!ret)	/* an ERR answer is no failure here */
+			ret = answer_errno(chan_answer(p, "SLOTTED ", NULL, 0));
 	}
 	if (ret || any || !on)
 		return ret;

@@ -236,19 +236,20 @@ static void image_closed(struct dp_inproc *t, struct ip_proc *p)
 	watch_exec(t, p->pid);
 }
 
-static bool any_open(const struct dp_inproc *t)
+static unsigned nopen(const struct dp_inproc *t)
 {
+	unsigned n = 0;
+
 	for (const struct ip_proc *p = t->procs; p; p = p->next)
-		if (p->sock >= 0)
-			return true;
-	return false;
+		n += p->sock >= 0;
+	return n;
 }
 
 /* Whether the session is over (see the top of the file). */
 static bool over(struct dp_inproc *t)
 {
 	if (t->o.follow)
-		return t->hub < 0 && !any_open(t);
+		return t->hub < 0 && !nopen(t);
 	return !t->procs || t->procs->closed || inproc_root_gone(t);
 }
 
@@ -258,15 +259,6 @@ static bool gone_soon(struct dp_inproc *t)
 	for (int i = 0; i < 200 && !inproc_root_gone(t); i++)
 		usleep(1000);
 	return inproc_root_gone(t);
-}
-
-static unsigned nopen(const struct dp_inproc *t)
-{
-	unsigned n = 0;
-
-	for (const struct ip_proc *p = t->procs; p; p = p->next)
-		n += p->sock >= 0;
-	return n;
 }
 
 /* About a millisecond for every channel and the hub: what came. */
