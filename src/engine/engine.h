@@ -53,6 +53,11 @@ struct dp_engine_opts {
 	int wake_sig;
 	/* --engine NAME (or $DPROBE_ENGINE); NULL: auto. */
 	const struct dp_engine_ops *forced;
+	/* attach (DP_ENGINE_AT_EXEC): @pids are about to exec; the caller
+	 * lets them once attach returned, and the probes go into the image
+	 * the exec starts before it runs (another engine's session hands
+	 * over a process its own cannot trace: a static program) */
+	bool at_exec;
 
 	/* in-process engine */
 	const char *agent;		/* libdprobe.so; dp_engine_choose() sets it */
@@ -122,6 +127,8 @@ enum {
 	 * the caller runs it in a child that a supervisor watches (the CLI's
 	 * src/cli/supervisor.c), and may call dp_engine_abandon(). */
 	DP_ENGINE_SUPERVISED	= 1 << 6,
+	/* Attaches to a process about to exec (dp_engine_opts.at_exec). */
+	DP_ENGINE_AT_EXEC	= 1 << 7,
 };
 
 struct dp_engine_ops {

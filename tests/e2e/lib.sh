@@ -51,6 +51,7 @@ build_prog_real() {
 	_dir=$BUILD/$LEVEL${_var:+-$_var}
 	_pie=
 	[ "$_var" = nopie ] && _pie="-fno-pie -no-pie"
+	[ "$_var" = static ] && _pie="-static"
 	mkdir -p "$_dir" || return 1
 	if [ "$_name" = libe2edl.so ]; then
 		_src=$E2E/progs/dllib.c

@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine/agent/agent.h"
@@ -262,6 +263,79 @@ static void on_drop(const char *args)
 		ctl_send("DROPPED %d", dp_ev_drop(start, end));
 }
 
+/* ---- an exec dprobe hands to another engine (exec.c) ------------------------ */
+
+/* How long an exec waits for dprobe to take the process, at most. */
+#define EXEC_WAIT_MS	10000
+#define EXEC_ASKS	8	/* execs waiting at once (other threads, vfork) */
+
+/*
+ * The answers, set by the control thread and polled by the thread that
+ * execs: it may be a vfork child (another process on this memory), so
+ * no lock or condition variable of this process is shared with it.
+ */
+static struct exec_ask {
+	unsigned ticket;
+	int answer;		/* 0: none yet, 1: taken, 2: not taken */
+} exec_asks[EXEC_ASKS];
+static unsigned exec_tickets;
+
+bool dp_chan_exec_follows(void)
+{
+	return hub_fd >= 0 && ctl_fd >= 0;
+}
+
+unsigned dp_chan_exec_ask(int pid, const char *why, const char *path)
+{
+	unsigned t = __atomic_add_fetch(&exec_tickets, 1, __ATOMIC_RELAXED);
+	struct exec_ask *a = &exec_asks[t % EXEC_ASKS];
+	const struct timespec step = { 0, 200000 };
+
+	if (!t || !still_ours(hub_fd, hub_id))
+		return 0;
+	__atomic_store_n(&a->answer, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&a->ticket, t, __ATOMIC_RELEASE);
+	ctl_send("EXEC %u %d %s %s", t, pid, why, path);
+	for (int i = 0; i < EXEC_WAIT_MS * 5; i++) {
+		int ans = __atomic_load_n(&a->answer, __ATOMIC_ACQUIRE);
+
+		if (__atomic_load_n(&a->ticket, __ATOMIC_RELAXED) != t)
+			return 0;	/* another exec took the slot */
+		if (ans)
+			return ans == 1 ? t : 0;
+		if (!still_ours(ctl_fd, ctl_id))
+			return 0;
+		nanosleep(&step, NULL);
+	}
+	dp_chan_exec_failed(t);	/* too late: whatever was set up goes */
+	return 0;
+}
+
+void dp_chan_exec_failed(unsigned ticket)
+{
+	if (ticket)
+		ctl_send("EXECFAIL %u", ticket);
+}
+
+void dp_chan_exec_late(int pid, const char *why, const char *path)
+{
+	if (still_ours(hub_fd, hub_id))
+		ctl_send("EXECLATE %d %s %s", pid, why, path);
+}
+
+static void on_execgo(const char *args)
+{
+	unsigned t;
+	int taken;
+
+	if (sscanf(args, "%u %d", &t, &taken) != 2)
+		return;
+	struct exec_ask *a = &exec_asks[t % EXEC_ASKS];
+
+	if (__atomic_load_n(&a->ticket, __ATOMIC_ACQUIRE) == t)
+		__atomic_store_n(&a->answer, taken ? 1 : 2, __ATOMIC_RELEASE);
+}
+
 /* ---- -f in a process we were injected into ---------------------------------- */
 
 /*
@@ -370,6 +444,8 @@ static int handle(char *msg, int fd)
 		on_ifunc(msg + 6);
 	else if (!strncmp(msg, "SLOT ", 5))
 		on_slot(msg + 5);
+	else if (!strncmp(msg, "EXECGO ", 7))
+		on_execgo(msg + 7);
 	else if (!strcmp(msg, "SYNCED")) {
 		if (dp_dlwatch_synced())
 			ctl_send("MAPS");

@@ -12,6 +12,8 @@
  *   dlwatch.c  objects loaded and unloaded at run time (dlopen, dlclose)
  *   spawn.c    vfork() and posix_spawn() & co: children on the parent's
  *              memory until their exec
+ *   exec.c     exec of a program the agent will not be in (static,
+ *              set-ID, without the preload): handed to dprobe first
  */
 #ifndef DPROBE_AGENT_EVENTS_H
 #define DPROBE_AGENT_EVENTS_H
@@ -97,5 +99,23 @@ bool dp_dlwatch_synced(void);
 void dp_dlwatch_never_wait(void);
 void dp_dlwatch_stop(void);
 void dp_dlwatch_fork_child(void);
+
+/*
+ * channel.c, for exec.c: with -f, process @pid (this one or a vfork
+ * child) is about to exec @path, which will have no agent (@why: a
+ * word, protocol.h).  dprobe is asked to take it over (the ptrace
+ * engine); returns a ticket > 0 once it did, 0 if it did not (or there
+ * is no session to ask).  dp_chan_exec_failed(): the exec returned.
+ */
+bool dp_chan_exec_follows(void);
+unsigned dp_chan_exec_ask(int pid, const char *why, const char *path);
+void dp_chan_exec_failed(unsigned ticket);
+/* Child @pid already runs @path (posix_spawn: glibc's child exec'd it):
+ * dprobe takes it from now on, where it can.  Never waits. */
+void dp_chan_exec_late(int pid, const char *why, const char *path);
+/* exec.c, for spawn.c: child @pid was started on @file (PATH searched
+ * if @search), with environment @envp (NULL: ours). */
+void dp_exec_spawned(int pid, const char *file, bool search,
+		     char *const envp[]);
 
 #endif

@@ -87,9 +87,22 @@
  *                                                  with none on is disarmed)
  *   dprobe -> agent   IFUNC <symbol> <path>        the implementation the
  *   agent -> dprobe   IFUNC <addr> | ERR ...       loader binds an IFUNC
- *                                                  symbol of that object to  dprobe reads
- *                     the channel all the time it traces, so neither
- *                     side waits on a full socket.
+ *                                                  symbol of that object to
+ *   agent -> dprobe   EXEC <seq> <pid> <why> <path>
+ *                     with -f, before an exec whose program will have
+ *                     no agent (<why>: "static", "setid", "nopreload"):
+ *                     process <pid> (this one, or a vfork child of it)
+ *                     is about to run <path>; dprobe takes it with the
+ *                     ptrace engine, which places the probes in the new
+ *                     image before it runs
+ *   dprobe -> agent   EXECGO <seq> <0|1>           exec now (1: taken)
+ *   agent -> dprobe   EXECFAIL <seq>               the exec failed: the
+ *                                                  process goes on here
+ *   agent -> dprobe   EXECLATE <pid> <why> <path>  child <pid> of this
+ *                     process already runs <path> (posix_spawn() exec'd
+ *                     it out of sight): taken from now on, no answer
+ *                     dprobe reads the channel all the time it traces,
+ *                     so neither side waits on a full socket.
  *   dprobe -> agent   DETACH                       unregister everything
  *   agent -> dprobe   BYE
  *

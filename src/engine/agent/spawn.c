@@ -13,6 +13,8 @@
  * not recorded.  vfork() cannot be wrapped by a call (the child must not
  * return through a frame of ours), so it only marks the thread and jumps
  * to the real one; the parent's first hit after it ends the check.
+ * A child that runs a program the agent cannot be in (a static one) is
+ * handed to dprobe once posix_spawn() returned (exec.c).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -78,6 +80,8 @@ DP_EXPORT int posix_spawn(pid_t *pid, const char *path,
 	dp_ev_spawning(EV_SPAWN, true);
 	ret = real_spawn(pid, path, fa, attr, argv, envp);
 	dp_ev_spawning(EV_SPAWN, false);
+	if (!ret && pid)
+		dp_exec_spawned(*pid, path, false, envp);
 	return ret;
 }
 
@@ -93,6 +97,8 @@ DP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
 	dp_ev_spawning(EV_SPAWN, true);
 	ret = real_spawnp(pid, file, fa, attr, argv, envp);
 	dp_ev_spawning(EV_SPAWN, false);
+	if (!ret && pid)
+		dp_exec_spawned(*pid, file, true, envp);
 	return ret;
 }
 

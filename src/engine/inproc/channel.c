@@ -283,6 +283,18 @@ int chan_note(struct ip_proc *p, const char *msg)
 		p->tree->untraced++;	/* a fork child, not followed */
 		return 1;
 	}
+	if (!strncmp(msg, "EXEC ", 5)) {
+		handoff_exec(p, msg + 5);	/* it waits for the answer */
+		return 1;
+	}
+	if (!strncmp(msg, "EXECLATE ", 9)) {
+		handoff_exec_late(p, msg + 9);
+		return 1;
+	}
+	if (!strncmp(msg, "EXECFAIL ", 9)) {
+		handoff_exec_failed(p, msg + 9);
+		return 1;
+	}
 	return 0;
 }
 

@@ -94,6 +94,16 @@ struct ip_proc {
 	struct comm_ent *comms;
 	unsigned ncomms, comms_cap, pass;
 	struct dp_stats stats;	/* this image's (missed: the tree's) */
+	/* an image the agent cannot be in, traced by the ptrace engine in
+	 * a helper process for the session (handoff.c): no channel, no
+	 * rings; its records come over @hsock */
+	pid_t helper;		/* the helper process, or 0 */
+	int hsock;		/* -1 once it ended */
+	unsigned ticket;	/* the EXEC it answered (0: taken late) */
+	pid_t asker;		/* the image that asked */
+	unsigned char *hbuf;	/* the record read ahead (have_head) */
+	size_t hlen;
+	struct symc *named;	/* the places it named (its symbolizer) */
 };
 
 struct old_objs {
@@ -182,6 +192,27 @@ void proc_free(struct ip_proc *p);
 struct ip_proc *tree_accept(struct dp_inproc *t, int timeout_ms);
 /* The sum of the images' miss counts, into the probes and the stats. */
 void tree_sum_missed(struct dp_inproc *t);
+
+/* ---- handoff.c: processes the agent cannot be in ------------------------- */
+
+/* "EXEC <ticket> <pid> <why> <path>" from @p: take it or not, answer. */
+void handoff_exec(struct ip_proc *p, const char *args);
+/* "EXECLATE <pid> <why> <path>": a child of @p runs it already. */
+void handoff_exec_late(struct ip_proc *p, const char *args);
+/* "EXECFAIL <ticket>": the process goes on in @p's image. */
+void handoff_exec_failed(struct ip_proc *p, const char *args);
+/* Process @pid runs a program without the agent (@what says which):
+ * taken from now on, where the ptrace engine can.  Whether it was. */
+bool handoff_late(struct dp_inproc *t, pid_t pid, const char *what);
+/* Whether a helper traces @pid now (its agent must not join too). */
+bool handoff_owns(const struct dp_inproc *t, pid_t pid);
+/* The next record of helper image @p, read ahead into p->head (@final:
+ * waiting for it, the helper is ending); whether there is one. */
+bool handoff_peek(struct ip_proc *p, bool final);
+void handoff_take(struct ip_proc *p);
+/* At the session's end: every helper told to detach. */
+void handoff_stop_all(struct dp_inproc *t);
+void handoff_free(struct ip_proc *p);
 
 /* ---- channel.c ----------------------------------------------------------- */
 

@@ -246,8 +246,10 @@ static void counters(struct ip_proc *p)
 }
 
 /* The next entry of @p's rings, read ahead: whether there is one. */
-static bool peek(struct ip_proc *p)
+static bool peek(struct ip_proc *p, bool final)
 {
+	if (p->helper || p->hsock >= 0)
+		return handoff_peek(p, final);
 	if (!p->have_head && p->rd)
 		p->have_head = dp_ring_read_merged(p->rd, &p->head) !=
 			       DP_RING_EMPTY;
@@ -256,7 +258,9 @@ static bool peek(struct ip_proc *p)
 
 static void take(struct ip_proc *p)
 {
-	if (p->head.kind == DP_RING_LOST)
+	if (p->hbuf && p->have_head)
+		handoff_take(p);
+	else if (p->head.kind == DP_RING_LOST)
 		lost(p, &p->head);
 	else
 		record(p, &p->head);
@@ -284,19 +288,21 @@ static void pass_end(struct ip_proc *p, bool final)
 }
 
 /* The image whose next entry is the oldest (@only: that one), or NULL. */
-static struct ip_proc *oldest(struct dp_inproc *t, struct ip_proc *only)
+static struct ip_proc *oldest(struct dp_inproc *t, struct ip_proc *only,
+			      bool final)
 {
 	struct ip_proc *best = NULL;
 	uint64_t best_ns = 0;
 
 	if (only)
-		return peek(only) ? only : NULL;
+		return peek(only, final) ? only : NULL;
 	for (struct ip_proc *p = t->procs; p; p = p->next) {
 		uint64_t ns;
 
-		if (!peek(p))
+		if (!peek(p, final))
 			continue;
-		ns = clk_ns(&t->clk, p->head.ts);
+		/* a helper's records carry ns already (handoff.c) */
+		ns = p->hbuf ? p->head.ts : clk_ns(&t->clk, p->head.ts);
 		if (!best || ns < best_ns) {
 			best = p;
 			best_ns = ns;
@@ -327,7 +333,7 @@ void reader_drain(struct dp_inproc *t, struct ip_proc *only, bool final)
 			if (inproc_must_quit(t))
 				break;
 		}
-		p = oldest(t, only);
+		p = oldest(t, only, final);
 		if (!p)
 			break;
 		take(p);

@@ -731,6 +731,7 @@ struct ip_proc *proc_new(struct dp_inproc *t, pid_t pid, int sock)
 	p->tree = t;
 	p->pid = pid;
 	p->sock = sock;
+	p->hsock = -1;
 	*t->procs_tail = p;
 	t->procs_tail = &p->next;
 	return p;
@@ -1012,6 +1013,7 @@ void proc_free(struct ip_proc *p)
 {
 	chan_free(p);
 	reader_free(p);
+	handoff_free(p);
 	while (p->old_objs) {
 		struct old_objs *o = p->old_objs;
 

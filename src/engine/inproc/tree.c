@@ -100,6 +100,10 @@ struct ip_proc *tree_accept(struct dp_inproc *t, int timeout_ms)
 		close_hub(t);
 	if (r <= 0)
 		return NULL;
+	if (fd >= 0 && handoff_owns(t, pid)) {
+		close(fd);	/* the ptrace engine has it (a late join) */
+		return NULL;
+	}
 	if (fd < 0 || inproc_check_end(fd, pid)) {
 		if (fd >= 0)
 			close(fd);
@@ -160,13 +164,22 @@ static bool lives_on(pid_t pid)
 	return ok;
 }
 
+static const char *late_what(const struct exec_watch *w)
+{
+	static char what[320];
+
+	snprintf(what, sizeof(what), "%s, whose agent did not join",
+		 w->exe[0] ? w->exe : "a program");
+	return what;
+}
+
 static void watch_exec(struct dp_inproc *t, pid_t pid)
 {
 	struct exec_watch *v;
 	char path[64];
 	ssize_t n;
 
-	if (!t->o.follow || !lives_on(pid))
+	if (!t->o.follow || handoff_owns(t, pid) || !lives_on(pid))
 		return;
 	v = realloc(t->watch, (t->nwatch + 1) * sizeof(*v));
 	if (!v)
@@ -178,6 +191,11 @@ static void watch_exec(struct dp_inproc *t, pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	n = readlink(path, v->exe, sizeof(v->exe) - 1);
 	v->exe[n > 0 ? n : 0] = '\0';
+	/* an exec the agent did not see (a raw system call, the child of
+	 * posix_spawn()) of a static program: no agent will come */
+	if (v->exe[0] && dp_inproc_program(v->exe) == 0 &&
+	    handoff_late(t, pid, late_what(v)))
+		t->nwatch--;
 }
 
 static bool joined_again(const struct dp_inproc *t, pid_t pid)
@@ -207,6 +225,8 @@ static void check_execs(struct dp_inproc *t, bool all)
 			t->watch[k++] = w;
 			continue;
 		}
+		if (!all && lives_on(w.pid) && handoff_late(t, w.pid, late_what(&w)))
+			continue;
 		t->nlost_images++;
 		inproc_log(t, "dprobe: process %d%s%s%s ran on untraced: "
 			   "after exec its program had no agent (statically "
@@ -241,7 +261,7 @@ static unsigned nopen(const struct dp_inproc *t)
 	unsigned n = 0;
 
 	for (const struct ip_proc *p = t->procs; p; p = p->next)
-		n += p->sock >= 0;
+		n += p->sock >= 0 || p->hsock >= 0;
 	return n;
 }
 
@@ -273,14 +293,18 @@ static void serve(struct dp_inproc *t)
 	if (!pf || !who)
 		goto out;
 	for (p = t->procs; p; p = p->next)
-		if (p->sock >= 0) {
-			pf[i] = (struct pollfd){ .fd = p->sock, .events = POLLIN };
+		if (p->sock >= 0 || p->hsock >= 0) {
+			/* a helper's records are read by the drain */
+			pf[i] = (struct pollfd){ .fd = p->sock >= 0 ? p->sock :
+						 p->hsock, .events = POLLIN };
 			who[i++] = p;
 		}
 	pf[i] = (struct pollfd){ .fd = t->hub, .events = POLLIN };
 	if (ppoll(pf, i + 1, &ms, t->waitmask) <= 0)
 		goto out;
 	for (unsigned k = 0; k < i; k++) {
+		if (who[k]->sock < 0)
+			continue;
 		if (pf[k].revents && !chan_serve(who[k]))
 			image_closed(t, who[k]);
 		else if (who[k]->maps_req && proc_refresh(who[k]) == -EPIPE)
@@ -356,6 +380,7 @@ static void detach_all(struct dp_inproc *t)
 		chan_free(p);
 	}
 	close_hub(t);
+	handoff_stop_all(t);
 }
 
 static bool has_location(const struct dp_inproc *t, const struct dp_probe *pr)

@@ -12,6 +12,7 @@ static struct dp_ptrace_opts opts_of(const struct dp_engine_opts *o)
 		.reg = o->reg, .follow = o->follow,
 		.count_only = o->count_only, .sink = o->sink, .log = o->log,
 		.child_mask = o->child_mask, .wake_sig = o->wake_sig,
+		.at_exec = o->at_exec,
 	};
 }
 
@@ -77,7 +78,7 @@ const struct dp_engine_ops dp_ptrace_engine = {
 	.name = "ptrace",
 	.desc = "ptrace engine",
 	.flags = DP_ENGINE_AUTO | DP_ENGINE_FOLLOWS | DP_ENGINE_MANY_PIDS |
-		 DP_ENGINE_SUPERVISED,
+		 DP_ENGINE_SUPERVISED | DP_ENGINE_AT_EXEC,
 	.launch = pt_launch,
 	.attach = pt_attach,
 	.run = pt_run,

@@ -35,6 +35,11 @@ struct dp_ptrace_opts {
 	 * dp_ptrace_request_profile(): the loop sleeps with it unblocked and
 	 * holds it blocked otherwise.  0: none. */
 	int wake_sig;
+	/* attach: the processes are about to exec (the caller lets them
+	 * once dp_ptrace_attach() returned): their threads are taken
+	 * without a stop and the probes go into the image the exec starts,
+	 * before its first instruction */
+	bool at_exec;
 };
 
 struct dp_tracer;
@@ -47,7 +52,8 @@ struct dp_tracer;
 int dp_ptrace_launch(const struct dp_ptrace_opts *o, char *const argv[],
 		     struct dp_tracer **out, char *why, size_t whylen);
 
-/* Attach to every thread of each of @pids, arm the probes. */
+/* Attach to every thread of each of @pids, arm the probes (with
+ * o->at_exec: at their exec). */
 int dp_ptrace_attach(const struct dp_ptrace_opts *o, const pid_t *pids,
 		     int npids, struct dp_tracer **out, char *why,
 		     size_t whylen);

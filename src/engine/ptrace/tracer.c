@@ -991,6 +991,54 @@ static int attach_threads(struct proc *p, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * A process about to exec: every thread taken without a stop, so that
+ * the exec stops the one that runs it (PTRACE_EVENT_EXEC: on_exec()
+ * places the probes in the new image before its first instruction).
+ * The others end at the exec.
+ */
+static int seize_for_exec(struct proc *p, char *why, size_t whylen)
+{
+	char path[64];
+	bool again = true;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", p->pid);
+	while (again) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		if (!d) {
+			snprintf(why, whylen, "no process %d", p->pid);
+			return -ESRCH;
+		}
+		again = false;
+		while ((de = readdir(d))) {
+			pid_t tid = atoi(de->d_name);
+
+			if (tid <= 0 || thread_find(p->tracer, tid))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, NULL,
+				   (void *)(long)TRACE_OPTS)) {
+				int e = errno;
+
+				if (e == ESRCH)
+					continue;
+				closedir(d);
+				snprintf(why, whylen, "cannot trace %d: %s",
+					 tid, strerror(e));
+				return -e;
+			}
+			if (!thread_add(p, tid)) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			again = true;
+		}
+		closedir(d);
+	}
+	return p->threads ? 0 : -ESRCH;
+}
+
 int dp_ptrace_attach(const struct dp_ptrace_opts *o, const pid_t *pids,
 		     int npids, struct dp_tracer **out, char *why,
 		     size_t whylen)
@@ -1012,6 +1060,10 @@ int dp_ptrace_attach(const struct dp_ptrace_opts *o, const pid_t *pids,
 		if (!p) {
 			err = -EPERM;
 			break;
+		}
+		if (o->at_exec) {
+			err = seize_for_exec(p, why, whylen);
+			continue;
 		}
 		err = attach_threads(p, why, whylen);
 		if (!err) {

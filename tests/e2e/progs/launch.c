@@ -30,6 +30,16 @@
  *                               environment)                      work(5)
  *                   parent      work(6)
  *
+ *   launch static ST  ST is this program, statically linked:
+ *                   parent      work(1)
+ *                   fork child  execv of "ST child static 2"       work(2)
+ *                   system("'ST' child system 3")  (via sh -c)     work(3)
+ *                   posix_spawn of "ST child late 4": glibc's child
+ *                               execs out of the agent's sight; it
+ *                               waits (at most 5 s) until a tracer
+ *                               has it (TracerPid), then           work(4)
+ *                   parent      work(5)
+ *
  *   launch child NAME A   say(NAME, A), and "(empty environment)" if so
  *
  * The parent waits for each child before going on (pclose() for popen),
@@ -177,8 +187,57 @@ __attribute__((noipa)) static int envless(const char *self)
 	return 0;
 }
 
+__attribute__((noipa)) static int statics(const char *st)
+{
+	char *fargv[] = { (char *)st, "child", "static", "2", NULL };
+	char *sargv[] = { (char *)st, "child", "late", "4", NULL };
+	char cmd[8192];
+	pid_t pid;
+
+	say("parent", 1);
+	pid = fork();
+	if (pid == 0) {
+		execv(st, fargv);
+		_exit(127);
+	}
+	if (reap(pid, "fork"))
+		return 1;
+	snprintf(cmd, sizeof(cmd), "'%s' child system 3", st);
+	if (status_ok("system", system(cmd)))
+		return 1;
+	if (posix_spawn(&pid, st, NULL, NULL, sargv, environ))
+		pid = -1;
+	if (reap(pid, "posix_spawn"))
+		return 1;
+	say("parent", 5);
+	return 0;
+}
+
+/* Whether a tracer has this process (TracerPid in /proc/self/status). */
+static int traced(void)
+{
+	char line[256];
+	int pid = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &pid) == 1)
+			break;
+	fclose(f);
+	return pid != 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "child") &&
+	    !strcmp(argv[2], "late")) {
+		for (int i = 0; i < 500 && !traced(); i++)
+			usleep(10000);
+		say(argv[2], strtol(argv[3], NULL, 10));
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "child")) {
 		say(argv[2], strtol(argv[3], NULL, 10));
 		return 0;
@@ -187,8 +246,10 @@ int main(int argc, char **argv)
 		return shared(argv[0]);
 	if (argc == 2 && !strcmp(argv[1], "env"))
 		return envless(argv[0]);
+	if (argc == 3 && !strcmp(argv[1], "static"))
+		return statics(argv[2]);
 	if (argc == 1)
 		return ways(argv[0]);
-	fprintf(stderr, "usage: launch [shared | env | child NAME A]\n");
+	fprintf(stderr, "usage: launch [shared | env | static ST | child NAME A]\n");
 	return 2;
 }
