@@ -317,6 +317,11 @@ void dp_chan_exec_failed(unsigned ticket)
 		ctl_send("EXECFAIL %u", ticket);
 }
 
+void dp_chan_rings_taken(void)
+{
+	ctl_send("RINGSTAKEN");
+}
+
 void dp_chan_exec_late(int pid, const char *why, const char *path)
 {
 	if (still_ours(hub_fd, hub_id))

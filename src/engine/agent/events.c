@@ -529,6 +529,35 @@ int dp_ev_rings(int fd)
 	return 0;
 }
 
+bool dp_ev_rings_meet(uintptr_t addr, size_t len)
+{
+	uintptr_t lo = (uintptr_t)__atomic_load_n(&ev_hdr, __ATOMIC_ACQUIRE);
+
+	return lo && len && addr < lo + rings.map_size && lo < addr + len;
+}
+
+/*
+ * The program takes the rings' memory (maps.c): no hit writes there from
+ * now on (a thread finds no ring at its next hit: they count as lost),
+ * and the mapping is the program's to unmap, so it is forgotten, never
+ * unmapped here.  dprobe reads its own mapping of them to the end.
+ */
+void dp_ev_rings_taken(void)
+{
+	dp_lock();
+	if (ev_hdr) {
+		__atomic_store_n(&ev_hdr, NULL, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);
+		dp_synchronize();	/* the hits in flight end first */
+		if (rings.fd >= 0)
+			close(rings.fd);
+		rings.hdr = NULL;
+		rings.fd = -1;
+		dp_chan_rings_taken();
+	}
+	dp_unlock();
+}
+
 /* The largest payload a hit of @def can need: strings at their limit. */
 static uint32_t record_max(const struct dp_probe_def *def, uint32_t cap)
 {

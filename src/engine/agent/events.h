@@ -14,6 +14,7 @@
  *              memory until their exec
  *   exec.c     exec of a program the agent will not be in (static,
  *              set-ID, without the preload): handed to dprobe first
+ *   maps.c     the program unmapping the rings: recording stops first
  */
 #ifndef DPROBE_AGENT_EVENTS_H
 #define DPROBE_AGENT_EVENTS_H
@@ -87,6 +88,11 @@ void dp_ev_follow_in_child(void);
  */
 int dp_ev_drop(uint64_t start, uint64_t end);
 
+/* maps.c: whether [@addr, @addr + @len) meets the rings' mapping; the
+ * program is about to take it: recording stops (events.c). */
+bool dp_ev_rings_meet(uintptr_t addr, size_t len);
+void dp_ev_rings_taken(void);
+
 /* dlwatch.c: the loader's map changes (see there). */
 int dp_dlwatch_start(void);
 /* The eventfd the control thread polls, or -1. */
@@ -110,6 +116,8 @@ void dp_dlwatch_fork_child(void);
 bool dp_chan_exec_follows(void);
 unsigned dp_chan_exec_ask(int pid, const char *why, const char *path);
 void dp_chan_exec_failed(unsigned ticket);
+/* The program took the rings' memory (maps.c): dprobe is told. */
+void dp_chan_rings_taken(void);
 /* Child @pid already runs @path (posix_spawn: glibc's child exec'd it):
  * dprobe takes it from now on, where it can.  Never waits. */
 void dp_chan_exec_late(int pid, const char *why, const char *path);

@@ -70,6 +70,10 @@
  *                     sent unasked at the program's exit.
  *   agent -> dprobe   UNTRACED <pid>               a fork child, not
  *                                                  followed (any time)
+ *   agent -> dprobe   RINGSTAKEN                   the program unmapped
+ *                                                  (or mapped over) the
+ *                                                  rings: it records
+ *                                                  nothing from now on
  *   agent -> dprobe   MAPS                         objects were loaded or
  *                                                  unloaded (any time after
  *                                                  the first ARM): dprobe

@@ -287,6 +287,12 @@ int chan_note(struct ip_proc *p, const char *msg)
 		handoff_exec(p, msg + 5);	/* it waits for the answer */
 		return 1;
 	}
+	if (!strcmp(msg, "RINGSTAKEN")) {
+		inproc_log(p->tree, "dprobe: process %d unmapped the agent's "
+			   "rings: its events from then on are not recorded\n",
+			   (int)p->pid);
+		return 1;
+	}
 	if (!strncmp(msg, "EXECLATE ", 9)) {
 		handoff_exec_late(p, msg + 9);
 		return 1;
