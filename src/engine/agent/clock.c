@@ -138,7 +138,9 @@ static void clock_choose(void)
 
 	read_cpuid();
 	cpu_has.tsc_segv = tsc_faults();
-	if (!(off & NO_VDSO)) {
+	/* the vDSO's clock_gettime reads the TSC too (a tsc or kvm-clock
+	 * clocksource): where rdtsc faults it would fault in it */
+	if (!(off & NO_VDSO) && !cpu_has.tsc_segv) {
 		dp_clock.vdso_gettime = (int (*)(clockid_t, struct timespec *))
 			dp_vdso_sym("__vdso_clock_gettime");
 		dp_clock.vdso_getcpu = (long (*)(unsigned *, unsigned *, void *))
@@ -149,9 +151,8 @@ static void clock_choose(void)
 	/* said once, and only when nothing but our switch forced it */
 	if (dp_clock.time == DP_CLOCK_SYSCALL && !(off & NO_VDSO))
 		dp_warn(cpu_has.tsc_segv ?
-			"libdprobe: rdtsc faults (PR_TSC_SIGSEGV) and no "
-			"__vdso_clock_gettime: every hit makes a clock_gettime "
-			"system call\n" :
+			"libdprobe: rdtsc faults (PR_TSC_SIGSEGV), in the vDSO "
+			"too: every hit makes a clock_gettime system call\n" :
 			"libdprobe: no invariant TSC and no __vdso_clock_gettime: "
 			"every hit makes a clock_gettime system call\n");
 	if (dp_clock.cpu == DP_CLOCK_CPU_SYSCALL && !(off & NO_VDSO) &&
