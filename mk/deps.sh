@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="gcc make pkg-config clang libelf-dev libdw-dev libzydis-dev libcriterion-dev libfuse3-dev fuse3"
-[ "${1:-}" = "--test" ] && PKGS="$PKGS libclang-rt-14-dev binutils systemtap-sdt-dev valgrind qemu-system-x86 cpio xz-utils man-db"
+[ "${1:-}" = "--test" ] && PKGS="$PKGS libc6-dbg libclang-rt-14-dev binutils systemtap-sdt-dev valgrind qemu-system-x86 cpio xz-utils man-db"
 
 missing=""
 for p in $PKGS; do

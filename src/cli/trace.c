@@ -28,6 +28,7 @@
 #include "event/filter.h"
 #include "output/renderer.h"
 #include "ring/ring.h"
+#include "sym/debugdef.h"
 
 #define MAX_DEFS 1024
 #define MAX_PIDS 64
@@ -366,6 +367,7 @@ struct named {
 	const char *binary;
 	bool loaded;
 	struct dp_cli_objs objs;
+	struct dp_debugdef *dbg;	/* names through the debug information */
 };
 
 /*
@@ -408,7 +410,8 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 		nm->c->ktps[nm->c->nktps] = strdup(line);
 		return nm->c->ktps[nm->c->nktps++] ? 0 : 1;
 	}
-	if (!nm->loaded && dp_cli_names_event(line)) {
+	if (!nm->loaded && (dp_cli_names_event(line) ||
+			    dp_debugdef_needed(line))) {
 		ret = nm->o->cmd ? dp_cli_objs_of_binary(&nm->objs, nm->binary) :
 		      dp_cli_objs_of_pid(&nm->objs, nm->o->pids[0]);
 		nm->loaded = !ret;
@@ -417,12 +420,29 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 		return 1;
 	for (size_t i = 0; i < l.n; i++) {
 		struct dp_error e = { 0 };
+		char **t = NULL;
 
-		if (dp_registry_apply(reg, l.v[i], NULL, &e)) {
-			dp_error_print(&e, stderr);
-			bad++;
+		if (dp_debugdef_needed(l.v[i])) {
+			if (!nm->dbg)
+				nm->dbg = dp_debugdef_new(nm->binary,
+							  nm->objs.paths,
+							  nm->objs.n);
+			if (!nm->dbg || dp_debugdef_translate(nm->dbg, l.v[i],
+							      &t, &e)) {
+				dp_error_print(&e, stderr);
+				dp_error_clear(&e);
+				bad++;
+				continue;
+			}
 		}
-		dp_error_clear(&e);
+		for (size_t k = 0; t ? t[k] != NULL : k == 0; k++) {
+			if (dp_registry_apply(reg, t ? t[k] : l.v[i], NULL, &e)) {
+				dp_error_print(&e, stderr);
+				bad++;
+			}
+			dp_error_clear(&e);
+		}
+		dp_debugdef_lines_free(t);
 	}
 	dp_cli_lines_free(&l);
 	return bad;
@@ -477,6 +497,7 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 		bad |= apply_def(&c->reg, &nm, o->defs[i]);
 	c->reg.resolve = NULL;
 	dp_cli_objs_free(&nm.objs);
+	dp_debugdef_free(nm.dbg);
 	dp_resolver_free(&res);
 	for (int i = 0; !bad && i < o->nfilters; i++)
 		if (!names_kernel_tracepoint(c, o->filters[i]))

@@ -43,6 +43,9 @@ struct dp_elf {
 	uint32_t *funcs;		/* indices of function symbols */
 	uint64_t *max_end;		/* max cover end of funcs[0..i] */
 	size_t nfuncs;
+	/* a stripped file's separate debug file, whose .symtab names its
+	 * static functions (the names point into its mapping) */
+	struct dp_elf *debug;
 };
 
 static __thread char last_why[160];
@@ -457,6 +460,110 @@ static int build_indexes(struct dp_elf *e)
 	return 0;
 }
 
+#ifndef DP_IN_AGENT
+/* The file's .gnu_debuglink name, or NULL. */
+static const char *debuglink(struct dp_elf *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(e->elf, &shstr))
+		return NULL;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(e->elf, shstr, sh.sh_name)) ||
+		    strcmp(name, ".gnu_debuglink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_size > 4 && memchr(d->d_buf, '\0', d->d_size))
+			return d->d_buf;
+	}
+	return NULL;
+}
+
+/* Whether @d is @e's debug file: the same build-id. */
+static bool same_build(const struct dp_elf *e, const struct dp_elf *d)
+{
+	return d->build_id_len == e->build_id_len &&
+	       !memcmp(d->build_id, e->build_id, e->build_id_len);
+}
+
+static struct dp_elf *try_debug(struct dp_elf *e, const char *path)
+{
+	struct dp_elf *d = NULL;
+
+	if (access(path, R_OK) || dp_elf_open_why(path, &d, NULL, 0))
+		return NULL;
+	if (same_build(e, d) && d->nsyms)
+		return d;
+	dp_elf_close(d);	/* another build's: never trusted */
+	return NULL;
+}
+
+/*
+ * A stripped file's debug file, where Debian's -dbgsym packages and
+ * libc6-dbg put it: by build-id under /usr/lib/debug (and under
+ * $DPROBE_DEBUG_DIR first), or by .gnu_debuglink next to the file, in
+ * .debug/ there, or under /usr/lib/debug.  Only one with the same
+ * build-id is taken.
+ */
+static struct dp_elf *find_debug(struct dp_elf *e)
+{
+	const char *dirs[] = { getenv("DPROBE_DEBUG_DIR"), "/usr/lib/debug" };
+	const char *link;
+	char path[PATH_MAX], hex[96], dir[PATH_MAX];
+	struct dp_elf *d = NULL;
+	size_t k = 0, n;
+
+	if (!e->build_id_len || e->build_id_len * 2 + 1 > sizeof(hex))
+		return NULL;
+	for (size_t i = 0; i < e->build_id_len; i++)
+		k += (size_t)snprintf(hex + k, sizeof(hex) - k, "%02x",
+				      e->build_id[i]);
+	for (size_t i = 0; i < 2 && !d; i++)
+		if (dirs[i] && *dirs[i] &&
+		    snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug",
+			     dirs[i], hex, hex + 2) < (int)sizeof(path))
+			d = try_debug(e, path);
+	link = d ? NULL : debuglink(e);
+	if (!link || strchr(link, '/'))
+		return d;
+	n = (size_t)(dp_base_name(e->path) - e->path);
+	snprintf(dir, sizeof(dir), "%.*s", (int)n, e->path);
+	if (snprintf(path, sizeof(path), "%s%s", dir, link) < (int)sizeof(path))
+		d = try_debug(e, path);
+	if (!d && snprintf(path, sizeof(path), "%s.debug/%s", dir, link) <
+		  (int)sizeof(path))
+		d = try_debug(e, path);
+	if (!d && dir[0] == '/' &&
+	    snprintf(path, sizeof(path), "/usr/lib/debug%s%s", dir, link) <
+	    (int)sizeof(path))
+		d = try_debug(e, path);
+	return d;
+}
+
+static int debug_symbols(struct dp_elf *e, struct symvec *sv)
+{
+	e->debug = find_debug(e);
+	for (size_t i = 0; e->debug && i < e->debug->nsyms; i++)
+		if (symvec_push(sv, &e->debug->syms[i]))
+			return -ENOMEM;
+	return 0;
+}
+#else
+/* The agent is handed addresses: it never looks names up. */
+static int debug_symbols(struct dp_elf *e, struct symvec *sv)
+{
+	(void)e;
+	(void)sv;
+	return 0;
+}
+#endif
+
 static int load_symbols(struct dp_elf *e)
 {
 	Elf_Scn *scn = NULL, *dynsym = NULL, *symtab = NULL;
@@ -480,6 +587,8 @@ static int load_symbols(struct dp_elf *e)
 	}
 	if (symtab && gelf_getshdr(symtab, &sh))
 		ret = read_symtab(e->elf, symtab, &sh, NULL, &vd, &sv);
+	else
+		ret = debug_symbols(e, &sv);
 	if (!ret && dynsym && gelf_getshdr(dynsym, &sh))
 		ret = read_symtab(e->elf, dynsym, &sh, versym, &vd, &sv);
 	free(vd.name);
@@ -609,6 +718,7 @@ int dp_elf_open_why(const char *path, struct dp_elf **out, char *why,
 	}
 	e->pie = eh.e_type == ET_DYN;
 	e->entry = eh.e_entry;
+	find_build_id(e);
 	ret = load_segments(e, why, whylen);
 	if (!ret)
 		ret = load_sections(e);
@@ -619,7 +729,6 @@ int dp_elf_open_why(const char *path, struct dp_elf **out, char *why,
 			dp_say(why, whylen, "out of memory");
 		goto fail;
 	}
-	find_build_id(e);
 	*out = e;
 	return 0;
 fail:
@@ -640,6 +749,7 @@ void dp_elf_close(struct dp_elf *e)
 		elf_end(e->elf);
 	if (e->map)
 		munmap(e->map, e->size);
+	dp_elf_close(e->debug);
 	free(e->segs);
 	free(e->secs);
 	free(e->syms);

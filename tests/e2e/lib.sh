@@ -185,6 +185,23 @@ insn_off() {
 	echo "$_r"
 }
 
+# line_off FILE FUNC N -> offset in FUNC of the lowest statement address
+# of source line (FUNC's declaration line + N), FUNC declared in the
+# program's source progs/$(basename FILE).c
+line_off() {
+	_src=$E2E/progs/$(basename "$1").c
+	_decl=$(grep -n "[ *]$2(" "$_src" | grep -v ';' | head -n 1 | cut -d: -f1)
+	[ -n "$_decl" ] || { echo "e2e: no declaration of $2 in $_src" >&2; return 1; }
+	_line=$((_decl + $3))
+	_a=
+	for _h in $(objdump --dwarf=decodedline "$1" | awk -v l="$_line" \
+			-v f="$(basename "$_src")" '$1 == f && $2 == l && $NF == "x" { print $3 }'); do
+		if [ -z "$_a" ] || [ $((_h)) -lt "$_a" ]; then _a=$((_h)); fi
+	done
+	[ -n "$_a" ] || { echo "e2e: no code for line $_line of $_src" >&2; return 1; }
+	echo $((_a - $(sym_vaddr "$1" "$2")))
+}
+
 # call_site FILE CALLER CALLEE [N] -> offset in CALLER of the instruction
 # after its N-th (1-based, default the only) `call` to CALLEE; CALLEE "*"
 # means an indirect call.  That is where CALLEE returns to.
@@ -226,6 +243,11 @@ hex() {
 #                              probe on a symbol place prints it
 #   {retaddr:CALLER:CALLEE[:N]} 0x<link-time address> of that return site
 #   {foffs:SYM}                0x<OFFS> such that @+OFFS reads SYM
+#   {lineoff:FUNC:N}           0x<offset in FUNC of line N after its
+#                              declaration line (perf probe's FUNC:N): the
+#                              lowest statement address of that line
+#                              (objdump --dwarf=decodedline), the
+#                              declaration found in progs/PROG.c
 #   {bin}                      the file's path
 
 ph_value() {
@@ -268,6 +290,10 @@ ph_value() {
 		_o=$(call_site "$_f" "$_a1" "$_a2" "$_a3") || return 1
 		hex $(($(sym_vaddr "$_f" "$_a1") + _o))
 		;;
+	lineoff)
+		_o=$(line_off "$_f" "$_a1" "$_a2") || return 1
+		hex "$_o"
+		;;
 	foffs)
 		_v=$(sym_vaddr "$_f" "$_a1") || return 1
 		hex $((_v - $(text_bias "$_f")))
@@ -276,7 +302,7 @@ ph_value() {
 	esac
 }
 
-PH_RE='\{(bin|size|vaddr|off|insn|insnva|insnoff|retsite|retaddr|foffs)(@[A-Za-z_][A-Za-z0-9_]*)?(:[^{}]*)?\}'
+PH_RE='\{(bin|size|vaddr|off|insn|insnva|insnoff|retsite|retaddr|foffs|lineoff)(@[A-Za-z_][A-Za-z0-9_]*)?(:[^{}]*)?\}'
 
 # subst: stdin -> stdout with every placeholder replaced.  Fails (and says
 # which) if one cannot be worked out.

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Definitions by name, translated through the debug information (see
+ * debugdef.h).  The line is split as the kernel splits it; the place is
+ * found (a function, a line, a pattern) and each argument that names a
+ * variable is replaced by the fetch argument that reads it there, with
+ * the type its declaration gives.  What is not a name is kept as it was
+ * written.  Errors use the kernel's codes for its BTF arguments, with
+ * the caret on the argument, and say what the debug information has
+ * instead (the variables at the place, a struct's members).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/argv.h"
+#include "sym/debugdef.h"
+#include "sym/debuginfo.h"
+#include "sym/elf.h"
+#include "util/util.h"
+
+#define MAX_PLACES	64	/* addresses one place may stand for */
+#define MAX_ARGS	128	/* the kernel's MAX_TRACE_ARGS */
+
+struct dbg_file {
+	struct dbg_file *next;
+	char *path;
+	struct dp_dbg *dbg;	/* NULL: none, and @why says why */
+	char why[1024];
+};
+
+struct dp_debugdef {
+	char *binary;
+	char **objs;
+	size_t nobjs;
+	struct dbg_file *files;
+};
+
+struct dp_debugdef *dp_debugdef_new(const char *binary, char *const *objs,
+				    size_t nobjs)
+{
+	struct dp_debugdef *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->binary = binary ? strdup(binary) : NULL;
+	c->objs = calloc(nobjs + 1, sizeof(*c->objs));
+	for (size_t i = 0; c->objs && i < nobjs; i++)
+		if ((c->objs[c->nobjs] = strdup(objs[i])))
+			c->nobjs++;
+	return c;
+}
+
+void dp_debugdef_free(struct dp_debugdef *c)
+{
+	if (!c)
+		return;
+	while (c->files) {
+		struct dbg_file *f = c->files;
+
+		c->files = f->next;
+		dp_dbg_close(f->dbg);
+		free(f->path);
+		free(f);
+	}
+	for (size_t i = 0; i < c->nobjs; i++)
+		free(c->objs[i]);
+	free(c->objs);
+	free(c->binary);
+	free(c);
+}
+
+void dp_debugdef_lines_free(char **lines)
+{
+	for (size_t i = 0; lines && lines[i]; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+/* ---- what a line holds -------------------------------------------------- */
+
+/* An argument split into NAME=, BODY and :TYPE (pointers into @buf). */
+struct arg_parts {
+	char buf[256];
+	const char *name;	/* NULL: none given */
+	const char *body;
+	const char *type;	/* "" if none */
+	int body_at;		/* BODY's offset in the argument */
+};
+
+static void split_arg(const char *arg, struct arg_parts *p)
+{
+	char *eq, *colon;
+
+	snprintf(p->buf, sizeof(p->buf), "%s", arg);
+	p->name = NULL;
+	p->body = p->buf;
+	p->body_at = 0;
+	eq = strchr(p->buf, '=');
+	if (eq && !memchr(p->buf, '(', (size_t)(eq - p->buf))) {
+		*eq = '\0';
+		p->name = p->buf;
+		p->body = eq + 1;
+		p->body_at = (int)(eq + 1 - p->buf);
+	}
+	colon = strchr(p->body, ':');
+	p->type = "";
+	if (colon) {
+		*colon = '\0';
+		p->type = colon + 1;
+	}
+}
+
+/* Whether BODY is something only the debug information can fetch. */
+static bool body_named(const char *b)
+{
+	if (isalpha((unsigned char)b[0]) || b[0] == '_')
+		return true;
+	if (!strcmp(b, "$arg*"))
+		return true;
+	return !strncmp(b, "$retval", 7) &&
+	       (b[7] == '-' || b[7] == '.' || b[7] == '[');
+}
+
+/* The place's kind; @mod/@where/@rest point into @buf. */
+enum place_kind { PL_PLAIN, PL_REL_LINE, PL_FILE_LINE, PL_LAZY };
+
+struct place {
+	char buf[512];
+	const char *mod;	/* NULL: the program */
+	const char *where;	/* function, or source file */
+	const char *rest;	/* "+offs%return", the line number, the pattern */
+	enum place_kind kind;
+};
+
+static bool all_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+static void split_place(const char *text, struct place *p)
+{
+	char *c1, *c2, *semi;
+
+	snprintf(p->buf, sizeof(p->buf), "%s", text);
+	p->mod = NULL;
+	p->where = p->buf;
+	p->rest = "";
+	p->kind = PL_PLAIN;
+	semi = strchr(p->buf, ';');
+	if (semi)
+		*semi = '\0';
+	c1 = strchr(p->buf, ':');
+	if (c1) {
+		*c1 = '\0';
+		p->mod = p->buf;
+		p->where = c1 + 1;
+		c2 = strchr(c1 + 1, ':');
+		if (c2 && all_digits(c2 + 1)) {
+			*c2 = '\0';
+			p->rest = c2 + 1;
+			p->kind = strchr(p->where, '.') ? PL_FILE_LINE :
+				  PL_REL_LINE;
+		}
+	}
+	if (semi) {
+		p->rest = semi + 1;
+		p->kind = PL_LAZY;
+	}
+}
+
+bool dp_debugdef_needed(const char *line)
+{
+	struct dp_argv a;
+	struct place pl;
+	bool need = false;
+
+	if (!strchr("pr", line[0]) || dp_argv_split(line, &a))
+		return false;
+	if (a.argc >= 2) {
+		split_place(a.argv[1], &pl);
+		need = pl.kind != PL_PLAIN;
+	}
+	for (int i = 2; i < a.argc && !need; i++) {
+		struct arg_parts p;
+
+		split_arg(a.argv[i], &p);
+		need = body_named(p.body);
+	}
+	dp_argv_free(&a);
+	return need;
+}
+
+/* ---- the files ------------------------------------------------------------- */
+
+/* The file @mod names: a path, or the base name of one of the objects. */
+static const char *mod_path(struct dp_debugdef *c, const char *mod)
+{
+	if (!mod)
+		return c->binary;
+	if (strchr(mod, '/'))
+		return mod;
+	if (c->binary && !strcmp(dp_base_name(c->binary), mod))
+		return c->binary;
+	for (size_t i = 0; i < c->nobjs; i++)
+		if (!strcmp(dp_base_name(c->objs[i]), mod))
+			return c->objs[i];
+	for (size_t i = 0; i < c->nobjs; i++) {
+		const char *b = dp_base_name(c->objs[i]);
+		size_t n = strlen(mod);
+
+		/* "libc" for libc.so.6, as MOD: takes it */
+		if (!strncmp(b, mod, n) && b[n] == '.')
+			return c->objs[i];
+	}
+	return NULL;
+}
+
+static struct dbg_file *file_of(struct dp_debugdef *c, const char *path)
+{
+	struct dbg_file *f;
+
+	for (f = c->files; f; f = f->next)
+		if (!strcmp(f->path, path))
+			return f;
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
+		return NULL;
+	}
+	dp_dbg_open(path, &f->dbg, f->why, sizeof(f->why));
+	f->next = c->files;
+	c->files = f;
+	return f;
+}
+
+/* ---- translating ------------------------------------------------------------- */
+
+struct xlate {
+	struct dp_debugdef *c;
+	const char *line;
+	struct dp_argv a;
+	struct dp_error *e;
+	struct dp_dbg *dbg;
+	bool ret;		/* r: a return probe */
+	struct place place;
+	struct dp_dbg_place pl[MAX_PLACES];
+	int npl;
+};
+
+static int fail(struct xlate *x, enum dp_err_code code, int index, int offset,
+		const char *why)
+{
+	return dp_error_detail(x->e, x->line, code, EINVAL, index, offset,
+			       "%s", why);
+}
+
+/* The address(es) of the place; 0 or -errno (the error set). */
+static int find_place(struct xlate *x)
+{
+	char why[1024] = "", *end;
+	const char *ps = x->place.where;
+	long line;
+	uint64_t off = 0;
+
+	switch (x->place.kind) {
+	case PL_REL_LINE:
+	case PL_FILE_LINE:
+		line = strtol(x->place.rest, &end, 10);
+		if (x->ret)
+			return fail(x, DP_ERR_BAD_RETPROBE, 1, 0, "a return probe "
+				    "goes on a function, not a line");
+		x->npl = dp_dbg_lines(x->dbg, ps, x->place.kind == PL_REL_LINE,
+				      (int)line, x->pl, MAX_PLACES, why,
+				      sizeof(why));
+		break;
+	case PL_LAZY:
+		if (x->ret)
+			return fail(x, DP_ERR_BAD_RETPROBE, 1, 0, "a return probe "
+				    "goes on a function, not a line");
+		x->npl = dp_dbg_lazy(x->dbg, ps, x->place.rest, x->pl,
+				     MAX_PLACES, why, sizeof(why));
+		break;
+	default: {
+		char fn[256];
+		size_t n = strcspn(ps, "+%");
+
+		snprintf(fn, sizeof(fn), "%.*s", (int)n, ps);
+		if (ps[n] == '+')
+			off = strtoull(ps + n + 1, &end, 0);
+		x->npl = dp_dbg_func(x->dbg, fn, &x->pl[0], why, sizeof(why)) ?
+			 -ENOENT : 1;
+		if (x->npl == 1 && off) {
+			x->pl[0].addr += off;
+			x->pl[0].entry = false;
+		}
+		break;
+	}
+	}
+	if (x->npl <= 0)
+		return fail(x, DP_ERR_BAD_PROBE_ADDR, 1, 0, why);
+	return 0;
+}
+
+static enum dp_err_code code_of(enum dp_dbg_err e)
+{
+	switch (e) {
+	case DP_DBG_NO_VAR:
+	case DP_DBG_OPTIMIZED:
+		return DP_ERR_NO_BTFARG;
+	case DP_DBG_NO_FIELD:
+	case DP_DBG_BAD_INDEX:
+		return DP_ERR_NO_BTF_FIELD;
+	case DP_DBG_NOT_PTR:
+		return DP_ERR_NO_PTR_STRCT;
+	case DP_DBG_STRUCT_VAL:
+		return DP_ERR_NOSUP_DAT_ARG;
+	case DP_DBG_BAD_HYPHEN:
+		return DP_ERR_BAD_HYPHEN;
+	case DP_DBG_NO_RETVAL:
+		return DP_ERR_NO_RETVAL;
+	case DP_DBG_TOO_LONG:
+		return DP_ERR_ARG_TOO_LONG;
+	case DP_DBG_BAD_STRING:
+		return DP_ERR_BAD_TYPE4STR;
+	default:
+		return DP_ERR_NOSUP_BTFARG;
+	}
+}
+
+/* Append " TEXT" to @out (@len bytes). */
+static int put(char *out, size_t len, const char *text)
+{
+	size_t n = strlen(out);
+	int k = snprintf(out + n, len - n, "%s%s", n ? " " : "", text);
+
+	return k < 0 || (size_t)k >= len - n ? -E2BIG : 0;
+}
+
+/* One argument (index @i in the line) at place @pl into @out. */
+static int one_arg(struct xlate *x, const struct dp_dbg_place *pl, int i,
+		   int *pos, bool *all_done, char *out, size_t len)
+{
+	struct arg_parts p;
+	struct dp_dbg_arg da;
+	char why[1024], text[4400];
+	enum dp_dbg_err de;
+	int at;
+
+	split_arg(x->a.argv[i], &p);
+	if (!strcmp(p.body, "$arg*")) {
+		char names[MAX_ARGS][33];
+		int n;
+
+		if (p.name || *p.type)
+			return fail(x, DP_ERR_BAD_VAR_ARGS, i, 0, "$arg* stands "
+				    "for every parameter, each named after "
+				    "itself");
+		if (*all_done)
+			return fail(x, DP_ERR_DOUBLE_ARGS, i, 0, "");
+		if (!x->ret && !pl->entry)
+			return fail(x, DP_ERR_NOFENTRY_ARGS, i, 0, "");
+		*all_done = true;
+		n = dp_dbg_params(x->dbg, pl, names, MAX_ARGS);
+		for (int k = 0; k < n; k++) {
+			de = dp_dbg_arg(x->dbg, pl, x->ret, names[k], "", &da,
+					&at, why, sizeof(why));
+			if (de)
+				return fail(x, code_of(de), i, 0, why);
+			snprintf(text, sizeof(text), "%s=%s", names[k], da.body);
+			if (put(out, len, text))
+				return fail(x, DP_ERR_ARGS_2LONG, i, 0, "");
+			(*pos)++;
+		}
+		return 0;
+	}
+	(*pos)++;
+	/* a $retval of a return probe without a type: the declared one */
+	if (!body_named(p.body) &&
+	    !(x->ret && !strcmp(p.body, "$retval") && !*p.type))
+		return put(out, len, x->a.argv[i]) ?
+		       fail(x, DP_ERR_ARGS_2LONG, i, 0, "") : 0;
+	if (!x->ret && !strncmp(p.body, "$retval", 7))
+		return fail(x, DP_ERR_RETVAL_ON_PROBE, i, p.body_at, "");
+	de = dp_dbg_arg(x->dbg, pl, x->ret, p.body, p.type, &da, &at, why,
+			sizeof(why));
+	if (de)
+		return fail(x, code_of(de), i, p.body_at + at, why);
+	if (p.name)
+		snprintf(text, sizeof(text), "%s=%s", p.name, da.body);
+	else if (da.name[0])
+		snprintf(text, sizeof(text), "%s=%s", da.name, da.body);
+	else if (!strcmp(p.body, "$retval"))
+		snprintf(text, sizeof(text), "%s", da.body);
+	else
+		snprintf(text, sizeof(text), "arg%d=%s", *pos, da.body);
+	return put(out, len, text) ? fail(x, DP_ERR_ARGS_2LONG, i, 0, "") : 0;
+}
+
+/* The definition for place @pl. */
+static int one_line(struct xlate *x, const struct dp_dbg_place *pl, char **out)
+{
+	size_t len = 8192;
+	char *buf = calloc(1, len), place[600];
+	bool all_done = false;
+	int pos = 0, ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	if (x->place.kind == PL_PLAIN)
+		snprintf(place, sizeof(place), "%s", x->a.argv[1]);
+	else if (pl->addr == pl->func)
+		snprintf(place, sizeof(place), "%s:%s", x->place.mod, pl->sym);
+	else
+		snprintf(place, sizeof(place), "%s:%s+0x%llx", x->place.mod,
+			 pl->sym, (unsigned long long)(pl->addr - pl->func));
+	put(buf, len, x->a.argv[0]);
+	put(buf, len, place);
+	for (int i = 2; i < x->a.argc && !ret; i++)
+		ret = one_arg(x, pl, i, &pos, &all_done, buf, len);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*out = buf;
+	return 0;
+}
+
+int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
+			  char ***out, struct dp_error *e)
+{
+	struct xlate *x = calloc(1, sizeof(*x));
+	const char *path;
+	struct dbg_file *f;
+	char **lines = NULL;
+	int ret, first = 2;
+
+	*out = NULL;
+	if (!x)
+		return -ENOMEM;
+	x->c = c;
+	x->line = line;
+	x->e = e;
+	if (dp_argv_split(line, &x->a) || x->a.argc < 2) {
+		ret = dp_error_detail(e, line, DP_ERR_BAD_PROBE_ADDR, EINVAL, 1,
+				      0, "no place");
+		goto out;
+	}
+	x->ret = line[0] == 'r';
+	split_place(x->a.argv[1], &x->place);
+	if (x->place.kind != PL_PLAIN && !x->place.mod) {
+		ret = fail(x, DP_ERR_BAD_PROBE_ADDR, 1, 0, "a line place names "
+			   "its file first: PROG:FUNC:LINE, PROG:FILE.c:LINE, "
+			   "PROG:FUNC;PATTERN");
+		goto out;
+	}
+	path = mod_path(c, x->place.mod);
+	if (!path) {
+		ret = fail(x, DP_ERR_BAD_PROBE_ADDR, 1, 0, x->place.mod ?
+			   "that file is not the program's nor one of its "
+			   "libraries: name it by its path" :
+			   "no program to look the place up in: name its file "
+			   "(PROG:FUNC)");
+		goto out;
+	}
+	for (int i = 2; i < x->a.argc; i++) {
+		struct arg_parts p;
+
+		split_arg(x->a.argv[i], &p);
+		if (body_named(p.body)) {
+			first = i;
+			break;
+		}
+	}
+	f = file_of(c, path);
+	if (!f || !f->dbg) {
+		ret = fail(x, DP_ERR_NOSUP_BTFARG,
+			   x->place.kind != PL_PLAIN ? 1 : first, 0,
+			   f ? f->why : "out of memory");
+		goto out;
+	}
+	x->dbg = f->dbg;
+	ret = find_place(x);
+	if (ret)
+		goto out;
+	lines = calloc((size_t)x->npl + 1, sizeof(*lines));
+	if (!lines) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < x->npl && !ret; i++)
+		ret = one_line(x, &x->pl[i], &lines[i]);
+	if (ret) {
+		dp_debugdef_lines_free(lines);
+		lines = NULL;
+	}
+	*out = lines;
+out:
+	dp_argv_free(&x->a);
+	free(x);
+	return ret;
+}
