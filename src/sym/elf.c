@@ -549,9 +549,13 @@ static struct dp_elf *find_debug(struct dp_elf *e)
 static int debug_symbols(struct dp_elf *e, struct symvec *sv)
 {
 	e->debug = find_debug(e);
-	for (size_t i = 0; e->debug && i < e->debug->nsyms; i++)
-		if (symvec_push(sv, &e->debug->syms[i]))
+	for (size_t i = 0; e->debug && i < e->debug->nsyms; i++) {
+		struct dp_elf_sym s = e->debug->syms[i];
+
+		s.debug_only = true;
+		if (symvec_push(sv, &s))
 			return -ENOMEM;
+	}
 	return 0;
 }
 #else
@@ -878,9 +882,9 @@ static size_t name_lower_bound(const struct dp_elf *e, const struct query *q)
  * entries in address order).  With @skip_hidden, addresses whose only
  * names are non-default versions are left out.
  */
-static size_t collect(const struct dp_elf *e, const struct query *q,
-		      bool skip_hidden, const struct dp_elf_sym **out,
-		      size_t max)
+static size_t collect_from(const struct dp_elf *e, const struct query *q,
+			   bool skip_hidden, bool skip_debug,
+			   const struct dp_elf_sym **out, size_t max)
 {
 	const struct dp_elf_sym *s, *last = NULL;
 	size_t i, n = 0;
@@ -891,7 +895,7 @@ static size_t collect(const struct dp_elf *e, const struct query *q,
 			break;
 		if (q->version && (!s->version || strcmp(q->version, s->version)))
 			continue;
-		if (skip_hidden && s->hidden)
+		if ((skip_hidden && s->hidden) || (skip_debug && s->debug_only))
 			continue;
 		if (last && last->value == s->value) {
 			/* another entry at the same address: keep the better */
@@ -905,6 +909,13 @@ static size_t collect(const struct dp_elf *e, const struct query *q,
 		last = s;
 	}
 	return n;
+}
+
+static size_t collect(const struct dp_elf *e, const struct query *q,
+		      bool skip_hidden, const struct dp_elf_sym **out,
+		      size_t max)
+{
+	return collect_from(e, q, skip_hidden, false, out, max);
 }
 
 size_t dp_elf_lookup_all(const struct dp_elf *e, const char *name,
@@ -925,9 +936,15 @@ int dp_elf_lookup(const struct dp_elf *e, const char *name,
 
 	parse_query(name, &q);
 	n = collect(e, &q, false, m, 2);
+	/* the file's own symbol before a debug file's local of the same
+	 * name (a name that was unique stays so with the debug file) */
+	if (n > 1 && collect_from(e, &q, false, true, m, 2) == 1)
+		n = 1;
 	if (n > 1) {
 		/* libc's memcpy@GLIBC_2.2.5 beside memcpy@@GLIBC_2.14 */
-		n = collect(e, &q, true, m, 2);
+		n = collect_from(e, &q, true, true, m, 2);
+		if (n != 1)
+			n = collect(e, &q, true, m, 2);
 		if (n != 1)
 			return -ENOTUNIQ;
 	}

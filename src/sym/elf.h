@@ -25,6 +25,7 @@ struct dp_elf_sym {
 	uint8_t bind;		/* STB_LOCAL, STB_GLOBAL, STB_WEAK, ... */
 	bool hidden;		/* a non-default version ("name@VER") */
 	uint16_t base_len;	/* length of the name without "@VER" */
+	bool debug_only;	/* from the separate debug file's .symtab */
 };
 
 struct dp_elf_seg {		/* a PT_LOAD */
