@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/named.h"
 #include "engine/engine.h"
+#include "sym/debuginfo.h"
 #include "sym/elf.h"
 #include "sym/proc.h"
 #include "util/util.h"
@@ -216,23 +217,127 @@ static pid_t parse_pid(const char *s)
 	return v;
 }
 
+/* ---- with the debug information: -L, -V, -v ----------------------------- */
+
+static void print_line(void *priv, int rel, const char *text)
+{
+	(void)priv;
+	if (rel >= 0)
+		printf("%7d  %s\n", rel, text);
+	else
+		printf("         %s\n", text);
+}
+
+static void print_var(void *priv, const char *type, const char *name,
+		      bool located)
+{
+	(void)priv;
+	printf("\t\t%s\t%s%s\n", type, name, located ? "" :
+	       "\t(not located here)");
+}
+
+struct proto_ctx {
+	const char *glob;
+	unsigned n;
+};
+
+static void print_proto(void *priv, const char *name, const char *proto)
+{
+	struct proto_ctx *c = priv;
+
+	if (c->glob && fnmatch(c->glob, name, 0))
+		return;
+	puts(proto);
+	c->n++;
+}
+
+/* FUNC, FUNC:N or FILE.c:N of -V into places; how many, or -errno. */
+static int vars_places(struct dp_dbg *d, const char *what,
+		       struct dp_dbg_place *pl, int max, char *why, size_t len)
+{
+	char buf[512], *colon;
+	long line;
+
+	snprintf(buf, sizeof(buf), "%s", what);
+	colon = strrchr(buf, ':');
+	if (!colon)
+		return dp_dbg_func(d, buf, pl, why, len) ? -ENOENT : 1;
+	*colon = '\0';
+	line = strtol(colon + 1, NULL, 10);
+	return dp_dbg_lines(d, buf, !strchr(buf, '.'), (int)line, pl, max, why,
+			    len);
+}
+
+static int list_debug(const char *binary, char what, const char *arg,
+		      const char *glob)
+{
+	struct dp_dbg_place pl[16];
+	struct proto_ctx pc = { glob, 0 };
+	char why[1024], file[4096];
+	struct dp_dbg *d;
+	int n, ret = 0;
+
+	if (dp_dbg_open(binary, &d, why, sizeof(why))) {
+		fprintf(stderr, "dprobe list: %s\n", why);
+		return DP_EXIT_REJECTED;
+	}
+	switch (what) {
+	case 'L':
+		ret = dp_dbg_func_lines(d, arg, file, sizeof(file), print_line,
+					NULL, why, sizeof(why));
+		break;
+	case 'V':
+		n = vars_places(d, arg, pl, 16, why, sizeof(why));
+		ret = n < 0 ? n : 0;
+		for (int i = 0; i < n; i++) {
+			printf("Available variables at %s\n", arg);
+			printf("        @<%s+%llu>\n", pl[i].sym,
+			       (unsigned long long)(pl[i].addr - pl[i].func));
+			dp_dbg_vars(d, &pl[i], print_var, NULL);
+		}
+		break;
+	default:
+		dp_dbg_prototypes(d, print_proto, &pc);
+		break;
+	}
+	if (ret)
+		fprintf(stderr, "dprobe list: %s\n", why);
+	dp_dbg_close(d);
+	return ret ? DP_EXIT_REJECTED : DP_EXIT_OK;
+}
+
 int dp_cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "binary", required_argument, NULL, 'x' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "kernel", no_argument, NULL, 'K' },
+		{ "lines", required_argument, NULL, 'L' },
+		{ "vars", required_argument, NULL, 'V' },
+		{ "protos", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *binary = NULL, *pidarg = NULL, *glob;
+	const char *binary = NULL, *pidarg = NULL, *glob, *darg = NULL;
 	bool kernel = false;
+	char dbg = 0;
 	pid_t pid = -1;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+x:p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+x:p:L:V:vh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'L':
+		case 'V':
+		case 'v':
+			if (dbg) {
+				fprintf(stderr, "dprobe list: one of -L, -V and "
+					"-v\n");
+				goto usage;
+			}
+			dbg = (char)c;
+			darg = optarg;
+			break;
 		case 'x': binary = optarg; break;
 		case 'p': pidarg = optarg; break;
 		case 'K': kernel = true; break;
@@ -253,6 +358,13 @@ int dp_cmd_list(int argc, char **argv)
 		goto usage;
 	}
 	glob = optind < argc ? argv[optind] : NULL;
+	if (dbg && !binary) {
+		fprintf(stderr, "dprobe list: -%c reads the debug information "
+			"of -x BINARY\n", dbg);
+		goto usage;
+	}
+	if (dbg)
+		return list_debug(binary, dbg, darg, glob);
 	if (kernel)
 		return list_kernel(glob);
 	if (binary)

@@ -54,7 +54,8 @@ static const struct {
 	  "events/GRP/EVENT/format (with dprobe's own event ID).\n" },
 	{ "list", dp_cmd_list,
 	  "list the functions, tracepoints and SDT probes to place probes on",
-	  "dprobe list (-x BINARY | -p PID | --kernel) [GLOB]",
+	  "dprobe list (-x BINARY | -p PID | --kernel) [GLOB]\n"
+	  "       dprobe list -x BINARY (-L FUNC | -V FUNC[:LINE] | -v) [GLOB]",
 	  "List the functions a probe can be placed on, like ftrace's\n"
 	  "available_filter_functions: every function symbol (STT_FUNC or\n"
 	  "STT_GNU_IFUNC, of non-zero size) of BINARY, or of every object the\n"
@@ -69,7 +70,17 @@ static const struct {
 	  "                     at their run-time addresses\n"
 	  "  --kernel           the kernel's tracepoints (available_events) as\n"
 	  "                     GROUP:NAME [Tracepoint event]\n"
-	  "  GLOB               only the names matching this shell pattern\n" },
+	  "  GLOB               only the names matching this shell pattern\n"
+	  "\n"
+	  "With the debug information of BINARY (in it, in its debug file under\n"
+	  "/usr/lib/debug or $DPROBE_DEBUG_DIR, or from debuginfod), as perf\n"
+	  "probe's -L, -V and --funcs show it:\n"
+	  "  -L, --lines FUNC   FUNC's source, each line with code numbered as\n"
+	  "                     FUNC:N places it\n"
+	  "  -V, --vars PLACE   the variables a definition can name at FUNC,\n"
+	  "                     FUNC:N or FILE:N, with their types\n"
+	  "  -v, --protos       every function with debug information and its\n"
+	  "                     prototype\n" },
 	{ "trace", dp_cmd_trace,
 	  "stream probe events from a program or running processes",
 	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]... [-o FILE]\n"

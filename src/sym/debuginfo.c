@@ -14,6 +14,7 @@
  * the declared C types.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -1224,4 +1225,232 @@ int dp_dbg_params(struct dp_dbg *d, const struct dp_dbg_place *pl,
 			snprintf(names[n++], 33, "%s", cn);
 	} while (!dwarf_siblingof(&c, &c));
 	return n;
+}
+
+/* ---- what there is ---------------------------------------------------------- */
+
+/* snprintf() that may cut: a type's name is shown, never parsed. */
+static void say_type(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* @t's C name into @buf (@len), as perf probe -V shows types. */
+static void type_name(Dwarf_Die *t, char *buf, size_t len, int depth)
+{
+	Dwarf_Die in;
+	const char *n = die_name(t);
+	char sub[256];
+	int64_t cnt;
+
+	buf[0] = '\0';
+	if (depth > 8) {
+		say_type(buf, len, "...");
+		return;
+	}
+	switch (dwarf_tag(t)) {
+	case DW_TAG_base_type:
+	case DW_TAG_typedef:
+		say_type(buf, len, "%s", n ? n : "?");
+		return;
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+		say_type(buf, len, "struct %s", n ? n : "(anon)");
+		return;
+	case DW_TAG_union_type:
+		say_type(buf, len, "union %s", n ? n : "(anon)");
+		return;
+	case DW_TAG_enumeration_type:
+		say_type(buf, len, "enum %s", n ? n : "(anon)");
+		return;
+	case DW_TAG_subroutine_type:
+		say_type(buf, len, "(function)");
+		return;
+	default:
+		break;
+	}
+	if (!die_type(t, &in))
+		snprintf(sub, sizeof(sub), "void");
+	else
+		type_name(&in, sub, sizeof(sub), depth + 1);
+	switch (dwarf_tag(t)) {
+	case DW_TAG_pointer_type:
+		say_type(buf, len, "%s*", sub);
+		break;
+	case DW_TAG_reference_type:
+		say_type(buf, len, "%s&", sub);
+		break;
+	case DW_TAG_const_type:
+		say_type(buf, len, "const %s", sub);
+		break;
+	case DW_TAG_volatile_type:
+		say_type(buf, len, "volatile %s", sub);
+		break;
+	case DW_TAG_array_type:
+		cnt = array_count(t);
+		if (cnt >= 0)
+			say_type(buf, len, "%s[%" PRId64 "]", sub, cnt);
+		else
+			say_type(buf, len, "%s[]", sub);
+		break;
+	default:
+		say_type(buf, len, "%s", sub);
+		break;
+	}
+}
+
+int dp_dbg_func_lines(struct dp_dbg *d, const char *func, char *file,
+		      size_t filelen,
+		      void (*line)(void *priv, int rel, const char *text),
+		      void *priv, char *why, size_t whylen)
+{
+	struct dp_dbg_place f, one[8];
+	char text[1024], path[4096];
+	Dwarf_Die fn, cu;
+	Dwarf_Attribute a;
+	const char *src, *dir;
+	int decl = 0, ln = 0, last = 0;
+	FILE *fp;
+
+	if (dp_dbg_func(d, func, &f, why, whylen))
+		return -ENOENT;
+	if (!func_die(d, f.addr, &fn) || dwarf_decl_line(&fn, &decl) ||
+	    !(src = dwarf_decl_file(&fn))) {
+		snprintf(why, whylen, "no line information for %s", func);
+		return -ENOENT;
+	}
+	dir = src[0] != '/' && dwarf_diecu(&fn, &cu, NULL, NULL) &&
+	      dwarf_attr(&cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
+	if (dir)
+		snprintf(path, sizeof(path), "%s/%s", dir, src);
+	else
+		snprintf(path, sizeof(path), "%s", src);
+	snprintf(file, filelen, "%s", path);
+	/* the function's last line: the highest with code in it */
+	for (int l = decl; l < decl + 4096; l++)
+		if (rows_at(d, &fn, src, l, one, 8) > 0)
+			last = l;
+		else if (last && l > last + 64)
+			break;
+	fp = fopen(path, "re");
+	if (!fp) {
+		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	while (fgets(text, sizeof(text), fp) && ++ln <= last) {
+		text[strcspn(text, "\n")] = '\0';
+		if (ln >= decl)
+			line(priv, ln == decl || rows_at(d, &fn, src, ln, one, 8) > 0 ?
+			     ln - decl : -1, text);
+	}
+	fclose(fp);
+	return 0;
+}
+
+int dp_dbg_vars(struct dp_dbg *d, const struct dp_dbg_place *pl,
+		void (*var)(void *priv, const char *type, const char *name,
+			    bool located),
+		void *priv)
+{
+	Dwarf_Die *sc, fn;
+	int n;
+
+	if (!func_die(d, pl->func, &fn))
+		return -ENOENT;
+	n = scopes_at(d, pl->addr, &sc);
+	for (int i = 0; i <= n; i++) {
+		Dwarf_Die *s = i < n ? &sc[i] : &fn, c, t;
+		int tag = dwarf_tag(s);
+
+		if (i < n && tag != DW_TAG_lexical_block &&
+		    tag != DW_TAG_inlined_subroutine) {
+			if (tag == DW_TAG_subprogram)
+				i = n - 1;	/* the function's own, last */
+			continue;
+		}
+		if (dwarf_child(s, &c))
+			continue;
+		do {
+			char tn[256] = "?";
+			const char *cn = die_name(&c);
+			Dwarf_Attribute a;
+			Dwarf_Op *ops;
+			size_t nops;
+
+			tag = dwarf_tag(&c);
+			if ((tag != DW_TAG_variable &&
+			     tag != DW_TAG_formal_parameter) || !cn)
+				continue;
+			if (die_type(&c, &t))
+				type_name(&t, tn, sizeof(tn), 0);
+			var(priv, tn, cn,
+			    (pl->entry && tag == DW_TAG_formal_parameter) ||
+			    (dwarf_attr_integrate(&c, DW_AT_location, &a) &&
+			     dwarf_getlocation_addr(&a, dw_pc(d, pl->addr), &ops,
+						    &nops, 1) == 1 && nops));
+		} while (!dwarf_siblingof(&c, &c));
+	}
+	free(sc);
+	return 0;
+}
+
+struct proto_walk {
+	void (*fn)(void *priv, const char *name, const char *proto);
+	void *priv;
+};
+
+static int one_proto(Dwarf_Die *die, void *arg)
+{
+	struct proto_walk *w = arg;
+	char proto[1024], tn[256];
+	const char *name = die_name(die);
+	Dwarf_Die t, c;
+	Dwarf_Addr lo;
+	size_t k;
+	bool first = true;
+
+	if (!name || (dwarf_lowpc(die, &lo) && dwarf_entrypc(die, &lo)))
+		return DWARF_CB_OK;
+	if (die_type(die, &t))
+		type_name(&t, tn, sizeof(tn), 0);
+	else
+		snprintf(tn, sizeof(tn), "void");
+	k = (size_t)snprintf(proto, sizeof(proto), "%s %s(", tn, name);
+	if (!dwarf_child(die, &c)) {
+		do {
+			const char *pn = die_name(&c);
+
+			if (dwarf_tag(&c) != DW_TAG_formal_parameter ||
+			    k >= sizeof(proto))
+				continue;
+			if (die_type(&c, &t))
+				type_name(&t, tn, sizeof(tn), 0);
+			k += (size_t)snprintf(proto + k, sizeof(proto) - k,
+					      "%s%s%s%s", first ? "" : ", ", tn,
+					      pn ? " " : "", pn ? pn : "");
+			first = false;
+		} while (!dwarf_siblingof(&c, &c));
+	}
+	if (k < sizeof(proto))
+		snprintf(proto + k, sizeof(proto) - k, "%s)", first ? "void" : "");
+	w->fn(w->priv, name, proto);
+	return DWARF_CB_OK;
+}
+
+int dp_dbg_prototypes(struct dp_dbg *d,
+		      void (*fn)(void *priv, const char *name,
+				 const char *proto),
+		      void *priv)
+{
+	struct proto_walk w = { fn, priv };
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	while ((cu = dwfl_module_nextcu(d->mod, cu, &bias)))
+		dwarf_getfuncs(cu, one_proto, &w, 0);
+	return 0;
 }

@@ -89,4 +89,29 @@ enum dp_dbg_err dp_dbg_arg(struct dp_dbg *d, const struct dp_dbg_place *pl,
 int dp_dbg_params(struct dp_dbg *d, const struct dp_dbg_place *pl,
 		  char (*names)[33], int max);
 
+/* ---- what there is (dprobe list -L, -V, -v) ------------------------------ */
+
+/*
+ * The source of function @func, perf probe -L's way: @line is called for
+ * each line from its declaration to its last, with @rel >= 0 (the
+ * number FUNC:N takes) where code starts, -1 elsewhere.  @file gets the
+ * source file's path.  0, or -errno with @why.
+ */
+int dp_dbg_func_lines(struct dp_dbg *d, const char *func, char *file,
+		      size_t filelen,
+		      void (*line)(void *priv, int rel, const char *text),
+		      void *priv, char *why, size_t whylen);
+/* The variables visible at @pl, innermost scope first: @var is called
+ * with each one's type and name, and whether it has a location there. */
+int dp_dbg_vars(struct dp_dbg *d, const struct dp_dbg_place *pl,
+		void (*var)(void *priv, const char *type, const char *name,
+			    bool located),
+		void *priv);
+/* Each function with debug information and its prototype
+ * ("int handle(struct msg* r, int n, const char* who)"). */
+int dp_dbg_prototypes(struct dp_dbg *d,
+		      void (*fn)(void *priv, const char *name,
+				 const char *proto),
+		      void *priv);
+
 #endif
