@@ -29,6 +29,7 @@
 #include "output/renderer.h"
 #include "ring/ring.h"
 #include "sym/debugdef.h"
+#include "sym/demangle.h"
 
 #define MAX_DEFS 1024
 #define MAX_PIDS 64
@@ -176,7 +177,8 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 }
 
 enum { OPT_FILTER = 256, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
-       OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL };
+       OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
+       OPT_NO_DEMANGLE };
 
 /* auto (NULL), or an engine of dp_engines[] by name */
 static int parse_engine(const char *arg, const struct dp_engine_ops **e)
@@ -238,6 +240,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "kernel", no_argument, NULL, OPT_KERNEL },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -306,6 +309,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			break;
 		case OPT_OVERWRITE: o->overwrite = true; break;
 		case OPT_KERNEL: o->kernel = true; break;
+		case OPT_NO_DEMANGLE: dp_demangle_on = false; break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);

@@ -18,6 +18,7 @@
 #include "lang/argv.h"
 #include "sym/debugdef.h"
 #include "sym/debuginfo.h"
+#include "sym/demangle.h"
 #include "sym/elf.h"
 #include "util/util.h"
 
@@ -140,6 +141,18 @@ static bool all_digits(const char *s)
 	return *s && strspn(s, "0123456789") == strlen(s);
 }
 
+/* The ':' after MOD, or NULL: not one of a C++ name's "::". */
+static char *mod_colon(char *s)
+{
+	for (char *c = strchr(s, ':'); c; c = strchr(c + 2, ':')) {
+		if (c[1] != ':')
+			return c;
+		if (!c[2])
+			break;
+	}
+	return NULL;
+}
+
 static void split_place(const char *text, struct place *p)
 {
 	char *c1, *c2, *semi;
@@ -152,13 +165,13 @@ static void split_place(const char *text, struct place *p)
 	semi = strchr(p->buf, ';');
 	if (semi)
 		*semi = '\0';
-	c1 = strchr(p->buf, ':');
+	c1 = mod_colon(p->buf);
 	if (c1) {
 		*c1 = '\0';
 		p->mod = p->buf;
 		p->where = c1 + 1;
-		c2 = strchr(c1 + 1, ':');
-		if (c2 && all_digits(c2 + 1)) {
+		c2 = strrchr(c1 + 1, ':');
+		if (c2 && c2[-1] != ':' && all_digits(c2 + 1)) {
 			*c2 = '\0';
 			p->rest = c2 + 1;
 			p->kind = strchr(p->where, '.') ? PL_FILE_LINE :
@@ -181,7 +194,7 @@ bool dp_debugdef_needed(const char *line)
 		return false;
 	if (a.argc >= 2) {
 		split_place(a.argv[1], &pl);
-		need = pl.kind != PL_PLAIN;
+		need = pl.kind != PL_PLAIN || dp_cxx_place(pl.where);
 	}
 	for (int i = 2; i < a.argc && !need; i++) {
 		struct arg_parts p;
@@ -255,6 +268,38 @@ static int fail(struct xlate *x, enum dp_err_code code, int index, int offset,
 {
 	return dp_error_detail(x->e, x->line, code, EINVAL, index, offset,
 			       "%s", why);
+}
+
+/*
+ * A C++ name for a place ('prog:ns::Widget::draw(int)+4%return'): the
+ * line's place becomes MOD:SYMBOL with the same suffix.
+ */
+static int cxx_place(struct xlate *x, const char *path)
+{
+	char name[512], sym[512], why[2048], place[1200];
+	const char *w = x->place.where, *close = strrchr(w, ')');
+	const char *suffix = w + strcspn(close ? close : w, "+%") +
+			     (close ? close - w : 0);
+	struct dp_elf *elf;
+	int ret;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(suffix - w), w);
+	/* "f(int) const" keeps its qualifier in the name */
+	if (dp_elf_open_why(path, &elf, why, sizeof(why)))
+		return fail(x, DP_ERR_BAD_PROBE_ADDR, 1, 0, why);
+	ret = dp_cxx_lookup(elf, name, sym, sizeof(sym), why, sizeof(why));
+	dp_elf_close(elf);
+	if (ret)
+		return fail(x, ret == -ENOTUNIQ ? DP_ERR_NON_UNIQ_SYMBOL :
+			    DP_ERR_BAD_PROBE_ADDR, 1, 0, why);
+	snprintf(place, sizeof(place), "%s%s%s%s", x->place.mod ? x->place.mod :
+		 "", x->place.mod ? ":" : "", sym, suffix);
+	free(x->a.argv[1]);
+	x->a.argv[1] = strdup(place);
+	if (!x->a.argv[1])
+		return -ENOMEM;
+	split_place(x->a.argv[1], &x->place);
+	return 0;
 }
 
 /* The address(es) of the place; 0 or -errno (the error set). */
@@ -435,7 +480,7 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 	const char *path;
 	struct dbg_file *f;
 	char **lines = NULL;
-	int ret, first = 2;
+	int ret, first;
 
 	*out = NULL;
 	if (!x)
@@ -449,6 +494,7 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 		goto out;
 	}
 	x->ret = line[0] == 'r';
+	first = x->a.argc + 1;
 	split_place(x->a.argv[1], &x->place);
 	if (x->place.kind != PL_PLAIN && !x->place.mod) {
 		ret = fail(x, DP_ERR_BAD_PROBE_ADDR, 1, 0, "a line place names "
@@ -465,6 +511,11 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 			   "(PROG:FUNC)");
 		goto out;
 	}
+	if (dp_cxx_place(x->place.where)) {
+		ret = cxx_place(x, path);
+		if (ret)
+			goto out;
+	}
 	for (int i = 2; i < x->a.argc; i++) {
 		struct arg_parts p;
 
@@ -474,10 +525,22 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 			break;
 		}
 	}
+	if (first == x->a.argc + 1 && x->place.kind == PL_PLAIN) {
+		/* a C++ place alone: no debug information needed */
+		lines = calloc(2, sizeof(*lines));
+		if (!lines || !(lines[0] = dp_argv_join(&x->a))) {
+			free(lines);
+			ret = -ENOMEM;
+			goto out;
+		}
+		*out = lines;
+		goto out;
+	}
 	f = file_of(c, path);
 	if (!f || !f->dbg) {
 		ret = fail(x, DP_ERR_NOSUP_BTFARG,
-			   x->place.kind != PL_PLAIN ? 1 : first, 0,
+			   x->place.kind != PL_PLAIN || first > x->a.argc ? 1 :
+			   first, 0,
 			   f ? f->why : "out of memory");
 		goto out;
 	}

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "lang/kstrto.h"
+#include "sym/demangle.h"
 #include "sym/proc.h"
 #include "sym/tracepoint.h"
 #include "sym/resolve.h"
@@ -43,11 +44,18 @@ struct interned {
 	struct interned *next;
 };
 
+/* Readable names of C++ symbols, by the symbol name's address. */
+struct demangled_map {
+	struct { const char *orig; char *copy; } *e;
+	unsigned n, cap;	/* cap: a power of two */
+};
+
 struct dp_proc {
 	pid_t pid;
 	struct dp_resolver res;		/* opens and caches the ELF files */
 	struct file_info *files;
 	struct interned *names;
+	struct demangled_map demangled;
 	struct dp_proc_objs *cur;
 	bool same_root;			/* /proc/PID/root is our "/" */
 	uint64_t at_base;		/* the dynamic linker's load address */
@@ -802,6 +810,9 @@ void dp_proc_close(struct dp_proc *p)
 		free(s->copy);
 		free(s);
 	}
+	for (unsigned i = 0; i < p->demangled.cap; i++)
+		free(p->demangled.e[i].copy);
+	free(p->demangled.e);
 	dp_resolver_free(&p->res);
 	free(p);
 }
@@ -1404,10 +1415,56 @@ int dp_proc_sym_addr(struct dp_proc *p, const char *text, uint64_t *addr,
 /* ---- symbolizing -------------------------------------------------------- */
 
 /* @s's name without "@VER", NUL-terminated. */
+/* A C++ or Rust symbol's readable name, made once per symbol. */
+static const char *demangled(struct dp_proc *p, const struct dp_elf_sym *s)
+{
+	struct demangled_map *m = &p->demangled;
+	unsigned h;
+	char *d;
+
+	if (m->n * 2 >= m->cap) {
+		struct demangled_map old = *m;
+		unsigned cap = m->cap ? m->cap * 2 : 256;
+
+		m->e = calloc(cap, sizeof(*m->e));
+		if (!m->e) {
+			*m = old;
+			return s->name;
+		}
+		m->cap = cap;
+		m->n = 0;
+		for (unsigned i = 0; i < old.cap; i++) {
+			if (!old.e[i].orig)
+				continue;
+			h = (unsigned)(((uintptr_t)old.e[i].orig >> 3) *
+				       2654435761u) & (cap - 1);
+			while (m->e[h].orig)
+				h = (h + 1) & (cap - 1);
+			m->e[h] = old.e[i];
+			m->n++;
+		}
+		free(old.e);
+	}
+	h = (unsigned)(((uintptr_t)s->name >> 3) * 2654435761u) & (m->cap - 1);
+	while (m->e[h].orig && m->e[h].orig != s->name)
+		h = (h + 1) & (m->cap - 1);
+	if (m->e[h].orig)
+		return m->e[h].copy;
+	d = dp_demangle(s->name, false);
+	if (!d)
+		return s->name;
+	m->e[h].orig = s->name;
+	m->e[h].copy = d;
+	m->n++;
+	return d;
+}
+
 static const char *sym_base_name(struct dp_proc *p, const struct dp_elf_sym *s)
 {
 	struct interned *i;
 
+	if (dp_demangle_on && s->name[0] == '_' && s->name[1] == 'Z')
+		return demangled(p, s);
 	if (!s->name[s->base_len])
 		return s->name;
 	for (i = p->names; i; i = i->next)

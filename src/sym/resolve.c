@@ -18,6 +18,7 @@
 #include "arch/arch.h"
 #include "lang/kstrto.h"
 #include "sym/elf.h"
+#include "sym/demangle.h"
 #include "sym/resolve.h"
 #include "sym/tracepoint.h"
 #include "util/util.h"
@@ -340,11 +341,20 @@ static void missing_detail(const struct dp_elf *elf, const char *path,
 	size_t n = dp_elf_suggest(elf, sym, near, 3), i;
 	int o;
 
+	char *cxx[3];
+	size_t nc = n ? 0 : dp_cxx_suggest(elf, sym, cxx, 3);
+
 	o = snprintf(buf, len, "searched %s", path);
 	for (i = 0; i < n && o >= 0 && (size_t)o < len; i++)
 		o += snprintf(buf + o, len - o, "%s%s", i ? ", " :
 			      "; did you mean: ", near[i]);
-	if (n && o >= 0 && (size_t)o < len)
+	/* a C++ name written plain: the readable names it may mean */
+	for (i = 0; i < nc && o >= 0 && (size_t)o < len; i++)
+		o += snprintf(buf + o, len - o, "%s'%s'", i ? ", " :
+			      "; did you mean: ", cxx[i]);
+	for (i = 0; i < nc; i++)
+		free(cxx[i]);
+	if ((n || nc) && o >= 0 && (size_t)o < len)
 		snprintf(buf + o, len - o, "?");
 }
 
