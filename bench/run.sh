@@ -27,6 +27,8 @@
 #       writes its record into the thread's ring while dprobe reads and
 #       formats what it can; events + lost must be N
 #   a2s a2 with `dprobe stat --engine agent` (hits counted, no records)
+#   a2n a2 written by name, `p:bench work a b` (the debug information
+#       types a as s32 and b as s64: the same definition as a2's)
 #   a2f a2 with the loop started through `sh -c` with -f (the agent
 #       follows sh's fork and the exec; the probe is PATH:work)
 #   w0  the loop in 4 forked workers (loop N workers): ns per call per
@@ -94,7 +96,7 @@ trap 'exit 130' INT
 trap 'exit 141' PIPE
 trap 'exit 143' TERM
 
-gcc -O2 -o "$tmp/loop" "$here/loop.c" || exit 2
+gcc -g -O2 -o "$tmp/loop" "$here/loop.c" || exit 2
 LOOP=$tmp/loop
 gcc -O2 -o "$tmp/dl_bench" "$here/dl_bench.c" -ldl || exit 2
 gcc -O2 -shared -fPIC -DBENCH_DL_LIB -o "$tmp/libbenchdl.so" \
@@ -164,6 +166,7 @@ defs() {
 	k4) echo "p:$GROUP/bench $LOOP:$off $ENTRY2"
 	    echo "r:$GROUP/benchret $LOOP:$off $RET" ;;
 	d2 | d2p | a2 | a2s | a2i | a2w | e2s) echo "p:bench work $ENTRY2" ;;
+	a2n) echo "p:bench work a b" ;;
 	a2f) echo "p:bench $LOOP:work $ENTRY2" ;;
 	l2) echo "p:bench libbenchdl.so:dlwork a=%di:s64" ;;
 	d3 | a3) echo "p:bench work $ENTRY2 $STR" ;;
@@ -237,7 +240,7 @@ EOF
 		# would), so the ring (1 MiB, --overwrite) keeps the newest:
 		# the producer's steady state, records lost to the reader
 		# counted and checked below
-		case $id in a2 | a2f | a2w | a3 | a4 | t2) cmd="$cmd --overwrite" ;; esac
+		case $id in a2 | a2n | a2f | a2w | a3 | a4 | t2) cmd="$cmd --overwrite" ;; esac
 		case $id in a2s | t2s | e2s) cmd=stat ;; esac
 		noopt=
 		[ "$id" = a2i ] && noopt=1
@@ -247,7 +250,7 @@ EOF
 			{ cat "$tmp/err" >&2; return 1; }
 		want=$((n * $(hits_per_call "$id")))
 		case $id in
-		a2 | a2f | a2w | a3 | a4 | t2)	# events + lost: every hit made a record
+		a2 | a2n | a2f | a2w | a3 | a4 | t2)	# events + lost: every hit made a record
 			got=$(sed -n 's/^dprobe: \([0-9]*\) events, 0 filtered, 0 missed, \([0-9]*\) lost$/\1 \2/p' \
 				"$tmp/err" | awk '{ print $1 + $2 }')
 			[ "$got" = "$want" ] && want=ok ;;
@@ -283,7 +286,7 @@ dprobe_ok=1
 printf '%s\n' "machine: $(nproc) CPUs, $(uname -r); $REPEATS repeats, ~${SECONDS_PER_RUN} s per run" >&2
 results=$tmp/results
 : >"$results"
-for id in ${BENCH_IDS:-b0 f0 a2 a2s a2f a3 a4 a2i w0 a2w l0 l2 t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2p}; do
+for id in ${BENCH_IDS:-b0 f0 a2 a2s a2n a2f a3 a4 a2i w0 a2w l0 l2 t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2p}; do
 	case $id in
 	t*) [ -n "$TPLOOP" ] ||
 		{ echo "$id n/a" >>"$results"; continue; } ;;
@@ -308,6 +311,7 @@ BEGIN {
 	name["f0"] = "floor: hook through a pointer, 32-byte record to a TLS ring"
 	name["a2"] = "dprobe trace (agent): entry, a=%di:s32 b=%si:s64"
 	name["a2s"] = "dprobe stat (agent): a2 counted"
+	name["a2n"] = "a2 by name: p:bench work a b (DWARF: a=%di:s32 b=%si:s64)"
 	name["a2f"] = "a2, the loop started by sh -c, -f (fork + exec followed)"
 	name["w0"] = "baseline in 4 forked workers (ns per call per worker)"
 	name["a2w"] = "a2 in the 4 workers of w0, -f (rings of their own)"

@@ -134,32 +134,31 @@ static int apply_named(struct dp_registry *reg, const char *line,
  * translation, as perf probe -D shows its).
  */
 static int apply_debug(struct dp_registry *reg, const char *line,
-		       const char *binary, bool json, bool quiet,
-		       char last[2][DP_MAX_EVENT_NAME_LEN])
+		       const char *binary, struct dp_debugdef **dbg, bool json,
+		       bool quiet, char last[2][DP_MAX_EVENT_NAME_LEN])
 {
 	struct dp_cli_objs objs = { 0 };
 	struct dp_error e = { 0 };
-	struct dp_debugdef *dbg;
 	char **t = NULL;
 	int rejected = 0;
 
-	if (binary && dp_cli_objs_of_binary(&objs, binary))
-		objs = (struct dp_cli_objs){ 0 };
-	dbg = dp_debugdef_new(binary, objs.paths, objs.n);
-	dp_cli_objs_free(&objs);
-	if (!dbg || dp_debugdef_translate(dbg, line, &t, &e)) {
+	if (!*dbg) {
+		if (binary && dp_cli_objs_of_binary(&objs, binary))
+			objs = (struct dp_cli_objs){ 0 };
+		*dbg = dp_debugdef_new(binary, objs.paths, objs.n);
+		dp_cli_objs_free(&objs);
+	}
+	if (!*dbg || dp_debugdef_translate(*dbg, line, &t, &e)) {
 		if (json)
 			json_line(line, -1, NULL, &e);
 		else
 			dp_error_print(&e, stdout);
 		dp_error_clear(&e);
-		dp_debugdef_free(dbg);
 		return 1;
 	}
 	for (size_t k = 0; t[k]; k++)
 		rejected += apply_one(reg, t[k], json, quiet, last);
 	dp_debugdef_lines_free(t);
-	dp_debugdef_free(dbg);
 	return rejected;
 }
 
@@ -168,6 +167,7 @@ static int apply_all(struct dp_registry *reg, const struct dp_defs *d,
 		     const char *binary, bool json, bool quiet,
 		     char last[2][DP_MAX_EVENT_NAME_LEN])
 {
+	struct dp_debugdef *dbg = NULL;	/* opened at the first use */
 	int rejected = 0;
 
 	for (int i = 0; i < d->n; i++) {
@@ -175,12 +175,13 @@ static int apply_all(struct dp_registry *reg, const struct dp_defs *d,
 			rejected += apply_named(reg, d->lines[i], binary, json,
 						quiet, last);
 		else if (dp_debugdef_needed(d->lines[i]))
-			rejected += apply_debug(reg, d->lines[i], binary, json,
-						quiet, last);
+			rejected += apply_debug(reg, d->lines[i], binary, &dbg,
+						json, quiet, last);
 		else
 			rejected += apply_one(reg, d->lines[i], json, quiet,
 					      last);
 	}
+	dp_debugdef_free(dbg);
 	return rejected;
 }
 

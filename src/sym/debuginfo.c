@@ -798,9 +798,15 @@ static enum dp_dbg_err locate(struct dp_dbg *d, Dwarf_Die *fn, Dwarf_Die *var,
 			return DP_DBG_OK;
 		}
 	}
-	snprintf(why, whylen, "%s lives where dprobe cannot fetch it at this "
-		 "place (a DWARF expression of %zu operations, not a register "
-		 "or memory at one)", name, n);
+	if (n == 1 && ops[0].atom >= DW_OP_reg17 && ops[0].atom <= DW_OP_reg31) {
+		snprintf(why, whylen, "%s is in %%xmm%d here (floating point): "
+			 "a fetch argument reads integer registers and memory",
+			 name, ops[0].atom - DW_OP_reg17);
+		return DP_DBG_UNSUPPORTED;
+	}
+	snprintf(why, whylen, "%s is computed, not stored, at this place (a "
+		 "DWARF expression of %zu operations, not a register or memory "
+		 "at one)", name, n);
 	return DP_DBG_UNSUPPORTED;
 }
 
