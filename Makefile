@@ -367,7 +367,7 @@ qemu-test: $(O)/dprobe
 	  [ $$a = 0 ] && [ $$b = 0 ]
 
 FUZZ_SECONDS ?= 600
-FUZZERS := lang filter sdt kraw
+FUZZERS := lang filter sdt kraw debugdef
 FUZZ_BINS := $(FUZZERS:%=build-fuzz/fuzz-%)
 # The library is compiled once for all fuzzers (in parallel under -j),
 # with coverage instrumentation; each harness links it.
@@ -387,7 +387,7 @@ fuzz: $(FUZZ_BINS)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZERS)
 
 fuzz-short: $(FUZZ_BINS)
-	@sh tests/fuzz/run.sh $${FUZZ_SHORT_SECONDS:-30} $(FUZZERS)
+	@sh tests/fuzz/run.sh $${FUZZ_SHORT_SECONDS:-24} $(FUZZERS)
 
 # The whole suite (tests/run-all.sh): `test-build` builds everything the
 # stages run, release and ASan, then the stages run two (or nproc) at a
