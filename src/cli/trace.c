@@ -438,6 +438,9 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 				bad++;
 				continue;
 			}
+			if (*dp_debugdef_note(nm->dbg))
+				fprintf(stderr, "dprobe: %s\n",
+					dp_debugdef_note(nm->dbg));
 		}
 		for (size_t k = 0; t ? t[k] != NULL : k == 0; k++) {
 			if (dp_registry_apply(reg, t ? t[k] : l.v[i], NULL, &e)) {

@@ -37,6 +37,7 @@ struct dp_debugdef {
 	char **objs;
 	size_t nobjs;
 	struct dbg_file *files;
+	char note[600];		/* what the last translation did, or "" */
 };
 
 struct dp_debugdef *dp_debugdef_new(const char *binary, char *const *objs,
@@ -331,16 +332,31 @@ static int find_place(struct xlate *x)
 	default: {
 		char fn[256];
 		size_t n = strcspn(ps, "+%");
+		int inl = 0;
 
 		snprintf(fn, sizeof(fn), "%.*s", (int)n, ps);
 		if (ps[n] == '+')
 			off = strtoull(ps + n + 1, &end, 0);
-		x->npl = dp_dbg_func(x->dbg, fn, &x->pl[0], why, sizeof(why)) ?
-			 -ENOENT : 1;
+		if (ps[n] || x->ret) {
+			/* an offset, or a return: the called copy only */
+			x->npl = dp_dbg_func(x->dbg, fn, &x->pl[0], why,
+					     sizeof(why)) ? -ENOENT : 1;
+		} else {
+			/* perf's way: the out-of-line copy and every
+			 * inlined one */
+			x->npl = dp_dbg_func_places(x->dbg, fn, x->pl,
+						    MAX_PLACES, &inl, why,
+						    sizeof(why));
+		}
 		if (x->npl == 1 && off) {
 			x->pl[0].addr += off;
 			x->pl[0].entry = false;
 		}
+		if (x->npl > 1 || inl)
+			snprintf(x->c->note, sizeof(x->c->note), "%s: %d "
+				 "place%s (%d inlined cop%s)", fn, x->npl,
+				 x->npl == 1 ? "" : "s", inl,
+				 inl == 1 ? "y" : "ies");
 		break;
 	}
 	}
@@ -454,13 +470,21 @@ static int one_line(struct xlate *x, const struct dp_dbg_place *pl, char **out)
 
 	if (!buf)
 		return -ENOMEM;
-	if (x->place.kind == PL_PLAIN)
+	/* the place as written: one copy, the one named, or an offset */
+	if (x->place.kind == PL_PLAIN &&
+	    ((x->npl == 1 && pl->entry &&
+	      !strncmp(pl->sym, x->place.where, strcspn(x->place.where, "%"))) ||
+	     strchr(x->place.where, '+')))
 		snprintf(place, sizeof(place), "%s", x->a.argv[1]);
 	else if (pl->addr == pl->func)
-		snprintf(place, sizeof(place), "%s:%s", x->place.mod, pl->sym);
+		snprintf(place, sizeof(place), "%s%s%s%s", x->place.mod ?
+			 x->place.mod : "", x->place.mod ? ":" : "", pl->sym,
+			 x->place.kind == PL_PLAIN ?
+			 x->place.where + strcspn(x->place.where, "%") : "");
 	else
-		snprintf(place, sizeof(place), "%s:%s+0x%llx", x->place.mod,
-			 pl->sym, (unsigned long long)(pl->addr - pl->func));
+		snprintf(place, sizeof(place), "%s%s%s+0x%llx", x->place.mod ?
+			 x->place.mod : "", x->place.mod ? ":" : "", pl->sym,
+			 (unsigned long long)(pl->addr - pl->func));
 	put(buf, len, x->a.argv[0]);
 	put(buf, len, place);
 	for (int i = 2; i < x->a.argc && !ret; i++)
@@ -473,6 +497,11 @@ static int one_line(struct xlate *x, const struct dp_dbg_place *pl, char **out)
 	return 0;
 }
 
+const char *dp_debugdef_note(const struct dp_debugdef *c)
+{
+	return c->note;
+}
+
 int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 			  char ***out, struct dp_error *e)
 {
@@ -483,6 +512,7 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 	int ret, first;
 
 	*out = NULL;
+	c->note[0] = '\0';
 	if (!x)
 		return -ENOMEM;
 	x->c = c;

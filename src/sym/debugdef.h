@@ -48,5 +48,8 @@ bool dp_debugdef_needed(const char *line);
 int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 			  char ***out, struct dp_error *e);
 void dp_debugdef_lines_free(char **lines);
+/* What the last translation placed, when a function had several copies
+ * ("scale: 3 places (2 inlined copies)"), else "". */
+const char *dp_debugdef_note(const struct dp_debugdef *c);
 
 #endif

@@ -39,6 +39,16 @@ struct dp_dbg {
 	Dwarf_Addr bias;	/* DWARF address + bias = module address */
 	int64_t shift;		/* module address - link-time address */
 	struct dp_elf *elf;	/* the file's own symbols */
+	/* every function's inlined copies and out-of-line DWARF instances,
+	 * by name: made at the first lookup that needs them */
+	struct fn_copy {
+		char *name;
+		uint64_t addr;	/* link-time entry of the copy */
+		Dwarf_Off die;	/* its DIE */
+		bool inlined;	/* else an out-of-line instance (a clone) */
+	} *copies;
+	size_t ncopies;
+	bool indexed;
 };
 
 /* Addresses here are link-time (the ELF's); libdwfl's are the module's,
@@ -159,6 +169,9 @@ void dp_dbg_close(struct dp_dbg *d)
 {
 	if (!d)
 		return;
+	for (size_t i = 0; i < d->ncopies; i++)
+		free(d->copies[i].name);
+	free(d->copies);
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	if (d->elf)
@@ -199,6 +212,102 @@ static void name_place(struct dp_dbg *d, struct dp_dbg_place *pl)
 			 s->name);
 	}
 	pl->entry = pl->addr == pl->func;
+}
+
+/* ---- inlined copies and clones ------------------------------------------- */
+
+static void add_copy(struct dp_dbg *d, const char *name, Dwarf_Addr dwaddr,
+		     Dwarf_Die *die, bool inlined)
+{
+	struct fn_copy *v;
+
+	if (d->ncopies % 256 == 0) {
+		v = realloc(d->copies, (d->ncopies + 256) * sizeof(*v));
+		if (!v)
+			return;
+		d->copies = v;
+	}
+	v = &d->copies[d->ncopies];
+	v->name = strdup(name);
+	if (!v->name)
+		return;
+	v->addr = link_addr(d, dwaddr);
+	v->die = dwarf_dieoffset(die);
+	v->inlined = inlined;
+	d->ncopies++;
+}
+
+/* Every DIE under @die: inlined copies, and out-of-line instances of a
+ * function whose own DIE is abstract (DW_AT_abstract_origin). */
+static void walk(struct dp_dbg *d, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 64 || dwarf_child(die, &c))
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		Dwarf_Addr pc;
+		const char *n;
+
+		if ((tag == DW_TAG_inlined_subroutine ||
+		     (tag == DW_TAG_subprogram &&
+		      dwarf_hasattr(&c, DW_AT_abstract_origin))) &&
+		    (n = die_name(&c)) &&
+		    (!dwarf_entrypc(&c, &pc) || !dwarf_lowpc(&c, &pc)))
+			add_copy(d, n, pc, &c, tag == DW_TAG_inlined_subroutine);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+		    tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+		    tag == DW_TAG_class_type || tag == DW_TAG_structure_type)
+			walk(d, &c, depth + 1);
+	} while (!dwarf_siblingof(&c, &c));
+}
+
+static void index_copies(struct dp_dbg *d)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	if (d->indexed)
+		return;
+	d->indexed = true;
+	while ((cu = dwfl_module_nextcu(d->mod, cu, &bias)))
+		walk(d, cu, 0);
+}
+
+int dp_dbg_func_places(struct dp_dbg *d, const char *name,
+		       struct dp_dbg_place *pl, int max, int *inlined,
+		       char *why, size_t whylen)
+{
+	int n = 0;
+
+	*inlined = 0;
+	if (!dp_dbg_func(d, name, &pl[0], why, whylen))
+		n = 1;
+	index_copies(d);
+	for (size_t i = 0; i < d->ncopies && n < max; i++) {
+		struct dp_dbg_place p = { .addr = d->copies[i].addr };
+		bool dup = false;
+
+		if (strcmp(d->copies[i].name, name))
+			continue;
+		/* a clone (name.isra.0) stands for the function only when the
+		 * function has no symbol of its own */
+		if (!d->copies[i].inlined && n && !*inlined && pl[0].entry)
+			continue;
+		name_place(d, &p);
+		for (int k = 0; k < n; k++)
+			dup |= pl[k].addr == p.addr;
+		if (dup || !p.sym[0])
+			continue;
+		p.entry = !d->copies[i].inlined && p.addr == p.func;
+		p.scope = d->copies[i].inlined ? d->copies[i].die : 0;
+		pl[n++] = p;
+		*inlined += d->copies[i].inlined;
+	}
+	if (n)
+		why[0] = '\0';
+	return n ? n : -ENOENT;
 }
 
 int dp_dbg_func(struct dp_dbg *d, const char *name, struct dp_dbg_place *pl,
@@ -566,6 +675,7 @@ struct val {
 	int derefs;
 	Dwarf_Die type;		/* as declared (peel() to look into it) */
 	int bit_size, bit_off;	/* a bitfield member, else 0 */
+	bool imm;		/* a constant: "\\N" */
 };
 
 /* The fetch argument that reads @v (a memory value), or names it. */
@@ -743,6 +853,21 @@ static enum dp_dbg_err locate(struct dp_dbg *d, Dwarf_Die *fn, Dwarf_Die *var,
 				 dw_regs[abi_regs[k]]);
 		return DP_DBG_OK;
 	}
+	if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
+		Dwarf_Sword sv;
+		Dwarf_Word uv;
+
+		/* a constant the compiler folded in: an immediate */
+		if (!dwarf_formsdata(&a, &sv))
+			snprintf(v->base, sizeof(v->base), "\\%lld", (long long)sv);
+		else if (!dwarf_formudata(&a, &uv))
+			snprintf(v->base, sizeof(v->base), "\\%llu",
+				 (unsigned long long)uv);
+		else
+			return DP_DBG_UNSUPPORTED;
+		v->imm = true;
+		return DP_DBG_OK;
+	}
 	if (!dwarf_attr_integrate(var, DW_AT_location, &a) ||
 	    dwarf_getlocation_addr(&a, dw_pc(d, addr), &ops, &n, 1) != 1 ||
 	    !n) {
@@ -845,16 +970,21 @@ static bool var_in(Dwarf_Die *scope, const char *name, Dwarf_Die *var,
  * function's own.  Its DIE into @var, the function's into @fn.
  */
 static bool find_var(struct dp_dbg *d, uint64_t addr, uint64_t func,
-		     const char *name, Dwarf_Die *fn, Dwarf_Die *var,
-		     char *have, size_t havelen)
+		     uint64_t scope, const char *name, Dwarf_Die *fn,
+		     Dwarf_Die *var, char *have, size_t havelen)
 {
-	Dwarf_Die *sc;
+	Dwarf_Die *sc, in;
 	int n;
 	bool found = false;
 
 	have[0] = '\0';
 	if (!func_die(d, func, fn))
 		return false;
+	/* an inlined copy's own parameters first (its range may be empty
+	 * at -O2, so no scope lookup at its entry finds it) */
+	if (scope && dwarf_offdie(d->dw, scope, &in) &&
+	    var_in(&in, name, var, have, havelen))
+		return true;
 	n = scopes_at(d, addr, &sc);
 	for (int i = 0; i < n && !found; i++) {
 		int tag = dwarf_tag(&sc[i]);
@@ -1016,6 +1146,11 @@ static size_t step(struct val *v, const char *s, enum dp_dbg_err *e,
 	bool arrow = s[0] == '-';
 
 	*e = DP_DBG_OK;
+	if (v->imm) {
+		snprintf(why, whylen, "the value is a constant here (the "
+			 "compiler folded it in): it has no members");
+		return *e = DP_DBG_UNSUPPORTED, 0;
+	}
 	if (s[0] == '-' && s[1] != '>')
 		return *e = DP_DBG_BAD_HYPHEN, 0;
 	if (s[0] == '[') {
@@ -1183,7 +1318,7 @@ enum dp_dbg_err dp_dbg_arg(struct dp_dbg *d, const struct dp_dbg_place *pl,
 			return DP_DBG_NO_VAR;
 		memcpy(name, expr, n);
 		name[n] = '\0';
-		if (!find_var(d, addr, pl->func, name, &fn, &var, have,
+		if (!find_var(d, addr, pl->func, pl->scope, name, &fn, &var, have,
 			      sizeof(have))) {
 			snprintf(why, whylen, "no %s at this place%s%s", name,
 				 have[0] ? "; there are: " : "", have);

@@ -32,12 +32,22 @@ struct dp_dbg_place {
 	uint64_t func;		/* the out-of-line function's entry */
 	char sym[256];		/* its ELF symbol (place text) */
 	bool entry;		/* addr == func */
+	uint64_t scope;		/* an inlined copy's DIE (its variables), or 0 */
 };
 
 /* Function @name's entry (out-of-line copy).  0, or -ENOENT with @why
  * (with "did you mean" candidates). */
 int dp_dbg_func(struct dp_dbg *d, const char *name, struct dp_dbg_place *pl,
 		char *why, size_t whylen);
+/*
+ * Every copy of function @name: its out-of-line copy (or the compiler's
+ * clone, name.isra.0, when it has no symbol of its own) and each inlined
+ * copy's entry.  Up to @max places; how many (*@inlined of them
+ * inlined), or -ENOENT with @why.
+ */
+int dp_dbg_func_places(struct dp_dbg *d, const char *name,
+		       struct dp_dbg_place *pl, int max, int *inlined,
+		       char *why, size_t whylen);
 /*
  * The addresses where source line @line starts: @rel true, relative to
  * the declaration line of function @where (perf probe's FUNC:N); false,

@@ -202,6 +202,26 @@ line_off() {
 	echo $((_a - $(sym_vaddr "$1" "$2")))
 }
 
+# inl_entry FILE CALLER -> offset in CALLER of the (only) inlined copy's
+# entry, from readelf's DWARF dump
+inl_entry() {
+	_lo=$(sym_vaddr "$1" "$2") || return 1
+	_hi=$((_lo + $(sym_size "$1" "$2")))
+	for _h in $(readelf --debug-dump=info "$1" | awk '
+		/DW_TAG_inlined_subroutine/ { inl = 1; pc = ""; next }
+		/DW_TAG_/ { if (inl && pc != "") print pc; inl = 0 }
+		inl && /DW_AT_entry_pc/ { pc = $NF; next }
+		inl && /DW_AT_low_pc/ && pc == "" { pc = $NF }
+		END { if (inl && pc != "") print pc }'); do
+		if [ $((_h)) -ge "$_lo" ] && [ $((_h)) -lt "$_hi" ]; then
+			echo $((_h - _lo))
+			return 0
+		fi
+	done
+	echo "e2e: no inlined copy in $2" >&2
+	return 1
+}
+
 # call_site FILE CALLER CALLEE [N] -> offset in CALLER of the instruction
 # after its N-th (1-based, default the only) `call` to CALLEE; CALLEE "*"
 # means an indirect call.  That is where CALLEE returns to.
@@ -248,6 +268,10 @@ hex() {
 #                              lowest statement address of that line
 #                              (objdump --dwarf=decodedline), the
 #                              declaration found in progs/PROG.c
+#   {inlentry:CALLER}          0x<offset in CALLER of the entry of the
+#                              function inlined there (readelf's
+#                              DW_TAG_inlined_subroutine: DW_AT_entry_pc,
+#                              else DW_AT_low_pc)
 #   {bin}                      the file's path
 
 ph_value() {
@@ -294,6 +318,10 @@ ph_value() {
 		_o=$(line_off "$_f" "$_a1" "$_a2") || return 1
 		hex "$_o"
 		;;
+	inlentry)
+		_o=$(inl_entry "$_f" "$_a1") || return 1
+		hex "$_o"
+		;;
 	foffs)
 		_v=$(sym_vaddr "$_f" "$_a1") || return 1
 		hex $((_v - $(text_bias "$_f")))
@@ -302,7 +330,7 @@ ph_value() {
 	esac
 }
 
-PH_RE='\{(bin|size|vaddr|off|insn|insnva|insnoff|retsite|retaddr|foffs|lineoff)(@[A-Za-z_][A-Za-z0-9_]*)?(:[^{}]*)?\}'
+PH_RE='\{(bin|size|vaddr|off|insn|insnva|insnoff|retsite|retaddr|foffs|lineoff|inlentry)(@[A-Za-z_][A-Za-z0-9_]*)?(:[^{}]*)?\}'
 
 # subst: stdin -> stdout with every placeholder replaced.  Fails (and says
 # which) if one cannot be worked out.
