@@ -140,20 +140,16 @@ static bool is_dir(const char *path)
  * before anyone writes a probe: "GROUP:NAME [Tracepoint event]" lines of
  * `dprobe list`, each turned into its t: definition.
  */
-static void static_events(const struct mount_opts *mo, const char *binary,
+static void static_events(const struct dp_cli_objs *o,
 			  struct dp_cli_lines *out)
 {
-	struct dp_cli_objs objs = { 0 };
+	struct dp_cli_objs objs = *o;
 	char *text = NULL, *save = NULL, name[256];
 	size_t len = 0;
 	FILE *f;
 
-	if ((mo->cmd ? dp_cli_objs_of_binary(&objs, binary) :
-	     dp_cli_objs_of_pid(&objs, mo->pid)) ||
-	    !(f = open_memstream(&text, &len))) {
-		dp_cli_objs_free(&objs);
+	if (!(f = open_memstream(&text, &len)))
 		return;
-	}
 	for (size_t i = 0; i < objs.n; i++)
 		dp_cli_list_named(objs.paths[i], NULL, f);
 	fclose(f);
@@ -177,13 +173,13 @@ static void static_events(const struct mount_opts *mo, const char *binary,
 		dp_cli_lines_free(&defs);
 	}
 	free(text);
-	dp_cli_objs_free(&objs);
 }
 
 int dp_cmd_mount(int argc, char **argv)
 {
 	struct mount_opts mo = { 0 };
 	struct dp_cli_lines tps = { 0 };
+	struct dp_cli_objs objs = { 0 };
 	struct dp_fs_opts fo;
 	char *binary;
 	int status = 0, err;
@@ -208,12 +204,19 @@ int dp_cmd_mount(int argc, char **argv)
 			return DP_EXIT_REJECTED;
 		}
 	}
-	static_events(&mo, binary, &tps);
+	/* the target's files: its static events, and where a definition's
+	 * MOD: is looked up */
+	if (mo.cmd ? dp_cli_objs_of_binary(&objs, binary) :
+	    dp_cli_objs_of_pid(&objs, mo.pid))
+		objs = (struct dp_cli_objs){ 0 };
+	static_events(&objs, &tps);
 	fo = (struct dp_fs_opts){ .mountpoint = mo.dir, .pid = mo.pid,
 				  .own_child = mo.cmd != NULL, .binary = binary,
-				  .builtin = tps.v, .nbuiltin = tps.n };
+				  .builtin = tps.v, .nbuiltin = tps.n,
+				  .objs = objs.paths, .nobjs = objs.n };
 	err = dp_fs_run(&fo, &status);
 	dp_cli_lines_free(&tps);
+	dp_cli_objs_free(&objs);
 	if (err && mo.cmd) {
 		/* nothing was mounted: the command was never traced */
 		kill(mo.pid, SIGKILL);

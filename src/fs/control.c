@@ -752,6 +752,29 @@ static unsigned long armed_probes(const struct dp_fs *fs)
 	return n;
 }
 
+/*
+ * A definition that names variables, members or source lines: the
+ * definitions it stands for (sym/debugdef.h), applied in order; the
+ * first that fails ends it, as a write's lines do.
+ */
+static int apply_by_name(struct dp_fs *fs, const char *line,
+			 struct dp_error *e)
+{
+	char **t = NULL;
+	int ret;
+
+	if (!fs->dbg)
+		fs->dbg = dp_debugdef_new(fs->o->binary, fs->o->objs,
+					  fs->o->nobjs);
+	if (!fs->dbg)
+		return -ENOMEM;
+	ret = dp_debugdef_translate(fs->dbg, line, &t, e);
+	for (size_t k = 0; !ret && t && t[k]; k++)
+		ret = dp_registry_apply(&fs->reg, t[k], NULL, e);
+	dp_debugdef_lines_free(t);
+	return ret;
+}
+
 static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 {
 	struct dp_error e = { 0 };
@@ -766,6 +789,8 @@ static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 		return -EINVAL;
 	if (dp_line_is_delete(line))
 		ret = apply_delete(fs, file, line, &e);
+	else if (dp_debugdef_needed(line))
+		ret = apply_by_name(fs, line, &e);
 	else
 		ret = dp_registry_apply(&fs->reg, line, NULL, &e);
 	if (ret && e.logged)

@@ -19,6 +19,10 @@ struct dp_fs_opts {
 	 * tracepoints), made at the start as tracefs has the kernel's */
 	char *const *builtin;
 	size_t nbuiltin;
+	/* the files a definition's MOD: may name by base name (the target's
+	 * libraries), for definitions by name (sym/debugdef.h) */
+	char *const *objs;
+	size_t nobjs;
 };
 
 /*

@@ -25,6 +25,7 @@
 
 #include "event/event.h"
 #include "fs/fs.h"
+#include "sym/debugdef.h"
 #include "sym/resolve.h"
 
 #define DP_FS_LOG_MAX		8	/* error_log entries, as the kernel */
@@ -60,6 +61,7 @@ struct dp_fs {
 	pthread_mutex_t lock;
 	struct dp_registry reg;
 	struct dp_resolver res;
+	struct dp_debugdef *dbg;	/* definitions by name, opened when used */
 	char *log[DP_FS_LOG_MAX];	/* error_log entries, oldest first */
 	unsigned nlog;
 	unsigned *ever_enabled;		/* ids enabled since their creation */

@@ -42,6 +42,7 @@ void dp_fs_fini(struct dp_fs *fs)
 	dp_fs_log_clear(fs);
 	dp_registry_free(&fs->reg);
 	dp_resolver_free(&fs->res);
+	dp_debugdef_free(fs->dbg);
 	free(fs->counts);
 	free(fs->ever_enabled);
 	pthread_mutex_destroy(&fs->lock);

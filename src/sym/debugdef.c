@@ -185,13 +185,23 @@ static void split_place(const char *text, struct place *p)
 	}
 }
 
+/* @line without its comment ('#' to the end, as the kernel cuts a
+ * write's lines), malloc'd. */
+static char *uncommented(const char *line)
+{
+	return strndup(line, strcspn(line, "#"));
+}
+
 bool dp_debugdef_needed(const char *line)
 {
 	struct dp_argv a;
 	struct place pl;
 	bool need = false;
+	char *l = uncommented(line);
+	int bad = !l || !strchr("pr", line[0]) || dp_argv_split(l, &a);
 
-	if (!strchr("pr", line[0]) || dp_argv_split(line, &a))
+	free(l);
+	if (bad)
 		return false;
 	if (a.argc >= 2) {
 		split_place(a.argv[1], &pl);
@@ -511,10 +521,16 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 	char **lines = NULL;
 	int ret, first;
 
+	char *own = uncommented(line);
+
 	*out = NULL;
 	c->note[0] = '\0';
-	if (!x)
+	if (!x || !own) {
+		free(x);
+		free(own);
 		return -ENOMEM;
+	}
+	line = own;
 	x->c = c;
 	x->line = line;
 	x->e = e;
@@ -593,5 +609,6 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 out:
 	dp_argv_free(&x->a);
 	free(x);
+	free(own);
 	return ret;
 }

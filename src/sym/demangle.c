@@ -21,6 +21,7 @@ bool dp_demangle_on = true;
 
 typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 static cxa_demangle_fn cxa_demangle;
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 static void load(void)
 {
@@ -81,13 +82,12 @@ static void strip_return(char *s)
 
 char *dp_demangle(const char *name, bool params)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	char *out;
 	int st = -1;
 
 	if (strncmp(name, "_Z", 2))
 		return NULL;
-	pthread_once(&once, load);
+	pthread_once(&load_once, load);
 	if (!cxa_demangle)
 		return NULL;
 	out = cxa_demangle(name, NULL, NULL, &st);
@@ -101,10 +101,15 @@ char *dp_demangle(const char *name, bool params)
 	return out;
 }
 
+/* A C++ name: "::" in it, or a parameter list after a name (a uprobe's
+ * PATH:0xOFFSET(0xREF) is not one). */
 bool dp_cxx_place(const char *place)
 {
-	return strstr(place, "::") || strchr(place, '(');
+	return strstr(place, "::") ||
+	       ((isalpha((unsigned char)place[0]) || place[0] == '_') &&
+		strchr(place, '(') && strncmp(place, "0x", 2));
 }
+
 
 /* @s without blanks, into @out: "f(int, char)" and "f(int,char)" match. */
 static void squeeze(const char *s, char *out, size_t len)
@@ -192,6 +197,7 @@ int dp_cxx_lookup(const struct dp_elf *elf, const char *name, char *sym,
 	size_t nhit = 0, nnear = 0, k;
 	int ret;
 
+	pthread_once(&load_once, load);
 	squeeze(name, want, sizeof(want));
 	snprintf(last, sizeof(last), "%s", last_part(want));
 	strip_params(last);

@@ -32,7 +32,7 @@ FSRV=$(realpath -m "$(dirname "$DPROBE")/examples/fileserver")
 TPEX=$(realpath -m "$(dirname "$DPROBE")/examples/tracepoint_example")
 EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
-uprobes set_event readers pid_attach killed live_switch tracepoints"
+uprobes set_event readers pid_attach killed live_switch tracepoints by_name"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -678,6 +678,35 @@ case_tracepoints() {
 	kill "$tp"
 	wait "$tp" 2>/dev/null
 	return 0
+}
+
+# Seed 002 written by name (docs/debuginfo.md): the kernel's BTF-argument
+# syntax, translated through fileserver's debug information when the line
+# is written; kprobe_events lists what it became, the events carry the
+# same values as seed_filp's; a name the function does not have gets the
+# kernel's error and error_log entry.
+case_by_name() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:kprobes/byname do_filp_open dfd pathname->name flags' ||
+		{ echo "  the definition by name was refused" >>"$WORK/why"; return 1; }
+	cat "$MNT/kprobe_events" >"$WORK/got.events"
+	echo 'p:kprobes/byname do_filp_open dfd=%di:s32 arg2=+0(+0(%si)):string flags=%dx:s32' >"$WORK/want.events"
+	cmp -s "$WORK/want.events" "$WORK/got.events" ||
+		{ echo "  kprobe_events: $(cat "$WORK/got.events")" >>"$WORK/why"; return 1; }
+	expect_fail "Invalid argument" a kprobe_events 'p:kprobes/bad do_filp_open nosuch' || return 1
+	grep -q 'This variable is not found at this probe point' "$MNT/error_log" ||
+		{ echo "  error_log: $(cat "$MNT/error_log")" >>"$WORK/why"; return 1; }
+	w events/kprobes/byname/enable 1
+	req "$R" "open /etc/passwd" && req "$R" "read /etc/hostname" || return 1
+	norm_vals <"$MNT/trace" | grep -v '^#' >"$WORK/got.trace"
+	printf '%s\n' \
+		'      fileserver-PID [CPU] ..... TS: byname: (do_filp_open+OFF/SIZE) dfd=-100 arg2="/etc/passwd" flags=0' \
+		'      fileserver-PID [CPU] ..... TS: byname: (do_filp_open+OFF/SIZE) dfd=-100 arg2="/etc/hostname" flags=0' \
+		>"$WORK/want.trace"
+	diff -u "$WORK/want.trace" "$WORK/got.trace" >>"$WORK/why" || return 1
+	quit_server "$R"
+	stop_mount umount
 }
 
 # ---- running -----------------------------------------------------------------

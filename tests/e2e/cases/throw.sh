@@ -9,7 +9,8 @@ desc='C++ exceptions thrown through frames with pending return probes'
 # returns; the 3 x 2 returns the exceptions abandon count as missed
 # (docs/dprobe-trace.md).
 # The functions are named by their mangled names, as in the ELF symbol
-# table (long middle(long) is _Z6middlel).
+# table (long middle(long) is _Z6middlel), and shown so (--no-demangle:
+# dwarf-cxx covers readable names).
 # No kernel comparison: with uprobe_events return probes on these two
 # functions (Linux 6.18) the first throw ends in std::terminate, because
 # the unwinder finds the kernel's return trampoline where the return
@@ -21,6 +22,7 @@ defs='p:me _Z6middlel i=%di:s64
 r:mr _Z6middlel ret=$retval:s64
 p:te _Z7throwerl i=%di:s64
 r:tr _Z7throwerl ret=$retval:s64'
+opts=--no-demangle
 expected() {
 	for i in 0 1 2 3 4 5; do
 		echo "throw me: (_Z6middlel+0x0/{size:_Z6middlel}) i=$i"
