@@ -219,21 +219,72 @@ static pid_t parse_pid(const char *s)
 
 /* ---- with the debug information: -L, -V, -v ----------------------------- */
 
+struct lines_ctx {
+	const char *func;
+	const char *file;	/* filled before the first line */
+	bool header;
+};
+
+/* perf probe -L's layout: "<FUNC@FILE:0>", then each line, numbered
+ * where a FUNC:N place can go. */
 static void print_line(void *priv, int rel, const char *text)
 {
-	(void)priv;
+	struct lines_ctx *c = priv;
+
+	if (!c->header) {
+		printf("<%s@%s:0>\n", c->func, c->file);
+		c->header = true;
+	}
 	if (rel >= 0)
 		printf("%7d  %s\n", rel, text);
 	else
 		printf("         %s\n", text);
 }
 
-static void print_var(void *priv, const char *type, const char *name,
-		      bool located)
+struct vars_ctx {
+	char **v;
+	size_t n;
+};
+
+static void add_var(void *priv, const char *type, const char *name,
+		    bool located)
 {
-	(void)priv;
-	printf("\t\t%s\t%s%s\n", type, name, located ? "" :
-	       "\t(not located here)");
+	struct vars_ctx *c = priv;
+	char **t, *line;
+
+	if (!located || asprintf(&line, "\t\t%s\t%s", type, name) < 0)
+		return;
+	t = realloc(c->v, (c->n + 1) * sizeof(*t));
+	if (!t) {
+		free(line);
+		return;
+	}
+	c->v = t;
+	c->v[c->n++] = line;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* perf probe -V's layout: the variables located there, sorted, each
+ * once, their types without qualifiers. */
+static void print_vars(struct dp_dbg *d, const struct dp_dbg_place *pl)
+{
+	struct vars_ctx c = { 0 };
+
+	printf("\t@<%s+%llu>\n", pl->sym,
+	       (unsigned long long)(pl->addr - pl->func));
+	dp_dbg_vars(d, pl, add_var, &c);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), str_cmp);
+	for (size_t i = 0; i < c.n; i++) {
+		if (!i || strcmp(c.v[i], c.v[i - 1]))
+			puts(c.v[i]);
+		free(c.v[i]);
+	}
+	free(c.v);
 }
 
 struct proto_ctx {
@@ -273,7 +324,8 @@ static int list_debug(const char *binary, char what, const char *arg,
 {
 	struct dp_dbg_place pl[16];
 	struct proto_ctx pc = { glob, 0 };
-	char why[1024], file[4096];
+	struct lines_ctx lc;
+	char why[1024], file[4096] = "";
 	struct dp_dbg *d;
 	int n, ret = 0;
 
@@ -283,18 +335,21 @@ static int list_debug(const char *binary, char what, const char *arg,
 	}
 	switch (what) {
 	case 'L':
+		lc = (struct lines_ctx){ .func = arg, .file = file };
 		ret = dp_dbg_func_lines(d, arg, file, sizeof(file), print_line,
-					NULL, why, sizeof(why));
+					&lc, why, sizeof(why));
 		break;
 	case 'V':
 		n = vars_places(d, arg, pl, 16, why, sizeof(why));
 		ret = n < 0 ? n : 0;
-		for (int i = 0; i < n; i++) {
-			printf("Available variables at %s\n", arg);
-			printf("        @<%s+%llu>\n", pl[i].sym,
-			       (unsigned long long)(pl[i].addr - pl[i].func));
-			dp_dbg_vars(d, &pl[i], print_var, NULL);
-		}
+		/* FUNC:0 is FUNC, and named so */
+		if (n > 0)
+			printf("Available variables at %.*s\n",
+			       (int)(strlen(arg) - (strlen(arg) > 2 &&
+					       !strcmp(arg + strlen(arg) - 2, ":0") ?
+					       2 : 0)), arg);
+		for (int i = 0; i < n; i++)
+			print_vars(d, &pl[i]);
 		break;
 	default:
 		dp_dbg_prototypes(d, print_proto, &pc);

@@ -431,8 +431,8 @@ static int add_place(struct dp_dbg *d, uint64_t addr, struct dp_dbg_place *pl,
 
 /* The rows of one CU's line table at @line of @file (in @fn if not NULL). */
 static int cu_rows(struct dp_dbg *d, Dwarf_Die *cu, Dwarf_Die *fn,
-		   const char *file, int line, struct dp_dbg_place *pl, int n,
-		   int max)
+		   const char *file, int line, uint64_t skip,
+		   struct dp_dbg_place *pl, int n, int max)
 {
 	Dwarf_Lines *lines;
 	size_t nl;
@@ -451,16 +451,18 @@ static int cu_rows(struct dp_dbg *d, Dwarf_Die *cu, Dwarf_Die *fn,
 		    dwarf_lineaddr(l, &a))
 			continue;
 		src = dwarf_linesrc(l, NULL, NULL);
-		if (!src || !path_ends(src, file) || (fn && !in_func(fn, a)))
+		if (!src || !path_ends(src, file) || (fn && !in_func(fn, a)) ||
+		    (skip && link_addr(d, a) == skip))
 			continue;
 		n = add_place(d, link_addr(d, a), pl, n, max);
 	}
 	return n;
 }
 
-/* Line-table rows at @line in @file: of @fn's CU, or of every CU. */
+/* Line-table rows at @line in @file: of @fn's CU, or of every CU; not
+ * at @skip (a function's entry: its own line 0), if not 0. */
 static int rows_at(struct dp_dbg *d, Dwarf_Die *fn, const char *file, int line,
-		   struct dp_dbg_place *pl, int max)
+		   uint64_t skip, struct dp_dbg_place *pl, int max)
 {
 	Dwarf_Die *cu = NULL, cudie;
 	Dwarf_Addr bias;
@@ -468,9 +470,9 @@ static int rows_at(struct dp_dbg *d, Dwarf_Die *fn, const char *file, int line,
 
 	if (fn)
 		return dwarf_diecu(fn, &cudie, NULL, NULL) ?
-		       cu_rows(d, &cudie, fn, file, line, pl, 0, max) : 0;
+		       cu_rows(d, &cudie, fn, file, line, skip, pl, 0, max) : 0;
 	while ((cu = dwfl_module_nextcu(d->mod, cu, &bias)))
-		n = cu_rows(d, cu, NULL, file, line, pl, n, max);
+		n = cu_rows(d, cu, NULL, file, line, skip, pl, n, max);
 	return n;
 }
 
@@ -483,7 +485,7 @@ int dp_dbg_lines(struct dp_dbg *d, const char *where, bool rel, int line,
 	int decl = 0, n;
 
 	if (!rel) {
-		n = rows_at(d, NULL, where, line, pl, max);
+		n = rows_at(d, NULL, where, line, 0, pl, max);
 		if (!n)
 			snprintf(why, whylen, "no code for line %d of %s in %s",
 				 line, where, d->path);
@@ -497,8 +499,17 @@ int dp_dbg_lines(struct dp_dbg *d, const char *where, bool rel, int line,
 			 where, d->path);
 		return -ENOENT;
 	}
-	n = rows_at(d, &fn, file, decl + line, pl, max);
-	if (!n)
+	/* line 0 is the entry; a line whose only code is the entry's is
+	 * line 0's (perf probe refuses it the same way) */
+	if (!line) {
+		pl[0] = f;
+		return 1;
+	}
+	n = rows_at(d, &fn, file, decl + line, f.addr, pl, max);
+	if (!n && rows_at(d, &fn, file, decl + line, 0, pl, max))
+		snprintf(why, whylen, "line %d of %s shares its address with "
+			 "the function's entry: probe %s:0", line, where, where);
+	else if (!n)
 		snprintf(why, whylen, "no code for line %d of %s (%s:%d) in %s",
 			 line, where, dp_base_name(file), decl + line, d->path);
 	return n ? n : -ENOENT;
@@ -561,7 +572,7 @@ int dp_dbg_lazy(struct dp_dbg *d, const char *func, const char *pattern,
 			continue;
 		if (last && ln > last + 64)
 			break;
-		k = rows_at(d, &fn, file, ln, one, 8);
+		k = rows_at(d, &fn, file, ln, f.addr, one, 8);
 		if (k > 0)
 			last = ln;
 		squeeze(text, buf, sizeof(buf));
@@ -1380,8 +1391,24 @@ static void say_type(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* @t without const, volatile and restrict (typedefs kept); false: void. */
+static bool peel_quals(Dwarf_Die *t)
+{
+	for (int i = 0; i < 32; i++) {
+		int tag = dwarf_tag(t);
+
+		if (tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_restrict_type)
+			return true;
+		if (!die_type(t, t))
+			return false;
+	}
+	return false;
+}
+
 /* @t's C name into @buf (@len), as perf probe -V shows types. */
-static void type_name(Dwarf_Die *t, char *buf, size_t len, int depth)
+static void type_name(Dwarf_Die *t, char *buf, size_t len, int depth,
+		      bool quals)
 {
 	Dwarf_Die in;
 	const char *n = die_name(t);
@@ -1417,7 +1444,7 @@ static void type_name(Dwarf_Die *t, char *buf, size_t len, int depth)
 	if (!die_type(t, &in))
 		snprintf(sub, sizeof(sub), "void");
 	else
-		type_name(&in, sub, sizeof(sub), depth + 1);
+		type_name(&in, sub, sizeof(sub), depth + 1, quals);
 	switch (dwarf_tag(t)) {
 	case DW_TAG_pointer_type:
 		say_type(buf, len, "%s*", sub);
@@ -1426,10 +1453,13 @@ static void type_name(Dwarf_Die *t, char *buf, size_t len, int depth)
 		say_type(buf, len, "%s&", sub);
 		break;
 	case DW_TAG_const_type:
-		say_type(buf, len, "const %s", sub);
-		break;
 	case DW_TAG_volatile_type:
-		say_type(buf, len, "volatile %s", sub);
+		/* perf probe -V shows types without qualifiers */
+		if (quals)
+			say_type(buf, len, "%s %s", dwarf_tag(t) ==
+				 DW_TAG_const_type ? "const" : "volatile", sub);
+		else
+			say_type(buf, len, "%s", sub);
 		break;
 	case DW_TAG_array_type:
 		cnt = array_count(t);
@@ -1454,7 +1484,7 @@ int dp_dbg_func_lines(struct dp_dbg *d, const char *func, char *file,
 	Dwarf_Die fn, cu;
 	Dwarf_Attribute a;
 	const char *src, *dir;
-	int decl = 0, ln = 0, last = 0;
+	int decl = 0, ln = 0, last = 0, next;
 	FILE *fp;
 
 	if (dp_dbg_func(d, func, &f, why, whylen))
@@ -1471,21 +1501,31 @@ int dp_dbg_func_lines(struct dp_dbg *d, const char *func, char *file,
 	else
 		snprintf(path, sizeof(path), "%s", src);
 	snprintf(file, filelen, "%s", path);
-	/* the function's last line: the highest with code in it */
+	/* the function's last line: the highest with code in it; after it,
+	 * lines up to the next one with code (perf probe -L's context) */
 	for (int l = decl; l < decl + 4096; l++)
-		if (rows_at(d, &fn, src, l, one, 8) > 0)
+		if (rows_at(d, &fn, src, l, 0, one, 8) > 0)
 			last = l;
 		else if (last && l > last + 64)
+			break;
+	for (next = last + 1; next <= last + 8; next++)
+		if (rows_at(d, NULL, src, next, 0, one, 8) > 0)
 			break;
 	fp = fopen(path, "re");
 	if (!fp) {
 		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
 		return -errno;
 	}
-	while (fgets(text, sizeof(text), fp) && ++ln <= last) {
+	while (fgets(text, sizeof(text), fp) && ++ln <= next) {
 		text[strcspn(text, "\n")] = '\0';
-		if (ln >= decl)
-			line(priv, ln == decl || rows_at(d, &fn, src, ln, one, 8) > 0 ?
+		if (ln < decl)
+			continue;
+		/* 0 is the entry; a line numbered has code of its own */
+		if (ln == decl)
+			line(priv, 0, text);
+		else
+			line(priv, ln <= last && rows_at(d, &fn, src, ln, f.addr,
+							 one, 8) > 0 ?
 			     ln - decl : -1, text);
 	}
 	fclose(fp);
@@ -1516,23 +1556,21 @@ int dp_dbg_vars(struct dp_dbg *d, const struct dp_dbg_place *pl,
 		if (dwarf_child(s, &c))
 			continue;
 		do {
-			char tn[256] = "?";
+			char tn[256] = "?", why[256];
 			const char *cn = die_name(&c);
-			Dwarf_Attribute a;
-			Dwarf_Op *ops;
-			size_t nops;
+			struct val v;
 
 			tag = dwarf_tag(&c);
 			if ((tag != DW_TAG_variable &&
 			     tag != DW_TAG_formal_parameter) || !cn)
 				continue;
-			if (die_type(&c, &t))
-				type_name(&t, tn, sizeof(tn), 0);
-			var(priv, tn, cn,
-			    (pl->entry && tag == DW_TAG_formal_parameter) ||
-			    (dwarf_attr_integrate(&c, DW_AT_location, &a) &&
-			     dwarf_getlocation_addr(&a, dw_pc(d, pl->addr), &ops,
-						    &nops, 1) == 1 && nops));
+			/* perf's way: the type without its qualifiers */
+			if (die_type(&c, &t) && peel_quals(&t))
+				type_name(&t, tn, sizeof(tn), 0, false);
+			/* located: a definition could fetch it here */
+			var(priv, tn, cn, locate(d, &fn, &c, pl->addr, pl->entry,
+						 false, &v, why,
+						 sizeof(why)) == DP_DBG_OK);
 		} while (!dwarf_siblingof(&c, &c));
 	}
 	free(sc);
@@ -1557,7 +1595,7 @@ static int one_proto(Dwarf_Die *die, void *arg)
 	if (!name || (dwarf_lowpc(die, &lo) && dwarf_entrypc(die, &lo)))
 		return DWARF_CB_OK;
 	if (die_type(die, &t))
-		type_name(&t, tn, sizeof(tn), 0);
+		type_name(&t, tn, sizeof(tn), 0, true);
 	else
 		snprintf(tn, sizeof(tn), "void");
 	k = (size_t)snprintf(proto, sizeof(proto), "%s %s(", tn, name);
@@ -1569,7 +1607,7 @@ static int one_proto(Dwarf_Die *die, void *arg)
 			    k >= sizeof(proto))
 				continue;
 			if (die_type(&c, &t))
-				type_name(&t, tn, sizeof(tn), 0);
+				type_name(&t, tn, sizeof(tn), 0, true);
 			k += (size_t)snprintf(proto + k, sizeof(proto) - k,
 					      "%s%s%s%s", first ? "" : ", ", tn,
 					      pn ? " " : "", pn ? pn : "");
