@@ -86,7 +86,7 @@ static const struct {
 	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]... [-o FILE]\n"
 	  "             [--format text|json] [--duration SECS] [-f] [--profile]\n"
 	  "             [--engine auto|agent|ptrace|kernel] [--kernel]\n"
-	  "             [--buffer-size SIZE] [--overwrite] [--no-demangle]\n"
+	  "             [--buffer-size SIZE] [--overwrite] [--no-demangle] [--dry-run]\n"
 	  "             (-p PID[,PID...] | -- CMD [ARGS...] | --kernel alone)",
 	  "Trace probe events in a command it starts or in running processes,\n"
 	  "printing each as ftrace's trace_pipe does.  On exit, a summary line\n"
@@ -117,6 +117,8 @@ static const struct {
 	  "  --buffer-size SIZE   in-process ring per thread (K/M/G; default 1M)\n"
 	  "  --overwrite          in-process: a full ring overwrites old records\n"
 	  "  --no-demangle        C++ and Rust symbols as they are in the file\n"
+	  "  --dry-run            print the definitions as they would be armed\n"
+	  "                       (names translated) and run nothing\n"
 	  "\n"
 	  "Symbol places without MOD: name the command's executable; MOD is a\n"
 	  "path, or the basename or soname of a loaded object (libc.so.6).\n"

@@ -51,6 +51,7 @@ struct trace_opts {
 	bool kernel;			/* --kernel: kernel places */
 	uint64_t buffer_size;
 	bool overwrite;
+	bool dry_run;		/* print the definitions as applied, run nothing */
 };
 
 struct trace_ctx {
@@ -178,7 +179,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 
 enum { OPT_FILTER = 256, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
-       OPT_NO_DEMANGLE };
+       OPT_NO_DEMANGLE, OPT_DRY_RUN };
 
 /* auto (NULL), or an engine of dp_engines[] by name */
 static int parse_engine(const char *arg, const struct dp_engine_ops **e)
@@ -241,6 +242,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "kernel", no_argument, NULL, OPT_KERNEL },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -310,6 +312,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		case OPT_OVERWRITE: o->overwrite = true; break;
 		case OPT_KERNEL: o->kernel = true; break;
 		case OPT_NO_DEMANGLE: dp_demangle_on = false; break;
+		case OPT_DRY_RUN: o->dry_run = true; break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -740,6 +743,20 @@ static void print_processes(const struct trace_opts *o,
 			o->follow ? "" : " (fork children: -f follows them)");
 }
 
+/* --dry-run: every definition as the registry holds it (names from the
+ * debug information translated, C++ places mangled), one per line. */
+static void dry_run(const struct dp_registry *reg)
+{
+	for (const struct dp_event *ev = reg->events; ev; ev = ev->next)
+		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
+			char *line = dp_probe_canonical(&p->def);
+
+			if (line)
+				puts(line);
+			free(line);
+		}
+}
+
 static int run(int argc, char **argv, bool stat)
 {
 	struct trace_opts o = { .stat = stat };
@@ -765,6 +782,12 @@ static int run(int argc, char **argv, bool stat)
 		return DP_EXIT_REJECTED;
 	if (setup_events(&c, &o, binary))
 		goto out;
+	if (o.dry_run) {
+		/* what would be armed, as perf probe -D shows it */
+		dry_run(&c.reg);
+		ret = DP_EXIT_OK;
+		goto out;
+	}
 	if (o.output && !(c.out = fopen(o.output, "w"))) {
 		fprintf(stderr, "dprobe: %s: %s\n", o.output, strerror(errno));
 		goto out;

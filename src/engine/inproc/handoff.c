@@ -172,11 +172,15 @@ static void helper_name(const struct dp_symbolizer *sym, uint64_t addr)
 	send(helper_sock, &y, sizeof(y), MSG_NOSIGNAL);
 }
 
+static volatile sig_atomic_t helper_stop_early;
+
 static void helper_on_signal(int sig)
 {
 	(void)sig;
 	if (helper_state)
 		helper_ops->stop(helper_state);
+	else
+		helper_stop_early = 1;	/* still attaching: stop at once after */
 }
 
 static void helper_emit(void *priv, const struct dp_event *ev, const void *rec,
@@ -293,6 +297,8 @@ helper_main(struct dp_inproc *t, pid_t pid, bool at_exec, int sock,
 	if (a.err)
 		_exit(1);
 	helper_state = state;
+	if (helper_stop_early)
+		helper_ops->stop(state);
 	helper_ops->run(state, NULL);
 	helper_counts(t->o.reg, state);
 	_exit(0);
@@ -313,13 +319,15 @@ static const char *why_text(const char *why)
 
 static void reap(struct ip_proc *p)
 {
-	int st;
+	int st = 0;
+	pid_t r;
 
 	if (!p->helper)
 		return;
-	while (waitpid(p->helper, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
+	do
+		r = waitpid(p->helper, &st, 0);
+	while (r < 0 && errno == EINTR);
+	if (r == p->helper && (!WIFEXITED(st) || WEXITSTATUS(st)))
 		inproc_log(p->tree, "dprobe: the ptrace engine's helper for "
 			   "process %d ended abnormally\n", (int)p->pid);
 	p->helper = 0;
