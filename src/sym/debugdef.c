@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lang/argv.h"
+#include "lang/lang.h"
 #include "sym/debugdef.h"
 #include "sym/debuginfo.h"
 #include "sym/demangle.h"
@@ -192,6 +193,39 @@ static char *uncommented(const char *line)
 	return strndup(line, strcspn(line, "#"));
 }
 
+/*
+ * Whether the kernel's parser, going through @line in order, reaches a
+ * name before anything else it refuses: it would hand that name to its
+ * BTF parser (NOSUP_BTFARG without BTF).  An earlier mistake is the
+ * kernel's to report, with its own error and caret.
+ */
+static bool btf_turn(const char *line)
+{
+	struct dp_probe_def def;
+	struct dp_error e = { 0 };
+	int ret = dp_parse_probe(line, &def, &e);
+	bool turn = ret && e.code == DP_ERR_NOSUP_BTFARG;
+
+	if (!ret)
+		dp_probe_def_free(&def);
+	/* $arg*, $retval->f: refused as $-variables, names all the same */
+	if (ret && !turn && e.command && e.pos >= 0 &&
+	    (size_t)e.pos < strlen(e.command)) {
+		const char *c = e.command, *b = c + e.pos, *t;
+		char word[256];
+		struct arg_parts p;
+
+		while (b > c && b[-1] != ' ')
+			b--;
+		t = b + strcspn(b, " ");
+		snprintf(word, sizeof(word), "%.*s", (int)(t - b), b);
+		split_arg(word, &p);
+		turn = b > c && body_named(p.body);
+	}
+	dp_error_clear(&e);
+	return turn;
+}
+
 bool dp_debugdef_needed(const char *line)
 {
 	struct dp_argv a;
@@ -207,6 +241,10 @@ bool dp_debugdef_needed(const char *line)
 		split_place(a.argv[1], &pl);
 		need = pl.kind != PL_PLAIN || dp_cxx_place(pl.where);
 	}
+	if (need) {
+		dp_argv_free(&a);
+		return true;
+	}
 	for (int i = 2; i < a.argc && !need; i++) {
 		struct arg_parts p;
 
@@ -214,7 +252,7 @@ bool dp_debugdef_needed(const char *line)
 		need = body_named(p.body);
 	}
 	dp_argv_free(&a);
-	return need;
+	return need && btf_turn(line);
 }
 
 /* ---- the files ------------------------------------------------------------- */
