@@ -22,6 +22,10 @@
 #include "sym/elf.h"
 #include "util/util.h"
 
+#ifndef DP_IN_AGENT
+#include <elfutils/libdwfl.h>
+#endif
+
 struct dp_elf {
 	char *path;
 	uint8_t *map;
@@ -46,6 +50,7 @@ struct dp_elf {
 	/* a stripped file's separate debug file, whose .symtab names its
 	 * static functions (the names point into its mapping) */
 	struct dp_elf *debug;
+	void *aux;	/* a Dwfl holding .gnu_debugdata's names (not agent) */
 };
 
 static __thread char last_why[160];
@@ -546,9 +551,73 @@ static struct dp_elf *find_debug(struct dp_elf *e)
 	return d;
 }
 
+/* Whether the file carries a section called @name. */
+static bool has_section(struct dp_elf *e, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstr;
+	const char *n;
+
+	if (elf_getshdrstrndx(e->elf, &shstr))
+		return false;
+	while ((scn = elf_nextscn(e->elf, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    (n = elf_strptr(e->elf, shstr, sh.sh_name)) && !strcmp(n, name))
+			return true;
+	return false;
+}
+
+/*
+ * MiniDebugInfo (Fedora's and others' .gnu_debugdata): an xz-compressed
+ * ELF holding the symbols a stripped file's .dynsym lacks.  libdwfl reads
+ * it (elfutils is built with lzma); its names live as long as the Dwfl.
+ */
+static int minidebug_symbols(struct dp_elf *e, struct symvec *sv)
+{
+	static char *path;
+	static const Dwfl_Callbacks cb = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = &path,
+	};
+	Dwfl *d;
+	Dwfl_Module *m;
+	int n;
+
+	if (!has_section(e, ".gnu_debugdata") || !(d = dwfl_begin(&cb)))
+		return 0;
+	m = dwfl_report_offline(d, e->path, e->path, -1);
+	dwfl_report_end(d, NULL, NULL);
+	n = m ? dwfl_module_getsymtab(m) : -1;
+	for (int i = 1; i < n; i++) {
+		struct dp_elf_sym ds = { .debug_only = true };
+		GElf_Sym s;
+		GElf_Addr a;
+
+		ds.name = dwfl_module_getsym_info(m, i, &s, &a, NULL, NULL, NULL);
+		if (!ds.name || !*ds.name || !wanted_sym(&s))
+			continue;
+		ds.value = s.st_value;
+		ds.size = s.st_size;
+		ds.type = GELF_ST_TYPE(s.st_info);
+		ds.bind = GELF_ST_BIND(s.st_info);
+		split_version(&ds);
+		if (symvec_push(sv, &ds)) {
+			dwfl_end(d);
+			return -ENOMEM;
+		}
+	}
+	e->aux = d;
+	return 0;
+}
+
 static int debug_symbols(struct dp_elf *e, struct symvec *sv)
 {
 	e->debug = find_debug(e);
+	if (!e->debug)
+		return minidebug_symbols(e, sv);
 	for (size_t i = 0; e->debug && i < e->debug->nsyms; i++) {
 		struct dp_elf_sym s = e->debug->syms[i];
 
@@ -754,6 +823,10 @@ void dp_elf_close(struct dp_elf *e)
 	if (e->map)
 		munmap(e->map, e->size);
 	dp_elf_close(e->debug);
+#ifndef DP_IN_AGENT
+	if (e->aux)
+		dwfl_end(e->aux);
+#endif
 	free(e->segs);
 	free(e->secs);
 	free(e->syms);

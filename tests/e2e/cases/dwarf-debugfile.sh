@@ -7,6 +7,9 @@ desc='a stripped program whose debug information is in a separate file (debuglin
 #   linked  found through .gnu_debuglink, next to the program
 #   byid    found by build-id, in .build-id/XX/REST.debug under
 #           $DPROBE_DEBUG_DIR (a tree like /usr/lib/debug)
+#   mini    no DWARF at all, but MiniDebugInfo (.gnu_debugdata: the
+#           function symbols, xz-compressed), as Fedora ships programs:
+#           helper() by its symbol, no names
 #   bad     a .gnu_debuglink to the -O0 build's debug file: another
 #           build-id, refused: a definition by name has no debug
 #           information, and helper (only in the debug file) is unknown
@@ -38,6 +41,25 @@ case_run() {
 		echo "# $v: exit=$?" >>"$T/result"
 		norm_trace <"$T/ev.$v" >>"$T/result"
 	done
+	# MiniDebugInfo, made as gdb's manual says: the function symbols
+	# .dynsym lacks, xz-compressed into .gnu_debugdata of a copy
+	# stripped of everything (no DWARF: a probe on a static function by
+	# its symbol, no names)
+	cp "$T/full" "$T/mini" &&
+		nm -D "$T/mini" --format=posix --defined-only | awk '{ print $1 }' | sort >"$T/dynsyms" &&
+		nm "$T/mini" --format=posix --defined-only |
+		awk '$2 == "T" || $2 == "t" || $2 == "D" { print $1 }' | sort >"$T/funcsyms" &&
+		comm -13 "$T/dynsyms" "$T/funcsyms" >"$T/keep" &&
+		objcopy -S --remove-section .comment --keep-symbols="$T/keep" \
+			"$T/dwarf.debug" "$T/mini_debuginfo" &&
+		strip --strip-all -R .comment "$T/mini" &&
+		xz -f "$T/mini_debuginfo" &&
+		objcopy --add-section .gnu_debugdata="$T/mini_debuginfo.xz" "$T/mini" ||
+		return 1
+	"$DPROBE" trace -o "$T/ev.mini" -e "p:hp $T/mini:helper" -- "$T/mini" \
+		>/dev/null 2>"$T/err.mini"
+	echo "# mini: exit=$?" >>"$T/result"
+	norm_trace <"$T/ev.mini" >>"$T/result"
 	# the bad copy: its debuglink names dwarf.debug, and next to it is
 	# the right one: move it away so only the -O0 build's is found
 	mv "$T/dwarf.debug" "$T/dwarf.debug.good" && cp "$T/dwarf.debug.bad" "$T/dwarf.debug"
@@ -60,6 +82,10 @@ EOF2
 			echo "$v h: (handle+0x0/{size:handle}) n=$n id=$id name=\"$name\""
 			echo "$v hp: (helper+0x0/{size:helper}) k=$k hlen=$len"
 		done
+	done
+	echo "# mini: exit=0"
+	for k in 0 1 2; do
+		echo "mini hp: (helper+0x0/{size:helper})"
 	done
 	echo "# bad, by name: exit=1 1 refusal"
 	echo "# bad, the static function: exit=1 1 refusal"
