@@ -491,27 +491,50 @@ int dp_dbg_lines(struct dp_dbg *d, const char *where, bool rel, int line,
 				 line, where, d->path);
 		return n ? n : -ENOENT;
 	}
-	if (dp_dbg_func(d, where, &f, why, whylen))
-		return -ENOENT;
-	if (!func_die(d, f.addr, &fn) || dwarf_decl_line(&fn, &decl) ||
-	    !(file = dwarf_decl_file(&fn))) {
-		snprintf(why, whylen, "no line information for %s in %s",
-			 where, d->path);
-		return -ENOENT;
+	n = 0;
+	if (!dp_dbg_func(d, where, &f, why, whylen)) {
+		if (!func_die(d, f.addr, &fn) || dwarf_decl_line(&fn, &decl) ||
+		    !(file = dwarf_decl_file(&fn))) {
+			snprintf(why, whylen, "no line information for %s in %s",
+				 where, d->path);
+			return -ENOENT;
+		}
+		/* line 0 is the entry; a line whose only code is the
+		 * entry's is line 0's (perf probe refuses it the same way) */
+		if (!line) {
+			pl[0] = f;
+			return 1;
+		}
+		n = rows_at(d, &fn, file, decl + line, f.addr, pl, max);
+		if (!n && rows_at(d, &fn, file, decl + line, 0, pl, max))
+			snprintf(why, whylen, "line %d of %s shares its address "
+				 "with the function's entry: probe %s:0", line,
+				 where, where);
+		else if (!n)
+			snprintf(why, whylen, "no code for line %d of %s (%s:%d) "
+				 "in %s", line, where, dp_base_name(file),
+				 decl + line, d->path);
 	}
-	/* line 0 is the entry; a line whose only code is the entry's is
-	 * line 0's (perf probe refuses it the same way) */
-	if (!line) {
-		pl[0] = f;
-		return 1;
+	/* and in each inlined copy, its variables its own */
+	index_copies(d);
+	for (size_t i = 0; line > 0 && i < d->ncopies && n < max; i++) {
+		struct fn_copy *c = &d->copies[i];
+		Dwarf_Die in;
+		int k;
+
+		if (!c->inlined || strcmp(c->name, where) ||
+		    !dwarf_offdie(d->dw, c->die, &in) ||
+		    dwarf_decl_line(&in, &decl) || !(file = dwarf_decl_file(&in)))
+			continue;
+		k = rows_at(d, &in, file, decl + line, 0, pl + n, max - n);
+		for (int j = n; j < n + k; j++) {
+			pl[j].scope = c->die;
+			pl[j].entry = false;
+		}
+		n += k;
 	}
-	n = rows_at(d, &fn, file, decl + line, f.addr, pl, max);
-	if (!n && rows_at(d, &fn, file, decl + line, 0, pl, max))
-		snprintf(why, whylen, "line %d of %s shares its address with "
-			 "the function's entry: probe %s:0", line, where, where);
-	else if (!n)
-		snprintf(why, whylen, "no code for line %d of %s (%s:%d) in %s",
-			 line, where, dp_base_name(file), decl + line, d->path);
+	if (n)
+		why[0] = '\0';
 	return n ? n : -ENOENT;
 }
 

@@ -185,21 +185,25 @@ insn_off() {
 	echo "$_r"
 }
 
-# line_off FILE FUNC N -> offset in FUNC of the lowest statement address
-# of source line (FUNC's declaration line + N), FUNC declared in the
-# program's source progs/$(basename FILE).c
+# line_off FILE FUNC N [IN] -> offset in FUNC (or IN, where FUNC is
+# inlined) of the lowest statement address there of source line (FUNC's
+# declaration line + N), FUNC declared in progs/$(basename FILE).c
 line_off() {
 	_src=$E2E/progs/$(basename "$1").c
-	_decl=$(grep -n "[ *]$2(" "$_src" | grep -v ';' | head -n 1 | cut -d: -f1)
+	_decl=$(grep -n "^[A-Za-z_].*[ *]$2(" "$_src" | grep -v ';' | head -n 1 | cut -d: -f1)
 	[ -n "$_decl" ] || { echo "e2e: no declaration of $2 in $_src" >&2; return 1; }
 	_line=$((_decl + $3))
+	_in=${4:-$2}
+	_lo=$(sym_vaddr "$1" "$_in") || return 1
+	_hi=$((_lo + $(sym_size "$1" "$_in")))
 	_a=
 	for _h in $(objdump --dwarf=decodedline "$1" | awk -v l="$_line" \
 			-v f="$(basename "$_src")" '$1 == f && $2 == l && $NF == "x" { print $3 }'); do
+		[ $((_h)) -ge "$_lo" ] && [ $((_h)) -lt "$_hi" ] || continue
 		if [ -z "$_a" ] || [ $((_h)) -lt "$_a" ]; then _a=$((_h)); fi
 	done
-	[ -n "$_a" ] || { echo "e2e: no code for line $_line of $_src" >&2; return 1; }
-	echo $((_a - $(sym_vaddr "$1" "$2")))
+	[ -n "$_a" ] || { echo "e2e: no code for line $_line of $_src in $_in" >&2; return 1; }
+	echo $((_a - _lo))
 }
 
 # inl_entry FILE CALLER -> offset in CALLER of the (only) inlined copy's
@@ -268,6 +272,9 @@ hex() {
 #                              lowest statement address of that line
 #                              (objdump --dwarf=decodedline), the
 #                              declaration found in progs/PROG.c
+#   {linein:CALLER:FUNC:N}     0x<offset in CALLER of the lowest statement
+#                              address of line N after FUNC's declaration
+#                              (FUNC inlined into CALLER)
 #   {inlentry:CALLER}          0x<offset in CALLER of the entry of the
 #                              function inlined there (readelf's
 #                              DW_TAG_inlined_subroutine: DW_AT_entry_pc,
@@ -322,6 +329,10 @@ ph_value() {
 		_o=$(inl_entry "$_f" "$_a1") || return 1
 		hex "$_o"
 		;;
+	linein)
+		_o=$(line_off "$_f" "$_a2" "$_a3" "$_a1") || return 1
+		hex "$_o"
+		;;
 	foffs)
 		_v=$(sym_vaddr "$_f" "$_a1") || return 1
 		hex $((_v - $(text_bias "$_f")))
@@ -330,7 +341,7 @@ ph_value() {
 	esac
 }
 
-PH_RE='\{(bin|size|vaddr|off|insn|insnva|insnoff|retsite|retaddr|foffs|lineoff|inlentry)(@[A-Za-z_][A-Za-z0-9_]*)?(:[^{}]*)?\}'
+PH_RE='\{(bin|size|vaddr|off|insn|insnva|insnoff|retsite|retaddr|foffs|lineoff|inlentry|linein)(@[A-Za-z_][A-Za-z0-9_]*)?(:[^{}]*)?\}'
 
 # subst: stdin -> stdout with every placeholder replaced.  Fails (and says
 # which) if one cannot be worked out.
