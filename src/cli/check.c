@@ -140,7 +140,7 @@ static int apply_debug(struct dp_registry *reg, const char *line,
 	struct dp_cli_objs objs = { 0 };
 	struct dp_error e = { 0 };
 	char **t = NULL;
-	int rejected = 0;
+	int rejected = 0, ret;
 
 	if (!*dbg) {
 		if (binary && dp_cli_objs_of_binary(&objs, binary))
@@ -148,7 +148,10 @@ static int apply_debug(struct dp_registry *reg, const char *line,
 		*dbg = dp_debugdef_new(binary, objs.paths, objs.n);
 		dp_cli_objs_free(&objs);
 	}
-	if (!*dbg || dp_debugdef_translate(*dbg, line, &t, &e)) {
+	ret = *dbg ? dp_debugdef_translate(*dbg, line, &t, &e) : -ENOMEM;
+	if (ret == -ENODATA)	/* no debug information: the kernel's say */
+		return apply_one(reg, line, json, quiet, last);
+	if (ret) {
 		if (json)
 			json_line(line, -1, NULL, &e);
 		else

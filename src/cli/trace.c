@@ -434,8 +434,9 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 				nm->dbg = dp_debugdef_new(nm->binary,
 							  nm->objs.paths,
 							  nm->objs.n);
-			if (!nm->dbg || dp_debugdef_translate(nm->dbg, l.v[i],
-							      &t, &e)) {
+			ret = nm->dbg ? dp_debugdef_translate(nm->dbg, l.v[i],
+							      &t, &e) : -ENOMEM;
+			if (ret && ret != -ENODATA) {
 				dp_error_print(&e, stderr);
 				dp_error_clear(&e);
 				bad++;

@@ -769,6 +769,8 @@ static int apply_by_name(struct dp_fs *fs, const char *line,
 	if (!fs->dbg)
 		return -ENOMEM;
 	ret = dp_debugdef_translate(fs->dbg, line, &t, e);
+	if (ret == -ENODATA)	/* no debug information: the kernel's say */
+		return dp_registry_apply(&fs->reg, line, NULL, e);
 	for (size_t k = 0; !ret && t && t[k]; k++)
 		ret = dp_registry_apply(&fs->reg, t[k], NULL, e);
 	dp_debugdef_lines_free(t);

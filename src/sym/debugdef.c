@@ -209,7 +209,7 @@ static bool btf_turn(const char *line)
 	if (!ret)
 		dp_probe_def_free(&def);
 	/* $arg*, $retval->f: refused as $-variables, names all the same */
-	if (ret && !turn && e.command && e.pos >= 0 &&
+	if (ret && !turn && e.code == DP_ERR_BAD_VAR && e.command && e.pos >= 0 &&
 	    (size_t)e.pos < strlen(e.command)) {
 		const char *c = e.command, *b = c + e.pos, *t;
 		char word[256];
@@ -545,6 +545,36 @@ static int one_line(struct xlate *x, const struct dp_dbg_place *pl, char **out)
 	return 0;
 }
 
+/*
+ * No debug information for a plain place: what the kernel's parser says
+ * of @line.  Where it turns to BTF (a name), its error, with @why (which
+ * files were searched) as dprobe's detail; else -ENODATA: the caller
+ * applies the line and the parser's own error stands.
+ */
+static int kernel_says(const char *line, struct dp_error *e, const char *why)
+{
+	struct dp_probe_def def;
+	struct dp_error k = { 0 };
+	int ret = dp_parse_probe(line, &def, &k);
+
+	if (!ret) {
+		dp_probe_def_free(&def);
+		return -ENODATA;
+	}
+	if (k.code != DP_ERR_NOSUP_BTFARG) {
+		dp_error_clear(&k);
+		return -ENODATA;
+	}
+	snprintf(k.detail, sizeof(k.detail), "%s", why);
+	if (e) {
+		dp_error_clear(e);
+		*e = k;
+	} else {
+		dp_error_clear(&k);
+	}
+	return ret;
+}
+
 const char *dp_debugdef_note(const struct dp_debugdef *c)
 {
 	return c->note;
@@ -558,6 +588,7 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 	struct dbg_file *f;
 	char **lines = NULL;
 	int ret, first;
+	bool plain;
 
 	char *own = uncommented(line);
 
@@ -587,6 +618,14 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 		goto out;
 	}
 	path = mod_path(c, x->place.mod);
+	/* a plain place without debug information: the kernel's parser
+	 * says what it says (BTF not available, or an earlier mistake) */
+	plain = x->place.kind == PL_PLAIN && !dp_cxx_place(x->place.where);
+	if (!path && plain) {
+		ret = kernel_says(line, e, "no program to look the place up in: "
+				  "name its file (PROG:FUNC)");
+		goto out;
+	}
 	if (!path) {
 		ret = fail(x, DP_ERR_BAD_PROBE_ADDR, 1, 0, x->place.mod ?
 			   "that file is not the program's nor one of its "
@@ -621,6 +660,10 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 		goto out;
 	}
 	f = file_of(c, path);
+	if (f && !f->dbg && plain) {
+		ret = kernel_says(line, e, f->why);
+		goto out;
+	}
 	if (!f || !f->dbg) {
 		ret = fail(x, DP_ERR_NOSUP_BTFARG,
 			   x->place.kind != PL_PLAIN || first > x->a.argc ? 1 :

@@ -43,7 +43,9 @@ bool dp_debugdef_needed(const char *line);
 /*
  * @line as plain definitions: *@out is a NULL-terminated array of
  * malloc'd lines (free with dp_debugdef_lines_free()).  0, or -errno with
- * @e (the kernel's wording and caret, dprobe's detail).
+ * @e (the kernel's wording and caret, dprobe's detail); -ENODATA, with
+ * nothing set, when a plain place has no debug information: the caller
+ * applies @line as it is and the kernel's parser reports its own error.
  */
 int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 			  char ***out, struct dp_error *e);

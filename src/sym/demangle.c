@@ -105,9 +105,14 @@ char *dp_demangle(const char *name, bool params)
  * PATH:0xOFFSET(0xREF) is not one). */
 bool dp_cxx_place(const char *place)
 {
-	return strstr(place, "::") ||
-	       ((isalpha((unsigned char)place[0]) || place[0] == '_') &&
-		strchr(place, '(') && strncmp(place, "0x", 2));
+	const char *par = strchr(place, '(');
+
+	if (strstr(place, "::"))
+		return true;
+	/* f(int), f(), not a uprobe's OFFSET(REF_CTR_OFFSET) */
+	return par && (isalpha((unsigned char)place[0]) || place[0] == '_') &&
+	       (isalpha((unsigned char)par[1]) || par[1] == '_' ||
+		par[1] == ')');
 }
 
 
