@@ -34,6 +34,9 @@ struct dp_filter;
 
 struct dp_event {
 	unsigned id;
+	/* made by the registry in order and never reused, where an id is
+	 * reused by the next event made after a delete */
+	unsigned serial;
 	char group[DP_MAX_EVENT_NAME_LEN];
 	char name[DP_MAX_EVENT_NAME_LEN];
 	enum dp_probe_kind kind;
@@ -54,6 +57,7 @@ struct dp_event {
 struct dp_registry {
 	struct dp_event *events;	/* in creation order */
 	unsigned next_id_base;		/* first dynamic id */
+	unsigned serials;		/* events made so far (dp_event.serial) */
 	/*
 	 * Optional check run on a parsed definition before it is applied:
 	 * resolves the place (file, symbol, instruction boundary).  Returns

@@ -284,6 +284,7 @@ static int new_event(struct dp_registry *reg, struct dp_probe *p)
 	if (!ev)
 		return -ENOMEM;
 	ev->id = alloc_id(reg);
+	ev->serial = ++reg->serials;
 	memcpy(ev->group, p->def.group, sizeof(ev->group));
 	memcpy(ev->name, p->def.event, sizeof(ev->name));
 	ev->kind = p->def.kind;

@@ -21,7 +21,9 @@ static const struct {
 	{ "README", F_README },
 	{ "available_events", F_AVAILABLE_EVENTS },
 	{ "available_filter_functions", F_AVAILABLE_FUNCS },
+	{ "available_tracers", F_AVAILABLE_TRACERS },
 	{ "buffer_size_kb", F_BUFFER_SIZE },
+	{ "current_tracer", F_CURRENT_TRACER },
 	{ "dynamic_events", F_DYNAMIC_EVENTS },
 	{ "error_log", F_ERROR_LOG },
 	{ "kprobe_events", F_KPROBE_EVENTS },
@@ -68,7 +70,7 @@ bool dp_fs_is_writable(enum dp_fs_kind k)
 	switch (k) {
 	case F_KPROBE_PROFILE: case F_UPROBE_PROFILE: case F_AVAILABLE_EVENTS:
 	case F_AVAILABLE_FUNCS: case F_README: case F_EV_FORMAT: case F_EV_ID:
-	case F_TRACE_PIPE:
+	case F_TRACE_PIPE: case F_AVAILABLE_TRACERS:
 		return false;
 	default:
 		return !dp_fs_is_dir(k);
@@ -235,19 +237,28 @@ static const char readme[] =
 	"  available_filter_functions\t- Functions of the target a probe can be placed on\n"
 	"  set_event\t\t- Enabled events; 'echo GROUP:EVENT >> set_event' enables,\n"
 	"\t\t\t  '!GROUP:EVENT' disables, 'GROUP:*' names a whole group\n"
-	"  kprobe_events\t\t- Probes on symbols of the target:\n"
-	"\t  p[:[GRP/]EVENT] [MOD:]SYM[+offs]|MEMADDR [FETCHARGS]\n"
-	"\t  r[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[+0] [FETCHARGS]\n"
-	"\t  -:[GRP/]EVENT\n"
-	"  uprobe_events\t\t- Probes on file offsets:\n"
-	"\t  p[:[GRP/]EVENT] PATH:OFFSET[%return][(REF)] [FETCHARGS]\n"
-	"\t  -:[GRP/]EVENT\n"
-	"  dynamic_events\t- Both kinds; '>' removes every probe\n"
-	"\t FETCHARGS: [NAME=]FETCHARG[:TYPE]: %REG @ADDR @SYM[+|-offs] $stackN\n"
-	"\t\t $stack $retval $comm $argN +|-[u]OFFS(FETCHARG) \\IMM \\\"STR\"\n"
-	"\t TYPE: u8 u16 u32 u64 s8 s16 s32 s64 x8 x16 x32 x64 char string\n"
-	"\t       ustring symbol symstr b<bit-width>@<bit-offset>/<container-size>\n"
-	"\t       and TYPE[N] arrays\n"
+	"  current_tracer\t- The tracer: nop (events only), the one in\n"
+	"\t\t\t  available_tracers\n"
+	"  kprobe_events\t\t- Probes on the target's symbols; writing a line\n"
+	"\t\t\t  does Create/append/remove, reading shows them\n"
+	"  uprobe_events\t\t- The same for probes on file offsets\n"
+	"  dynamic_events\t- Both kinds in one file; '>' removes every probe\n"
+	"\t  one definition per line, in the kernel's syntax:\n"
+	"\t   Format: p[:[<group>/][<event>]] <place> [<args>]\n"
+	"\t           r[maxactive][:[<group>/][<event>]] <place> [<args>]\n"
+	"\t           -:[<group>/][<event>]\n"
+	"\t    place: [<module>:]<symbol>[+<offset>]|<memaddr>\n"
+	"  place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>\n"
+	"   place (uprobe): <path>:<offset>[%return][(ref_ctr_offset)]\n"
+	"\t     args: <name>=fetcharg[:type]\n"
+	"\t fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],\n"
+	"\t           $stack<index>, $stack, $retval, $comm, $arg<N>,\n"
+	"\t           <argname>[->field[->field|.field...]] (debug information),\n"
+	"\t           +|-[u]<offset>(<fetcharg>), \\imm-value, \\\"imm-string\"\n"
+	"\t     kernel return probes support: $retval, $arg<N>, $comm\n"
+	"\t     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, char, string, symbol,\n"
+	"\t           b<bit-width>@<bit-offset>/<container-size>, ustring,\n"
+	"\t           symstr, <type>\\[<array-size>\\]\n"
 	"  kprobe_profile\t\t- Hits and misses of each kprobe\n"
 	"  uprobe_profile\t- Hits of each uprobe\n"
 	"  events/\t\t- One directory per group, one per event in it:\n"
@@ -390,6 +401,11 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		break;
 	case F_README:
 		fputs(readme, out);
+		break;
+	case F_CURRENT_TRACER:
+	case F_AVAILABLE_TRACERS:
+		/* no function tracer yet: the nop tracer, events only */
+		fputs("nop\n", out);
 		break;
 	case F_ALL_ENABLE:
 		fprintf(out, "%c\n", enable_state(fs, NULL));
@@ -1001,6 +1017,16 @@ static int write_number(struct dp_fs *fs, enum dp_fs_kind kind,
 	return 0;
 }
 
+/* current_tracer takes the tracers available_tracers lists, as the
+ * kernel does (trailing blanks ignored); another name is EINVAL. */
+static int write_tracer(const char *buf, size_t len)
+{
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
+		       buf[len - 1] == '\t'))
+		len--;
+	return len == 3 && !memcmp(buf, "nop", 3) ? 0 : -EINVAL;
+}
+
 int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 		     const char *buf, size_t len)
 {
@@ -1022,6 +1048,9 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 	case F_TRACING_ON:
 	case F_BUFFER_SIZE:
 		ret = write_number(fs, p->kind, buf, len);
+		break;
+	case F_CURRENT_TRACER:
+		ret = write_tracer(buf, len);
 		break;
 	case F_ALL_ENABLE:
 	case F_GROUP_ENABLE:

@@ -44,6 +44,7 @@ struct dp_fs_count {
 	unsigned id;		/* event id */
 	unsigned idx;		/* probe index in the event */
 	uint64_t nhit, nmiss;
+	unsigned serial;	/* the event's serial: an id is reused, not it */
 };
 
 enum dp_fs_trig { DP_TRIG_TRACEON = 1, DP_TRIG_TRACEOFF = 2 };
@@ -148,7 +149,7 @@ enum dp_fs_kind {
 	F_KPROBE_EVENTS, F_UPROBE_EVENTS, F_DYNAMIC_EVENTS, F_SET_EVENT,
 	F_TRACE, F_TRACE_PIPE, F_KPROBE_PROFILE, F_UPROBE_PROFILE,
 	F_TRACING_ON, F_BUFFER_SIZE, F_ERROR_LOG, F_AVAILABLE_EVENTS,
-	F_AVAILABLE_FUNCS, F_README,
+	F_AVAILABLE_FUNCS, F_README, F_CURRENT_TRACER, F_AVAILABLE_TRACERS,
 	F_ALL_ENABLE,				/* events/enable */
 	F_GROUP_ENABLE, F_GROUP_FILTER,		/* events/GROUP/ */
 	F_EV_ENABLE, F_EV_FILTER, F_EV_FORMAT, F_EV_ID, F_EV_TRIGGER,

@@ -158,7 +158,7 @@ static void child_profile(void *priv)
 
 		for (struct dp_probe *p = ev->probes; p; p = p->next)
 			v[n++] = (struct dp_fs_count){ ev->id, idx++, p->nhit,
-						       p->nmiss };
+						       p->nmiss, ev->serial };
 	}
 	send_frame(c->fd, FR_PROFILE, 0, v, n * sizeof(*v));
 	free(v);
@@ -167,13 +167,13 @@ static void child_profile(void *priv)
 /* ---- the child: events switched while it traces -------------------------- */
 
 /*
- * The command: one line per item, "E <id>" opening an enabled event,
+ * The command: one line per item, "E <id> <serial>" opening an enabled event,
  * then "G <group>", "N <name>", "F <filter>" (may be empty) and one
  * "L <definition>" per probe.  Every enabled event is listed: the ones
  * not listed are switched off.
  */
 struct want {
-	unsigned id;
+	unsigned id, serial;	/* the parent's event: its id and serial */
 	char *group, *name, *filter;
 	char **lines;
 	size_t nlines;
@@ -206,9 +206,12 @@ static int want_parse(char *text, struct want **out, size_t *nout)
 				goto fail;
 			w = t;
 			cur = &w[n++];
-			*cur = (struct want){ .id = (unsigned)strtoul(v, NULL, 10),
+			char *end;
+
+			*cur = (struct want){ .id = (unsigned)strtoul(v, &end, 10),
 					      .group = "", .name = "",
 					      .filter = "" };
+			cur->serial = (unsigned)strtoul(end, NULL, 10);
 		} else if (!cur) {
 			goto fail;
 		} else if (k == 'G') {
@@ -250,17 +253,22 @@ static struct dp_event *want_event(struct dp_registry *reg,
 {
 	struct dp_event *ev = dp_registry_find_id(reg, w->id);
 
+	/* another event under the same id (deleted and made again): the
+	 * child starts anew, its counts from 0 */
 	if (ev)
 		return strcmp(ev->group, w->group) || strcmp(ev->name, w->name) ||
-		       nprobes(ev) != w->nlines ? NULL : ev;
+		       nprobes(ev) != w->nlines || ev->serial != w->serial ?
+		       NULL : ev;
 	if (dp_registry_find(reg, w->group, w->name))
 		return NULL;	/* deleted and made again: start anew */
 	for (size_t k = 0; k < w->nlines; k++)
 		if (dp_registry_apply(reg, w->lines[k], NULL, NULL))
 			return NULL;
 	ev = dp_registry_find(reg, w->group, w->name);
-	if (ev)
+	if (ev) {
 		ev->id = w->id;	/* the parent's: FR_LINE frames name it */
+		ev->serial = w->serial;
+	}
 	return ev;
 }
 
@@ -488,12 +496,14 @@ static void store_counts(struct dp_fs *fs, const char *data, size_t len)
 		return;
 	memcpy(v, data, n * sizeof(*v));
 	pthread_mutex_lock(&fs->buf_lock);
-	/* counts of events this child does not arm are kept */
+	/* counts of events this child does not arm are kept (those of an
+	 * event deleted since, made again under its id, match no serial) */
 	for (size_t i = 0; i < fs->ncounts; i++) {
 		bool dup = false;
 
 		for (size_t j = 0; j < n && !dup; j++)
-			dup = v[j].id == fs->counts[i].id;
+			dup = v[j].id == fs->counts[i].id &&
+			      v[j].serial == fs->counts[i].serial;
 		if (!dup) {
 			struct dp_fs_count *t = realloc(v, (n + 1) * sizeof(*v));
 
@@ -549,7 +559,8 @@ static void apply_counts(struct dp_fs *fs)
 	for (size_t i = 0; i < fs->ncounts; i++) {
 		struct dp_event *ev = dp_registry_find_id(&fs->reg,
 							  fs->counts[i].id);
-		struct dp_probe *p = ev ? ev->probes : NULL;
+		struct dp_probe *p = ev && ev->serial == fs->counts[i].serial ?
+				     ev->probes : NULL;
 
 		for (unsigned k = 0; p && k < fs->counts[i].idx; k++)
 			p = p->next;
@@ -690,7 +701,8 @@ static char *wants_text(struct dp_fs *fs, size_t *len)
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
 		if (!ev->enabled)
 			continue;
-		fprintf(f, "E %u\nG %s\nN %s\nF ", ev->id, ev->group, ev->name);
+		fprintf(f, "E %u %u\nG %s\nN %s\nF ", ev->id, ev->serial,
+			ev->group, ev->name);
 		for (const char *c = ev->filter_text; c && *c; c++)
 			fputc(*c == '\n' ? ' ' : *c, f);
 		fputc('\n', f);

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The process the kernel's ftrace selftests probe through `dprobe mount`
+ * (tests/ftrace/run.sh): functions named as the kernel functions the
+ * kprobe/ and dynevent/ tests place probes on, with arguments of the
+ * same kinds, called in a loop every 200 us: a test enables a probe and
+ * greps the trace right after, where the kernel's function would have
+ * run because of what the test did (a fork, a read, a new event
+ * directory: tracefs_create_dir() gets "test", the name the char test
+ * creates).  No function does anything else.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct file { const char *name; long pos; };
+struct path { const char *name; };
+struct dentry { struct dentry *parent; const char *name; };
+struct sock { int family; };
+struct kernel_clone_args { unsigned long flags; int exit_signal; };
+
+volatile long sink;
+
+#define KFN __attribute__((noinline, used))
+
+KFN long vfs_read(struct file *file, char *buf, unsigned long count, long *pos)
+{
+	sink += count + (pos ? *pos : 0) + (buf ? buf[0] : 0) +
+		(file ? file->pos : 0);
+	return (long)count;
+}
+
+KFN long vfs_write(struct file *file, const char *buf, unsigned long count,
+		   long *pos)
+{
+	return vfs_read(file, (char *)buf, count, pos);
+}
+
+KFN int vfs_open(const struct path *path, struct file *file)
+{
+	sink += path && path->name ? path->name[0] : 0;
+	return file ? 0 : -1;
+}
+
+KFN int vfs_symlink(void *idmap, struct dentry *dir, struct dentry *dentry,
+		    const char *oldname)
+{
+	sink += oldname ? oldname[0] : 0;
+	return dir == dentry;
+}
+
+KFN void kfree(const void *p)
+{
+	sink += p != NULL;
+}
+
+KFN void dput(struct dentry *d)
+{
+	sink += d != NULL;
+}
+
+KFN struct sock *inet_csk_accept(struct sock *sk, int flags, int *err,
+				 int kern)
+{
+	sink += flags + kern + (err ? *err : 0);
+	return sk;
+}
+
+KFN long kernel_clone(struct kernel_clone_args *args)
+{
+	return args ? (long)args->flags : 0;
+}
+
+KFN long _do_fork(struct kernel_clone_args *args)
+{
+	return kernel_clone(args);
+}
+
+KFN void do_exit(long code)
+{
+	sink += code;
+}
+
+KFN long do_sys_openat2(int dfd, const char *filename, void *how)
+{
+	sink += dfd + (filename ? filename[0] : 0) + (how != NULL);
+	return 3;
+}
+
+KFN long do_sys_open(int dfd, const char *filename, int flags, unsigned mode)
+{
+	return do_sys_openat2(dfd, filename, NULL) + flags + mode;
+}
+
+KFN struct dentry *tracefs_create_dir(const char *name, struct dentry *parent)
+{
+	sink += name ? name[0] : 0;
+	return parent;
+}
+
+KFN void trace_printk_irq_work(void *work)
+{
+	sink += work != NULL;
+}
+
+KFN long schedule_timeout(long timeout)
+{
+	return timeout;
+}
+
+int main(void)
+{
+	char buf[64] = "hello";
+	struct file f = { "/etc/hostname", 0 };
+	struct path p = { "/etc/hostname" };
+	struct dentry root = { NULL, "/" }, d = { &root, "link" };
+	struct sock sk = { 2 };
+	struct kernel_clone_args ca = { 0x11, 17 };
+	const struct timespec tick = { 0, 200 * 1000 };
+	long pos = 0;
+	int err = 0;
+
+	printf("ftrace target %d ready\n", (int)getpid());
+	fflush(stdout);
+	for (;;) {
+		vfs_open(&p, &f);
+		vfs_read(&f, buf, sizeof(buf), &pos);
+		vfs_write(&f, buf, 5, &pos);
+		vfs_symlink(NULL, &root, &d, "target");
+		kernel_clone(&ca);
+		inet_csk_accept(&sk, 0, &err, 0);
+		tracefs_create_dir("test", &root);
+		do_sys_open(-100, "/etc/hostname", 0, 0);
+		dput(&d);
+		kfree(buf);
+		trace_printk_irq_work(NULL);
+		schedule_timeout(1);
+		do_exit(0);
+		nanosleep(&tick, NULL);
+	}
+	return 0;
+}
