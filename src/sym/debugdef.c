@@ -464,9 +464,9 @@ static int one_arg(struct xlate *x, const struct dp_dbg_place *pl, int i,
 		int n;
 
 		if (p.name || *p.type)
-			return fail(x, DP_ERR_BAD_VAR_ARGS, i, 0, "$arg* stands "
-				    "for every parameter, each named after "
-				    "itself");
+			return fail(x, DP_ERR_BAD_VAR_ARGS, i, p.body_at,
+				    "$arg* stands for every parameter, each "
+				    "named after itself");
 		if (*all_done)
 			return fail(x, DP_ERR_DOUBLE_ARGS, i, 0, "");
 		if (!x->ret && !pl->entry)

@@ -7,7 +7,9 @@
  * greps the trace right after, where the kernel's function would have
  * run because of what the test did (a fork, a read, a new event
  * directory: tracefs_create_dir() gets "test", the name the char test
- * creates).  No function does anything else.
+ * creates; the file opened is /dev/null, as in the user-memory test,
+ * whose vfs_symlink() dentry is a pointer nothing can read).  No
+ * function does anything else.
  */
 #include <stdio.h>
 #include <string.h>
@@ -50,9 +52,9 @@ KFN int vfs_symlink(void *idmap, struct dentry *dir, struct dentry *dentry,
 	return dir == dentry;
 }
 
-KFN void kfree(const void *p)
+KFN void kfree(const void *object)
 {
-	sink += p != NULL;
+	sink += object != NULL;
 }
 
 KFN void dput(struct dentry *d)
@@ -127,11 +129,13 @@ int main(void)
 		vfs_open(&p, &f);
 		vfs_read(&f, buf, sizeof(buf), &pos);
 		vfs_write(&f, buf, 5, &pos);
-		vfs_symlink(NULL, &root, &d, "target");
+		/* a pointer no read can follow: the user-memory test reads
+		 * it as a string and expects (fault) */
+		vfs_symlink(NULL, &root, (struct dentry *)16, "target");
 		kernel_clone(&ca);
 		inet_csk_accept(&sk, 0, &err, 0);
 		tracefs_create_dir("test", &root);
-		do_sys_open(-100, "/etc/hostname", 0, 0);
+		do_sys_open(-100, "/dev/null", 0, 0);
 		dput(&d);
 		kfree(buf);
 		trace_printk_irq_work(NULL);

@@ -59,6 +59,6 @@ expected() {
 		"r:e10 $b:helper:3 local" "r:e10 " \
 		'a return probe goes on a function, not a line'
 	err $k '$arg* must be an independent parameter without name etc.' \
-		"p:e11 $b:handle x=\$arg*" "p:e11 $b:handle " \
+		"p:e11 $b:handle x=\$arg*" "p:e11 $b:handle x=" \
 		'$arg* stands for every parameter, each named after itself'
 }
