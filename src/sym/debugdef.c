@@ -469,7 +469,7 @@ static int one_arg(struct xlate *x, const struct dp_dbg_place *pl, int i,
 				    "named after itself");
 		if (*all_done)
 			return fail(x, DP_ERR_DOUBLE_ARGS, i, 0, "");
-		if (!x->ret && !pl->entry)
+		if (!x->ret && !pl->entry && !pl->scope)
 			return fail(x, DP_ERR_NOFENTRY_ARGS, i, 0, "");
 		*all_done = true;
 		n = dp_dbg_params(x->dbg, pl, names, MAX_ARGS);
@@ -521,7 +521,8 @@ static int one_line(struct xlate *x, const struct dp_dbg_place *pl, char **out)
 	/* the place as written: one copy, the one named, or an offset */
 	if (x->place.kind == PL_PLAIN &&
 	    ((x->npl == 1 && pl->entry &&
-	      !strncmp(pl->sym, x->place.where, strcspn(x->place.where, "%"))) ||
+	      strlen(pl->sym) == strcspn(x->place.where, "%") &&
+	      !strncmp(pl->sym, x->place.where, strlen(pl->sym))) ||
 	     strchr(x->place.where, '+')))
 		snprintf(place, sizeof(place), "%s", x->a.argv[1]);
 	else if (pl->addr == pl->func)
@@ -608,7 +609,9 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 				      0, "no place");
 		goto out;
 	}
-	x->ret = line[0] == 'r';
+	/* a return probe: r:, or a place with %return */
+	x->ret = line[0] == 'r' ||
+		 (x->a.argc > 1 && strstr(x->a.argv[1], "%return"));
 	first = x->a.argc + 1;
 	split_place(x->a.argv[1], &x->place);
 	if (x->place.kind != PL_PLAIN && !x->place.mod) {

@@ -553,7 +553,8 @@ int dp_dbg_lazy(struct dp_dbg *d, const char *func, const char *pattern,
 		struct dp_dbg_place *pl, int max, char *why, size_t whylen)
 {
 	struct dp_dbg_place f;
-	char pat[1100], buf[1024], text[1024], path[4096];
+	char pat[1100], buf[1024], path[4096], *text = NULL;
+	size_t textcap = 0;
 	Dwarf_Die fn;
 	const char *file;
 	int decl = 0, ln = 0, n = 0, last = 0;
@@ -587,7 +588,8 @@ int dp_dbg_lazy(struct dp_dbg *d, const char *func, const char *pattern,
 	squeeze(pattern, buf, sizeof(buf));
 	snprintf(pat, sizeof(pat), "*%s*", buf);
 	/* lines from the declaration on while they still hold code of it */
-	while (fgets(text, sizeof(text), src)) {
+	/* getline(): a line longer than any buffer is still one line */
+	while (getline(&text, &textcap, src) > 0) {
 		struct dp_dbg_place one[8];
 		int k;
 
@@ -604,6 +606,7 @@ int dp_dbg_lazy(struct dp_dbg *d, const char *func, const char *pattern,
 				pl[n++] = one[i];
 	}
 	fclose(src);
+	free(text);
 	if (!n)
 		snprintf(why, whylen, "no line of %s matches %s", func, pattern);
 	return n ? n : -ENOENT;
@@ -844,10 +847,28 @@ static int abi_index(Dwarf_Die *fn, Dwarf_Die *var)
 
 	if (dwarf_tag(var) != DW_TAG_formal_parameter || dwarf_child(fn, &c))
 		return -1;
+	/* a struct returned in memory: its address comes first, in %rdi */
+	if (die_type(fn, &t) && peel(&t) &&
+	    (dwarf_tag(&t) == DW_TAG_structure_type ||
+	     dwarf_tag(&t) == DW_TAG_union_type ||
+	     dwarf_tag(&t) == DW_TAG_class_type) && type_size(&t) > 16)
+		k = 1;
 	do {
 		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
 			continue;
-		if (!die_type(&c, &t) || !int_class(&t) || k >= 6)
+		if (!die_type(&c, &t))
+			return -1;
+		if (!int_class(&t)) {
+			Dwarf_Die p = t;
+
+			/* a float goes in an SSE register: the integer ones
+			 * are counted on; a struct by value is not known */
+			if (!peel(&p) || dwarf_tag(&p) != DW_TAG_base_type ||
+			    dwarf_dieoffset(&c) == dwarf_dieoffset(var))
+				return -1;
+			continue;
+		}
+		if (k >= 6)
 			return -1;
 		if (dwarf_dieoffset(&c) == dwarf_dieoffset(var))
 			return k;
@@ -1388,7 +1409,9 @@ int dp_dbg_params(struct dp_dbg *d, const struct dp_dbg_place *pl,
 	Dwarf_Die fn, c;
 	int n = 0;
 
-	if (!func_die(d, pl->func, &fn))
+	/* an inlined copy's own parameters, not its caller's */
+	if (pl->scope ? !dwarf_offdie(d->dw, pl->scope, &fn) :
+	    !func_die(d, pl->func, &fn))
 		return -ENOENT;
 	if (dwarf_child(&fn, &c))
 		return 0;
@@ -1503,7 +1526,8 @@ int dp_dbg_func_lines(struct dp_dbg *d, const char *func, char *file,
 		      void *priv, char *why, size_t whylen)
 {
 	struct dp_dbg_place f, one[8];
-	char text[1024], path[4096];
+	char path[4096], *text = NULL;
+	size_t textcap = 0;
 	Dwarf_Die fn, cu;
 	Dwarf_Attribute a;
 	const char *src, *dir;
@@ -1539,7 +1563,7 @@ int dp_dbg_func_lines(struct dp_dbg *d, const char *func, char *file,
 		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
 		return -errno;
 	}
-	while (fgets(text, sizeof(text), fp) && ++ln <= next) {
+	while (getline(&text, &textcap, fp) > 0 && ++ln <= next) {
 		text[strcspn(text, "\n")] = '\0';
 		if (ln < decl)
 			continue;
@@ -1552,6 +1576,7 @@ int dp_dbg_func_lines(struct dp_dbg *d, const char *func, char *file,
 			     ln - decl : -1, text);
 	}
 	fclose(fp);
+	free(text);
 	return 0;
 }
 

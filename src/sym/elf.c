@@ -497,11 +497,20 @@ static bool same_build(const struct dp_elf *e, const struct dp_elf *d)
 	       !memcmp(d->build_id, e->build_id, e->build_id_len);
 }
 
+/* Set while a debug file is opened: it never looks for its own. */
+static __thread bool opening_debug;
+
 static struct dp_elf *try_debug(struct dp_elf *e, const char *path)
 {
 	struct dp_elf *d = NULL;
+	int err;
 
-	if (access(path, R_OK) || dp_elf_open_why(path, &d, NULL, 0))
+	if (access(path, R_OK))
+		return NULL;
+	opening_debug = true;
+	err = dp_elf_open_why(path, &d, NULL, 0);
+	opening_debug = false;
+	if (err)
 		return NULL;
 	if (same_build(e, d) && d->nsyms)
 		return d;
@@ -615,6 +624,8 @@ static int minidebug_symbols(struct dp_elf *e, struct symvec *sv)
 
 static int debug_symbols(struct dp_elf *e, struct symvec *sv)
 {
+	if (opening_debug)
+		return 0;
 	e->debug = find_debug(e);
 	if (!e->debug)
 		return minidebug_symbols(e, sv);

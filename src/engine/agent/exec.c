@@ -98,9 +98,14 @@ static const char *program_why(const char *path, int depth)
 
 	if (depth > 4)
 		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* never blocks (a FIFO) nor opens a terminal; a regular file only */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n > 2 && buf[0] == '#' && buf[1] == '!') {
 		char *s = buf + 2, *e;

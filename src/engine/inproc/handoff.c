@@ -254,7 +254,13 @@ static void helper_close_fds(int keep, FILE *log)
 	if (b > a + 1 && b > 3)
 		syscall(SYS_close_range, (unsigned)(a + 1 > 3 ? a + 1 : 3),
 			(unsigned)b - 1, 0u);
-	syscall(SYS_close_range, (unsigned)(b + 1 > 3 ? b + 1 : 3), ~0u, 0u);
+	if (syscall(SYS_close_range, (unsigned)(b + 1 > 3 ? b + 1 : 3), ~0u,
+		    0u)) {
+		/* no close_range (before 5.9, or filtered): one by one */
+		for (int fd = 3; fd < 65536; fd++)
+			if (fd != keep && fd != (log ? fileno(log) : -1))
+				close(fd);
+	}
 }
 
 static void helper_signals(void)
@@ -289,8 +295,20 @@ helper_main(struct dp_inproc *t, pid_t pid, bool at_exec, int sock,
 	helper_close_fds(sock, t->o.log);
 	helper_signals();
 	helper_ops = dp_engine_with(DP_ENGINE_AT_EXEC);
-	a.err = helper_ops ? helper_ops->attach(&eo, &state, a.why,
-						sizeof(a.why)) : -ENOSYS;
+	/* the probes' counts are this process's from here: the fork copied
+	 * the session's, which dprobe keeps itself */
+	for (struct dp_event *ev = t->o.reg->events; ev; ev = ev->next)
+		for (struct dp_probe *pr = ev->probes; pr; pr = pr->next)
+			pr->nhit = pr->nmiss = 0;
+	a.err = helper_ops ? -EAGAIN : -ENOSYS;
+	/* a process seen right after its exec (posix_spawn's child) may
+	 * still be finishing it: ESRCH while it lives is tried again */
+	for (int i = 0; helper_ops && a.err && i < 50; i++) {
+		a.err = helper_ops->attach(&eo, &state, a.why, sizeof(a.why));
+		if (a.err != -ESRCH || at_exec || kill(pid, 0))
+			break;
+		usleep(10000);
+	}
 	if (!helper_ops)
 		snprintf(a.why, sizeof(a.why), "no engine attaches at an exec");
 	send(sock, &a, sizeof(a), MSG_NOSIGNAL);
@@ -317,6 +335,32 @@ static const char *why_text(const char *why)
 	return "a program without the agent";
 }
 
+/*
+ * A helper ends by detaching (SIGTERM: every byte back, the process runs
+ * on); only one that does not within 5 s is killed (its process may then
+ * meet a probe with no tracer).  Its wait status, or -1.
+ */
+static int helper_stop(pid_t h)
+{
+	int st = 0;
+
+	kill(h, SIGTERM);
+	for (int i = 0; i < 500; i++) {
+		pid_t r = waitpid(h, &st, WNOHANG);
+
+		if (r == h)
+			return st;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		usleep(10000);
+	}
+	kill(h, SIGKILL);
+	while (waitpid(h, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return st;
+}
+
 static void reap(struct ip_proc *p)
 {
 	int st = 0;
@@ -325,9 +369,13 @@ static void reap(struct ip_proc *p)
 	if (!p->helper)
 		return;
 	do
-		r = waitpid(p->helper, &st, 0);
+		r = waitpid(p->helper, &st, WNOHANG);
 	while (r < 0 && errno == EINTR);
-	if (r == p->helper && (!WIFEXITED(st) || WEXITSTATUS(st)))
+	if (!r) {		/* not gone by itself: told to, within bounds */
+		st = helper_stop(p->helper);
+		r = p->helper;
+	}
+	if (r == p->helper && (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st)))
 		inproc_log(p->tree, "dprobe: the ptrace engine's helper for "
 			   "process %d ended abnormally\n", (int)p->pid);
 	p->helper = 0;
@@ -421,9 +469,7 @@ static struct ip_proc *helper_start(struct dp_inproc *t, pid_t pid,
 		inproc_log(t, "dprobe: process %d runs %s; the ptrace engine "
 			   "cannot trace it: %s\n", (int)pid, what,
 			   why[0] ? why : strerror(-err));
-		kill(h, SIGKILL);
-		while (waitpid(h, NULL, 0) < 0 && errno == EINTR)
-			;
+		helper_stop(h);
 		close(sv[0]);
 		t->nlost_images++;
 		return NULL;
@@ -433,6 +479,15 @@ static struct ip_proc *helper_start(struct dp_inproc *t, pid_t pid,
 	p->symbolizer = (struct dp_symbolizer){ helper_lookup, p };
 	t->nprocs++;
 	return p;
+}
+
+/* Text a traced process sent, shown on dprobe's terminal: control bytes
+ * (escape sequences) become '?'. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
 }
 
 /* Whether @pid is @p's process, or a child of it (a vfork child execs on
@@ -467,6 +522,7 @@ void handoff_exec(struct ip_proc *p, const char *args)
 	if (sscanf(args, "%u %d %15s %4095[^\n]", &ticket, &pid, why,
 		   path) != 4)
 		return;
+	printable(path);
 	if (pid > 0 && t->o.follow && asks_for(p, pid) && !t->stop_req &&
 	    !handoff_owns(t, pid)) {
 		snprintf(what, sizeof(what), "%s, %s", path, why_text(why));
@@ -486,6 +542,8 @@ void handoff_exec_late(struct ip_proc *p, const char *args)
 	char why[16], path[4096], what[4400];
 	int pid;
 
+	if (sscanf(args, "%d %15s %4095[^\n]", &pid, why, path) == 3)
+		printable(path);
 	if (sscanf(args, "%d %15s %4095[^\n]", &pid, why, path) != 3 ||
 	    pid <= 0 || pid == p->pid || !p->tree->o.follow ||
 	    !asks_for(p, pid))
@@ -513,6 +571,11 @@ bool handoff_late(struct dp_inproc *t, pid_t pid, const char *what)
 
 	if (t->stop_req || handoff_owns(t, pid))
 		return false;
+	/* an agent of its own traces it already: two engines never patch
+	 * the same process */
+	for (const struct ip_proc *p = t->procs; p; p = p->next)
+		if (p->pid == pid && p->sock >= 0 && !p->closed)
+			return false;
 	h = helper_start(t, pid, false, what);
 	if (h)
 		inproc_log(t, "dprobe: process %d runs %s: traced by the ptrace "
@@ -575,7 +638,7 @@ bool handoff_peek(struct ip_proc *p, bool final)
 			return false;
 		if (final && inproc_wait_fd(p->tree, p->hsock, POLLIN,
 					    inproc_now_ms() + HELPER_WAIT_MS) <= 0) {
-			helper_ended(p);	/* (it is killed at the free) */
+			helper_ended(p);	/* told to stop, within bounds */
 			break;
 		}
 		n = recv(p->hsock, p->hbuf, HO_MSG_MAX, MSG_DONTWAIT);
