@@ -257,60 +257,76 @@ DP_EXPORT int execvp(const char *file, char *const argv[])
 
 /* The variadic ones: their arguments into an array on the stack, as the
  * C library does (no allocation in a vfork child). */
-#define COUNT_ARGS(first, n)						\
-	do {								\
-		va_list c_;						\
-		va_start(c_, first);					\
-		for (n = 1; va_arg(c_, char *); n++)			\
-			;						\
-		va_end(c_);						\
-	} while (0)
+
+/* How many arguments from @first to the NULL, @first included. */
+static size_t count_args(const char *first, va_list ap)
+{
+	size_t n = 1;
+
+	(void)first;
+	while (va_arg(ap, char *))
+		n++;
+	return n;
+}
+
+/* @argv (n + 1 slots): @first, the rest of @ap up to its NULL; then
+ * execle()'s environment into *@envp if not NULL (read here: @ap is not
+ * used again by the caller). */
+static void fill_args(char **argv, size_t n, const char *first, va_list ap,
+		      char ***envp)
+{
+	argv[0] = (char *)first;
+	for (size_t i = 1; i <= n; i++)
+		argv[i] = va_arg(ap, char *);
+	if (envp)
+		*envp = va_arg(ap, char **);
+}
 
 DP_EXPORT int execl(const char *path, const char *arg, ...)
 {
+	va_list ap, c;
 	size_t n;
-	va_list ap;
 
-	COUNT_ARGS(arg, n);
+	va_start(c, arg);
+	n = count_args(arg, c);
+	va_end(c);
 	char *argv[n + 1];
 
-	argv[0] = (char *)arg;
 	va_start(ap, arg);
-	for (size_t i = 1; i <= n; i++)
-		argv[i] = va_arg(ap, char *);
+	fill_args(argv, n, arg, ap, NULL);
 	va_end(ap);
 	return execve(path, argv, environ);
 }
 
 DP_EXPORT int execlp(const char *file, const char *arg, ...)
 {
+	va_list ap, c;
 	size_t n;
-	va_list ap;
 
-	COUNT_ARGS(arg, n);
+	va_start(c, arg);
+	n = count_args(arg, c);
+	va_end(c);
 	char *argv[n + 1];
 
-	argv[0] = (char *)arg;
 	va_start(ap, arg);
-	for (size_t i = 1; i <= n; i++)
-		argv[i] = va_arg(ap, char *);
+	fill_args(argv, n, arg, ap, NULL);
 	va_end(ap);
 	return execvpe(file, argv, environ);
 }
 
 DP_EXPORT int execle(const char *path, const char *arg, ...)
 {
+	va_list ap, c;
 	size_t n;
-	va_list ap;
+	char **envp;
 
-	COUNT_ARGS(arg, n);
-	char *argv[n + 1], **envp;
+	va_start(c, arg);
+	n = count_args(arg, c);
+	va_end(c);
+	char *argv[n + 1];
 
-	argv[0] = (char *)arg;
 	va_start(ap, arg);
-	for (size_t i = 1; i <= n; i++)
-		argv[i] = va_arg(ap, char *);
-	envp = va_arg(ap, char **);
+	fill_args(argv, n, arg, ap, &envp);
 	va_end(ap);
 	return execve(path, argv, envp);
 }

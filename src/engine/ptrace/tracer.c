@@ -883,13 +883,18 @@ static bool traced_by_us(pid_t tid)
 	return tracer == getpid();
 }
 
-/* Seize one thread found in /proc/PID/task; 0, or -errno with @why. */
-static int seize_thread(struct proc *p, pid_t tid, char *why, size_t whylen)
+/*
+ * Seize one thread found in /proc/PID/task, and stop it (@interrupt);
+ * 0, or -errno with @why.
+ */
+static int seize_thread(struct proc *p, pid_t tid, bool interrupt, char *why,
+			size_t whylen)
 {
 	int e;
 
 	if (!ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)TRACE_OPTS)) {
-		ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
+		if (interrupt)
+			ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
 		return thread_add(p, tid) ? 0 : -ENOMEM;
 	}
 	e = errno;
@@ -901,6 +906,41 @@ static int seize_thread(struct proc *p, pid_t tid, char *why, size_t whylen)
 		 e == EPERM ? " (already traced, or not allowed: see "
 		 "/proc/sys/kernel/yama/ptrace_scope)" : "");
 	return -e;
+}
+
+/* Seize every thread listed in /proc/PID/task, again until the list
+ * stops growing.  0, or -errno with @why. */
+static int seize_all(struct proc *p, bool interrupt, char *why, size_t whylen)
+{
+	char path[64];
+	bool again = true;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", p->pid);
+	while (again) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		if (!d) {
+			snprintf(why, whylen, "no process %d", p->pid);
+			return -ESRCH;
+		}
+		again = false;
+		while ((de = readdir(d))) {
+			pid_t tid = atoi(de->d_name);
+
+			if (tid <= 0 || thread_find(p->tracer, tid))
+				continue;
+			err = seize_thread(p, tid, interrupt, why, whylen);
+			if (err) {
+				closedir(d);
+				return err;
+			}
+			again = true;
+		}
+		closedir(d);
+	}
+	return 0;
 }
 
 /* Wait until @t is stopped, registering what it creates meanwhile. */
@@ -944,34 +984,10 @@ static void wait_attach_stop(struct thread *t)
  */
 static int attach_threads(struct proc *p, char *why, size_t whylen)
 {
-	char path[64];
-	bool again = true;
-	int err;
+	int err = seize_all(p, true, why, whylen);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", p->pid);
-	while (again) {
-		DIR *d = opendir(path);
-		struct dirent *de;
-
-		if (!d) {
-			snprintf(why, whylen, "no process %d", p->pid);
-			return -ESRCH;
-		}
-		again = false;
-		while ((de = readdir(d))) {
-			pid_t tid = atoi(de->d_name);
-
-			if (tid <= 0 || thread_find(p->tracer, tid))
-				continue;
-			err = seize_thread(p, tid, why, whylen);
-			if (err) {
-				closedir(d);
-				return err;
-			}
-			again = true;
-		}
-		closedir(d);
-	}
+	if (err)
+		return err;
 	for (bool waiting = true; waiting;) {
 		struct thread *t, *n;
 
@@ -999,44 +1015,9 @@ static int attach_threads(struct proc *p, char *why, size_t whylen)
  */
 static int seize_for_exec(struct proc *p, char *why, size_t whylen)
 {
-	char path[64];
-	bool again = true;
+	int err = seize_all(p, false, why, whylen);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", p->pid);
-	while (again) {
-		DIR *d = opendir(path);
-		struct dirent *de;
-
-		if (!d) {
-			snprintf(why, whylen, "no process %d", p->pid);
-			return -ESRCH;
-		}
-		again = false;
-		while ((de = readdir(d))) {
-			pid_t tid = atoi(de->d_name);
-
-			if (tid <= 0 || thread_find(p->tracer, tid))
-				continue;
-			if (ptrace(PTRACE_SEIZE, tid, NULL,
-				   (void *)(long)TRACE_OPTS)) {
-				int e = errno;
-
-				if (e == ESRCH)
-					continue;
-				closedir(d);
-				snprintf(why, whylen, "cannot trace %d: %s",
-					 tid, strerror(e));
-				return -e;
-			}
-			if (!thread_add(p, tid)) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			again = true;
-		}
-		closedir(d);
-	}
-	return p->threads ? 0 : -ESRCH;
+	return err ? err : p->threads ? 0 : -ESRCH;
 }
 
 int dp_ptrace_attach(const struct dp_ptrace_opts *o, const pid_t *pids,
