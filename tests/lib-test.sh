@@ -110,7 +110,11 @@ run scratch 't_begin s; t_scratch dprobe-libtest-s; echo "$T_DIR" >dir
 	t_wait_line "$T_DIR/out" "^up\$" 10 && t_pass a; t_end'
 d=$(cat "$W/scratch/dir")
 p=$(cat "$W/scratch/pid")
-sleep 0.2
+# killed at exit: gone once the kernel has reaped it (slower under load)
+for _ in $(seq 1 40); do
+	kill -0 "$p" 2>/dev/null || break
+	sleep 0.05
+done
 if [ -n "$d" ] && [ ! -e "$d" ] && ! kill -0 "$p" 2>/dev/null &&
    [ "$(tail -n 1 "$W/scratch.out")" = hook ]; then
 	t_pass "at exit: background program killed, hook run, directory removed"
