@@ -97,7 +97,7 @@ void dp_registry_list(const struct dp_registry *reg, enum dp_probe_kind kind,
 		if (ev->kind != kind || ev->builtin)
 			continue;
 		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
-			char *line = dp_probe_canonical(&p->def);
+			char *line = dp_probe_listing(&p->def);
 
 			if (line)
 				fprintf(out, "%s\n", line);

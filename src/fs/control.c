@@ -301,7 +301,7 @@ static void print_dynamic(const struct dp_fs *fs, FILE *out)
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
 		for (const struct dp_probe *p = ev->probes; !ev->builtin && p;
 		     p = p->next) {
-			char *line = dp_probe_canonical(&p->def);
+			char *line = dp_probe_listing(&p->def);
 
 			if (line)
 				fprintf(out, "%s\n", line);
@@ -787,8 +787,18 @@ static int apply_by_name(struct dp_fs *fs, const char *line,
 	ret = dp_debugdef_translate(fs->dbg, line, &t, e);
 	if (ret == -ENODATA)	/* no debug information: the kernel's say */
 		return dp_registry_apply(&fs->reg, line, NULL, e);
-	for (size_t k = 0; !ret && t && t[k]; k++)
-		ret = dp_registry_apply(&fs->reg, t[k], NULL, e);
+	for (size_t k = 0; !ret && t && t[k]; k++) {
+		struct dp_probe *p = NULL;
+
+		ret = dp_registry_apply(&fs->reg, t[k], &p, e);
+		/* listed as written, as the kernel lists BTF arguments */
+		for (unsigned i = 0; !ret && p && i < p->def.nargs; i++) {
+			const char *w = dp_debugdef_shown(fs->dbg, k, i);
+
+			if (w)
+				p->def.args[i].shown = strndup(w, strcspn(w, "\n"));
+		}
+	}
 	dp_debugdef_lines_free(t);
 	return ret;
 }

@@ -47,7 +47,7 @@ char *dp_place_canonical(const struct dp_probe_def *def)
 	return buf;
 }
 
-char *dp_probe_canonical(const struct dp_probe_def *def)
+static char *canonical(const struct dp_probe_def *def, bool shown)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -62,7 +62,19 @@ char *dp_probe_canonical(const struct dp_probe_def *def)
 	fprintf(f, ":%s/%s ", def->group, def->event);
 	print_place(f, def);
 	for (unsigned i = 0; i < def->nargs; i++)
-		fprintf(f, " %s=%s", def->args[i].name, def->args[i].body);
+		fprintf(f, " %s=%s", def->args[i].name,
+			shown && def->args[i].shown ? def->args[i].shown :
+			def->args[i].body);
 	fclose(f);
 	return buf;
+}
+
+char *dp_probe_canonical(const struct dp_probe_def *def)
+{
+	return canonical(def, false);
+}
+
+char *dp_probe_listing(const struct dp_probe_def *def)
+{
+	return canonical(def, true);
 }

@@ -527,5 +527,6 @@ void dp_arg_free(struct dp_arg *a)
 {
 	free(a->body);
 	free(a->data);
-	a->body = a->data = NULL;
+	free(a->shown);
+	a->body = a->data = a->shown = NULL;
 }

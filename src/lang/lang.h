@@ -119,6 +119,9 @@ struct dp_fetch_insn {
 struct dp_arg {
 	char name[DP_MAX_ARG_NAME_LEN + 1];
 	char *body;		/* EXPR[:TYPE] as written, shown in listings */
+	/* a definition by name (sym/debugdef.h): the text written, which
+	 * the kernel lists for its BTF arguments (NULL: body) */
+	char *shown;
 	char *data;		/* immediate string for DP_FOP_DATA */
 	struct dp_type type;
 	unsigned offset;	/* after the probe header (16 or 24 bytes) */
@@ -196,6 +199,9 @@ bool dp_line_is_delete(const char *line);
  * Returns a malloc'd string.
  */
 char *dp_probe_canonical(const struct dp_probe_def *def);
+/* The same, each argument as it was written where that differs from
+ * what is fetched (arguments by name): the kernel's listing. */
+char *dp_probe_listing(const struct dp_probe_def *def);
 /* The place part alone ("PATH:0x%016lx(0x%lx)" / "SYM+N" / "0x%016lx"). */
 char *dp_place_canonical(const struct dp_probe_def *def);
 

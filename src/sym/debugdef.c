@@ -39,6 +39,10 @@ struct dp_debugdef {
 	size_t nobjs;
 	struct dbg_file *files;
 	char note[600];		/* what the last translation did, or "" */
+	/* per line of the last translation: each argument as written,
+	 * one per line of text (dp_debugdef_shown()) */
+	char **shown;
+	size_t nshown;
 };
 
 struct dp_debugdef *dp_debugdef_new(const char *binary, char *const *objs,
@@ -54,6 +58,15 @@ struct dp_debugdef *dp_debugdef_new(const char *binary, char *const *objs,
 		if ((c->objs[c->nobjs] = strdup(objs[i])))
 			c->nobjs++;
 	return c;
+}
+
+static void shown_free(struct dp_debugdef *c)
+{
+	for (size_t i = 0; i < c->nshown; i++)
+		free(c->shown[i]);
+	free(c->shown);
+	c->shown = NULL;
+	c->nshown = 0;
 }
 
 void dp_debugdef_free(struct dp_debugdef *c)
@@ -72,6 +85,7 @@ void dp_debugdef_free(struct dp_debugdef *c)
 		free(c->objs[i]);
 	free(c->objs);
 	free(c->binary);
+	shown_free(c);
 	free(c);
 }
 
@@ -439,6 +453,14 @@ static enum dp_err_code code_of(enum dp_dbg_err e)
 	}
 }
 
+/* Append TEXT and a newline to @shown (@len bytes). */
+static void show(char *shown, size_t len, const char *text)
+{
+	size_t n = strlen(shown);
+
+	snprintf(shown + n, len - n, "%s\n", text);
+}
+
 /* Append " TEXT" to @out (@len bytes). */
 static int put(char *out, size_t len, const char *text)
 {
@@ -450,7 +472,8 @@ static int put(char *out, size_t len, const char *text)
 
 /* One argument (index @i in the line) at place @pl into @out. */
 static int one_arg(struct xlate *x, const struct dp_dbg_place *pl, int i,
-		   int *pos, bool *all_done, char *out, size_t len)
+		   int *pos, bool *all_done, char *out, size_t len,
+		   char *shown, size_t shownlen)
 {
 	struct arg_parts p;
 	struct dp_dbg_arg da;
@@ -481,12 +504,16 @@ static int one_arg(struct xlate *x, const struct dp_dbg_place *pl, int i,
 			snprintf(text, sizeof(text), "%s=%s", names[k], da.body);
 			if (put(out, len, text))
 				return fail(x, DP_ERR_ARGS_2LONG, i, 0, "");
+			show(shown, shownlen, names[k]);
 			(*pos)++;
 		}
 		return 0;
 	}
 	(*pos)++;
 	/* a $retval of a return probe without a type: the declared one */
+	snprintf(text, sizeof(text), "%s%s%s", p.body, *p.type ? ":" : "",
+		 p.type);
+	show(shown, shownlen, text);
 	if (!body_named(p.body) &&
 	    !(x->ret && !strcmp(p.body, "$retval") && !*p.type))
 		return put(out, len, x->a.argv[i]) ?
@@ -509,15 +536,19 @@ static int one_arg(struct xlate *x, const struct dp_dbg_place *pl, int i,
 }
 
 /* The definition for place @pl. */
-static int one_line(struct xlate *x, const struct dp_dbg_place *pl, char **out)
+static int one_line(struct xlate *x, const struct dp_dbg_place *pl, char **out,
+		    char **shown_out)
 {
 	size_t len = 8192;
-	char *buf = calloc(1, len), place[600];
+	char *buf = calloc(1, len), place[600], *shown = calloc(1, len);
 	bool all_done = false;
 	int pos = 0, ret = 0;
 
-	if (!buf)
+	if (!buf || !shown) {
+		free(buf);
+		free(shown);
 		return -ENOMEM;
+	}
 	/* the place as written: one copy, the one named, or an offset */
 	if (x->place.kind == PL_PLAIN &&
 	    ((x->npl == 1 && pl->entry &&
@@ -537,12 +568,14 @@ static int one_line(struct xlate *x, const struct dp_dbg_place *pl, char **out)
 	put(buf, len, x->a.argv[0]);
 	put(buf, len, place);
 	for (int i = 2; i < x->a.argc && !ret; i++)
-		ret = one_arg(x, pl, i, &pos, &all_done, buf, len);
+		ret = one_arg(x, pl, i, &pos, &all_done, buf, len, shown, len);
 	if (ret) {
 		free(buf);
+		free(shown);
 		return ret;
 	}
 	*out = buf;
+	*shown_out = shown;
 	return 0;
 }
 
@@ -581,6 +614,18 @@ const char *dp_debugdef_note(const struct dp_debugdef *c)
 	return c->note;
 }
 
+const char *dp_debugdef_shown(const struct dp_debugdef *c, size_t line,
+			      unsigned arg)
+{
+	const char *s = line < c->nshown ? c->shown[line] : NULL;
+
+	for (unsigned i = 0; s && i < arg; i++) {
+		s = strchr(s, '\n');
+		s = s ? s + 1 : NULL;
+	}
+	return s && *s ? s : NULL;
+}
+
 int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 			  char ***out, struct dp_error *e)
 {
@@ -595,6 +640,7 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 
 	*out = NULL;
 	c->note[0] = '\0';
+	shown_free(c);
 	if (!x || !own) {
 		free(x);
 		free(own);
@@ -683,8 +729,11 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 		ret = -ENOMEM;
 		goto out;
 	}
+	c->shown = calloc((size_t)x->npl, sizeof(*c->shown));
+	c->nshown = c->shown ? (size_t)x->npl : 0;
 	for (int i = 0; i < x->npl && !ret; i++)
-		ret = one_line(x, &x->pl[i], &lines[i]);
+		ret = one_line(x, &x->pl[i], &lines[i],
+			       c->shown ? &c->shown[i] : &(char *){ NULL });
 	if (ret) {
 		dp_debugdef_lines_free(lines);
 		lines = NULL;

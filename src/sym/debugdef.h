@@ -53,5 +53,9 @@ void dp_debugdef_lines_free(char **lines);
 /* What the last translation placed, when a function had several copies
  * ("scale: 3 places (2 inlined copies)"), else "". */
 const char *dp_debugdef_note(const struct dp_debugdef *c);
+/* Argument @arg of line @line of the last translation as it was
+ * written (up to a newline), or NULL. */
+const char *dp_debugdef_shown(const struct dp_debugdef *c, size_t line,
+			      unsigned arg);
 
 #endif

@@ -682,8 +682,9 @@ case_tracepoints() {
 
 # Seed 002 written by name (docs/debuginfo.md): the kernel's BTF-argument
 # syntax, translated through fileserver's debug information when the line
-# is written; kprobe_events lists what it became, the events carry the
-# same values as seed_filp's; a name the function does not have gets the
+# is written; kprobe_events lists the arguments as written, as the kernel
+# lists its BTF arguments, the events carry the same values as
+# seed_filp's; a name the function does not have gets the
 # kernel's error and error_log entry.
 case_by_name() {
 	R=$WORK/req
@@ -691,7 +692,7 @@ case_by_name() {
 	w kprobe_events 'p:kprobes/byname do_filp_open dfd pathname->name flags' ||
 		{ echo "  the definition by name was refused" >>"$WORK/why"; return 1; }
 	cat "$MNT/kprobe_events" >"$WORK/got.events"
-	echo 'p:kprobes/byname do_filp_open dfd=%di:s32 arg2=+0(+0(%si)):string flags=%dx:s32' >"$WORK/want.events"
+	echo 'p:kprobes/byname do_filp_open dfd=dfd arg2=pathname->name flags=flags' >"$WORK/want.events"
 	cmp -s "$WORK/want.events" "$WORK/got.events" ||
 		{ echo "  kprobe_events: $(cat "$WORK/got.events")" >>"$WORK/why"; return 1; }
 	expect_fail "Invalid argument" a kprobe_events 'p:kprobes/bad do_filp_open nosuch' || return 1
