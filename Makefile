@@ -339,7 +339,7 @@ kernel-diff: $(O)/dprobe
 
 # The kernel's own ftrace selftests (kprobe/ and dynevent/ of Debian's
 # linux-source-6.12) against `dprobe mount` (tests/ftrace/run.sh); not
-# yet part of `make test` (issue 15: 18 of 43 pass).
+# yet part of `make test` (issue 15: 21 of 43 pass).
 .PHONY: ftracetest
 ftracetest: $(O)/dprobe $(AGENT_SO)
 	@sh tests/ftrace/run.sh $(O)/dprobe

@@ -803,6 +803,17 @@ static int apply_by_name(struct dp_fs *fs, const char *line,
 	return ret;
 }
 
+/* $argN and $retval checked against the function's declaration, as the
+ * kernel checks them with BTF. */
+static int check_by_debug(struct dp_fs *fs, const char *line,
+			  struct dp_error *e)
+{
+	if (!fs->dbg)
+		fs->dbg = dp_debugdef_new(fs->o->binary, fs->o->objs,
+					  fs->o->nobjs);
+	return fs->dbg ? dp_debugdef_check(fs->dbg, line, e) : 0;
+}
+
 static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 {
 	struct dp_error e = { 0 };
@@ -819,7 +830,7 @@ static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 		ret = apply_delete(fs, file, line, &e);
 	else if (dp_debugdef_needed(line))
 		ret = apply_by_name(fs, line, &e);
-	else
+	else if (!(ret = check_by_debug(fs, line, &e)))
 		ret = dp_registry_apply(&fs->reg, line, NULL, &e);
 	if (ret && e.logged)
 		dp_fs_log_add(fs, render_error(&e));

@@ -745,3 +745,53 @@ out:
 	free(own);
 	return ret;
 }
+
+int dp_debugdef_check(struct dp_debugdef *c, const char *line,
+		      struct dp_error *e)
+{
+	struct xlate x = { .c = c, .line = line, .e = e };
+	struct dbg_file *f;
+	const char *path, *fn;
+	int nparams, ret = 0;
+	bool returns, ret_probe;
+
+	if (!strchr("pr", line[0]) || dp_argv_split(line, &x.a) || x.a.argc < 3)
+		goto out;
+	split_place(x.a.argv[1], &x.place);
+	fn = x.place.where;
+	path = mod_path(c, x.place.mod);
+	/* a function by name, at its entry or return */
+	if (x.place.kind != PL_PLAIN || !path || strchr(fn, '+') ||
+	    isdigit((unsigned char)fn[0]) || !(f = file_of(c, path)) || !f->dbg)
+		goto out;
+	x.dbg = f->dbg;
+	ret_probe = line[0] == 'r' || strstr(fn, "%return");
+	{
+		char name[256];
+		struct dp_dbg_place pl;
+		char why[512];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(fn, "%"), fn);
+		if (dp_dbg_func(x.dbg, name, &pl, why, sizeof(why)) ||
+		    dp_dbg_signature(x.dbg, &pl, &nparams, &returns))
+			goto out;
+	}
+	for (int i = 2; i < x.a.argc && !ret; i++) {
+		struct arg_parts p;
+		char *end;
+		long n;
+
+		split_arg(x.a.argv[i], &p);
+		if (!strncmp(p.body, "$arg", 4) && isdigit((unsigned char)p.body[4])) {
+			n = strtol(p.body + 4, &end, 10);
+			if (!*end && nparams >= 0 && n > nparams)
+				ret = fail(&x, DP_ERR_NO_BTFARG, i, p.body_at,
+					   "the function takes fewer parameters");
+		} else if (ret_probe && !strcmp(p.body, "$retval") && !returns) {
+			ret = fail(&x, DP_ERR_NO_RETVAL, i, p.body_at, "");
+		}
+	}
+out:
+	dp_argv_free(&x.a);
+	return ret;
+}

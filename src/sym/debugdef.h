@@ -50,6 +50,14 @@ bool dp_debugdef_needed(const char *line);
 int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 			  char ***out, struct dp_error *e);
 void dp_debugdef_lines_free(char **lines);
+/*
+ * A plain definition on a function the debug information describes,
+ * checked as the kernel checks it with BTF: $argN past the declared
+ * parameters (NO_BTFARG), $retval of a void function (NO_RETVAL).  0
+ * (also without debug information), or -EINVAL with @e.
+ */
+int dp_debugdef_check(struct dp_debugdef *c, const char *line,
+		      struct dp_error *e);
 /* What the last translation placed, when a function had several copies
  * ("scale: 3 places (2 inlined copies)"), else "". */
 const char *dp_debugdef_note(const struct dp_debugdef *c);

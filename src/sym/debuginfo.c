@@ -1425,6 +1425,32 @@ int dp_dbg_params(struct dp_dbg *d, const struct dp_dbg_place *pl,
 	return n;
 }
 
+/*
+ * What the function at @pl declares: its number of parameters (-1 when
+ * it takes a variable list, "..."), and whether it returns a value.
+ * 0, or -ENOENT.
+ */
+int dp_dbg_signature(struct dp_dbg *d, const struct dp_dbg_place *pl,
+		     int *nparams, bool *returns)
+{
+	Dwarf_Die fn, c, t;
+	int n = 0;
+
+	if (!func_die(d, pl->func, &fn))
+		return -ENOENT;
+	*returns = die_type(&fn, &t);
+	if (!dwarf_child(&fn, &c)) {
+		do {
+			if (dwarf_tag(&c) == DW_TAG_formal_parameter)
+				n++;
+			else if (dwarf_tag(&c) == DW_TAG_unspecified_parameters)
+				n = -1000;
+		} while (!dwarf_siblingof(&c, &c));
+	}
+	*nparams = n < 0 ? -1 : n;
+	return 0;
+}
+
 /* ---- what there is ---------------------------------------------------------- */
 
 /* snprintf() that may cut: a type's name is shown, never parsed. */

@@ -99,6 +99,11 @@ enum dp_dbg_err dp_dbg_arg(struct dp_dbg *d, const struct dp_dbg_place *pl,
 int dp_dbg_params(struct dp_dbg *d, const struct dp_dbg_place *pl,
 		  char (*names)[33], int max);
 
+/* Function @pl's parameter count (-1: variadic) and whether it returns
+ * a value.  0, or -ENOENT. */
+int dp_dbg_signature(struct dp_dbg *d, const struct dp_dbg_place *pl,
+		     int *nparams, bool *returns);
+
 /* ---- what there is (dprobe list -L, -V, -v) ------------------------------ */
 
 /*
