@@ -443,7 +443,7 @@ static void add_name(struct ip_proc *p, const struct ho_sym *y)
 /* A helper tracing @pid, its image in the session; NULL (logged) if the
  * ptrace engine could not take it. */
 static struct ip_proc *helper_start(struct dp_inproc *t, pid_t pid,
-				    bool at_exec, const char *what)
+				    bool at_exec, const char *what, bool last)
 {
 	char why[512] = "";
 	struct ip_proc *p;
@@ -466,12 +466,14 @@ static struct ip_proc *helper_start(struct dp_inproc *t, pid_t pid,
 	err = helper_attached(t, sv[0], why, sizeof(why));
 	p = err ? NULL : proc_new(t, pid, -1);
 	if (!p) {
-		inproc_log(t, "dprobe: process %d runs %s; the ptrace engine "
-			   "cannot trace it: %s\n", (int)pid, what,
-			   why[0] ? why : strerror(-err));
+		if (last) {
+			inproc_log(t, "dprobe: process %d runs %s; the ptrace "
+				   "engine cannot trace it: %s\n", (int)pid, what,
+				   why[0] ? why : strerror(-err));
+			t->nlost_images++;
+		}
 		helper_stop(h);
 		close(sv[0]);
-		t->nlost_images++;
 		return NULL;
 	}
 	p->helper = h;
@@ -526,7 +528,7 @@ void handoff_exec(struct ip_proc *p, const char *args)
 	if (pid > 0 && t->o.follow && asks_for(p, pid) && !t->stop_req &&
 	    !handoff_owns(t, pid)) {
 		snprintf(what, sizeof(what), "%s, %s", path, why_text(why));
-		h = helper_start(t, pid, true, what);
+		h = helper_start(t, pid, true, what, true);
 	}
 	if (h) {
 		h->ticket = ticket;
@@ -576,7 +578,18 @@ bool handoff_late(struct dp_inproc *t, pid_t pid, const char *what)
 	for (const struct ip_proc *p = t->procs; p; p = p->next)
 		if (p->pid == pid && p->sock >= 0 && !p->closed)
 			return false;
-	h = helper_start(t, pid, false, what);
+	/* a process just out of its exec may not be there for a moment
+	 * yet (seen in a time namespace): tried again for ~200 ms */
+	for (int i = 0; i < 10; i++) {
+		char proc[32];
+
+		snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+		h = helper_start(t, pid, false, what,
+				 i == 9 || access(proc, F_OK));
+		if (h || access(proc, F_OK))
+			break;
+		usleep(20000);
+	}
 	if (h)
 		inproc_log(t, "dprobe: process %d runs %s: traced by the ptrace "
 			   "engine from now on (its start was not seen)\n",
