@@ -15,6 +15,7 @@
 
 #include "event/record.h"
 #include "lang/lang.h"
+#include "lang/synth.h"
 
 struct dp_event;
 
@@ -49,6 +50,8 @@ struct dp_event {
 	/* a static event (an application tracepoint a dprobe mount finds in
 	 * its target): in events/ but in no *_events listing, never deleted */
 	bool builtin;
+	/* a synthetic event (DP_KIND_SYNTH): its definition; no probes */
+	struct dp_synth_def *synth;
 	struct dp_filter *filter;	/* NULL: no filter */
 	char *filter_text;
 	struct dp_event *next;
@@ -87,6 +90,15 @@ void dp_registry_free(struct dp_registry *reg);
  */
 int dp_registry_apply(struct dp_registry *reg, const char *line,
 		      struct dp_probe **probe_out, struct dp_error *err);
+
+/*
+ * A synthetic event definition, as a write to dynamic_events (@dyn: an
+ * "s:" line) or to synthetic_events makes it.  Returns 0 (also for a blank
+ * line), -ECANCELED for a dynamic_events line that is not "s:", or -errno
+ * with @err filled; on error the registry is unchanged.
+ */
+int dp_registry_synth(struct dp_registry *reg, const char *line, bool dyn,
+		      struct dp_error *err);
 
 struct dp_event *dp_registry_find(const struct dp_registry *reg,
 				  const char *group, const char *name);

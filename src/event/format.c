@@ -25,8 +25,35 @@ static void field_line(FILE *out, const struct dp_field *f)
 		f->is_signed ? 1 : 0);
 }
 
+/* __set_synth_event_print_fmt(): "NAME=FMT, ..." and each value. */
+static void synth_print_fmt(FILE *f, const struct dp_synth_def *d)
+{
+	fputc('"', f);
+	for (unsigned i = 0; i < d->nfields; i++) {
+		const struct dp_synth_field *sf = &d->fields[i];
+
+		fprintf(f, "%s=%s%s", sf->name, dp_synth_field_fmt(sf->type),
+			i + 1 < d->nfields ? ", " : "");
+	}
+	fputc('"', f);
+	for (unsigned i = 0; i < d->nfields; i++) {
+		const struct dp_synth_field *sf = &d->fields[i];
+
+		if (sf->is_string && sf->is_dynamic)
+			fprintf(f, ", __get_str(%s)", sf->name);
+		else if (sf->is_stack)
+			fprintf(f, ", __get_stacktrace(%s)", sf->name);
+		else
+			fprintf(f, ", REC->%s", sf->name);
+	}
+}
+
 static void print_fmt(FILE *f, const struct dp_event *ev)
 {
+	if (ev->synth) {
+		synth_print_fmt(f, ev->synth);
+		return;
+	}
 	const struct dp_probe_def *def = &ev->probes->def;
 
 	bool tp = ev->kind == DP_KIND_TRACEPOINT;
@@ -94,7 +121,8 @@ void dp_registry_list(const struct dp_registry *reg, enum dp_probe_kind kind,
 		      FILE *out)
 {
 	for (const struct dp_event *ev = reg->events; ev; ev = ev->next) {
-		if (ev->kind != kind || ev->builtin)
+		/* fprobes are dynamic_events' only */
+		if (ev->kind != kind || ev->builtin || ev->probes->def.fprobe)
 			continue;
 		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
 			char *line = dp_probe_listing(&p->def);
@@ -110,7 +138,7 @@ void dp_registry_profile(const struct dp_registry *reg,
 			 enum dp_probe_kind kind, FILE *out)
 {
 	for (const struct dp_event *ev = reg->events; ev; ev = ev->next) {
-		if (ev->kind != kind)
+		if (ev->kind != kind || !ev->probes || ev->probes->def.fprobe)
 			continue;
 		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
 			if (kind == DP_KIND_UPROBE)

@@ -49,6 +49,9 @@ static void event_free(struct dp_event *ev)
 	for (unsigned i = 0; i < ev->nfields; i++)
 		free((char *)ev->fields[i].type);
 	free(ev->fields);
+	if (ev->synth)
+		dp_synth_def_free(ev->synth);
+	free(ev->synth);
 	dp_filter_free(ev->filter);
 	free(ev->filter_text);
 	free(ev);
@@ -255,13 +258,30 @@ static bool ref_ctr_mismatch(const struct dp_registry *reg,
 	return false;
 }
 
+/*
+ * The kernel's dynamic event types: kprobes (p, r), uprobes, and fprobes
+ * (f, t).  A definition appends to an event of its own type only; an
+ * application tracepoint's own event is of none.
+ */
+static int family(const struct dp_probe_def *def)
+{
+	if (def->kind == DP_KIND_UPROBE)
+		return 0;
+	return def->fprobe || def->kind == DP_KIND_TRACEPOINT ? 2 : 1;
+}
+
+static int ev_family(const struct dp_event *ev)
+{
+	return ev->builtin || !ev->probes ? -1 : family(&ev->probes->def);
+}
+
 static struct dp_event *find_kind(const struct dp_registry *reg,
 				  const struct dp_probe_def *def, bool same)
 {
 	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
 		if (!strcmp(ev->group, def->group) &&
 		    !strcmp(ev->name, def->event) &&
-		    (ev->kind == def->kind) == same)
+		    (ev_family(ev) == family(def)) == same)
 			return ev;
 	return NULL;
 }
@@ -322,7 +342,7 @@ static int register_probe(struct dp_registry *reg, const char *line,
 	unsigned diff;
 
 	if (p->def.kind == DP_KIND_KPROBE && p->def.is_return &&
-	    !p->def.maxactive)
+	    !p->def.fprobe && !p->def.maxactive)
 		p->def.maxactive = default_maxactive();
 	if (p->def.kind == DP_KIND_UPROBE && ref_ctr_mismatch(reg, &p->def)) {
 		dp_error_at(err, line, DP_ERR_REFCTR_MISMATCH, EINVAL, 1, 0);
@@ -330,7 +350,8 @@ static int register_probe(struct dp_registry *reg, const char *line,
 	}
 	old = find_kind(reg, &p->def, true);
 	if (old) {
-		if (old->is_return != p->def.is_return) {
+		if (old->is_return != p->def.is_return ||
+		    old->kind != p->def.kind) {
 			dp_error_at(err, line, DP_ERR_DIFF_PROBE_TYPE, EEXIST, 0, 0);
 			return -EEXIST;
 		}
@@ -353,12 +374,129 @@ static int register_probe(struct dp_registry *reg, const char *line,
 	return new_event(reg, p);
 }
 
+/* ---- synthetic events ---------------------------------------------------- */
+
+static void log_error(struct dp_registry *reg, const struct dp_error *e);
+
+/*
+ * A synthetic event's fields, one 8-byte slot each after the common
+ * fields (a char[N] takes 256 bytes), as synth_event_define_fields() lays
+ * them out.
+ */
+static int synth_fields(struct dp_event *ev)
+{
+	const struct dp_synth_def *d = ev->synth;
+
+	ev->nfields = d->nfields;
+	ev->fields = calloc(d->nfields, sizeof(*ev->fields));
+	if (!ev->fields)
+		return -ENOMEM;
+	for (unsigned i = 0; i < d->nfields; i++) {
+		const struct dp_synth_field *sf = &d->fields[i];
+		struct dp_field *f = &ev->fields[i];
+
+		f->name = sf->name;
+		f->type = strdup(sf->type);
+		if (!f->type)
+			return -ENOMEM;
+		f->offset = DP_TP_HEAD_SIZE + sf->offset;
+		f->size = sf->size;
+		f->is_signed = sf->is_signed;
+		f->elem_size = sf->size;
+		f->fclass = DP_FC_NUM;
+		if (sf->is_string && sf->is_dynamic) {
+			f->fclass = DP_FC_STRING;
+			f->elem_size = 4;
+		} else if (sf->is_string) {
+			f->fclass = DP_FC_ARRAY;
+			f->elem_size = 1;
+			f->count = sf->size;
+		}
+	}
+	ev->fixed_size = DP_TP_HEAD_SIZE + d->size;
+	return 0;
+}
+
+static int synth_create(struct dp_registry *reg, const char *line, bool dyn,
+			struct dp_error *err)
+{
+	struct dp_synth_def *d = calloc(1, sizeof(*d));
+	struct dp_event *ev, **tail;
+	int ret;
+
+	if (!d)
+		return -ENOMEM;
+	ret = dp_parse_synth(line, dyn, d, err);
+	if (ret) {
+		free(d);
+		return ret == -ENODATA ? 0 : ret;
+	}
+	ev = dp_registry_find(reg, DP_SYNTH_GROUP, d->name);
+	if (ev) {
+		/* find_synth_event() finds it; another kind of event of
+		 * that name fails registration, without a log entry */
+		ret = ev->synth ? dp_synth_error(err, line,
+						 DP_ERR_SYNTH_EVENT_EXISTS,
+						 d->name, EEXIST) : -EEXIST;
+		dp_synth_def_free(d);
+		free(d);
+		return ret;
+	}
+	ev = calloc(1, sizeof(*ev));
+	if (!ev) {
+		dp_synth_def_free(d);
+		free(d);
+		return -ENOMEM;
+	}
+	ev->id = alloc_id(reg);
+	ev->serial = ++reg->serials;
+	snprintf(ev->group, sizeof(ev->group), "%s", DP_SYNTH_GROUP);
+	snprintf(ev->name, sizeof(ev->name), "%s", d->name);
+	ev->kind = DP_KIND_SYNTH;
+	ev->synth = d;
+	if (synth_fields(ev)) {
+		event_free(ev);
+		return -ENOMEM;
+	}
+	for (tail = &reg->events; *tail; tail = &(*tail)->next)
+		;
+	*tail = ev;
+	return 0;
+}
+
+int dp_registry_synth(struct dp_registry *reg, const char *line, bool dyn,
+		      struct dp_error *err)
+{
+	struct dp_error local = { 0 };
+	struct dp_error *e = err ? err : &local;
+	int ret;
+
+	dp_error_clear(e);
+	ret = synth_create(reg, line, dyn, e);
+	if (ret)
+		log_error(reg, e);
+	dp_error_clear(&local);
+	return ret;
+}
+
+/* synth_event_match(): by name, in the synthetic group; the rest of a
+ * delete's words are not looked at. */
+static bool synth_matches(const struct dp_delete_cmd *cmd,
+			  const struct dp_event *ev)
+{
+	return ev->synth && !strcmp(ev->name, cmd->event) &&
+	       (cmd->any_group || !strcmp(cmd->group, DP_SYNTH_GROUP));
+}
+
 static int create(struct dp_registry *reg, const char *line,
 		  struct dp_probe **out, struct dp_error *err)
 {
-	struct dp_probe *p = calloc(1, sizeof(*p));
+	struct dp_probe *p;
 	int ret;
 
+	if (line[0] == 's' && line[1] == ':')
+		return synth_create(reg, line, true, err);
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	ret = dp_parse_probe_flags(line, &p->def, err, reg->parse_flags);
@@ -444,6 +582,16 @@ static void remove_matching(struct dp_registry *reg,
 
 	while (*evp) {
 		struct dp_event *ev = *evp;
+
+		if (ev->synth) {
+			if (synth_matches(cmd, ev)) {
+				*evp = ev->next;
+				event_free(ev);
+			} else {
+				evp = &ev->next;
+			}
+			continue;
+		}
 		struct dp_probe **pp = &ev->probes;
 
 		while (*pp) {
@@ -495,6 +643,14 @@ static int delete(struct dp_registry *reg, const char *line,
 	if (ret)
 		return ret;
 	for (struct dp_event *ev = reg->events; ev; ev = ev->next) {
+		if (synth_matches(&cmd, ev)) {
+			found = true;
+			if (ev->enabled) {
+				dp_error_at(err, line, DP_ERR_BUSY, EBUSY, 0, 0);
+				ret = -EBUSY;
+				goto out;
+			}
+		}
 		for (struct dp_probe *p = ev->probes; p; p = p->next) {
 			if (!delete_matches(&cmd, ev, p))
 				continue;

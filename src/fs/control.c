@@ -29,6 +29,7 @@ static const struct {
 	{ "kprobe_events", F_KPROBE_EVENTS },
 	{ "kprobe_profile", F_KPROBE_PROFILE },
 	{ "set_event", F_SET_EVENT },
+	{ "synthetic_events", F_SYNTH_EVENTS },
 	{ "trace", F_TRACE },
 	{ "trace_pipe", F_TRACE_PIPE },
 	{ "tracing_on", F_TRACING_ON },
@@ -242,10 +243,13 @@ static const char readme[] =
 	"  kprobe_events\t\t- Probes on the target's symbols; writing a line\n"
 	"\t\t\t  does Create/append/remove, reading shows them\n"
 	"  uprobe_events\t\t- The same for probes on file offsets\n"
-	"  dynamic_events\t- Both kinds in one file; '>' removes every probe\n"
+	"  dynamic_events\t- Every kind in one file; '>' removes every event\n"
 	"\t  one definition per line, in the kernel's syntax:\n"
 	"\t   Format: p[:[<group>/][<event>]] <place> [<args>]\n"
 	"\t           r[maxactive][:[<group>/][<event>]] <place> [<args>]\n"
+	"\t           f[:[<group>/][<event>]] <func-name>[%return] [<args>]\n"
+	"\t           s:[synthetic/]<event> <field> [<field>]\n"
+	"\t           t[:[<group>/][<event>]] <tracepoint> [<args>]\n"
 	"\t           -:[<group>/][<event>]\n"
 	"\t    place: [<module>:]<symbol>[+<offset>]|<memaddr>\n"
 	"  place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>\n"
@@ -259,6 +263,11 @@ static const char readme[] =
 	"\t     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, char, string, symbol,\n"
 	"\t           b<bit-width>@<bit-offset>/<container-size>, ustring,\n"
 	"\t           symstr, <type>\\[<array-size>\\]\n"
+	"  synthetic_events\t- Events made of typed fields and no probe, which\n"
+	"\t\t\t  a trigger's action generates:\n"
+	"\t\t\t  'NAME TYPE FIELD[; TYPE FIELD]...' creates one, '!NAME'\n"
+	"\t\t\t  removes it; TYPE is s8..u64, char, int, long, their\n"
+	"\t\t\t  unsigned forms, bool, pid_t, gfp_t, char[N] or char[]\n"
 	"  kprobe_profile\t\t- Hits and misses of each kprobe\n"
 	"  uprobe_profile\t- Hits of each uprobe\n"
 	"  events/\t\t- One directory per group, one per event in it:\n"
@@ -296,9 +305,21 @@ static void print_set_event(struct dp_fs *fs, FILE *out)
 	free(v);
 }
 
+/* synthetic_events lists NAME\tFIELDS; dynamic_events "s:synthetic/" first */
+static void print_synth(const struct dp_event *ev, bool dyn, FILE *out)
+{
+	char *line = dp_synth_listing(ev->synth);
+
+	if (line)
+		fprintf(out, "%s%s\n", dyn ? "s:" DP_SYNTH_GROUP "/" : "", line);
+	free(line);
+}
+
 static void print_dynamic(const struct dp_fs *fs, FILE *out)
 {
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
+		if (ev->synth)
+			print_synth(ev, true, out);
 		for (const struct dp_probe *p = ev->probes; !ev->builtin && p;
 		     p = p->next) {
 			char *line = dp_probe_listing(&p->def);
@@ -365,6 +386,11 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		break;
 	case F_DYNAMIC_EVENTS:
 		print_dynamic(fs, out);
+		break;
+	case F_SYNTH_EVENTS:
+		for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
+			if (ev->synth)
+				print_synth(ev, false, out);
 		break;
 	case F_SET_EVENT:
 		print_set_event(fs, out);
@@ -618,19 +644,24 @@ static char *render_error(const struct dp_error *e)
 	return s;
 }
 
-static bool file_takes(enum dp_fs_kind file, enum dp_probe_kind kind)
+/* kprobe_events and uprobe_events take their own kind; fprobes and
+ * tracepoint probes are dynamic_events' only, as in the kernel. */
+static bool file_takes(enum dp_fs_kind file, const struct dp_probe_def *def)
 {
 	if (file == F_KPROBE_EVENTS)
-		return kind == DP_KIND_KPROBE;
+		return def->kind == DP_KIND_KPROBE && !def->fprobe;
 	if (file == F_UPROBE_EVENTS)
-		return kind == DP_KIND_UPROBE;
+		return def->kind == DP_KIND_UPROBE;
 	return true;
 }
 
 /* The events a delete through @file sees: not the static ones. */
 static bool file_has(enum dp_fs_kind file, const struct dp_event *ev)
 {
-	return !ev->builtin && file_takes(file, ev->kind);
+	if (ev->synth)
+		return file == F_DYNAMIC_EVENTS || file == F_SYNTH_EVENTS;
+	return !ev->builtin && ev->probes && file != F_SYNTH_EVENTS &&
+	       file_takes(file, &ev->probes->def);
 }
 
 /* Events of the list starting at @ev, into a malloc'd array. */
@@ -749,7 +780,7 @@ static bool wrong_kind(const struct dp_fs *fs, enum dp_fs_kind file,
 	if (file == F_DYNAMIC_EVENTS || dp_line_is_delete(line))
 		return false;
 	if (!dp_parse_probe_flags(line, &def, &e, fs->reg.parse_flags)) {
-		wrong = !file_takes(file, def.kind);
+		wrong = !file_takes(file, &def);
 		dp_probe_def_free(&def);
 	}
 	dp_error_clear(&e);
@@ -814,15 +845,48 @@ static int check_by_debug(struct dp_fs *fs, const char *line,
 	return fs->dbg ? dp_debugdef_check(fs->dbg, line, e) : 0;
 }
 
+/* A synthetic_events line: "!NAME" deletes (synth_event_delete()), any
+ * other defines. */
+static int apply_synth(struct dp_fs *fs, const char *line, struct dp_error *e)
+{
+	const char *l = line + strspn(line, " \t");
+	char del[2 * DP_MAX_EVENT_NAME_LEN + 4];
+
+	if (*l != '!')
+		return dp_registry_synth(&fs->reg, line, false, e);
+	l++;
+	if (strcspn(l, " \t") >= DP_MAX_EVENT_NAME_LEN)
+		return -ENOENT;
+	snprintf(del, sizeof(del), "-:%s/%.*s", DP_SYNTH_GROUP,
+		 (int)strcspn(l, " \t"), l);
+	return apply_delete(fs, F_SYNTH_EVENTS, del, e);
+}
+
 static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 {
 	struct dp_error e = { 0 };
 	unsigned long armed = armed_probes(fs);
 	int ret;
 
-	/* dynamic_events also takes "!:" for a delete */
-	if (file == F_DYNAMIC_EVENTS && line[0] == '!' && line[1] == ':')
+	if (file == F_SYNTH_EVENTS) {
+		ret = apply_synth(fs, line, &e);
+		if (ret && e.logged)
+			dp_fs_log_add(fs, render_error(&e));
+		dp_error_clear(&e);
+		if (!ret)
+			forget_deleted(fs);
+		return ret;
+	}
+
+	/* dynamic_events also deletes with "!X:[GRP/]EVENT ..." (the
+	 * definition as written), as dyn_event_release() reads it */
+	if (file == F_DYNAMIC_EVENTS && line[0] == '!' &&
+	    strchr(line, ':') && strchr(line, ':') < line + strcspn(line, " \t")) {
+		char *colon = strchr(line, ':');
+
+		memmove(line + 1, colon, strlen(colon) + 1);
 		line[0] = '-';
+	}
 
 	if (wrong_kind(fs, file, line))
 		return -EINVAL;
@@ -1057,6 +1121,7 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 	case F_KPROBE_EVENTS:
 	case F_UPROBE_EVENTS:
 	case F_DYNAMIC_EVENTS:
+	case F_SYNTH_EVENTS:
 		ret = write_events(fs, p->kind, buf, len);
 		break;
 	case F_SET_EVENT:
@@ -1100,6 +1165,7 @@ int dp_fs_truncate_file(struct dp_fs *fs, const struct dp_fs_path *p)
 	case F_KPROBE_EVENTS:
 	case F_UPROBE_EVENTS:
 	case F_DYNAMIC_EVENTS:
+	case F_SYNTH_EVENTS:
 		return clear_events(fs, p->kind);
 	case F_SET_EVENT:
 		return set_enabled(fs, pred_all, NULL, false);

@@ -55,12 +55,15 @@ static char *canonical(const struct dp_probe_def *def, bool shown)
 
 	if (!f)
 		return NULL;
-	fputc(def->kind == DP_KIND_TRACEPOINT ? 't' :
+	fputc(def->kind == DP_KIND_TRACEPOINT ? 't' : def->fprobe ? 'f' :
 	      def->is_return ? 'r' : 'p', f);
 	if (def->is_return && def->maxactive)
 		fprintf(f, "%d", def->maxactive);
 	fprintf(f, ":%s/%s ", def->group, def->event);
 	print_place(f, def);
+	/* trace_fprobe_show(): an fprobe names its return in the place */
+	if (def->fprobe && def->is_return)
+		fputs("%return", f);
 	for (unsigned i = 0; i < def->nargs; i++)
 		fprintf(f, " %s=%s", def->args[i].name,
 			shown && def->args[i].shown ? def->args[i].shown :

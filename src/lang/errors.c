@@ -11,10 +11,11 @@ static const char *const messages[DP_ERR_MAX] = {
 	[DP_ERR_NONE] = "No error",
 #define DP_ERR_TEXT(id, msg) [DP_ERR_##id] = msg,
 	DP_PROBE_ERRORS(DP_ERR_TEXT)
+	DP_SYNTH_ERRORS(DP_ERR_TEXT)
 #undef DP_ERR_TEXT
 	/* The kernel logs nothing for these; the words are dprobe's. */
 	[DP_ERR_NOT_PROBE] =
-		"A definition is p|r|t[:[GRP/]EVENT] PLACE [ARGS] or -:[GRP/]EVENT",
+		"A definition is p|r|f|t[:[GRP/]EVENT] PLACE [ARGS] or -:[GRP/]EVENT",
 	[DP_ERR_BAD_PLACE] =
 		"A PATH:OFFSET place needs a '/' in PATH and a number after the last ':'",
 	[DP_ERR_LINE_TOO_LONG] =
@@ -60,13 +61,14 @@ void dp_error_clear(struct dp_error *e)
 
 /*
  * "trace_uprobe" if the place looks like PATH:OFFSET, "trace_fprobe" for
- * a t: line (the kernel's tprobes live there), else "trace_kprobe".
+ * an f: or t: line (the kernel's fprobes and tprobes live there), else
+ * "trace_kprobe".
  */
 static const char *loc_for(const struct dp_argv *a)
 {
 	const char *p, *colon;
 
-	if (a->argc >= 1 && a->argv[0][0] == 't')
+	if (a->argc >= 1 && (a->argv[0][0] == 't' || a->argv[0][0] == 'f'))
 		return "trace_fprobe";
 	if (a->argc < 2)
 		return "trace_kprobe";

@@ -95,10 +95,26 @@
 	X(TOO_MANY_EARGS, "Too many entry arguments specified")		\
 	X(EVENT_TOO_BIG, "Event too big (too many fields?)")
 
+/* The synthetic events' own (trace_events_synth.c), logged as
+ * "synthetic_events". */
+#define DP_SYNTH_ERRORS(X)						\
+	X(SYNTH_BAD_NAME, "Illegal name")				\
+	X(SYNTH_INVALID_CMD,						\
+	  "Command must be of the form: <name> field[;field] ...")	\
+	X(SYNTH_INVALID_DYN_CMD, "Command must be of the form: s or "	\
+	  "-:[synthetic/]<name> field[;field] ...")			\
+	X(SYNTH_EVENT_EXISTS, "Event already exists")			\
+	X(SYNTH_TOO_MANY_FIELDS, "Too many fields")			\
+	X(SYNTH_INCOMPLETE_TYPE, "Incomplete type")			\
+	X(SYNTH_INVALID_TYPE, "Invalid type")				\
+	X(SYNTH_INVALID_FIELD, "Invalid field")				\
+	X(SYNTH_INVALID_ARRAY_SPEC, "Invalid array specification")
+
 enum dp_err_code {
 	DP_ERR_NONE = 0,
 #define DP_ERR_ENUM(id, msg) DP_ERR_##id,
 	DP_PROBE_ERRORS(DP_ERR_ENUM)
+	DP_SYNTH_ERRORS(DP_ERR_ENUM)
 #undef DP_ERR_ENUM
 	/*
 	 * Rejections for which the kernel writes no error_log entry (it only
@@ -127,7 +143,7 @@ enum dp_err_code {
 struct dp_error {
 	enum dp_err_code code;
 	int err;		/* positive errno */
-	const char *loc;	/* "trace_uprobe", "trace_kprobe", "dprobe" */
+	const char *loc;	/* "trace_uprobe", "trace_kprobe", "dprobe", ... */
 	char *command;		/* argv joined by single spaces (malloc'd) */
 	int pos;		/* caret column in command */
 	bool logged;		/* the kernel writes an error_log entry */

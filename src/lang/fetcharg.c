@@ -60,6 +60,10 @@ static int parse_args_var(struct arg_ctx *c, const char *arg,
 			ecode = DP_ERR_RETVAL_ON_PROBE;
 			goto inval;
 		}
+		/* "$retval->m" and the like: the kernel's BTF parser's
+		 * (a uprobe takes any "$retval..." as $retval) */
+		if (pc->kernel && v[6])
+			return fail(c, c->offset, DP_ERR_NOSUP_BTFARG, EINVAL);
 		code->op = DP_FOP_RETVAL;
 		return 0;
 	}
@@ -247,6 +251,9 @@ static int parse_fetch(struct arg_ctx *c, char *arg, int *pci,
 		ret = parse_args_var(c, arg, in);
 		break;
 	case '%':
+		/* an fprobe or tprobe reads arguments, not registers */
+		if (c->pc->fprobe)
+			return fail(c, c->offset, DP_ERR_BAD_VAR, EINVAL);
 		reg = dp_reg_lookup(arg + 1);
 		if (reg < 0)
 			return fail(c, c->offset, DP_ERR_BAD_REG_NAME, EINVAL);

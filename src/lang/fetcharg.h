@@ -12,6 +12,7 @@ struct dp_parse_ctx {
 	bool kernel;		/* symbol place (kprobe grammar) */
 	bool is_return;
 	bool fentry;		/* at a function entry: $argN allowed */
+	bool fprobe;		/* f: and t: lines: no registers (BAD_VAR) */
 	const char *line;	/* for error positions */
 	int index;		/* token index of the argument */
 	struct dp_error *err;

@@ -38,6 +38,8 @@ enum dp_probe_kind {
 	DP_KIND_UPROBE,
 	DP_KIND_TRACEPOINT,	/* t: an application tracepoint (dprobe's
 				 * tracepoint.h), as the kernel's tprobes */
+	DP_KIND_SYNTH,		/* s: a synthetic event: fields, no probe
+				 * (lang/synth.h) */
 };
 
 /* Fetch-argument types (probe_fetch_types in trace_probe.c). */
@@ -146,6 +148,9 @@ struct dp_place {
 struct dp_probe_def {
 	enum dp_probe_kind kind;
 	bool is_return;
+	/* an f: line: a kprobe on a function's entry or return, as the
+	 * kernel's fprobe events (listed as f:, in dynamic_events only) */
+	bool fprobe;
 	int maxactive;		/* r<N>: 0 = default */
 	char group[DP_MAX_EVENT_NAME_LEN];
 	char event[DP_MAX_EVENT_NAME_LEN];

@@ -6,11 +6,13 @@
  *   p[:[GRP/|GRP.]EVENT] PATH:OFFSET[%return][(REF)] [FETCHARGS]    uprobe
  *   p[:[GRP/|GRP.]EVENT] [MOD:]SYM[+offs]|MEMADDR [FETCHARGS]       kprobe
  *   r[MAXACTIVE][:[GRP/|GRP.]EVENT] [MOD:]SYM[+0] [FETCHARGS]
+ *   f[MAXACTIVE][:[GRP/|GRP.]EVENT] [MOD:]FUNC[%return] [FETCHARGS] fprobe
  *   t[:[GRP/|GRP.]EVENT] [TPGROUP:]TRACEPOINT [FETCHARGS]           tracepoint
  *
  * The grammar family is chosen from the place as the kernel's
  * dynamic_events does; each family then follows its kernel parser
- * (__trace_uprobe_create / trace_kprobe_create_internal) check for check,
+ * (__trace_uprobe_create / trace_kprobe_create_internal /
+ * __trace_fprobe_create) check for check,
  * so the same line fails with the same message at the same column.
  */
 #include <ctype.h>
@@ -342,6 +344,7 @@ static int parse_args(struct line_ctx *c, bool kernel, bool fentry)
 	struct dp_parse_ctx pc = {
 		.kernel = kernel, .is_return = def->is_return,
 		.fentry = fentry, .line = c->line, .err = c->err,
+		.fprobe = def->fprobe || def->kind == DP_KIND_TRACEPOINT,
 	};
 	int n = c->a.argc - 2, ret;
 
@@ -405,27 +408,125 @@ static int parse_tracepoint_place(struct line_ctx *c)
 /* The default event name of a tprobe is its tracepoint's. */
 static void tracepoint_auto_name(struct dp_probe_def *def)
 {
-	snprintf(def->event, sizeof(def->event), "%.63s", def->place.symbol);
+	snprintf(def->event, sizeof(def->event), "%s%.62s",
+		 isdigit((unsigned char)def->place.symbol[0]) ? "_" : "",
+		 def->place.symbol);
+}
+
+/* "FUNC__entry" or "FUNC__exit", made a valid event name. */
+static void fprobe_auto_name(struct dp_probe_def *def)
+{
+	const char *mod = def->place.module;
+	char buf[512];
+
+	if (mod && strrchr(mod, '/'))
+		mod = strrchr(mod, '/') + 1;
+	snprintf(buf, sizeof(buf), "%s%s%s__%s", mod ? mod : "", mod ? ":" : "",
+		 def->place.symbol, def->is_return ? "exit" : "entry");
+	for (char *p = buf; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			*p = '_';
+	snprintf(def->event, sizeof(def->event), "%.63s", buf);
+}
+
+/* f<N>: the kernel reads N before anything else, and checks later that
+ * it goes with %return. */
+static int fprobe_maxactive(struct line_ctx *c)
+{
+	const char *a0 = c->a.argv[0];
+	char buf[DP_MAX_EVENT_NAME_LEN];
+	size_t len;
+	unsigned n;
+
+	if (!isdigit((unsigned char)a0[1]))
+		return 0;
+	len = c->event ? (size_t)(c->event - a0 - 2) : strlen(a0 + 1);
+	if (len > DP_MAX_EVENT_NAME_LEN - 1)
+		return fail(c, 0, 1, DP_ERR_BAD_MAXACT, EINVAL);
+	memcpy(buf, a0 + 1, len);
+	buf[len] = '\0';
+	if (dp_kstrtouint(buf, 0, &n) || !n)
+		return fail(c, 0, 1, DP_ERR_BAD_MAXACT, EINVAL);
+	if (n > DP_MAX_MAXACTIVE)
+		return fail(c, 0, 1, DP_ERR_MAXACT_TOO_BIG, EINVAL);
+	c->def->maxactive = (int)n;
+	return 0;
 }
 
 /*
- * "t[:[GRP/]EVENT] [TPGROUP:]TRACEPOINT [FETCHARGS]".  The arguments are
- * read as at the entry of a function called with the tracepoint's
- * arguments: $argN is the N-th, and so are the registers that carry it.
+ * parse_symbol_and_return(): "%return" (f: only), and a $retval among the
+ * arguments makes an f: line a return probe; on a t: line it is refused.
  */
-static int parse_tracepoint_line(struct line_ctx *c)
+static int fprobe_return(struct line_ctx *c, char *place)
 {
-	const char *a0 = c->a.argv[0];
+	struct dp_probe_def *def = c->def;
+	char *pct = strchr(place, '%');
+
+	if (pct) {
+		if (def->kind == DP_KIND_TRACEPOINT || strcmp(pct, "%return"))
+			return fail(c, 1, (int)(pct - place),
+				    DP_ERR_BAD_ADDR_SUFFIX, EINVAL);
+		*pct = '\0';
+		def->is_return = true;
+		return 0;
+	}
+	for (int i = 2; i < c->a.argc; i++) {
+		const char *rv = strstr(c->a.argv[i], "$retval");
+
+		if (!rv || isalnum((unsigned char)rv[7]) || rv[7] == '_')
+			continue;
+		if (def->kind == DP_KIND_TRACEPOINT)
+			return fail(c, i, (int)(rv - c->a.argv[i]),
+				    DP_ERR_RETVAL_ON_PROBE, EINVAL);
+		def->is_return = true;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * "f[N][:[GRP/]EVENT] [MOD:]FUNC[%return] [FETCHARGS]" and
+ * "t[:[GRP/]EVENT] [TPGROUP:]TRACEPOINT [FETCHARGS]", in the order of the
+ * kernel's __trace_fprobe_create().  An f: line is a kprobe on the
+ * function's first instruction (or its return) that reads arguments,
+ * not registers; a t: line reads a tracepoint's arguments as at the
+ * entry of a function called with them.
+ */
+static int parse_fprobe_line(struct line_ctx *c)
+{
+	struct dp_probe_def *def = c->def;
+	bool tp = c->a.argv[0][0] == 't';
+	char *place = strdup(c->a.argv[1]);
 	int ret;
 
-	if (a0[1] != ':' && a0[1] != '\0')
-		return fail(c, 0, 1, DP_ERR_BAD_MAXACT_TYPE, EINVAL);
-	c->def->kind = DP_KIND_TRACEPOINT;
-	c->event = a0[1] == ':' ? a0 + 2 : NULL;
-	ret = parse_tracepoint_place(c);
+	if (!place)
+		return -ENOMEM;
+	def->kind = tp ? DP_KIND_TRACEPOINT : DP_KIND_KPROBE;
+	def->fprobe = !tp;
+	c->event = strchr(c->a.argv[0] + 1, ':');
+	if (c->event)
+		c->event++;
+	ret = fprobe_maxactive(c);
 	if (!ret)
-		ret = parse_name_part(c, "tracepoints", tracepoint_auto_name);
-	return ret ? ret : parse_args(c, true, true);
+		ret = fprobe_return(c, place);
+	if (!ret && tp)
+		ret = parse_tracepoint_place(c);
+	else if (!ret)
+		ret = split_symbol(c, place);
+	if (!ret && !def->is_return && def->maxactive)
+		ret = fail(c, 0, 1, DP_ERR_BAD_MAXACT_TYPE, EINVAL);
+	if (!ret)
+		ret = parse_name_part(c, tp ? "tracepoints" : "fprobes",
+				      tp ? tracepoint_auto_name :
+				      fprobe_auto_name);
+	if (!ret)
+		ret = parse_args(c, true, !def->is_return);
+	/* an fprobe is on a function's entry: no offset (the kernel finds
+	 * no such function when it registers) */
+	if (!ret && def->fprobe && def->place.offset)
+		ret = fail(c, 1, 0, DP_ERR_BAD_PROBE_ADDR, ENOENT);
+	free(place);
+	return ret;
 }
 
 static int parse_line(struct line_ctx *c)
@@ -435,12 +536,12 @@ static int parse_line(struct line_ctx *c)
 	bool fentry = false;
 	int ret;
 
-	if ((a0[0] != 'p' && a0[0] != 'r' && a0[0] != 't') || c->a.argc < 2)
+	if (!strchr("prtf", a0[0]) || !a0[0] || c->a.argc < 2)
 		return fail(c, 0, 0, DP_ERR_NOT_PROBE, EINVAL);
 	if (c->a.argc - 2 > DP_MAX_TRACE_ARGS)
 		return fail(c, 2, 0, DP_ERR_TOO_MANY_ARGS, E2BIG);
-	if (a0[0] == 't')
-		return parse_tracepoint_line(c);
+	if (a0[0] == 't' || a0[0] == 'f')
+		return parse_fprobe_line(c);
 	def->is_return = a0[0] == 'r';
 	if (is_bad_place(c->a.argv[1], c->flags))
 		return fail(c, 1, 0, DP_ERR_BAD_PLACE, EINVAL);

@@ -246,7 +246,7 @@ bool dp_debugdef_needed(const char *line)
 	struct place pl;
 	bool need = false;
 	char *l = uncommented(line);
-	int bad = !l || !strchr("pr", line[0]) || dp_argv_split(l, &a);
+	int bad = !l || !strchr("prf", line[0]) || dp_argv_split(l, &a);
 
 	free(l);
 	if (bad)
@@ -755,7 +755,7 @@ int dp_debugdef_check(struct dp_debugdef *c, const char *line,
 	int nparams, ret = 0;
 	bool returns, ret_probe;
 
-	if (!strchr("pr", line[0]) || dp_argv_split(line, &x.a) || x.a.argc < 3)
+	if (!strchr("prf", line[0]) || dp_argv_split(line, &x.a) || x.a.argc < 3)
 		goto out;
 	split_place(x.a.argv[1], &x.place);
 	fn = x.place.where;

@@ -1391,7 +1391,9 @@ enum dp_dbg_err dp_dbg_arg(struct dp_dbg *d, const struct dp_dbg_place *pl,
 		size_t k = step(&v, expr + pos, &e, why, whylen);
 
 		if (!k) {
-			*at = (int)pos;
+			/* the kernel's caret is on the member a step names */
+			*at = (int)pos + (!strncmp(expr + pos, "->", 2) ? 2 :
+					  expr[pos] == '.' ? 1 : 0);
 			return e ? e : DP_DBG_NO_FIELD;
 		}
 		pos += k;

@@ -4,7 +4,8 @@
  * through the registry as a write to *_events would.  Properties checked:
  * no crash/leak/UB (ASan/UBSan); an accepted definition's canonical line
  * parses again to the same canonical line; its record can be fetched from
- * a synthetic hit and rendered without reading outside the record.
+ * a synthetic hit and rendered without reading outside the record; a
+ * synthetic event's listing defines the same event again.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -49,6 +50,33 @@ static void roundtrip(const struct dp_probe *p)
 	free(canon);
 }
 
+/* A synthetic event's listing defines the same event again. */
+static void synth_roundtrip(const struct dp_registry *reg, FILE *sink)
+{
+	for (const struct dp_event *ev = reg->events; ev; ev = ev->next) {
+		char *list, *again = NULL;
+		struct dp_synth_def d;
+
+		if (!ev->synth)
+			continue;
+		list = dp_synth_listing(ev->synth);
+		if (!list)
+			continue;
+		if (dp_parse_synth(list, false, &d, NULL) == 0) {
+			again = dp_synth_listing(&d);
+			dp_synth_def_free(&d);
+		}
+		if (!again || strcmp(list, again)) {
+			fprintf(stderr, "synthetic listing drift:\n%s\n%s\n",
+				list, again ? again : "(refused)");
+			abort();
+		}
+		dp_event_format(ev, sink);
+		free(again);
+		free(list);
+	}
+}
+
 static void fire(const struct dp_probe *p, FILE *sink)
 {
 	struct dp_regs regs = { .di = 0x1000, .si = 0x1008, .sp = 0x1010,
@@ -91,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		dp_error_clear(&e);
 	}
+	synth_roundtrip(&reg, sink);
 	dp_registry_free(&reg);
 	fclose(sink);
 	free(text);

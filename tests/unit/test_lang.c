@@ -158,6 +158,29 @@ static const struct row rows[] = {
 	BAD("p work $arg0", BAD_ARG_NUM, EINVAL, 7),
 	BAD("p work +0(%di):symstr[2]", BAD_STRING, EINVAL, 18),
 	BAD("p work \\1:symstr", BAD_SYMSTRING, EINVAL, 10),
+	/* fprobes (__trace_fprobe_create()) */
+	OK("f vfs_read", "f:fprobes/vfs_read__entry vfs_read"),
+	OK("f vfs_read%return", "f:fprobes/vfs_read__exit vfs_read%return"),
+	OK("f vfs_read $retval", "f:fprobes/vfs_read__exit vfs_read%return "
+	   "arg1=$retval"),
+	OK("f:g/e libc.so.6:malloc $arg1",
+	   "f:g/e libc.so.6:malloc arg1=$arg1"),
+	OK("f8 work%return $arg2", "f8:fprobes/work__exit work%return "
+	   "arg1=$arg2"),
+	BAD("f100 work", BAD_MAXACT_TYPE, EINVAL, 1),
+	BAD("f1a1 work%return", BAD_MAXACT, EINVAL, 1),
+	BAD("f5000 work%return", MAXACT_TOO_BIG, EINVAL, 1),
+	BAD("f work%ret", BAD_ADDR_SUFFIX, EINVAL, 6),
+	BAD("f work+10", BAD_PROBE_ADDR, ENOENT, 2),
+	BAD("f work %ax", BAD_VAR, EINVAL, 7),
+	BAD("f:/e work", NO_GROUP_NAME, EINVAL, 2),
+	/* tracepoint probes */
+	OK("t sched_switch", "t:tracepoints/sched_switch sched_switch"),
+	OK("t:g/e myapp:open_file $arg1", "t:g/e myapp:open_file arg1=$arg1"),
+	BAD("t100 kfree", BAD_MAXACT_TYPE, EINVAL, 1),
+	BAD("t kfree%return", BAD_ADDR_SUFFIX, EINVAL, 7),
+	BAD("t kfree $retval", RETVAL_ON_PROBE, EINVAL, 8),
+	BAD("t kfree %di", BAD_VAR, EINVAL, 8),
 };
 
 static void check_row(const struct row *r)

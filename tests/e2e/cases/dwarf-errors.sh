@@ -39,10 +39,10 @@ expected() {
 		"p:e1 $b:handle nosuch" "p:e1 $b:handle " \
 		'no nosuch at this place; there are: r, n, who'
 	err $k 'This field is not found.' "p:e2 $b:handle r->nosuch" \
-		"p:e2 $b:handle r" \
+		"p:e2 $b:handle r->" \
 		'msg has no member nosuch; its members: id, hdr, name, text, next, vals, u, cb'
 	err $k 'This is not a pointer to union/structure.' \
-		"p:e3 $b:handle n->x" "p:e3 $b:handle n"
+		"p:e3 $b:handle n->x" "p:e3 $b:handle n->"
 	err $k "Failed to parse single hyphen. Forgot '>'?" \
 		"p:e4 $b:handle r-x" "p:e4 $b:handle r"
 	err $k 'This field is not found.' "p:e5 $b:handle r->vals[4]" \

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Synthetic event definitions (lang/synth.h) and their events in the
+ * registry: the kernel's field types, sizes and slots, listings, format
+ * text, and its "synthetic_events" errors with their carets.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event/event.h"
+#include "lang/synth.h"
+
+static char *format_of(const struct dp_event *ev)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	dp_event_format(ev, f);
+	fclose(f);
+	return buf;
+}
+
+Test(synth, fields_and_listing)
+{
+	struct dp_synth_def d;
+	char *l;
+
+	cr_assert_eq(dp_parse_synth("s:synthetic/lat u64 lat; pid_t pid;",
+				    true, &d, NULL), 0);
+	cr_assert_str_eq(d.name, "lat");
+	cr_assert_eq(d.nfields, 2);
+	cr_assert_eq(d.fields[1].offset, 8);
+	cr_assert_eq(d.fields[1].size, 4);
+	cr_assert(d.fields[1].is_signed);
+	l = dp_synth_listing(&d);
+	cr_assert_str_eq(l, "lat\tu64 lat; pid_t pid");
+	free(l);
+	dp_synth_def_free(&d);
+
+	/* the old form without ';', unsigned types, strings, stacks */
+	cr_assert_eq(dp_parse_synth("w unsigned int x char comm[16] char s[] "
+				    "unsigned long st[]", false, &d, NULL), 0);
+	cr_assert_eq(d.nfields, 4);
+	cr_assert_str_eq(d.fields[0].type, "unsigned int");
+	cr_assert(!d.fields[0].is_signed);
+	cr_assert_str_eq(d.fields[1].type, "char[16]");
+	cr_assert_eq(d.fields[2].offset, 8 + 256);
+	cr_assert_str_eq(d.fields[2].type, "__data_loc char[]");
+	cr_assert(d.fields[3].is_stack);
+	l = dp_synth_listing(&d);
+	cr_assert_str_eq(l, "w\tunsigned int x; char[16] comm; char[] s; "
+			 "unsigned long[] st");
+	free(l);
+	dp_synth_def_free(&d);
+}
+
+static void bad(const char *line, bool dyn, enum dp_err_code code, int pos)
+{
+	struct dp_synth_def d;
+	struct dp_error e = { 0 };
+
+	cr_assert_lt(dp_parse_synth(line, dyn, &d, &e), 0, "%s", line);
+	cr_assert_eq(e.code, code, "%s: code %d", line, e.code);
+	cr_assert_eq(e.pos, pos, "%s: caret %d", line, e.pos);
+	cr_assert_str_eq(e.loc, "synthetic_events");
+	dp_error_clear(&e);
+}
+
+Test(synth, errors)
+{
+	struct dp_synth_def d;
+
+	cr_assert_eq(dp_parse_synth("p:x work", true, &d, NULL), -ECANCELED);
+	cr_assert_eq(dp_parse_synth("  ", false, &d, NULL), -ENODATA);
+	bad("s:other/x u64 a", true, DP_ERR_SYNTH_INVALID_DYN_CMD, 0);
+	bad("s:x u64", true, DP_ERR_SYNTH_INVALID_CMD, 0);
+	bad("s:9x u64 a", true, DP_ERR_SYNTH_BAD_NAME, 2);
+	bad("x u64 a b", false, DP_ERR_SYNTH_INVALID_FIELD, 8);
+	bad("x unsigned a", false, DP_ERR_SYNTH_INCOMPLETE_TYPE, 2);
+	bad("x u65 a", false, DP_ERR_SYNTH_INVALID_TYPE, 2);
+	bad("x u64 a; char b[1000]", false, DP_ERR_SYNTH_INVALID_ARRAY_SPEC,
+	    14);
+	bad("x u64 a; u64 1b", false, DP_ERR_SYNTH_BAD_NAME, 13);
+}
+
+Test(synth, registry)
+{
+	struct dp_registry reg;
+	struct dp_error e = { 0 };
+	struct dp_event *ev;
+	char *fmt;
+
+	dp_registry_init(&reg);
+	cr_assert_eq(dp_registry_apply(&reg, "s:lat u64 lat; pid_t pid;", NULL,
+				       &e), 0);
+	ev = dp_registry_find(&reg, "synthetic", "lat");
+	cr_assert_not_null(ev);
+	cr_assert_eq(ev->kind, DP_KIND_SYNTH);
+	fmt = format_of(ev);
+	cr_assert(strstr(fmt, "\tfield:pid_t pid;\toffset:16;\tsize:4;"
+			 "\tsigned:1;\n"), "%s", fmt);
+	cr_assert(strstr(fmt, "print fmt: \"lat=%llu, pid=%d\", REC->lat, "
+			 "REC->pid\n"), "%s", fmt);
+	free(fmt);
+	/* the same name again: the kernel's EVENT_EXISTS at the name */
+	cr_assert_eq(dp_registry_synth(&reg, "lat u64 x", false, &e), -EEXIST);
+	cr_assert_eq(e.code, DP_ERR_SYNTH_EVENT_EXISTS);
+	cr_assert_eq(e.pos, 0);
+	/* busy while enabled; deleted by name, the rest not looked at */
+	ev->enabled = true;
+	cr_assert_eq(dp_registry_apply(&reg, "-:synthetic/lat", NULL, &e),
+		     -EBUSY);
+	ev->enabled = false;
+	cr_assert_eq(dp_registry_apply(&reg, "-:lat u64 whatever", NULL, &e),
+		     0);
+	cr_assert_null(dp_registry_find(&reg, "synthetic", "lat"));
+	dp_error_clear(&e);
+	dp_registry_free(&reg);
+}
