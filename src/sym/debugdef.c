@@ -141,6 +141,19 @@ static bool body_named(const char *b)
 	       (b[7] == '-' || b[7] == '.' || b[7] == '[');
 }
 
+/* "$argN" or "$argN:TYPE", unnamed: an fprobe's or tracepoint's
+ * parameter by number, which the kernel names from BTF. */
+static bool arg_by_number(const char *tok)
+{
+	return !strncmp(tok, "$arg", 4) && isdigit((unsigned char)tok[4]);
+}
+
+/* f: and t: lines read parameters; t: places are tracepoints. */
+static bool reads_params(const char *line)
+{
+	return line[0] == 'f' || line[0] == 't';
+}
+
 /* The place's kind; @mod/@where/@rest point into @buf. */
 enum place_kind { PL_PLAIN, PL_REL_LINE, PL_FILE_LINE, PL_LAZY };
 
@@ -246,12 +259,20 @@ bool dp_debugdef_needed(const char *line)
 	struct place pl;
 	bool need = false;
 	char *l = uncommented(line);
-	int bad = !l || !strchr("prf", line[0]) || dp_argv_split(l, &a);
+	int bad = !l || !line[0] || !strchr("prft", line[0]) ||
+		  dp_argv_split(l, &a);
 
 	free(l);
 	if (bad)
 		return false;
-	if (a.argc >= 2) {
+	/* the kernel names an fprobe's $argN from BTF before parsing */
+	for (int i = 2; reads_params(line) && i < a.argc && !need; i++)
+		need = arg_by_number(a.argv[i]);
+	if (need) {
+		dp_argv_free(&a);
+		return true;
+	}
+	if (a.argc >= 2 && line[0] != 't') {
 		split_place(a.argv[1], &pl);
 		need = pl.kind != PL_PLAIN || dp_cxx_place(pl.where);
 	}
@@ -321,6 +342,7 @@ struct xlate {
 	struct dp_error *e;
 	struct dp_dbg *dbg;
 	bool ret;		/* r: a return probe */
+	bool params;		/* f: or t: (reads_params()) */
 	struct place place;
 	struct dp_dbg_place pl[MAX_PLACES];
 	int npl;
@@ -399,8 +421,9 @@ static int find_place(struct xlate *x)
 		snprintf(fn, sizeof(fn), "%.*s", (int)n, ps);
 		if (ps[n] == '+')
 			off = strtoull(ps + n + 1, &end, 0);
-		if (ps[n] || x->ret) {
-			/* an offset, or a return: the called copy only */
+		if (ps[n] || x->ret || x->params) {
+			/* an offset, a return or an fprobe: the called
+			 * copy only */
 			x->npl = dp_dbg_func(x->dbg, fn, &x->pl[0], why,
 					     sizeof(why)) ? -ENOENT : 1;
 		} else {
@@ -424,7 +447,70 @@ static int find_place(struct xlate *x)
 	}
 	if (x->npl <= 0)
 		return fail(x, DP_ERR_BAD_PROBE_ADDR, 1, 0, why);
+	for (int i = 0; i < x->npl; i++)
+		x->pl[i].args = x->params;
 	return 0;
+}
+
+/*
+ * traceprobe_expand_meta_args(): each unnamed "$argN[:TYPE]" of an f: or
+ * t: line becomes the N-th parameter's name, as the kernel rewrites it
+ * from BTF before parsing the arguments.
+ */
+static int expand_args(struct xlate *x)
+{
+	char names[MAX_ARGS][33];
+	int n = -1;
+
+	for (int i = 2; i < x->a.argc; i++) {
+		char *tok = x->a.argv[i], *end, *now;
+		long k;
+
+		if (!arg_by_number(tok))
+			continue;
+		k = strtol(tok + 4, &end, 10);
+		if (*end && *end != ':')
+			return fail(x, DP_ERR_BAD_VAR, i, 0, "");
+		if (k == 0)
+			return fail(x, DP_ERR_BAD_ARG_NUM, i, 0, "");
+		if (n < 0)
+			n = dp_dbg_params(x->dbg, &x->pl[0], names, MAX_ARGS);
+		if (k > n)
+			return fail(x, DP_ERR_NO_BTFARG, i, 0,
+				    "the function takes fewer parameters");
+		if (asprintf(&now, "%s%s", names[k - 1], end) < 0)
+			return -ENOMEM;
+		free(tok);
+		x->a.argv[i] = now;
+	}
+	return 0;
+}
+
+/*
+ * A tracepoint's parameters are those of the function that calls its
+ * probes (include/dprobe/tracepoint.h: __dp_tp_call_NAME), as the
+ * kernel's are its probe stub's: looked for in the program, then in its
+ * libraries.  -ENODATA: no debug information describes it.
+ */
+static int tracepoint_place(struct xlate *x)
+{
+	const char *name = x->place.where;
+	char fn[300], why[1024] = "";
+
+	snprintf(fn, sizeof(fn), "__dp_tp_call_%s", name);
+	for (size_t i = 0; i <= x->c->nobjs; i++) {
+		const char *path = i ? x->c->objs[i - 1] : x->c->binary;
+		struct dbg_file *f = path ? file_of(x->c, path) : NULL;
+
+		if (!f || !f->dbg ||
+		    dp_dbg_func(f->dbg, fn, &x->pl[0], why, sizeof(why)))
+			continue;
+		x->dbg = f->dbg;
+		x->npl = 1;
+		x->pl[0].args = true;
+		return 0;
+	}
+	return -ENODATA;
 }
 
 static enum dp_err_code code_of(enum dp_dbg_err e)
@@ -549,8 +635,11 @@ static int one_line(struct xlate *x, const struct dp_dbg_place *pl, char **out,
 		free(shown);
 		return -ENOMEM;
 	}
-	/* the place as written: one copy, the one named, or an offset */
-	if (x->place.kind == PL_PLAIN &&
+	/* the place as written: a tracepoint, one copy, the one named, or
+	 * an offset */
+	if (x->line[0] == 't')
+		snprintf(place, sizeof(place), "%s", x->a.argv[1]);
+	else if (x->place.kind == PL_PLAIN &&
 	    ((x->npl == 1 && pl->entry &&
 	      strlen(pl->sym) == strcspn(x->place.where, "%") &&
 	      !strncmp(pl->sym, x->place.where, strlen(pl->sym))) ||
@@ -658,8 +747,23 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 	/* a return probe: r:, or a place with %return */
 	x->ret = line[0] == 'r' ||
 		 (x->a.argc > 1 && strstr(x->a.argv[1], "%return"));
+	x->params = reads_params(line);
 	first = x->a.argc + 1;
 	split_place(x->a.argv[1], &x->place);
+	if (line[0] == 't') {
+		ret = tracepoint_place(x);
+		if (ret == -ENODATA) {
+			ret = kernel_says(line, e, "no debug information "
+					  "describes the tracepoint's "
+					  "parameters");
+			goto out;
+		}
+		if (!ret)
+			ret = expand_args(x);
+		if (ret)
+			goto out;
+		goto translate;
+	}
 	if (x->place.kind != PL_PLAIN && !x->place.mod) {
 		ret = fail(x, DP_ERR_BAD_PROBE_ADDR, 1, 0, "a line place names "
 			   "its file first: PROG:FUNC:LINE, PROG:FILE.c:LINE, "
@@ -692,7 +796,8 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 		struct arg_parts p;
 
 		split_arg(x->a.argv[i], &p);
-		if (body_named(p.body)) {
+		if (body_named(p.body) ||
+		    (x->params && arg_by_number(x->a.argv[i]))) {
 			first = i;
 			break;
 		}
@@ -722,8 +827,11 @@ int dp_debugdef_translate(struct dp_debugdef *c, const char *line,
 	}
 	x->dbg = f->dbg;
 	ret = find_place(x);
+	if (!ret && x->params)
+		ret = expand_args(x);
 	if (ret)
 		goto out;
+translate:
 	lines = calloc((size_t)x->npl + 1, sizeof(*lines));
 	if (!lines) {
 		ret = -ENOMEM;

@@ -885,7 +885,7 @@ static int abi_index(Dwarf_Die *fn, Dwarf_Die *var)
  * prologue has not written yet).
  */
 static enum dp_dbg_err locate(struct dp_dbg *d, Dwarf_Die *fn, Dwarf_Die *var,
-			      uint64_t addr, bool entry, bool ret,
+			      uint64_t addr, bool entry, bool ret, bool args,
 			      struct val *v, char *why, size_t whylen)
 {
 	const char *name = die_name(var);
@@ -901,7 +901,7 @@ static enum dp_dbg_err locate(struct dp_dbg *d, Dwarf_Die *fn, Dwarf_Die *var,
 		return DP_DBG_UNSUPPORTED;
 	}
 	if (entry && (k = abi_index(fn, var)) >= 0) {
-		if (ret)
+		if (ret || args)
 			snprintf(v->base, sizeof(v->base), "$arg%d", k + 1);
 		else
 			snprintf(v->base, sizeof(v->base), "%%%s",
@@ -1379,8 +1379,8 @@ enum dp_dbg_err dp_dbg_arg(struct dp_dbg *d, const struct dp_dbg_place *pl,
 				 have[0] ? "; there are: " : "", have);
 			return DP_DBG_NO_VAR;
 		}
-		e = locate(d, &fn, &var, addr, ret || pl->entry, ret, &v, why,
-			   whylen);
+		e = locate(d, &fn, &var, addr, ret || pl->entry, ret,
+			   pl->args, &v, why, whylen);
 		if (e)
 			return e;
 		if (!expr[n])
@@ -1645,7 +1645,7 @@ int dp_dbg_vars(struct dp_dbg *d, const struct dp_dbg_place *pl,
 				type_name(&t, tn, sizeof(tn), 0, false);
 			/* located: a definition could fetch it here */
 			var(priv, tn, cn, locate(d, &fn, &c, pl->addr, pl->entry,
-						 false, &v, why,
+						 false, false, &v, why,
 						 sizeof(why)) == DP_DBG_OK);
 		} while (!dwarf_siblingof(&c, &c));
 	}

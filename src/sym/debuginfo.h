@@ -33,6 +33,9 @@ struct dp_dbg_place {
 	char sym[256];		/* its ELF symbol (place text) */
 	bool entry;		/* addr == func */
 	uint64_t scope;		/* an inlined copy's DIE (its variables), or 0 */
+	/* an fprobe's or tracepoint's place: parameters are read as $argN,
+	 * never as registers */
+	bool args;
 };
 
 /* Function @name's entry (out-of-line copy).  0, or -ENOENT with @why

@@ -43,7 +43,9 @@ if [ ! -x "$FT/ftracetest" ]; then
 fi
 TARGET=$BUILD/ftrace/target
 if [ ! -x "$TARGET" ] || [ "$HERE/target.c" -nt "$TARGET" ]; then
-	cc -O0 -g -o "$TARGET" "$HERE/target.c" || t_skip_all "cannot build target.c"
+	cc -O0 -g -I"$HERE/../../include" -o "$TARGET" "$HERE/target.c" \
+		-L"$BUILD" -ldprobe -Wl,-rpath,"$BUILD" ||
+		t_skip_all "cannot build target.c"
 fi
 
 t_scratch dpftrace

@@ -8,7 +8,8 @@
  * run because of what the test did (a fork, a read, a new event
  * directory: tracefs_create_dir() gets "test", the name the char test
  * creates; the file opened is /dev/null, as in the user-memory test,
- * whose vfs_symlink() dentry is a pointer nothing can read).  No
+ * whose vfs_symlink() dentry is a pointer nothing can read), and
+ * tracepoints (dprobe's tracepoint.h) named as the kernel's.  No
  * function does anything else.
  */
 #include <stdio.h>
@@ -21,6 +22,33 @@ struct path { const char *name; };
 struct dentry { struct dentry *parent; const char *name; };
 struct sock { int family; };
 struct kernel_clone_args { unsigned long flags; int exit_signal; };
+struct filename { const char *name; int refcnt; };
+struct kmem_cache { unsigned int object_size; const char *name; };
+struct list_head { struct list_head *next, *prev; };
+struct sched_entity { long load; struct list_head group_node; };
+struct task_struct { int pid; struct sched_entity se; };
+
+/*
+ * Tracepoints named and typed as the kernel's the tracepoint-probe tests
+ * (t:) attach to, with the arguments they read by name.
+ */
+#define DP_CREATE_TRACE_POINTS
+#include <dprobe/tracepoint.h>
+
+DP_TRACE_EVENT(kmem, kfree,
+	TP_PROTO(const void *ptr),
+	TP_ARGS(ptr),
+	TP_FIELDS(tp_field(unsigned long, ptr)))
+
+DP_TRACE_EVENT(kmem, kmem_cache_alloc,
+	TP_PROTO(struct kmem_cache *s, unsigned long bytes),
+	TP_ARGS(s, bytes),
+	TP_FIELDS(tp_field(unsigned long, s) tp_field(unsigned long, bytes)))
+
+DP_TRACE_EVENT(sched, sched_wakeup,
+	TP_PROTO(struct task_struct *p),
+	TP_ARGS(p),
+	TP_FIELDS(tp_field(unsigned long, p)))
 
 volatile long sink;
 
@@ -55,6 +83,16 @@ KFN int vfs_symlink(void *idmap, struct dentry *dir, struct dentry *dentry,
 KFN void kfree(const void *object)
 {
 	sink += object != NULL;
+	trace_kfree(object);
+}
+
+KFN struct filename *getname_flags(const char *filename, int flags)
+{
+	static struct filename fn;
+
+	fn.name = filename;
+	fn.refcnt = flags;
+	return &fn;
 }
 
 KFN void dput(struct dentry *d)
@@ -120,8 +158,13 @@ int main(void)
 	struct sock sk = { 2 };
 	struct kernel_clone_args ca = { 0x11, 17 };
 	const struct timespec tick = { 0, 200 * 1000 };
+	struct kmem_cache cache = { 64, "kmalloc-64" };
+	struct task_struct task = { 1, { 0, { NULL, NULL } } };
 	long pos = 0;
 	int err = 0;
+
+	task.se.group_node.next = task.se.group_node.prev =
+		&task.se.group_node;
 
 	printf("ftrace target %d ready\n", (int)getpid());
 	fflush(stdout);
@@ -138,6 +181,9 @@ int main(void)
 		do_sys_open(-100, "/dev/null", 0, 0);
 		dput(&d);
 		kfree(buf);
+		getname_flags("/dev/null", 0);
+		trace_kmem_cache_alloc(&cache, cache.object_size);
+		trace_sched_wakeup(&task);
 		trace_printk_irq_work(NULL);
 		schedule_timeout(1);
 		do_exit(0);
