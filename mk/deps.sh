@@ -7,12 +7,34 @@ set -eu
 PKGS="gcc make pkg-config clang libelf-dev libdw-dev libzydis-dev libcriterion-dev libfuse3-dev fuse3"
 [ "${1:-}" = "--test" ] && PKGS="$PKGS libc6-dbg libclang-rt-14-dev binutils systemtap-sdt-dev valgrind qemu-system-x86 cpio xz-utils man-db"
 
+# The kernel's own ftrace selftests (tests/ftrace/run.sh) come from its
+# source package: wanted, not needed (that runner skips, saying why).
+OPTIONAL=""
+[ "${1:-}" = "--test" ] && OPTIONAL="linux-source-6.12"
+
+installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"
+}
+
+optional() {
+	[ "$(id -u)" -eq 0 ] || return 0
+	for p in $OPTIONAL; do
+		installed "$p" && continue
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends "$p" >/dev/null 2>&1 ||
+			echo "dprobe: could not install $p (optional: the" \
+				"tests that need it skip)" >&2
+	done
+}
+
 missing=""
 for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-		missing="$missing $p"
+	installed "$p" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	optional
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "dprobe: missing Debian packages:$missing" >&2
@@ -24,3 +46,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null || true
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
+optional

@@ -53,6 +53,7 @@ kernel-engine|E2E_BUILD=$B/tests/e2e-kengine $MK kernel-engine
 e2e-kernel-ref|E2E_BUILD=$B/tests/e2e-kref sh tests/e2e/kernel-ref.sh $B/dprobe
 fuzz|$MK fuzz-short
 fs|$MK fs-test
+ftrace|$MK ftracetest
 timens-fs|sh tests/timens.sh sh tests/fs/run.sh $B/dprobe
 unit-asan|$MK BUILD=asan unit
 unit-release|$MK unit

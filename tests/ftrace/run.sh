@@ -16,7 +16,8 @@
 # .../tracefs.  Each test is one line: PASS for ftracetest's PASS and
 # XFAIL, FAIL for FAIL (the log follows), SKIP with the reason for
 # UNSUPPORTED, UNRESOLVED and UNTESTED (what the test needs that dprobe
-# does not serve yet, or the kernel itself).  Then the counts.
+# does not serve yet), and SKIP with what it needs for the tests that
+# need the kernel itself (kernel_only(): not run).  Then the counts.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
@@ -52,10 +53,43 @@ t_scratch dpftrace
 T_KEEP=${FTRACE_KEEP:-0}
 W=$T_DIR
 if [ $# -gt 0 ]; then
-	CASES=$*
+	ALL=$*
 else
-	CASES=$(cd "$FT" && ls test.d/kprobe/*.tc test.d/dynevent/*.tc)
+	ALL=$(cd "$FT" && ls test.d/kprobe/*.tc test.d/dynevent/*.tc)
 fi
+
+# Tests that need the kernel itself, not only its tracefs files: not
+# run, each counted as skipped with what it needs.
+kernel_only() {
+	case $1 in
+	*/add_remove_uprobe.tc)
+		echo "a uprobe on /bin/sh hit by the test's own shell: the" \
+			"kernel's uprobes are system-wide, a dprobe mount" \
+			"serves one process tree" ;;
+	*/kprobe_eventname.tc)
+		echo "probes a function it picks from /proc/kallsyms (the" \
+			"kernel's .isra. clones)" ;;
+	*/kprobe_opt_types.tc)
+		echo "reads /proc/sys/debug/kprobes-optimization, the" \
+			"kernel's kprobe optimizer" ;;
+	*/multiple_kprobes.tc)
+		echo "probes 256 functions listed in /proc/kallsyms" ;;
+	*/probepoint.tc)
+		echo "probes addresses read from /proc/kallsyms" ;;
+	*) return 1 ;;
+	esac
+}
+CASES=
+: >"$W/kernel-only"
+for c in $ALL; do
+	if why=$(kernel_only "$c"); then
+		d=$(sed -n 's/^# description: //p' "$FT/$c")
+		printf '%s\t%s\n' "${d:-$c}" "needs the kernel itself: $why" \
+			>>"$W/kernel-only"
+	else
+		CASES="$CASES $c"
+	fi
+done
 
 # inside the namespace: the target, the mount at $W/tracefs, ftracetest
 cat >"$W/inner.sh" <<'INNER'
@@ -87,24 +121,70 @@ kill "$tpid" 2>/dev/null
 exit 0
 INNER
 
+# run_cases DIR CASE...: ftracetest on those cases, a mount and a target
+# of their own, into DIR/results as "RESULT<TAB>N<TAB>description" lines.
+run_cases() {
+	_dir=$1
+	shift
+	mkdir -p "$_dir"
+	: >"$_dir/results"
+	[ $# -gt 0 ] || return 0
+	unshare -m --propagation private sh "$W/inner.sh" "$_dir" "$DPROBE" \
+		"$TARGET" "$FT" "$@"
+	if [ $? = 3 ]; then
+		t_skip_all "$(cat "$_dir/why")"
+	fi
+	# "[n] description<TAB>[RESULT]" lines
+	awk '/^\[[0-9]+\] .*\[[A-Z]+\]$/ {
+		r = $NF; gsub(/[][]/, "", r)
+		n = $1; gsub(/[][]/, "", n)
+		d = $0; sub(/^\[[0-9]+\] /, "", d)
+		sub(/[ \t]*\[[A-Z]+\]$/, "", d)
+		print r "\t" n "\t" d }' "$_dir/ftracetest.out" >"$_dir/results"
+	[ -s "$_dir/results" ] || t_fail ftracetest \
+		"no results: $(tail -n 3 "$_dir/ftracetest.out")"
+}
+
+# the N-th word of CASE...
+nth() {
+	_n=$1
+	shift
+	eval "echo \${$_n}"
+}
+
 # shellcheck disable=SC2086  # CASES: one word per test
-unshare -m --propagation private sh "$W/inner.sh" "$W" "$DPROBE" "$TARGET" \
-	"$FT" $CASES
-rc=$?
-if [ $rc = 3 ]; then
-	t_skip_all "$(cat "$W/why")"
-fi
-# "[n] description<TAB>[RESULT]" lines
-awk '/^\[[0-9]+\] .*\[[A-Z]+\]$/ {
-	r = $NF; gsub(/[][]/, "", r)
-	d = $0; sub(/^\[[0-9]+\] /, "", d); sub(/[ \t]*\[[A-Z]+\]$/, "", d)
-	print r "\t" d }' "$W/ftracetest.out" >"$W/results"
-[ -s "$W/results" ] || t_fail ftracetest "no results: $(tail -n 3 "$W/ftracetest.out")"
-while IFS="$(printf '\t')" read -r r d; do
+run_cases "$W" $CASES
+# A test that greps the trace right after enabling an event depends on
+# the target calling the function in between (it does every 200 us, but
+# a loaded machine may not run it): a failed test runs once more, alone
+# with a fresh mount, and its second result counts.
+AGAIN=
+while IFS="$(printf '\t')" read -r r n d; do
+	# shellcheck disable=SC2086
+	[ "$r" = FAIL ] && AGAIN="$AGAIN $(nth "$n" $CASES)"
+done <"$W/results"
+# shellcheck disable=SC2086
+run_cases "$W/again" $AGAIN
+k=0
+while IFS="$(printf '\t')" read -r r n d; do
+	dir=$W
+	if [ "$r" = FAIL ]; then
+		k=$((k + 1))
+		r=$(sed -n "${k}p" "$W/again/results" | cut -f1)
+		n=$k dir=$W/again
+		[ -n "$r" ] || r=FAIL
+		[ "$r" = PASS ] && d="$d (passed on its second run)"
+	fi
 	case $r in
 	PASS | XFAIL) t_pass "$d" ;;
-	FAIL) t_fail "$d" ;;
+	FAIL)
+		t_fail "$d"
+		tail -n 20 "$dir/logs/$n"-* 2>/dev/null | sed 's/^/    /'
+		;;
 	*) t_skip "$d" "$r" ;;
 	esac
 done <"$W/results"
+while IFS="$(printf '\t')" read -r d why; do
+	t_skip "$d" "$why"
+done <"$W/kernel-only"
 t_end
