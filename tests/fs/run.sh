@@ -32,7 +32,8 @@ FSRV=$(realpath -m "$(dirname "$DPROBE")/examples/fileserver")
 TPEX=$(realpath -m "$(dirname "$DPROBE")/examples/tracepoint_example")
 EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
-uprobes set_event readers pid_attach killed live_switch tracepoints by_name"
+uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
+dynevents"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -674,6 +675,79 @@ case_tracepoints() {
 	w events/shop/order/enable 0
 	grep -q ' order: ' "$MNT/trace" ||
 		{ echo "  no shop:order event in trace" >>"$WORK/why"; kill "$tp"; return 1; }
+	stop_mount || { kill "$tp"; return 1; }
+	kill "$tp"
+	wait "$tp" 2>/dev/null
+	return 0
+}
+
+# The rest of the dynamic-events language, as the kernel's ftrace
+# selftests use it: an fprobe pair (entry and exit, $argN named from the
+# debug information, in dynamic_events only), synthetic events through
+# both files (the kernel's format, busy while enabled, an error_log
+# entry), a tracepoint probe reading the tracepoint's arguments by name,
+# and the kernel's errors and carets for each kind.
+case_dynevents() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	a dynamic_events 'f:fe do_sys_open $arg2:string' || return 1
+	a dynamic_events 'f do_sys_open%return $retval:s32 flags' || return 1
+	a dynamic_events 's:lat u64 lat; pid_t pid; char comm[16]' || return 1
+	a synthetic_events 'opened char[] path; int fd' || return 1
+	{
+		echo "dynamic_events:"; cat "$MNT/dynamic_events"
+		echo "kprobe_events:"; cat "$MNT/kprobe_events"
+		echo "synthetic_events:"; cat "$MNT/synthetic_events"
+		(cd "$MNT" && find events/fprobes events/synthetic | LC_ALL=C sort)
+		grep -v '^ID:' "$MNT/events/synthetic/lat/format"
+		grep -v '^ID:' "$MNT/events/fprobes/do_sys_open__exit/format"
+	} >"$WORK/got.defs"
+	w events/fprobes/enable 1
+	req "$R" "open /etc/hostname" || return 1
+	w events/fprobes/enable 0
+	grep ' fe: \| do_sys_open__exit: ' "$MNT/trace" | norm_vals >"$WORK/got.hits"
+	cat "$WORK/got.hits" >>"$WORK/got.defs"
+	# busy while enabled; deleted as written, with '!'
+	w events/synthetic/lat/enable 1
+	expect_fail "Device or resource busy" a synthetic_events '!lat' || return 1
+	w events/synthetic/lat/enable 0
+	a synthetic_events '!lat' || return 1
+	a dynamic_events '!f:fe do_sys_open' || return 1
+	a dynamic_events '-:synthetic/opened' || return 1
+	echo "after deletes:" >>"$WORK/got.defs"
+	cat "$MNT/dynamic_events" >>"$WORK/got.defs"
+	echo >"$MNT/error_log"
+	for def in 'f do_sys_open %ax' 'f10 do_sys_open' 'f do_sys_open%ret' \
+		   'f do_sys_open $arg9' 't do_sys_open $retval' \
+		   's:synthetic/x u64' 's:x u65 a'; do
+		expect_fail "Invalid argument" a dynamic_events "$def" || return 1
+	done
+	# an fprobe has no offset: the kernel finds no such function
+	expect_fail "No such file" a dynamic_events 'f do_sys_open+4' ||
+		return 1
+	nolog_ts <"$MNT/error_log" >>"$WORK/got.defs"
+	check dynevents.out "$WORK/got.defs" || return 1
+	quit_server "$R"
+	stop_mount || return 1
+	case_dynevents_tp
+}
+
+# A tracepoint probe by name on tracepoint_example's shop:order.
+case_dynevents_tp() {
+	[ -x "$TPEX" ] || { echo "  $TPEX is not built" >>"$WORK/why"; return 1; }
+	"$TPEX" 2000000000 >/dev/null &
+	tp=$!
+	echo "$tp" >"$WORK/srv.pid"
+	start_mount "$WORK/req" -p "$tp" || { kill "$tp"; return 1; }
+	a dynamic_events 't:shopping/ord order item $arg1' ||
+		{ kill "$tp"; return 1; }
+	cat "$MNT/dynamic_events" >"$WORK/got.tprobe"
+	w events/shopping/ord/enable 1
+	sleep 0.3
+	w events/shopping/ord/enable 0
+	grep -m 1 ' ord: ' "$MNT/trace" | norm | sed 's/id=[0-9]*/id=N/' \
+		>>"$WORK/got.tprobe"
+	check dynevents.tp "$WORK/got.tprobe" || { kill "$tp"; return 1; }
 	stop_mount || { kill "$tp"; return 1; }
 	kill "$tp"
 	wait "$tp" 2>/dev/null
