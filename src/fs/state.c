@@ -8,6 +8,35 @@
 #include <sys/sysinfo.h>
 
 #include "fs/internal.h"
+#include "sym/proc.h"
+
+/*
+ * A definition is checked against the target's files; a raw address
+ * (MEMADDR) also against the running process, as the kernel checks one
+ * against its text when the line is written: one in no object's code is
+ * refused then, not when its event is enabled.
+ */
+static int fs_resolve(void *priv, const char *line, struct dp_probe_def *def,
+		      struct dp_probe *probe, struct dp_error *err)
+{
+	struct dp_fs *fs = priv;
+	struct dp_proc_res res = { 0 };
+	struct dp_proc *p;
+	char why[256];
+	int ret = dp_resolve_cb(&fs->res, line, def, probe, err);
+
+	if (ret || def->kind != DP_KIND_KPROBE || def->place.symbol ||
+	    atomic_load(&fs->target_gone) ||
+	    dp_proc_open(fs->o->pid, &p, why, sizeof(why)))
+		return ret;
+	ret = dp_proc_resolve(p, line, def, &res, err);
+	dp_proc_res_free(&res);
+	dp_proc_close(p);
+	/* register_kprobe() refuses an address outside text: EINVAL */
+	if (ret && err && err->code == DP_ERR_BAD_PROBE_ADDR)
+		err->code = DP_ERR_FAIL_REG_PROBE;
+	return ret;
+}
 
 void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 {
@@ -26,8 +55,8 @@ void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 	dp_registry_init(&fs->reg);
 	dp_resolver_init(&fs->res, o->binary, false);
 	/* every definition is checked against the target's files */
-	fs->reg.resolve = dp_resolve_cb;
-	fs->reg.resolve_priv = &fs->res;
+	fs->reg.resolve = fs_resolve;
+	fs->reg.resolve_priv = fs;
 	for (size_t i = 0; i < o->nbuiltin; i++) {
 		struct dp_probe *p = NULL;
 

@@ -398,7 +398,12 @@ static int parse_tracepoint_place(struct line_ctx *c)
 			return fail(c, 1, 0, DP_ERR_BAD_TP_NAME, EINVAL);
 		place = colon + 1;
 	}
-	if (!dp_is_good_name(place))
+	/* the kernel's check: the first character that is not [A-Za-z0-9_] */
+	for (const char *ch = place; *ch; ch++)
+		if (!isalnum((unsigned char)*ch) && *ch != '_')
+			return fail(c, 1, (int)(ch - c->a.argv[1]),
+				    DP_ERR_BAD_TP_NAME, EINVAL);
+	if (!*place)
 		return fail(c, 1, (int)(place - c->a.argv[1]),
 			    DP_ERR_BAD_TP_NAME, EINVAL);
 	pl->symbol = strdup(place);

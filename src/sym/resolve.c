@@ -490,7 +490,9 @@ static int kprobe_symbol(struct dp_resolver *r, struct dp_elf *elf,
 			    "%s is not code (0x%" PRIx64 " is not in an "
 			    "executable segment of %s)", name, sym.value, path);
 	vaddr = sym.value + off;
-	if ((sym.size && off >= sym.size) || !dp_elf_vaddr_is_exec(elf, vaddr))
+	/* the end boundary is a place, as the kernel takes SYM+SIZE (the
+	 * next symbol's first instruction) */
+	if ((sym.size && off > sym.size) || !dp_elf_vaddr_is_exec(elf, vaddr))
 		return fail(err, line, DP_ERR_BAD_PROBE_ADDR, EINVAL, 0,
 			    "offset %" PRIu64 " is outside %s (size %" PRIu64
 			    ")", off, name, sym.size);

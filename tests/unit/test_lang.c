@@ -181,6 +181,8 @@ static const struct row rows[] = {
 	BAD("t kfree%return", BAD_ADDR_SUFFIX, EINVAL, 7),
 	BAD("t kfree $retval", RETVAL_ON_PROBE, EINVAL, 8),
 	BAD("t kfree %di", BAD_VAR, EINVAL, 8),
+	BAD("t kfr-ee", BAD_TP_NAME, EINVAL, 5),
+	OK("t 9p_client", "t:tracepoints/_9p_client 9p_client"),
 };
 
 static void check_row(const struct row *r)

@@ -880,7 +880,10 @@ Test(resolve, kprobe_symbols)
 	expect_err(&t, run(&r, &t), DP_ERR_BAD_RETPROBE, EINVAL, 6);
 	tdef_kprobe(&t, false, NULL, "sym_work", 2);
 	expect_err(&t, run(&r, &t), DP_ERR_BAD_INSN_BNDRY, EILSEQ, 6);
+	/* the end boundary is a place (the kernel's SYM+SIZE), past it not */
 	tdef_kprobe(&t, false, NULL, "sym_work", s.size);
+	cr_assert_eq(run(&r, &t), 0, "sym_work+size: %s", t.err.detail);
+	tdef_kprobe(&t, false, NULL, "sym_work", s.size + 1);
 	expect_err(&t, run(&r, &t), DP_ERR_BAD_PROBE_ADDR, EINVAL, 6);
 	tdef_kprobe(&t, false, NULL, "sym_work", 100000);
 	expect_err(&t, run(&r, &t), DP_ERR_BAD_PROBE_ADDR, EINVAL, 6);
