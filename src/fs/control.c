@@ -811,8 +811,8 @@ static int apply_by_name(struct dp_fs *fs, const char *line,
 	int ret;
 
 	if (!fs->dbg)
-		fs->dbg = dp_debugdef_new(fs->o->binary, fs->o->objs,
-					  fs->o->nobjs);
+		fs->dbg = dp_debugdef_new(fs->res.default_binary,
+					  fs->o->objs, fs->o->nobjs);
 	if (!fs->dbg)
 		return -ENOMEM;
 	ret = dp_debugdef_translate(fs->dbg, line, &t, e);
@@ -840,8 +840,8 @@ static int check_by_debug(struct dp_fs *fs, const char *line,
 			  struct dp_error *e)
 {
 	if (!fs->dbg)
-		fs->dbg = dp_debugdef_new(fs->o->binary, fs->o->objs,
-					  fs->o->nobjs);
+		fs->dbg = dp_debugdef_new(fs->res.default_binary,
+					  fs->o->objs, fs->o->nobjs);
 	return fs->dbg ? dp_debugdef_check(fs->dbg, line, e) : 0;
 }
 
@@ -868,6 +868,7 @@ static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 	unsigned long armed = armed_probes(fs);
 	int ret;
 
+	dp_fs_follow_exec(fs);
 	if (file == F_SYNTH_EVENTS) {
 		ret = apply_synth(fs, line, &e);
 		if (ret && e.logged)

@@ -16,6 +16,7 @@
 #ifndef DPROBE_FS_INTERNAL_H
 #define DPROBE_FS_INTERNAL_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -63,6 +64,9 @@ struct dp_fs {
 	struct dp_registry reg;
 	struct dp_resolver res;
 	struct dp_debugdef *dbg;	/* definitions by name, opened when used */
+	/* the program the target runs now (res.default_binary): an exec
+	 * changes it (dp_fs_follow_exec()) */
+	char exe[PATH_MAX];
 	char *log[DP_FS_LOG_MAX];	/* error_log entries, oldest first */
 	unsigned nlog;
 	unsigned *ever_enabled;		/* ids enabled since their creation */
@@ -141,6 +145,10 @@ void dp_fs_session_end(struct dp_fs *fs);
 int dp_fs_rearm(struct dp_fs *fs);
 /* Fresh counts into the registry's probes (fs->lock held). */
 void dp_fs_update_profile(struct dp_fs *fs);
+
+/* The target's program as it is now: after an exec, definitions are
+ * checked against the new one (fs->lock held). */
+void dp_fs_follow_exec(struct dp_fs *fs);
 
 /* control.c: file contents and writes */
 enum dp_fs_kind {

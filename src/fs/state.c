@@ -3,9 +3,11 @@
  * The state behind a mount, as a fresh tracefs has it: no events, an
  * empty buffer of the default size, tracing on.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
+#include <unistd.h>
 
 #include "fs/internal.h"
 #include "sym/proc.h"
@@ -38,6 +40,27 @@ static int fs_resolve(void *priv, const char *line, struct dp_probe_def *def,
 	return ret;
 }
 
+void dp_fs_follow_exec(struct dp_fs *fs)
+{
+	char link[64], now[PATH_MAX];
+	ssize_t n;
+
+	if (atomic_load(&fs->target_gone))
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)fs->o->pid);
+	n = readlink(link, now, sizeof(now) - 1);
+	if (n <= 0)
+		return;
+	now[n] = '\0';
+	/* a program deleted since it started is still the same one */
+	if (strstr(now, " (deleted)") || !strcmp(now, fs->exe))
+		return;
+	memcpy(fs->exe, now, (size_t)n + 1);
+	fs->res.default_binary = fs->exe;
+	dp_debugdef_free(fs->dbg);
+	fs->dbg = NULL;
+}
+
 void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 {
 	memset(fs, 0, sizeof(*fs));
@@ -54,6 +77,7 @@ void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 	pthread_cond_init(&fs->mgr_cond, NULL);
 	dp_registry_init(&fs->reg);
 	dp_resolver_init(&fs->res, o->binary, false);
+	snprintf(fs->exe, sizeof(fs->exe), "%s", o->binary ? o->binary : "");
 	/* every definition is checked against the target's files */
 	fs->reg.resolve = fs_resolve;
 	fs->reg.resolve_priv = fs;

@@ -33,7 +33,7 @@ TPEX=$(realpath -m "$(dirname "$DPROBE")/examples/tracepoint_example")
 EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
-dynevents"
+dynevents exec"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -730,6 +730,29 @@ case_dynevents() {
 	quit_server "$R"
 	stop_mount || return 1
 	case_dynevents_tp
+}
+
+# An exec in the served process: definitions are checked against the
+# program it runs now (the shell has no do_sys_open, the fileserver it
+# becomes has), and its events are traced.
+case_exec() {
+	R=$WORK/req
+	start_mount "$R" -- sh -c "until [ -e '$WORK/go' ]; do sleep 0.05; done
+		exec '$FSRV' '$R'" || return 1
+	expect_fail "Invalid argument" a kprobe_events 'p:op do_sys_open' ||
+		return 1
+	: >"$WORK/go"
+	for _i in $(seq 1 100); do
+		grep -q 'fileserver [0-9]* ready' "$WORK/out" && break
+		sleep 0.05
+	done
+	a kprobe_events 'p:op do_sys_open dfd=%di:s32' || return 1
+	w events/kprobes/op/enable 1
+	req "$R" "open /etc/hostname" || return 1
+	grep -q ' op: (do_sys_open+0x0/0x[0-9a-f]*) dfd=-100$' "$MNT/trace" ||
+		{ echo "  no op event after the exec" >>"$WORK/why"; return 1; }
+	quit_server "$R"
+	stop_mount
 }
 
 # A tracepoint probe by name on tracepoint_example's shop:order.
