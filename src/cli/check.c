@@ -58,6 +58,23 @@ static void text_line(int ret, const struct dp_probe *p,
 	free(canon);
 }
 
+/* A synthetic event defined by @line: its dynamic_events line. */
+static void synth_text(const struct dp_registry *reg, const char *line)
+{
+	struct dp_synth_def d;
+	const struct dp_event *ev;
+	char *l;
+
+	if (dp_parse_synth(line, true, &d, NULL))
+		return;
+	ev = dp_registry_find(reg, DP_SYNTH_GROUP, d.name);
+	dp_synth_def_free(&d);
+	l = ev && ev->synth ? dp_synth_listing(ev->synth) : NULL;
+	if (l)
+		printf("s:%s/%s\n", DP_SYNTH_GROUP, l);
+	free(l);
+}
+
 static int apply_one(struct dp_registry *reg, const char *line, bool json,
 		     bool quiet, char last[2][DP_MAX_EVENT_NAME_LEN])
 {
@@ -73,6 +90,8 @@ static int apply_one(struct dp_registry *reg, const char *line, bool json,
 		json_line(line, ret, p, &e);
 	else if (!quiet || ret)
 		text_line(ret, quiet ? NULL : p, &e);
+	if (!json && !quiet && !ret && !p && line[0] == 's' && line[1] == ':')
+		synth_text(reg, line);
 	dp_error_clear(&e);
 	return ret != 0;
 }
