@@ -21,6 +21,7 @@
 #include "sym/debuginfo.h"
 #include "sym/demangle.h"
 #include "sym/elf.h"
+#include "sym/resolve.h"
 #include "util/util.h"
 
 #define MAX_PLACES	64	/* addresses one place may stand for */
@@ -292,23 +293,19 @@ bool dp_debugdef_needed(const char *line)
 
 /* ---- the files ------------------------------------------------------------- */
 
-/* The file @mod names: a path, or the base name of one of the objects. */
+/* The file @mod names (dp_module_file()), or else the object whose base
+ * name @mod begins, up to a '.': "libc" for libc.so.6, as MOD: takes it. */
 static const char *mod_path(struct dp_debugdef *c, const char *mod)
 {
-	if (!mod)
-		return c->binary;
-	if (strchr(mod, '/'))
-		return mod;
-	if (c->binary && !strcmp(dp_base_name(c->binary), mod))
-		return c->binary;
-	for (size_t i = 0; i < c->nobjs; i++)
-		if (!strcmp(dp_base_name(c->objs[i]), mod))
-			return c->objs[i];
+	const char *f = dp_module_file(c->binary, c->objs, c->nobjs, mod);
+	size_t n;
+
+	if (f || !mod)
+		return f;
+	n = strlen(mod);
 	for (size_t i = 0; i < c->nobjs; i++) {
 		const char *b = dp_base_name(c->objs[i]);
-		size_t n = strlen(mod);
 
-		/* "libc" for libc.so.6, as MOD: takes it */
 		if (!strncmp(b, mod, n) && b[n] == '.')
 			return c->objs[i];
 	}

@@ -303,6 +303,27 @@ static void split_version(struct dp_elf_sym *s)
 	s->version = at + (s->hidden ? 1 : 2);
 }
 
+/*
+ * @ds: the symbol @s called @name, as read_symtab() and
+ * minidebug_symbols() keep it.  False: not one to keep (no name, or not
+ * a defined function or object).
+ */
+static bool sym_fill(struct dp_elf_sym *ds, const GElf_Sym *s,
+		     const char *name, bool debug_only)
+{
+	if (!name || !*name || !wanted_sym(s))
+		return false;
+	memset(ds, 0, sizeof(*ds));
+	ds->name = name;
+	ds->value = s->st_value;
+	ds->size = s->st_size;
+	ds->type = GELF_ST_TYPE(s->st_info);
+	ds->bind = GELF_ST_BIND(s->st_info);
+	ds->debug_only = debug_only;
+	split_version(ds);
+	return true;
+}
+
 static int read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		       Elf_Data *versym, const struct verdefs *vd,
 		       struct symvec *sv)
@@ -317,17 +338,10 @@ static int read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		return 0;
 	n = sh->sh_size / sh->sh_entsize;
 	for (i = 1; i < n; i++) {
-		if (!gelf_getsym(d, i, &s) || !wanted_sym(&s))
+		if (!gelf_getsym(d, i, &s) ||
+		    !sym_fill(&ds, &s, elf_strptr(elf, sh->sh_link, s.st_name),
+			      false))
 			continue;
-		memset(&ds, 0, sizeof(ds));
-		ds.name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (!ds.name || !*ds.name)
-			continue;
-		ds.value = s.st_value;
-		ds.size = s.st_size;
-		ds.type = GELF_ST_TYPE(s.st_info);
-		ds.bind = GELF_ST_BIND(s.st_info);
-		split_version(&ds);
 		/* Index 0 is local, 1 the file's base: only >= 2 names a version. */
 		if (versym && gelf_getversym(versym, i, &ver)) {
 			ds.hidden = ver & 0x8000;
@@ -601,18 +615,14 @@ static int minidebug_symbols(struct dp_elf *e, struct symvec *sv)
 	dwfl_report_end(d, NULL, NULL);
 	n = m ? dwfl_module_getsymtab(m) : -1;
 	for (int i = 1; i < n; i++) {
-		struct dp_elf_sym ds = { .debug_only = true };
+		struct dp_elf_sym ds;
 		GElf_Sym s;
 		GElf_Addr a;
+		const char *name;
 
-		ds.name = dwfl_module_getsym_info(m, i, &s, &a, NULL, NULL, NULL);
-		if (!ds.name || !*ds.name || !wanted_sym(&s))
+		name = dwfl_module_getsym_info(m, i, &s, &a, NULL, NULL, NULL);
+		if (!sym_fill(&ds, &s, name, true))
 			continue;
-		ds.value = s.st_value;
-		ds.size = s.st_size;
-		ds.type = GELF_ST_TYPE(s.st_info);
-		ds.bind = GELF_ST_BIND(s.st_info);
-		split_version(&ds);
 		if (symvec_push(sv, &ds)) {
 			dwfl_end(d);
 			return -ENOMEM;

@@ -333,6 +333,21 @@ static const char *module_path(const struct dp_resolver *r, const char *mod)
 	return NULL;
 }
 
+const char *dp_module_file(const char *binary, char *const *objs,
+			   size_t nobjs, const char *mod)
+{
+	if (!mod)
+		return binary;
+	if (strchr(mod, '/'))
+		return mod;
+	if (binary && !strcmp(dp_base_name(binary), mod))
+		return binary;
+	for (size_t i = 0; i < nobjs; i++)
+		if (!strcmp(dp_base_name(objs[i]), mod))
+			return objs[i];
+	return NULL;
+}
+
 /* "searched FILE; did you mean: a, b, c?" */
 static void missing_detail(const struct dp_elf *elf, const char *path,
 			   const char *sym, char *buf, size_t len)
@@ -455,13 +470,38 @@ static int resolve_sym_args(struct dp_resolver *r, struct dp_elf *elf,
 	return 0;
 }
 
+/*
+ * The kprobe place @vaddr, decoded from @start: refused as the kernel
+ * does if it is not an instruction boundary, else @probe (may be NULL)
+ * gets its address and file offset.
+ */
+static int kprobe_place(const struct dp_elf *elf, uint64_t start,
+			uint64_t vaddr, const char *line,
+			struct dp_probe *probe, struct dp_error *err)
+{
+	uint64_t insn, foff = 0;
+	char detail[DP_ERROR_DETAIL_MAX];
+
+	if (check_boundary(elf, start, vaddr, &insn)) {
+		bndry_detail(elf, vaddr, insn, false, detail, sizeof(detail));
+		return fail(err, line, DP_ERR_BAD_INSN_BNDRY, EILSEQ, 0, "%s",
+			    detail);
+	}
+	dp_elf_vaddr_to_off(elf, vaddr, &foff);
+	if (probe) {
+		probe->vaddr = vaddr;
+		probe->file_offset = foff;
+	}
+	return 0;
+}
+
 static int kprobe_symbol(struct dp_resolver *r, struct dp_elf *elf,
 			 const char *path, const char *line,
 			 struct dp_probe_def *def, struct dp_probe *probe,
 			 struct dp_error *err)
 {
 	const char *name = def->place.symbol;
-	uint64_t off = def->place.offset, vaddr, insn, foff = 0;
+	uint64_t off = def->place.offset, vaddr;
 	struct dp_elf_sym sym;
 	char detail[DP_ERROR_DETAIL_MAX];
 	int ret;
@@ -496,17 +536,7 @@ static int kprobe_symbol(struct dp_resolver *r, struct dp_elf *elf,
 		return fail(err, line, DP_ERR_BAD_PROBE_ADDR, EINVAL, 0,
 			    "offset %" PRIu64 " is outside %s (size %" PRIu64
 			    ")", off, name, sym.size);
-	if (check_boundary(elf, sym.value, vaddr, &insn)) {
-		bndry_detail(elf, vaddr, insn, false, detail, sizeof(detail));
-		return fail(err, line, DP_ERR_BAD_INSN_BNDRY, EILSEQ, 0, "%s",
-			    detail);
-	}
-	dp_elf_vaddr_to_off(elf, vaddr, &foff);
-	if (probe) {
-		probe->vaddr = vaddr;
-		probe->file_offset = foff;
-	}
-	return 0;
+	return kprobe_place(elf, sym.value, vaddr, line, probe, err);
 }
 
 /*
@@ -519,8 +549,7 @@ static int kprobe_addr(struct dp_resolver *r, struct dp_elf *elf,
 		       const char *line, struct dp_probe_def *def,
 		       struct dp_probe *probe, struct dp_error *err)
 {
-	uint64_t vaddr = def->place.addr, start, insn, foff = 0;
-	char detail[DP_ERROR_DETAIL_MAX];
+	uint64_t vaddr = def->place.addr, start;
 	int ret;
 
 	ret = resolve_sym_args(r, elf, line, def, err);
@@ -529,18 +558,10 @@ static int kprobe_addr(struct dp_resolver *r, struct dp_elf *elf,
 	if (dp_elf_is_pie(elf) || def->place.module ||
 	    !dp_elf_vaddr_is_exec(elf, vaddr))
 		return 0;
-	if (!decode_start(elf, vaddr, &start) &&
-	    check_boundary(elf, start, vaddr, &insn)) {
-		bndry_detail(elf, vaddr, insn, false, detail, sizeof(detail));
-		return fail(err, line, DP_ERR_BAD_INSN_BNDRY, EILSEQ, 0, "%s",
-			    detail);
-	}
-	dp_elf_vaddr_to_off(elf, vaddr, &foff);
-	if (probe) {
-		probe->vaddr = vaddr;
-		probe->file_offset = foff;
-	}
-	return 0;
+	/* nothing to decode from: @vaddr itself, which passes */
+	if (decode_start(elf, vaddr, &start))
+		start = vaddr;
+	return kprobe_place(elf, start, vaddr, line, probe, err);
 }
 
 static int resolve_kprobe(struct dp_resolver *r, const char *line,

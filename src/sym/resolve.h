@@ -51,4 +51,13 @@ int dp_resolver_open(struct dp_resolver *r, const char *path,
 int dp_resolve_cb(void *priv, const char *line, struct dp_probe_def *def,
 		  struct dp_probe *probe, struct dp_error *err);
 
+/*
+ * The file a place's MOD: names in a program: @mod itself if it is a
+ * path, else @binary or the first of the @nobjs @objs (the program's
+ * loaded objects) whose base name is @mod.  @mod NULL: @binary.  NULL if
+ * none matches.
+ */
+const char *dp_module_file(const char *binary, char *const *objs,
+			   size_t nobjs, const char *mod);
+
 #endif

@@ -513,10 +513,13 @@ dp_stat() {
 }
 
 # The default result of a trace case: events, the program's output
-# ("> " lines), the summary and the exit status.  $sort_events sorts the
-# events (several processes or threads).
+# ("> " lines), the summary and the exit status.  $events_by names a
+# function that prints the events instead (numbered_events, or a case's
+# own); else $sort_events sorts them (several processes or threads).
 trace_result() {
-	if [ -n "${json:-}" ]; then
+	if [ -n "${events_by:-}" ]; then
+		"$events_by"
+	elif [ -n "${json:-}" ]; then
 		norm_json <"$T/events"
 	elif [ -n "${sort_events:-}" ]; then
 		norm_trace <"$T/events" | LC_ALL=C sort

@@ -80,6 +80,7 @@ run_one() {
 			desc='' prog='' variant='' args='' opts='' defs='' needs=''
 			json='' sort_events='' stdout_events='' kdiff=no libs=''
 			syslibs='' DP_WRAP='' kexpect='' kengine='' LIB=''
+			events_by=''
 			engines='auto agent ptrace'
 		}
 		levels="O0 O2"

@@ -258,75 +258,62 @@ DP_EXPORT int execvp(const char *file, char *const argv[])
 /* The variadic ones: their arguments into an array on the stack, as the
  * C library does (no allocation in a vfork child). */
 
-/* How many arguments from @first to the NULL, @first included. */
-static size_t count_args(const char *first, va_list ap)
+/*
+ * execl(), execlp() and execle() from their arguments: @arg, the rest of
+ * @ap up to its NULL, then execle()'s environment if @with_env.  The
+ * array lives in this frame, which stays until the exec returns.
+ * @search: by PATH, as execlp().
+ */
+static int exec_va(const char *file, const char *arg, va_list ap,
+		   bool search, bool with_env)
 {
+	va_list c;
 	size_t n = 1;
+	char **envp = environ;
 
-	(void)first;
-	while (va_arg(ap, char *))
+	va_copy(c, ap);
+	while (va_arg(c, char *))
 		n++;
-	return n;
-}
+	va_end(c);
+	char *argv[n + 1];
 
-/* @argv (n + 1 slots): @first, the rest of @ap up to its NULL; then
- * execle()'s environment into *@envp if not NULL (read here: @ap is not
- * used again by the caller). */
-static void fill_args(char **argv, size_t n, const char *first, va_list ap,
-		      char ***envp)
-{
-	argv[0] = (char *)first;
-	for (size_t i = 1; i <= n; i++)
+	argv[0] = (char *)arg;
+	for (size_t i = 1; i <= n; i++)		/* argv[n]: the NULL */
 		argv[i] = va_arg(ap, char *);
-	if (envp)
-		*envp = va_arg(ap, char **);
+	if (with_env)
+		envp = va_arg(ap, char **);
+	return search ? execvpe(file, argv, envp) : execve(file, argv, envp);
 }
 
 DP_EXPORT int execl(const char *path, const char *arg, ...)
 {
-	va_list ap, c;
-	size_t n;
-
-	va_start(c, arg);
-	n = count_args(arg, c);
-	va_end(c);
-	char *argv[n + 1];
+	va_list ap;
+	int ret;
 
 	va_start(ap, arg);
-	fill_args(argv, n, arg, ap, NULL);
+	ret = exec_va(path, arg, ap, false, false);
 	va_end(ap);
-	return execve(path, argv, environ);
+	return ret;
 }
 
 DP_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	va_list ap, c;
-	size_t n;
-
-	va_start(c, arg);
-	n = count_args(arg, c);
-	va_end(c);
-	char *argv[n + 1];
+	va_list ap;
+	int ret;
 
 	va_start(ap, arg);
-	fill_args(argv, n, arg, ap, NULL);
+	ret = exec_va(file, arg, ap, true, false);
 	va_end(ap);
-	return execvpe(file, argv, environ);
+	return ret;
 }
 
 DP_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	va_list ap, c;
-	size_t n;
-	char **envp;
-
-	va_start(c, arg);
-	n = count_args(arg, c);
-	va_end(c);
-	char *argv[n + 1];
+	va_list ap;
+	int ret;
 
 	va_start(ap, arg);
-	fill_args(argv, n, arg, ap, &envp);
+	ret = exec_va(path, arg, ap, false, true);
 	va_end(ap);
-	return execve(path, argv, envp);
+	return ret;
 }

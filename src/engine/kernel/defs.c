@@ -75,19 +75,6 @@ pid_t dp_kinst_pid(const char *name)
 	return pid && !*end ? pid : 0;
 }
 
-/* The object a MOD: names: a path, or an object's basename. */
-static const char *module_file(const struct dp_kdefs_ctx *c, const char *mod)
-{
-	if (strchr(mod, '/'))
-		return mod;
-	if (c->binary && !strcmp(dp_base_name(c->binary), mod))
-		return c->binary;
-	for (size_t i = 0; i < c->nobjs; i++)
-		if (!strcmp(dp_base_name(c->objs[i]), mod))
-			return c->objs[i];
-	return NULL;
-}
-
 /*
  * File and offset of a symbol place in a program: what the registry's
  * resolver found for places in the main binary, else the same lookup in
@@ -98,13 +85,14 @@ static int user_place(const struct dp_kdefs_ctx *c, const struct dp_probe *p,
 		      size_t whylen)
 {
 	struct dp_probe_def *def = (struct dp_probe_def *)&p->def;
-	const char *file = c->binary;
+	const char *file;
 	struct dp_probe tmp = { 0 };
 	struct dp_resolver res;
 	char *mod = def->place.module, *canon;
 	int ret;
 
-	if (mod && !(file = module_file(c, mod))) {
+	file = dp_module_file(c->binary, c->objs, c->nobjs, mod);
+	if (mod && !file) {
 		snprintf(why, whylen, "%s/%s: no object named %s in the program "
 			 "(give its path as MOD)", p->event->group,
 			 p->event->name, mod);

@@ -27,12 +27,10 @@ p:ex libc.so.6:execve path=+0(%di):string'
 case_run() {
 	DPROBE_VERBOSE=1 dp_trace -f -- "$P" shared
 }
-case_result() {
+sized_events() {
 	numbered_events | sed 's/ (execve+0x0\/0x[0-9a-f]*) / (execve+0x0\/SIZE) /'
-	sed 's/^/> /' "$T/stdout"
-	summary_of "$T/stderr"
-	echo "# exit=$(cat "$T/rc")"
 }
+events_by=sized_events
 case_check() {
 	engine_check
 }

@@ -26,12 +26,7 @@ case_run() {
 		"$(shquote "$P")" "$(shquote "$P")" >"$T/sub.mk"
 	DPROBE_VERBOSE=1 dp_trace -f -- make -s -j1 -C "$T" -f Makefile
 }
-case_result() {
-	numbered_events
-	sed 's/^/> /' "$T/stdout"
-	summary_of "$T/stderr"
-	echo "# exit=$(cat "$T/rc")"
-}
+events_by=numbered_events
 case_check() {
 	engine_check
 }

@@ -29,12 +29,7 @@ by_process() {
 			awk '{ printf "%s%s", (NR > 1 ? "\t" : ""), $0 } END { print "" }'
 	done | LC_ALL=C sort | sed 's/^/-- process\t/' | tr '\t' '\n'
 }
-case_result() {
-	by_process
-	sed 's/^/> /' "$T/stdout"
-	summary_of "$T/stderr"
-	echo "# exit=$(cat "$T/rc")"
-}
+events_by=by_process
 case_check() {
 	engine_check
 }

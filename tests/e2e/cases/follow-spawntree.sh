@@ -21,12 +21,7 @@ r:jobr {bin}:job ret=$retval:s64'
 case_run() {
 	DPROBE_VERBOSE=1 dp_trace -f -- "$P"
 }
-case_result() {
-	numbered_events
-	sed 's/^/> /' "$T/stdout"
-	summary_of "$T/stderr"
-	echo "# exit=$(cat "$T/rc")"
-}
+events_by=numbered_events
 case_check() {
 	engine_check
 }

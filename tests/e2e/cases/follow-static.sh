@@ -25,12 +25,7 @@ case_run() {
 	S=$(build_prog launch static) || { echo 125 >"$T/rc"; return 1; }
 	DPROBE_VERBOSE=1 dp_trace -f -- "$P" static "$S"
 }
-case_result() {
-	numbered_events
-	sed 's/^/> /' "$T/stdout"
-	summary_of "$T/stderr"
-	echo "# exit=$(cat "$T/rc")"
-}
+events_by=numbered_events
 case_check() {
 	engine_check || return 1
 	[ "${DPROBE_ENGINE:-auto}" = ptrace ] && return 0
