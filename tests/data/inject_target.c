@@ -37,6 +37,14 @@
 
 volatile unsigned long spins, sleeps, usr1, rt, bad, churns;
 
+/*
+ * A large TLS block: pthread_create() clears it for each new thread while
+ * holding glibc's loader TLS lock, which dlopen() takes too, so that the
+ * churning thread is often stopped holding it (the injector must let it
+ * out first).  Not static, so that it is kept.
+ */
+__thread char tls_pad[2 << 20];
+
 /* atomic: handlers may run on two threads at once */
 static void on_usr1(int sig)
 {

@@ -320,7 +320,13 @@ Test(inject, thread_in_user_code_keeps_registers)
 	}
 }
 
-/* Threads come and go while we attach: every one is stopped, or gone. */
+/*
+ * Threads come and go while we attach: every one is stopped, or gone (one
+ * exiting as it is seized is no error).  The churning thread is often
+ * stopped inside pthread_create() holding the loader's TLS lock (the
+ * target's TLS is large): it must be let out of it, or dlopen() waits
+ * for the lock until the timeout.
+ */
 Test(inject, threads_churning)
 {
 	struct target *t = spawn("churn");

@@ -36,6 +36,14 @@ unsigned int dp_ptrace_inject_timeout_ms = 5000;
 #define ATTACH_TIMEOUT_MS	5000
 
 /*
+ * How long threads stopped inside the C library or the dynamic loader
+ * are given, in all, to get out of it before the calls (in_loader_code()):
+ * at most OUT_ROUNDS rounds, OUT_BUDGET_MS in all.
+ */
+#define OUT_ROUNDS		40
+#define OUT_BUDGET_MS		300
+
+/*
  * The mapping made in the target:
  *   [0, INJ_CODE)                 the stub, read+exec (a stack overflow
  *                                 runs into it and faults)
@@ -461,15 +469,94 @@ static int wait_stopped(struct ithread *t, uint64_t deadline)
 }
 
 /*
+ * Is thread @tid stopped where it may hold a lock of the dynamic loader or
+ * the C library that dlopen() takes?  That is: running the C library's or the
+ * loader's own code (not in a system call), or in a system call made by
+ * the loader's own code (a dlopen() of the program's reading its file).
+ * The call would wait for that lock forever, as the thread stays stopped:
+ * glibc's pthread_create() holds the loader's TLS lock
+ * (GL(dl_load_tls_lock), which dlopen() takes too) while it copies the
+ * new thread's TLS, so a thread stopped there deadlocked the dlopen() of
+ * the threads_churning test until the timeout.  A thread in the
+ * program's own code, or in a system call of the C library's (where
+ * threads spend their time waiting), is taken as holding none.
+ */
+static bool in_loader_code(pid_t tid, const struct dp_proc_objs *s)
+{
+	const struct dp_proc_obj *o;
+	struct dp_regs r;
+
+	if (!s || dp_get_regs(tid, &r) || !(o = dp_proc_obj_at(s, r.ip)))
+		return false;
+	if ((int64_t)r.orig_ax >= 0)
+		return o->interp && obj_rank(o);	/* musl's is libc */
+	return o->interp || !obj_rank(o);
+}
+
+/*
+ * Every thread is stopped: let those stopped inside the loader or the C
+ * library (in_loader_code()) run a little longer and stop them again, so
+ * that they leave the section, and the lock, they were in.  Round @round
+ * of them (the pause doubles each round, from 50 us to 3.2 ms, as a
+ * loaded machine may not run them at once).  Returns how many threads
+ * ran, 0 when none was in such code or the rounds are spent (then the
+ * calls go ahead, with their timeout as the last resort).  Threads they
+ * create meanwhile are found by attach_all()'s next listing.
+ */
+static int out_of_loader(struct inj *in, int round, uint64_t until)
+{
+	const struct dp_proc_objs *s = dp_proc_objs(in->proc);
+	struct timespec pause = { 0, 50000L << (round < 6 ? round : 6) };
+	uint64_t deadline = deadline_ms(ATTACH_TIMEOUT_MS);
+	int ran = 0;
+
+	if (round >= OUT_ROUNDS || now_ns() >= until)
+		return 0;
+	for (size_t i = 0; i < in->n; i++) {
+		struct ithread *t = &in->t[i];
+
+		if (!t->stopped || t->gone || t->group_stop ||
+		    !in_loader_code(t->tid, s))
+			continue;
+		/* a signal it stopped for is delivered now, as at a detach;
+		 * one that cannot go on died: detach_others() reaps it */
+		if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)t->sig))
+			continue;
+		t->stopped = false;
+		t->sig = 0;
+		ran++;
+	}
+	if (!ran)
+		return 0;
+	nanosleep(&pause, NULL);
+	for (size_t i = 0; i < in->n; i++)
+		if (!in->t[i].stopped && !in->t[i].gone)
+			ptrace(PTRACE_INTERRUPT, in->t[i].tid, NULL, NULL);
+	for (size_t i = 0; i < in->n; i++) {
+		struct ithread *t = &in->t[i];
+
+		if (!t->stopped && !t->gone && wait_stopped(t, deadline)) {
+			say(in, "thread %d of process %d did not stop within "
+			    "%d ms", t->tid, in->pid, ATTACH_TIMEOUT_MS);
+			return -ETIMEDOUT;
+		}
+	}
+	return ran;
+}
+
+/*
  * Seize and interrupt every thread in /proc/PID/task, wait until they
  * are all stopped, and list the threads again until no new one shows up
- * (a thread not yet stopped may have created one).
+ * (a thread not yet stopped may have created one).  Then get the threads
+ * stopped inside the loader or the C library out of it (out_of_loader()),
+ * and list them again.
  */
 static int attach_all(struct inj *in)
 {
 	uint64_t deadline = deadline_ms(ATTACH_TIMEOUT_MS);
+	uint64_t out_until = 0;
 	char path[64];
-	int err;
+	int err, round = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", in->pid);
 	for (;;) {
@@ -484,6 +571,7 @@ static int attach_all(struct inj *in)
 		while ((de = readdir(d))) {
 			pid_t tid = atoi(de->d_name);
 			char st;
+			int e;
 
 			if (tid <= 0 || thread_find(in, tid))
 				continue;
@@ -501,12 +589,27 @@ static int attach_all(struct inj *in)
 				in->t = v;
 				in->cap = cap;
 			}
-			if (ptrace(PTRACE_SEIZE, tid, NULL,
-				   (void *)(long)PTRACE_O_TRACESYSGOOD) &&
-			    !still_ours(in, tid, errno)) {
-				if (errno == ESRCH)
+			e = ptrace(PTRACE_SEIZE, tid, NULL,
+				   (void *)(long)PTRACE_O_TRACESYSGOOD) ?
+			    errno : 0;
+			if (e && !still_ours(in, tid, e)) {
+				/*
+				 * A thread that exited since it was listed:
+				 * ESRCH once reaped, but EPERM while the
+				 * kernel is still taking it down (it refuses
+				 * to attach to a task with an exit state),
+				 * when its status may already be gone or read
+				 * Z/X.  Not an error: there is nothing to stop
+				 * (the threads_churning test met it in about
+				 * one run in 20, reported as "No such file or
+				 * directory": errno was then still_ours()'s
+				 * failed fopen(), hence @e).
+				 */
+				st = task_state(in->pid, tid);
+				if (e == ESRCH || (e == EPERM && (!st ||
+				    st == 'Z' || st == 'X')))
 					continue;
-				err = seize_error(in, tid, errno);
+				err = seize_error(in, tid, e);
 				closedir(d);
 				return err;
 			}
@@ -514,8 +617,16 @@ static int attach_all(struct inj *in)
 			ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
 		}
 		closedir(d);
-		if (in->n == before)
-			break;
+		if (in->n == before) {
+			if (!out_until)
+				out_until = deadline_ms(OUT_BUDGET_MS);
+			err = out_of_loader(in, round++, out_until);
+			if (err < 0)
+				return err;
+			if (!err)
+				break;
+			continue;
+		}
 		for (size_t i = before; i < in->n; i++) {
 			if (wait_stopped(&in->t[i], deadline)) {
 				say(in, "thread %d of process %d did not stop "

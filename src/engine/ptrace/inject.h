@@ -34,7 +34,13 @@
  * of them was stopped while holding a lock dlopen() or the library's code
  * needs (the loader's lock, a malloc arena, stdio), or the calling thread
  * itself was interrupted inside such a section (only possible when no
- * thread was in a system call), the call cannot finish.  Each call has a
+ * thread was in a system call), the call cannot finish.  So before the
+ * calls, threads stopped running C library or loader code, or in a system
+ * call of the loader's (where such locks are held: glibc's pthread_create()
+ * holds the loader's TLS lock, which dlopen() takes, while it sets up the
+ * new thread's TLS), are let run a little and stopped again, until none
+ * is (300 ms at most).  A lock held in the program's own code (a callback
+ * of dl_iterate_phdr(), its own locks) is not seen.  Each call has a
  * timeout (dp_ptrace_inject_timeout_ms, 5 s): then every thread is let go
  * and the calling thread finishes the call on its own; the stub then puts
  * it back as it was (rt_sigreturn from a frame holding its original
