@@ -13,9 +13,13 @@ case_run() {
 	echo "# rc=$?" >>"$T/out2"
 	"$DPROBE" trace -e 't:g/e tp:tick v=$retval' -- "$P" >"$T/out3" 2>&1
 	echo "# rc=$?" >>"$T/out3"
+	# a tprobe reads arguments, not registers (the kernel's BAD_VAR)
+	"$DPROBE" trace -e 't:g/e tp:tick i=$arg1:s32 cs=%cs' -- "$P" \
+		>"$T/out4" 2>&1
+	echo "# rc=$?" >>"$T/out4"
 }
 case_result() {
-	sed "s|$P|PROG|g" "$T/out1" "$T/out2" "$T/out3"
+	sed "s|$P|PROG|g" "$T/out1" "$T/out2" "$T/out3" "$T/out4"
 }
 expected() {
 	cat <<'EOF2'
@@ -26,6 +30,10 @@ dprobe: tracepoints are enabled by the in-process engine, not --engine ptrace
 trace_fprobe: error: $retval is not available on probe
   Command: t:g/e tp:tick v=$retval
                            ^
+# rc=1
+trace_fprobe: error: Invalid $-variable specified
+  Command: t:g/e tp:tick i=$arg1:s32 cs=%cs
+                                        ^
 # rc=1
 EOF2
 }
