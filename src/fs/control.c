@@ -396,6 +396,10 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		print_set_event(fs, out);
 		break;
 	case F_TRACE:
+		/* the child drains every ring before it answers: what the
+		 * process did before this read is in the buffer, as in the
+		 * kernel's, whose records are written at the hit */
+		dp_fs_update_profile(fs);
 		dp_fs_buf_render(fs, out);
 		break;
 	case F_KPROBE_PROFILE:

@@ -319,9 +319,13 @@ out:
 	free(who);
 }
 
+/* The counts, after the records: a hit written to a ring before the
+ * request reaches the reader first (the mount's `trace` reads rely on
+ * it). */
 static void profile(struct dp_inproc *t)
 {
 	t->profile_req = 0;
+	reader_drain(t, NULL, false);
 	for (struct ip_proc *p = t->procs; p; p = p->next)
 		inproc_update_missed(p);
 	if (t->profile_cb)
