@@ -41,7 +41,7 @@ void dp_ev_set_follow(bool on);
 /* Whether this thread is quiet now (the hit path may ask). */
 bool dp_ev_quiet_now(void);
 
-/* Map the ring set dprobe sent (@fd is the set's on success); -errno. */
+/* Map the ring set dprobe sent (@fd stays the caller's to close); -errno. */
 int dp_ev_rings(int fd);
 
 /*
@@ -94,6 +94,7 @@ bool dp_ev_rings_meet(uintptr_t addr, size_t len);
 void dp_ev_rings_taken(void);
 
 /* dlwatch.c: the loader's map changes (see there). */
+int dp_dlwatch_prepare(void);
 int dp_dlwatch_start(void);
 /* The eventfd the control thread polls, or -1. */
 int dp_dlwatch_fd(void);
@@ -103,7 +104,8 @@ bool dp_dlwatch_changed(void);
 bool dp_dlwatch_synced(void);
 /* This thread (the control thread) never waits for dprobe in the loader. */
 void dp_dlwatch_never_wait(void);
-void dp_dlwatch_stop(void);
+/* The eventfd's number: the caller closes it (in every table it is in). */
+int dp_dlwatch_stop(void);
 void dp_dlwatch_fork_child(void);
 
 /*
