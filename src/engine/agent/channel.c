@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -27,6 +28,7 @@
 #include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -455,6 +457,88 @@ static int handle(char *msg, int fd)
 	return 0;
 }
 
+/* ---- files read for a thread of the program (exec.c) ------------------------ */
+
+/*
+ * With -f, exec.c reads the file a thread of the program is about to
+ * exec (or has just posix_spawn()ed): static, set-ID, a script?  Opened
+ * on that thread, it would take the lowest free number of the program's
+ * table for a moment, and another thread's open() the next one.  So the
+ * worker reads it, in its own table: the thread puts the path in a slot,
+ * pokes the eventfd the worker polls and waits for the answer.  A vfork
+ * child (another process: its table is its own copy already, and its
+ * working directory may not be ours), a process without a worker, or a
+ * worker that does not answer in time: the caller reads it itself.
+ */
+#define LOOK_SLOTS	4
+#define LOOK_WAIT_MS	2000
+
+enum { LOOK_FREE, LOOK_FILLING, LOOK_ASKED, LOOK_BUSY, LOOK_DONE };
+
+static struct look {
+	unsigned state;
+	const char *(*fn)(const char *);
+	const char *answer;
+	char path[PATH_MAX];
+} looks[LOOK_SLOTS];
+static pid_t look_pid;		/* whose worker reads them (0: none) */
+
+const char *dp_chan_look(const char *path, const char *(*fn)(const char *))
+{
+	const struct timespec step = { 0, 100000 };
+	pid_t pid = (pid_t)dp_raw_syscall(SYS_getpid, 0, 0, 0);
+	struct look *l = NULL;
+	const char *ans;
+	unsigned st;
+
+	if (__atomic_load_n(&look_pid, __ATOMIC_ACQUIRE) != pid ||
+	    strlen(path) >= PATH_MAX)
+		return fn(path);
+	for (int i = 0; i < LOOK_SLOTS && !l; i++) {
+		st = LOOK_FREE;
+		if (__atomic_compare_exchange_n(&looks[i].state, &st,
+						LOOK_FILLING, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			l = &looks[i];
+	}
+	if (!l)
+		return fn(path);
+	strcpy(l->path, path);
+	l->fn = fn;
+	__atomic_store_n(&l->state, LOOK_ASKED, __ATOMIC_RELEASE);
+	dp_dlwatch_wake();
+	for (int i = 0;
+	     __atomic_load_n(&l->state, __ATOMIC_ACQUIRE) != LOOK_DONE; i++) {
+		st = LOOK_ASKED;	/* no answer in time: taken back */
+		if (i >= LOOK_WAIT_MS * 10 &&
+		    __atomic_compare_exchange_n(&l->state, &st, LOOK_FREE,
+						false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return fn(path);
+		nanosleep(&step, NULL);
+	}
+	ans = l->answer;
+	__atomic_store_n(&l->state, LOOK_FREE, __ATOMIC_RELEASE);
+	return ans;
+}
+
+/* The worker, poked: every slot asked for. */
+static void serve_looks(void)
+{
+	for (int i = 0; i < LOOK_SLOTS; i++) {
+		struct look *l = &looks[i];
+		unsigned st = LOOK_ASKED;
+
+		if (!__atomic_compare_exchange_n(&l->state, &st, LOOK_BUSY,
+						 false, __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED))
+			continue;
+		l->answer = l->fn(l->path);
+		__atomic_store_n(&l->state, LOOK_DONE, __ATOMIC_RELEASE);
+	}
+}
+
 /*
  * Wait for a message, telling dprobe meanwhile when the loader's objects
  * change (dlwatch.c).  False if the wait failed (the channel is gone).
@@ -472,8 +556,11 @@ static bool wait_message(void)
 
 		if (r < 0 && errno != EINTR)
 			return false;
-		if (r > 0 && pfd[1].revents && dp_dlwatch_changed())
-			ctl_send("MAPS");
+		if (r > 0 && pfd[1].revents) {
+			if (dp_dlwatch_changed())
+				ctl_send("MAPS");
+			serve_looks();
+		}
 		if (r > 0 && pfd[0].revents)
 			return true;
 	}
@@ -561,6 +648,8 @@ static void end_session(bool bye)
 	dp_ev_clear();
 	unpublish_env();
 	if (is_worker) {
+		__atomic_store_n(&look_pid, 0, __ATOMIC_RELEASE);
+		serve_looks();		/* what came meanwhile */
 		keeper.n = 0;
 		if (dp_own_files_now()) {
 			keeper_add(ctl_fd, ctl_id);
@@ -652,7 +741,8 @@ static void *worker_thread(void *arg)
 	(void)arg;
 	is_worker = true;
 	/* failing that (a seccomp filter), it works in the program's table */
-	dp_own_files(keep, 2);
+	if (!dp_own_files(keep, 2) && keep[1] >= 0)
+		__atomic_store_n(&look_pid, getpid(), __ATOMIC_RELEASE);
 	control();
 	return NULL;
 }
@@ -941,6 +1031,9 @@ static void atfork_child(void)
 	ctl_fd = peer_fd = -1;
 	ctl_id = (struct fd_id){ 0, 0 };
 	pthread_mutex_init(&ctl_mutex, NULL);
+	/* the parent's worker is not here (a pending look is the parent's) */
+	look_pid = 0;
+	memset(looks, 0, sizeof(looks));
 	if (!still_ours(parent, parent_id)) {
 		dp_ev_forget_in_child();
 		return;

@@ -171,6 +171,11 @@ int dp_dlwatch_fd(void)
 	return watch_fd;
 }
 
+void dp_dlwatch_wake(void)
+{
+	bump();
+}
+
 /* Every thread waiting so far: its change was told and armed. */
 static void release_all(void)
 {
