@@ -417,6 +417,18 @@ int dp_fd_high(int fd, bool cloexec)
 	return nfd;
 }
 
+/* close_range(@lo, @hi) without the system call (before Linux 5.9). */
+static void close_each(unsigned int lo, unsigned int hi)
+{
+	struct rlimit rl;
+	unsigned int top = 1u << 20;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < top)
+		top = (unsigned int)rl.rlim_cur;
+	for (unsigned int fd = lo; fd <= hi && fd < top; fd++)
+		close((int)fd);
+}
+
 /* Close every descriptor of this thread's table but the @n of @keep. */
 static void keep_only(const int *keep, int n)
 {
@@ -436,8 +448,9 @@ static void keep_only(const int *keep, int n)
 	for (int i = 0; i <= k; i++) {
 		unsigned int hi = i < k ? (unsigned int)v[i] : ~0u;
 
-		if (hi > lo)
-			syscall(SYS_close_range, lo, hi - 1, 0);
+		if (hi > lo && syscall(SYS_close_range, lo, hi - 1, 0) &&
+		    errno == ENOSYS)
+			close_each(lo, hi - 1);
 		if (i < k)
 			lo = (unsigned int)v[i] + 1;
 	}
