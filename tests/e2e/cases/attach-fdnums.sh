@@ -11,7 +11,7 @@ desc='attached, detached, launched: the program'"'"'s open() always gets the low
 # while no thread of the program can open anything, and its control
 # thread works in a table of its own.  dprobe attaches and detaches
 # E2E_FDNUMS_ROUNDS times (default 5) with -p, as many with -p -f (the
-# hub), then runs it launched (detached after half a second); each run
+# hub), then runs it launched (detached after 1.5 s); each run
 # exits 0, with events, and the program ends with every number right.
 prog=fdnums
 levels=O2
@@ -50,13 +50,14 @@ case_run() {
 	echo "# -p: fdnums exit=$?" >>"$T/result"
 	sed 's/^/> /' "$T/out" >>"$T/result"
 	# launched: the handshake before main(), the rest while it runs;
-	# dprobe detaches after half a second and waits for it to exit
+	# dprobe detaches after a second and a half (time for a hit on a
+	# loaded machine, ptrace engine too) and waits for it to exit
 	rm -f "$T/stop"
-	"$DPROBE" trace "$@" -o "$T/ev2" --duration 0.5 -- "$P" "$T/stop" 4 \
+	"$DPROBE" trace "$@" -o "$T/ev2" --duration 1.5 -- "$P" "$T/stop" 4 \
 		>"$T/out2" 2>"$T/err2" &
 	dp=$!
 	t_wait_line "$T/out2" '' 10
-	sleep 1
+	sleep 2
 	touch "$T/stop"
 	wait $dp
 	echo "# launch: dprobe exit=$?" >>"$T/result"
