@@ -77,6 +77,9 @@ extern bool dp_have_fsgsbase DP_HIDDEN;
 DP_HIDDEN int dp_agent_init(void);
 /* @fd moved above the numbers the program uses (the new number). */
 DP_HIDDEN int dp_fd_high(int fd, bool cloexec);
+/* A descriptor table of the calling thread's own, holding only @keep. */
+DP_HIDDEN int dp_own_files(const int *keep, int n);
+DP_HIDDEN bool dp_own_files_now(void);
 DP_HIDDEN void dp_lock(void);
 DP_HIDDEN void dp_unlock(void);
 
@@ -149,7 +152,8 @@ static inline void dp_gp_leave(dp_gp_t c)
 			 __ATOMIC_RELAXED);
 }
 
-
+/* /proc/self/mem opened in this thread's table now (0 or -errno). */
+DP_HIDDEN int dp_text_prepare(void);
 /*
  * Write @len bytes of our own code at @addr through /proc/self/mem, which
  * writes through read-only mappings as ptrace does, without changing page

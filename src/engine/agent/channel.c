@@ -16,8 +16,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +28,7 @@
 #include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,7 +59,7 @@ struct fd_id {
 	dev_t dev;
 	ino_t ino;
 };
-static struct fd_id ctl_id, hub_id;
+static struct fd_id ctl_id, hub_id, watch_id;
 
 static struct fd_id fd_id(int fd)
 {
@@ -396,13 +399,12 @@ static void publish_env(void)
 	__atomic_store_n(&environ, v, __ATOMIC_RELEASE);
 }
 
-/* At the detach: the environment as it was, the hub closed. */
+/* At the detach: the environment as it was (the hub is closed after). */
 static void unpublish_env(void)
 {
 	if (our_environ && environ == our_environ)
 		__atomic_store_n(&environ, saved_environ, __ATOMIC_RELEASE);
 	our_environ = saved_environ = NULL;
-	close_ours(&hub_fd, &hub_id);
 	dp_ev_set_follow(false);
 }
 
@@ -411,26 +413,13 @@ static int handle(char *msg, int fd)
 {
 	int ret;
 
-	if (fd >= 0)
-		fd = dp_fd_high(fd, true);
+	/* mapped or refused: no descriptor dprobe sends is kept */
 	if (!strcmp(msg, "RINGS")) {
 		ret = fd < 0 ? -EBADF : dp_ev_rings(fd);
-		if (ret) {
-			if (fd >= 0)
-				close(fd);
-			ctl_send("ERR 0 %d rings: %s", -ret, strerror(-ret));
-		}
-		return 0;
-	}
-	if (!strcmp(msg, "HUB")) {
-		if (fd >= 0 && hub_fd < 0) {
-			hub_fd = fd;
-			hub_id = fd_id(fd);
-			dp_ev_set_follow(true);
-			publish_env();
-		} else if (fd >= 0) {
+		if (fd >= 0)
 			close(fd);
-		}
+		if (ret)
+			ctl_send("ERR 0 %d rings: %s", -ret, strerror(-ret));
 		return 0;
 	}
 	if (fd >= 0)
@@ -468,11 +457,88 @@ static int handle(char *msg, int fd)
 	return 0;
 }
 
+/* ---- files read for a thread of the program (exec.c) ------------------------ */
+
 /*
- * Serve messages until @until_armed is met (the handshake) or the
- * channel ends: 1 while it goes on, 0 when it is over (everything
- * removed, the descriptor closed).
+ * With -f, exec.c reads the file a thread of the program is about to
+ * exec (or has just posix_spawn()ed): static, set-ID, a script?  Opened
+ * on that thread, it would take the lowest free number of the program's
+ * table for a moment, and another thread's open() the next one.  So the
+ * worker reads it, in its own table: the thread puts the path in a slot,
+ * pokes the eventfd the worker polls and waits for the answer.  A vfork
+ * child (another process: its table is its own copy already, and its
+ * working directory may not be ours), a process without a worker, or a
+ * worker that does not answer in time: the caller reads it itself.
  */
+#define LOOK_SLOTS	4
+#define LOOK_WAIT_MS	2000
+
+enum { LOOK_FREE, LOOK_FILLING, LOOK_ASKED, LOOK_BUSY, LOOK_DONE };
+
+static struct look {
+	unsigned state;
+	const char *(*fn)(const char *);
+	const char *answer;
+	char path[PATH_MAX];
+} looks[LOOK_SLOTS];
+static pid_t look_pid;		/* whose worker reads them (0: none) */
+
+const char *dp_chan_look(const char *path, const char *(*fn)(const char *))
+{
+	const struct timespec step = { 0, 100000 };
+	pid_t pid = (pid_t)dp_raw_syscall(SYS_getpid, 0, 0, 0);
+	struct look *l = NULL;
+	const char *ans;
+	unsigned st;
+
+	if (__atomic_load_n(&look_pid, __ATOMIC_ACQUIRE) != pid ||
+	    strlen(path) >= PATH_MAX)
+		return fn(path);
+	for (int i = 0; i < LOOK_SLOTS && !l; i++) {
+		st = LOOK_FREE;
+		if (__atomic_compare_exchange_n(&looks[i].state, &st,
+						LOOK_FILLING, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			l = &looks[i];
+	}
+	if (!l)
+		return fn(path);
+	strcpy(l->path, path);
+	l->fn = fn;
+	__atomic_store_n(&l->state, LOOK_ASKED, __ATOMIC_RELEASE);
+	dp_dlwatch_wake();
+	for (int i = 0;
+	     __atomic_load_n(&l->state, __ATOMIC_ACQUIRE) != LOOK_DONE; i++) {
+		st = LOOK_ASKED;	/* no answer in time: taken back */
+		if (i >= LOOK_WAIT_MS * 10 &&
+		    __atomic_compare_exchange_n(&l->state, &st, LOOK_FREE,
+						false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return fn(path);
+		nanosleep(&step, NULL);
+	}
+	ans = l->answer;
+	__atomic_store_n(&l->state, LOOK_FREE, __ATOMIC_RELEASE);
+	return ans;
+}
+
+/* The worker, poked: every slot asked for. */
+static void serve_looks(void)
+{
+	for (int i = 0; i < LOOK_SLOTS; i++) {
+		struct look *l = &looks[i];
+		unsigned st = LOOK_ASKED;
+
+		if (!__atomic_compare_exchange_n(&l->state, &st, LOOK_BUSY,
+						 false, __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED))
+			continue;
+		l->answer = l->fn(l->path);
+		__atomic_store_n(&l->state, LOOK_DONE, __ATOMIC_RELEASE);
+	}
+}
+
 /*
  * Wait for a message, telling dprobe meanwhile when the loader's objects
  * change (dlwatch.c).  False if the wait failed (the channel is gone).
@@ -481,7 +547,7 @@ static bool wait_message(void)
 {
 	for (;;) {
 		if (!still_ours(ctl_fd, ctl_id))
-			return false;	/* the program closed it */
+			return false;	/* the program closed it (its table) */
 		struct pollfd pfd[2] = {
 			{ .fd = ctl_fd, .events = POLLIN },
 			{ .fd = dp_dlwatch_fd(), .events = POLLIN },
@@ -490,13 +556,122 @@ static bool wait_message(void)
 
 		if (r < 0 && errno != EINTR)
 			return false;
-		if (r > 0 && pfd[1].revents && dp_dlwatch_changed())
-			ctl_send("MAPS");
+		if (r > 0 && pfd[1].revents) {
+			if (dp_dlwatch_changed())
+				ctl_send("MAPS");
+			serve_looks();
+		}
 		if (r > 0 && pfd[0].revents)
 			return true;
 	}
 }
 
+/* ---- the control thread's descriptors ---------------------------------------- */
+
+/*
+ * The control thread (the worker below) runs in a descriptor table of
+ * its own (dp_own_files(), core.c): a descriptor the kernel hands it (a
+ * message's, a file it opens) never takes a number in the program's
+ * table, not even for the moment before dp_fd_high() could move it.
+ * What a thread of the program or a hit uses (the channel, for EXEC,
+ * RINGSTAKEN and the exit's counts; the hub; the loader watch's eventfd;
+ * /proc/self/mem) is in the program's table, made before the worker
+ * starts where no thread of the program opens anything meanwhile, and
+ * the worker keeps copies of the channel and the eventfd.
+ *
+ * A thread cannot close a descriptor of another table, so a second
+ * thread stays in the program's table as the worker's keeper: at the
+ * worker's request it closes dprobe's end of an injected pair once
+ * dprobe took it and, at the end of the session, the program's copies
+ * of the channel, the hub and the eventfd (by identity: the program may
+ * have closed them and opened others); the worker then says BYE on its
+ * own copy.  The keeper ends there, the worker after (its table goes
+ * with it).  Both are made by start_thread(), not one by the other: a
+ * thread that makes a thread takes the loader's TLS lock, which a
+ * thread of the program waiting in dp_dlwatch_stub() holds.
+ */
+static struct {
+	sem_t req, done;
+	int n;
+	int fd[4];
+	struct fd_id id[4];
+	bool last;		/* the keeper ends after this request */
+} keeper;
+
+static __thread bool is_worker;
+static struct fd_id peer_id;
+
+static void keeper_add(int fd, struct fd_id id)
+{
+	if (fd >= 0 && keeper.n < 4) {
+		keeper.fd[keeper.n] = fd;
+		keeper.id[keeper.n++] = id;
+	}
+}
+
+/* The worker: the keeper closes what was added; its last request ends it. */
+static void keeper_call(bool last)
+{
+	keeper.last = last;
+	sem_post(&keeper.req);
+	while (sem_wait(&keeper.done) && errno == EINTR)
+		;
+	keeper.n = 0;
+}
+
+static void *keeper_thread(void *arg)
+{
+	bool last;
+
+	(void)arg;
+	do {
+		while (sem_wait(&keeper.req) && errno == EINTR)
+			;
+		for (int i = 0; i < keeper.n; i++)
+			close_ours(&keeper.fd[i], &keeper.id[i]);
+		last = keeper.last;
+		sem_post(&keeper.done);		/* the worker goes on */
+	} while (!last);
+	return NULL;
+}
+
+/*
+ * The session is over: every probe out, the environment back, our
+ * descriptors closed, in every table they are in.  @bye: dprobe asked
+ * (DETACH), it is told when all is done.  Under ctl_mutex.
+ */
+static void end_session(bool bye)
+{
+	int watch = dp_dlwatch_stop();
+	struct fd_id wid = watch_id;
+
+	dp_ev_clear();
+	unpublish_env();
+	if (is_worker) {
+		__atomic_store_n(&look_pid, 0, __ATOMIC_RELEASE);
+		serve_looks();		/* what came meanwhile */
+		keeper.n = 0;
+		if (dp_own_files_now()) {
+			keeper_add(ctl_fd, ctl_id);
+			keeper_add(hub_fd, hub_id);
+			keeper_add(watch, wid);
+		}
+		keeper_call(true);
+		is_worker = false;
+	}
+	if (bye)
+		ctl_send("BYE");
+	close_ours(&watch, &wid);
+	close_ours(&hub_fd, &hub_id);
+	close_ours(&ctl_fd, &ctl_id);
+	watch_id = (struct fd_id){ 0, 0 };
+}
+
+/*
+ * Serve messages until @until_armed is met (the handshake) or the
+ * channel ends: 1 while it goes on, 0 when it is over (everything
+ * removed, the descriptors closed).
+ */
 static int serve(bool until_armed)
 {
 	char buf[DP_AGENT_MSG_MAX];
@@ -514,12 +689,7 @@ static int serve(bool until_armed)
 	if (n > 0 && !done)
 		return 1;
 	pthread_mutex_lock(&ctl_mutex);
-	dp_dlwatch_stop();
-	dp_ev_clear();
-	unpublish_env();
-	if (done)
-		ctl_send("BYE");
-	close_ours(&ctl_fd, &ctl_id);
+	end_session(done);
 	pthread_mutex_unlock(&ctl_mutex);
 	return 0;
 }
@@ -540,23 +710,48 @@ static bool wait_for_dprobe(void)
 	do
 		r = poll(&pfd, 1, ATTACH_WAIT_MS);
 	while (r < 0 && errno == EINTR);
-	close(peer_fd);
+	if (is_worker && dp_own_files_now()) {
+		keeper_add(peer_fd, peer_id);	/* in the program's table */
+		keeper_call(false);
+	} else {
+		close(peer_fd);
+	}
 	peer_fd = -1;
 	return r > 0;
 }
 
-static void *ctl_thread(void *arg)
+/* The control thread: the session, until DETACH or dprobe's end. */
+static void control(void)
 {
-	(void)arg;
 	dp_ev_quiet(true);
 	dp_dlwatch_never_wait();
 	if (wait_for_dprobe()) {
 		serve(false);
-		return NULL;
+		return;
 	}
 	pthread_mutex_lock(&ctl_mutex);
-	close_ours(&ctl_fd, &ctl_id);
+	end_session(false);
 	pthread_mutex_unlock(&ctl_mutex);
+}
+
+static void *worker_thread(void *arg)
+{
+	int keep[2] = { ctl_fd, dp_dlwatch_fd() };
+
+	(void)arg;
+	is_worker = true;
+	/* failing that (a seccomp filter), it works in the program's table */
+	if (!dp_own_files(keep, 2) && keep[1] >= 0)
+		__atomic_store_n(&look_pid, getpid(), __ATOMIC_RELEASE);
+	control();
+	return NULL;
+}
+
+/* Without a keeper: the control thread in the program's table. */
+static void *ctl_thread(void *arg)
+{
+	(void)arg;
+	control();
 	return NULL;
 }
 
@@ -565,13 +760,15 @@ static void *ctl_thread(void *arg)
  * SIGTRAP (probes it hits, and the int3 guards on libc's signal
  * functions when we were dlopen()ed, which pthread_sigmask() itself
  * meets), the faults dp_probe_read() recovers from, and the signal that
- * asks every thread where it is before a jump is patched.
+ * asks every thread where it is before a jump is patched.  Its keeper
+ * first (a small stack: it only closes), then the worker; failing
+ * either, one thread that stays in the program's table.
  */
 static int start_thread(void)
 {
 	static const int ours[] = { SIGTRAP, SIGSEGV, SIGBUS, SIGILL, SIGFPE };
 	sigset_t all, old;
-	pthread_attr_t attr;
+	pthread_attr_t attr, small;
 	pthread_t tid;
 	int ret;
 
@@ -582,7 +779,24 @@ static int start_thread(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	ret = pthread_create(&tid, &attr, ctl_thread, NULL);
+	peer_id = fd_id(peer_fd);
+	keeper.n = 0;
+	sem_init(&keeper.req, 0, 0);
+	sem_init(&keeper.done, 0, 0);
+	pthread_attr_init(&small);
+	pthread_attr_setdetachstate(&small, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&small, 256 * 1024);
+	ret = pthread_create(&tid, &small, keeper_thread, NULL);
+	pthread_attr_destroy(&small);
+	if (!ret) {
+		ret = pthread_create(&tid, &attr, worker_thread, NULL);
+		if (ret) {
+			keeper.last = true;	/* the keeper ends at once */
+			sem_post(&keeper.req);
+		}
+	}
+	if (ret)
+		ret = pthread_create(&tid, &attr, ctl_thread, NULL);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return -ret;
@@ -623,33 +837,41 @@ static int inherited_hub(const char *val, bool *follow)
 	return fd;
 }
 
+/* @msg on @sock with descriptor @fd: 0 or -errno. */
+static int send_fd(int sock, const char *msg, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { (void *)msg, strlen(msg) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
 /*
  * Join the session: a pair of our own, whose other end goes to dprobe
  * over the hub ("NEW <pid>"); ours is the channel (or -errno).
  */
 static int join(int hub)
 {
-	char msg[32], cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { msg, 0 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
-	int sv[2], ret = 0;
+	char msg[32];
+	int sv[2], ret;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	iov.iov_len = (size_t)snprintf(msg, sizeof(msg), "NEW %d",
-				       (int)getpid());
-	memset(cbuf, 0, sizeof(cbuf));
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &sv[1], sizeof(int));
-	while (sendmsg(hub, &mh, MSG_NOSIGNAL) < 0 && !ret)
-		if (errno != EINTR)
-			ret = -errno;
+	snprintf(msg, sizeof(msg), "NEW %d", (int)getpid());
+	ret = send_fd(hub, msg, sv[1]);
 	close(sv[1]);
 	if (ret) {
 		close(sv[0]);
@@ -680,30 +902,71 @@ static int hello(int fd, const char *extra)
 		return -EBUSY;		/* attached already */
 	ctl_fd = fd;
 	ctl_id = fd_id(fd);
+	/*
+	 * What threads of the program and hits use is made now, in the
+	 * program's table, while none of its threads can open anything
+	 * (see the control thread's descriptors above); a failure shows
+	 * when it is needed (text writes; the loader is not watched).
+	 */
+	dp_text_prepare();
+	dp_dlwatch_prepare();
+	watch_id = fd_id(dp_dlwatch_fd());
 	ctl_send("HELLO %d %d %s%s%s", DP_AGENT_VERSION, (int)getpid(),
 		 dp_ev_clock_name(), *extra ? " " : "", extra);
 	return 0;
 }
 
 /*
- * Called in the process by the ptrace engine after injecting us: the
- * number of the descriptor dprobe takes (its end of a new pair), or
- * -errno (-EBUSY: another dprobe is attached).  @unused: reserved.
+ * -f in a running process: a hub for the programs it starts, made here
+ * (no thread of the program can open anything meanwhile).  We keep one
+ * end, named in the environment the programs it execs get
+ * (publish_env()); dprobe gets the other, HUB after HELLO.
  */
-DP_EXPORT int dprobe_agent_attach(const char *unused)
+static int make_hub(void)
 {
+	int sv[2], ret;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	ret = send_fd(ctl_fd, "HUB", sv[1]);
+	close(sv[1]);
+	if (ret) {
+		close(sv[0]);
+		return ret;
+	}
+	hub_fd = dp_fd_high(sv[0], true);
+	hub_id = fd_id(hub_fd);
+	dp_ev_set_follow(true);
+	publish_env();
+	return 0;
+}
+
+/*
+ * Called in the process by the ptrace engine after injecting us, with
+ * every other thread stopped: the number of the descriptor dprobe takes
+ * (its end of a new pair), or -errno (-EBUSY: another dprobe is
+ * attached).  @how: "f" (-f: the programs it starts are traced too), or
+ * NULL.
+ */
+DP_EXPORT int dprobe_agent_attach(const char *how)
+{
+	bool follow = how && !strcmp(how, "f");
 	int ret, fd;
 
-	(void)unused;
 	pthread_mutex_lock(&ctl_mutex);
-	ret = ctl_fd >= 0 ? -EBUSY : dp_agent_init();
+	/* the control thread's own table is not the program's */
+	ret = ctl_fd >= 0 || dp_own_files_now() ? -EBUSY : dp_agent_init();
 	fd = ret ? ret : new_pair();
-	if (fd >= 0 && !(ret = hello(fd, "")) && !(ret = start_thread()))
+	if (fd >= 0 && !(ret = hello(fd, "")) &&
+	    !(ret = follow ? make_hub() : 0) && !(ret = start_thread()))
 		ret = peer_fd;
 	if (ret < 0 && fd >= 0) {
-		close(fd);
+		if (ctl_fd == fd)
+			end_session(false);
+		else
+			close(fd);
 		close(peer_fd);
-		ctl_fd = peer_fd = -1;
+		peer_fd = -1;
 	}
 	pthread_mutex_unlock(&ctl_mutex);
 	return ret;
@@ -768,6 +1031,9 @@ static void atfork_child(void)
 	ctl_fd = peer_fd = -1;
 	ctl_id = (struct fd_id){ 0, 0 };
 	pthread_mutex_init(&ctl_mutex, NULL);
+	/* the parent's worker is not here (a pending look is the parent's) */
+	look_pid = 0;
+	memset(looks, 0, sizeof(looks));
 	if (!still_ours(parent, parent_id)) {
 		dp_ev_forget_in_child();
 		return;

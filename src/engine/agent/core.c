@@ -18,6 +18,7 @@
 #include <link.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -32,8 +33,12 @@ __thread struct dp_tls dp_tls __attribute__((tls_model("initial-exec")));
 bool dp_have_fsgsbase;
 
 static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* /proc/self/mem in the program's descriptor table (see dp_own_files()) */
 static int mem_fd = -1;
 static pid_t mem_pid;
+/* ... and in the control thread's own table, while it has one */
+static int own_mem_fd = -1;
+static __thread bool own_files __attribute__((tls_model("initial-exec")));
 static bool have_sync_core;
 static uint64_t self_lo, self_hi;
 
@@ -377,13 +382,22 @@ static void atfork_child(void)
 	pthread_mutex_init(&reg_mutex, NULL);
 }
 
-/* ---- text --------------------------------------------------------------- */
+/* ---- descriptors ---------------------------------------------------------- */
 
 /*
  * Our descriptors out of the program's way: a program gets the lowest
  * free number from open(), and some print or compare them (fd=4), so
  * what the agent keeps open goes high up, below the soft limit and far
  * under any select() set.  @fd on any failure.
+ *
+ * Moving is not atomic: between the call that made @fd (at the lowest
+ * free number) and its move, an open() of another thread of the program
+ * gets the next number instead of that one.  So this is only done where
+ * no thread of the program can open anything meanwhile: in the
+ * constructor before main(), in dprobe_agent_attach() (dprobe has every
+ * other thread stopped), in a fork child's handler (it is the only
+ * thread); the control thread makes its descriptors in a table of its
+ * own (dp_own_files()).
  */
 int dp_fd_high(int fd, bool cloexec)
 {
@@ -403,12 +417,88 @@ int dp_fd_high(int fd, bool cloexec)
 	return nfd;
 }
 
+/* close_range(@lo, @hi) without the system call (before Linux 5.9). */
+static void close_each(unsigned int lo, unsigned int hi)
+{
+	struct rlimit rl;
+	unsigned int top = 1u << 20;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < top)
+		top = (unsigned int)rl.rlim_cur;
+	for (unsigned int fd = lo; fd <= hi && fd < top; fd++)
+		close((int)fd);
+}
+
+/* Close every descriptor of this thread's table but the @n of @keep. */
+static void keep_only(const int *keep, int n)
+{
+	int v[8], k = 0;
+	unsigned int lo = 0;
+
+	for (int i = 0; i < n && k < 8; i++)
+		if (keep[i] >= 0)
+			v[k++] = keep[i];
+	for (int i = 1; i < k; i++)		/* a few: insertion sort */
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			int t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	for (int i = 0; i <= k; i++) {
+		unsigned int hi = i < k ? (unsigned int)v[i] : ~0u;
+
+		if (hi > lo && syscall(SYS_close_range, lo, hi - 1, 0) &&
+		    errno == ENOSYS)
+			close_each(lo, hi - 1);
+		if (i < k)
+			lo = (unsigned int)v[i] + 1;
+	}
+}
+
+/*
+ * The calling thread (the control thread, channel.c) gets a descriptor
+ * table of its own: what it opens from now on (the rings dprobe sends,
+ * the files and /proc entries registering reads, our /proc/self/mem)
+ * takes no number in the program's table, where a thread of the program
+ * opening a file at that moment would get the next number instead, as
+ * the kernel's uprobes never make happen.  The copy the kernel makes is
+ * emptied at once but for @keep (the channel, the loader watch's
+ * eventfd: the same files as the program's table has at those numbers),
+ * so that a pipe or socket the program closes is not held open by us.
+ * What a hit or a program thread uses stays in the program's table,
+ * made where nothing of the program can open meanwhile (dp_fd_high()).
+ * 0, or -errno (the thread keeps the program's table).
+ */
+int dp_own_files(const int *keep, int n)
+{
+	if (unshare(CLONE_FILES))
+		return -errno;
+	keep_only(keep, n);
+	own_files = true;
+	own_mem_fd = -1;
+	return 0;
+}
+
+bool dp_own_files_now(void)
+{
+	return own_files;
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+/* /proc/self/mem, in the table of the calling thread: its number or -errno. */
 static int mem_open(void)
 {
 	pid_t pid = getpid();
 
+	if (own_files) {
+		if (own_mem_fd < 0)
+			own_mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+		return own_mem_fd < 0 ? -errno : own_mem_fd;
+	}
 	if (mem_fd >= 0 && mem_pid == pid)
-		return 0;
+		return mem_fd;
 	if (mem_fd >= 0)
 		close(mem_fd);
 	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
@@ -416,7 +506,14 @@ static int mem_open(void)
 		return -errno;
 	mem_fd = dp_fd_high(mem_fd, true);
 	mem_pid = pid;
-	return 0;
+	return mem_fd;
+}
+
+int dp_text_prepare(void)
+{
+	int fd = mem_open();
+
+	return fd < 0 ? fd : 0;
 }
 
 static void sync_cores(void)
@@ -430,19 +527,19 @@ int dp_text_write(uint64_t addr, const void *src, size_t len,
 		  const void *expect)
 {
 	uint8_t cur[DP_SLOT_BYTES];
-	int err = mem_open();
+	int fd = mem_open();
 
-	if (err)
-		return err;
+	if (fd < 0)
+		return fd;
 	if (expect) {
 		if (len > sizeof(cur))
 			return -EINVAL;
-		if (pread(mem_fd, cur, len, (off_t)addr) != (ssize_t)len)
+		if (pread(fd, cur, len, (off_t)addr) != (ssize_t)len)
 			return -EFAULT;
 		if (memcmp(cur, expect, len))
 			return -EBUSY;
 	}
-	if (pwrite(mem_fd, src, len, (off_t)addr) != (ssize_t)len)
+	if (pwrite(fd, src, len, (off_t)addr) != (ssize_t)len)
 		return -EFAULT;
 	sync_cores();
 	return 0;

@@ -125,6 +125,20 @@ static struct counts loader_counts(void)
 	return c;
 }
 
+/*
+ * The eventfd, made with the channel (channel.c's hello()), where no
+ * thread of the program can open anything meanwhile: every thread's hit
+ * writes to it, so it is in the program's descriptor table, and the
+ * control thread, which works in a table of its own, keeps a copy.
+ */
+int dp_dlwatch_prepare(void)
+{
+	if (watch_fd < 0)
+		watch_fd = dp_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK),
+				      true);
+	return watch_fd < 0 ? -errno : 0;
+}
+
 int dp_dlwatch_start(void)
 {
 	struct counts c = loader_counts();
@@ -134,9 +148,9 @@ int dp_dlwatch_start(void)
 		return 0;
 	if (!_r_debug.r_brk)
 		return -ENOENT;
-	watch_fd = dp_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), true);
+	/* never made here: this thread's number may not be the program's */
 	if (watch_fd < 0)
-		return -errno;
+		return -EBADF;
 	told_adds = c.adds;
 	told_subs = c.subs;
 	/* not optimised: the handler moves the thread (regs->ip) */
@@ -146,11 +160,8 @@ int dp_dlwatch_start(void)
 		.flags = KPROBE_FLAG_NOSIMD | KPROBE_FLAG_NOOPT,
 	};
 	ret = register_kprobe(&watch);
-	if (ret) {
-		close(watch_fd);
-		watch_fd = -1;
+	if (ret)
 		return ret;
-	}
 	watching = true;
 	return 0;
 }
@@ -158,6 +169,11 @@ int dp_dlwatch_start(void)
 int dp_dlwatch_fd(void)
 {
 	return watch_fd;
+}
+
+void dp_dlwatch_wake(void)
+{
+	bump();
 }
 
 /* Every thread waiting so far: its change was told and armed. */
@@ -206,18 +222,18 @@ bool dp_dlwatch_synced(void)
 	return must_tell();
 }
 
-void dp_dlwatch_stop(void)
+int dp_dlwatch_stop(void)
 {
 	int fd = watch_fd;
 
-	if (!watching)
-		return;
-	unregister_kprobe(&watch);
-	__atomic_store_n(&watching, false, __ATOMIC_RELAXED);
+	if (watching) {
+		unregister_kprobe(&watch);
+		__atomic_store_n(&watching, false, __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&watch_fd, -1, __ATOMIC_RELAXED);
-	close(fd);
 	outstanding = false;
 	release_all();
+	return fd;
 }
 
 /* A followed fork child: an eventfd of its own (the parent's is shared),

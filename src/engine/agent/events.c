@@ -522,6 +522,8 @@ int dp_ev_rings(int fd)
 	ret = dp_ring_set_map(&rings, fd);
 	if (ret)
 		return ret;
+	/* the mapping is all a hit needs: the caller closes @fd */
+	rings.fd = -1;
 	dp_clock_setup();
 	ev_pid = getpid();
 	__atomic_store_n(&ev_hdr, rings.hdr, __ATOMIC_RELEASE);
@@ -549,10 +551,7 @@ void dp_ev_rings_taken(void)
 		__atomic_store_n(&ev_hdr, NULL, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);
 		dp_synchronize();	/* the hits in flight end first */
-		if (rings.fd >= 0)
-			close(rings.fd);
 		rings.hdr = NULL;
-		rings.fd = -1;
 		dp_chan_rings_taken();
 	}
 	dp_unlock();

@@ -41,7 +41,7 @@ void dp_ev_set_follow(bool on);
 /* Whether this thread is quiet now (the hit path may ask). */
 bool dp_ev_quiet_now(void);
 
-/* Map the ring set dprobe sent (@fd is the set's on success); -errno. */
+/* Map the ring set dprobe sent (@fd stays the caller's to close); -errno. */
 int dp_ev_rings(int fd);
 
 /*
@@ -94,16 +94,19 @@ bool dp_ev_rings_meet(uintptr_t addr, size_t len);
 void dp_ev_rings_taken(void);
 
 /* dlwatch.c: the loader's map changes (see there). */
+int dp_dlwatch_prepare(void);
 int dp_dlwatch_start(void);
-/* The eventfd the control thread polls, or -1. */
+/* The eventfd the control thread polls, or -1; a poke on it. */
 int dp_dlwatch_fd(void);
+void dp_dlwatch_wake(void);
 /* After it polled readable: whether to say MAPS (objects came or went). */
 bool dp_dlwatch_changed(void);
 /* SYNCED came: whether to say MAPS again (they changed meanwhile). */
 bool dp_dlwatch_synced(void);
 /* This thread (the control thread) never waits for dprobe in the loader. */
 void dp_dlwatch_never_wait(void);
-void dp_dlwatch_stop(void);
+/* The eventfd's number: the caller closes it (in every table it is in). */
+int dp_dlwatch_stop(void);
 void dp_dlwatch_fork_child(void);
 
 /*
@@ -121,6 +124,12 @@ void dp_chan_rings_taken(void);
 /* Child @pid already runs @path (posix_spawn: glibc's child exec'd it):
  * dprobe takes it from now on, where it can.  Never waits. */
 void dp_chan_exec_late(int pid, const char *why, const char *path);
+/*
+ * @fn(@path), run by the control thread in its own descriptor table
+ * when this process has one (a file it opens takes no number in the
+ * program's), else here.
+ */
+const char *dp_chan_look(const char *path, const char *(*fn)(const char *));
 /* exec.c, for spawn.c: child @pid was started on @file (PATH searched
  * if @search), with environment @envp (NULL: ours). */
 void dp_exec_spawned(int pid, const char *file, bool search,

@@ -149,6 +149,11 @@ static const char *program_why(const char *path, int depth)
 	return "static";
 }
 
+static const char *why_of(const char *path)
+{
+	return program_why(path, 0);
+}
+
 /* The file execvp() would run for @file (PATH searched), into @out. */
 static const char *search_path(const char *file, char *out, size_t len)
 {
@@ -187,7 +192,7 @@ static unsigned hand_over(const char *path, char *const envp[])
 
 	if (!path || !dp_chan_exec_follows())
 		return 0;
-	why = program_why(path, 0);
+	why = dp_chan_look(path, why_of);
 	if (!why && !env_preloads(envp))
 		why = "nopreload";
 	if (!why)
@@ -204,7 +209,7 @@ void dp_exec_spawned(int pid, const char *file, bool search,
 	if (pid <= 0 || !dp_chan_exec_follows())
 		return;
 	path = search ? search_path(file, buf, sizeof(buf)) : file;
-	why = path ? program_why(path, 0) : NULL;
+	why = path ? dp_chan_look(path, why_of) : NULL;
 	if (!why && path && !env_preloads(envp ? envp : environ))
 		why = "nopreload";
 	if (why)

@@ -26,20 +26,25 @@
  * closes it.
  *
  * In a running process, the ptrace engine injects the library and calls
- * dprobe_agent_attach(), which makes the pair and returns the number of
+ * dprobe_agent_attach() ("f" with -f, else NULL) while every other
+ * thread is stopped: it makes the pair and returns the number of
  * dprobe's end; dprobe takes it out of the process with pidfd_getfd()
  * (which needs the rights ptrace needs) and checks it is a pair the
  * target made.  The agent closes its copy of that end at dprobe's first
- * message, or after 10 s if dprobe never comes.  With -f, dprobe's first
- * message is HUB with one end of a hub (close-on-exec there: an exec'd
- * program has no preload).
+ * message, or after 10 s if dprobe never comes.  With -f it also makes
+ * the hub (a pair of the target's: the PID in DP_AGENT_ENV_SOCK is the
+ * target's then) and sends dprobe its end right after HELLO.  Everything
+ * the agent keeps in the program's descriptor table is made at such a
+ * moment, when no thread of the program can open anything: a number
+ * the agent took even for an instant would shift the program's (the
+ * control thread works in a table of its own, agent/channel.c).
  *
  *   agent -> dprobe   HELLO <version> <pid> <clock> [fork <ppid>]
  *                     <clock>: "tsc" (record stamps are rdtscp ticks, the
  *                     record's CPU comes from TSC_AUX) or "mono"
  *                     (CLOCK_MONOTONIC ns, CPU from getcpu)
- *   dprobe -> agent   HUB                          + a hub's end (-p -f)
- *                     RINGS                        + the ring memfd
+ *   agent -> dprobe   HUB                          + the hub's end (-p -f)
+ *   dprobe -> agent   RINGS                        + the ring memfd
  *                     PROBE <slot> <addr> <foffs> <flags> <line>
  *                         one location of a probe: <addr> where it goes,
  *                         <foffs> the run-time address of file offset 0
@@ -119,7 +124,7 @@
 #ifndef DPROBE_AGENT_PROTOCOL_H
 #define DPROBE_AGENT_PROTOCOL_H
 
-#define DP_AGENT_VERSION	3
+#define DP_AGENT_VERSION	4
 #define DP_AGENT_ENV_SOCK	"DPROBE_AGENT_SOCK"
 #define DP_AGENT_ATTACH_FN	"dprobe_agent_attach"
 #define DP_AGENT_MSG_MAX	8192

@@ -237,6 +237,43 @@ int chan_recv(struct ip_proc *p, char *buf, size_t len, int timeout_ms)
 	}
 }
 
+int chan_recv_fd(struct ip_proc *p, char *buf, size_t len, int *fd,
+		 int timeout_ms)
+{
+	int64_t deadline = inproc_now_ms() + timeout_ms;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, len - 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*fd = -1;
+	if (p->inq.head < p->inq.n)
+		return -EPROTO;		/* its descriptor was not kept */
+	if (p->sock < 0)
+		return 0;
+	for (;;) {
+		int ev;
+
+		n = recvmsg(p->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+			break;
+		ev = wait_sock(p, POLLIN, deadline);
+		if (ev <= 0)
+			return ev ? ev : -ETIMEDOUT;
+	}
+	if (n < 0)
+		return -errno;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	buf[n] = '\0';
+	return (int)n;
+}
+
 /* ---- miss counts ----------------------------------------------------------- */
 
 /* "STAT <slot> <missed> ...": the slots that missed hits, and how many. */

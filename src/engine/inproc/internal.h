@@ -223,6 +223,10 @@ int chan_send(struct ip_proc *p, int fd, const char *fmt, ...)
 /* The next message within @timeout_ms: its length, 0 at EOF, or -errno
  * (-ETIMEDOUT; -EINTR: dprobe must quit). */
 int chan_recv(struct ip_proc *p, char *buf, size_t len, int timeout_ms);
+/* The same with the descriptor the message carried (*@fd, -1 if none);
+ * only where nothing was queued (the handshake). */
+int chan_recv_fd(struct ip_proc *p, char *buf, size_t len, int *fd,
+		 int timeout_ms);
 /* A message the agent may send at any time (STAT, END, UNTRACED, MAPS):
  * 1 if it was one (END: 2), else 0. */
 int chan_note(struct ip_proc *p, const char *msg);

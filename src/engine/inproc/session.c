@@ -172,6 +172,27 @@ static int hello_clock(struct ip_proc *p, const char *clock, char *why,
 }
 
 /*
+ * -p with -f: the agent made the hub its process's programs join over
+ * (dprobe_agent_attach("f")), and sends our end right after HELLO.
+ */
+static int take_hub(struct ip_proc *p, char *why, size_t whylen)
+{
+	char buf[DP_AGENT_MSG_MAX];
+	int fd, n = chan_recv_fd(p, buf, sizeof(buf), &fd, CONNECT_TIMEOUT_MS);
+
+	if (n > 0 && !strcmp(buf, "HUB") && fd >= 0 &&
+	    !inproc_check_end(fd, p->pid)) {
+		p->tree->hub = fd;
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	snprintf(why, whylen, "the agent of process %d did not send the hub "
+		 "of its process tree", (int)p->pid);
+	return n < 0 ? n : -EPROTO;
+}
+
+/*
  * "HELLO <version> <pid> <clock> [fork <ppid>]", the agent's first word,
  * within CONNECT_TIMEOUT_MS.
  */
@@ -205,7 +226,10 @@ static int hello(struct ip_proc *p, char *why, size_t whylen)
 	}
 	if (sscanf(buf, "HELLO %*d %*d %*s fork %d", &ppid) == 1)
 		p->parent = ppid;
-	return hello_clock(p, clock, why, whylen);
+	n = hello_clock(p, clock, why, whylen);
+	if (!n && is_root(p) && p->tree->o.follow && !p->tree->launched)
+		n = take_hub(p, why, whylen);
+	return n;
 }
 
 int inproc_ring_set(struct dp_inproc *t, struct dp_ring_set *set)
@@ -935,19 +959,6 @@ int dp_inproc_launch(const struct dp_inproc_opts *o, char *const argv[],
 	return 0;
 }
 
-/* -f in a running process: the agent's fork children join over a hub. */
-static int give_hub(struct dp_inproc *t, struct ip_proc *p)
-{
-	int sv[2], ret;
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
-		return -errno;
-	t->hub = sv[0];
-	ret = chan_send(p, sv[1], "HUB");
-	close(sv[1]);
-	return ret;
-}
-
 int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
 		     struct dp_inproc **out, char *why, size_t whylen)
 {
@@ -961,9 +972,10 @@ int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
 		return -ENOMEM;
 	}
 	t->pid = pid;
-	/* the agent answers with the number of our end of its pair */
-	ret = dp_ptrace_inject(pid, o->agent, DP_AGENT_ATTACH_FN, NULL, &rv,
-			       why, whylen);
+	/* the agent answers with the number of our end of its pair; with
+	 * -f it makes the hub its fork children and programs join over */
+	ret = dp_ptrace_inject(pid, o->agent, DP_AGENT_ATTACH_FN,
+			       o->follow ? "f" : NULL, &rv, why, whylen);
 	if (!ret && rv == -EBUSY) {
 		snprintf(why, whylen, "process %d is traced already by another "
 			 "dprobe (its agent is attached)", (int)pid);
@@ -975,8 +987,6 @@ int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
 	}
 	if (!ret)
 		ret = take_agent_end(p, rv, why, whylen);
-	if (!ret && o->follow)
-		ret = give_hub(t, p);
 	if (!ret)
 		ret = start_root(p, 0, why, whylen);
 	else if (inproc_root_gone(t))

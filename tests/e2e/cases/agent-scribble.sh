@@ -15,6 +15,8 @@ desc='in-process engine: a target that writes its ring after the detach; dprobe 
 prog=scribble
 levels=O2
 engines='auto agent'
+# it opens the rings' memfd through /proc/self/map_files
+needs=root
 # scribble.c includes the ring's producer code: build it here, -I src
 build_prog() {
 	_out=$BUILD/$LEVEL/scribble-ring

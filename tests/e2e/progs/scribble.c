@@ -4,7 +4,7 @@
  * agent's ring set after dprobe detached.  The main thread calls tick()
  * (the probed function) until the file argv[1] exists; SCRIBBLERS threads
  * wait for the rings dprobe hands the agent (the memfd "dprobe-rings" in
- * /proc/self/fd), open and map their own copy, so it outlives the
+ * /proc/self/maps), open and map their own copy, so it outlives the
  * agent's, each claim a ring and commit 64-byte records as fast as they
  * can with the producer code (ring_api.h), and drop even more
  * (scribble()), on and on.  Built by the case
@@ -12,7 +12,6 @@
  * they all write, and "scribble: done" at the end.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -36,27 +35,28 @@ __attribute__((noinline)) int tick(int i)
 	return i + 1;
 }
 
-/* A descriptor of the ring set's memfd, opened anew: -1 if none yet. */
+/*
+ * A descriptor of the ring set's memfd, opened anew: -1 if none yet.
+ * The agent keeps no descriptor of it once mapped: its mapping is found
+ * in /proc/self/maps and opened through /proc/self/map_files (root).
+ */
 static int open_rings(void)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
 	int fd = -1;
 
-	while (d && fd < 0 && (e = readdir(d))) {
-		char path[300], link[256];
-		ssize_t n;
+	while (f && fd < 0 && fgets(line, sizeof(line), f)) {
+		char path[300], range[64];
 
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n <= 0)
+		if (!strstr(line, "memfd:dprobe-rings") ||
+		    sscanf(line, "%63s", range) != 1)
 			continue;
-		link[n] = '\0';
-		if (strstr(link, "memfd:dprobe-rings"))
-			fd = open(path, O_RDWR | O_CLOEXEC);
+		snprintf(path, sizeof(path), "/proc/self/map_files/%s", range);
+		fd = open(path, O_RDWR | O_CLOEXEC);
 	}
-	if (d)
-		closedir(d);
+	if (f)
+		fclose(f);
 	return fd;
 }
 
