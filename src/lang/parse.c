@@ -205,7 +205,12 @@ out:
 	return ret;
 }
 
-static int parse_maxactive(struct line_ctx *c)
+/*
+ * "r<N>" / "f<N>": N into def->maxactive.  A kprobe line refuses N on an
+ * entry probe first (@type_first), as trace_kprobe_create() does; an f:
+ * line reads N first and checks that later (__trace_fprobe_create()).
+ */
+static int parse_maxactive(struct line_ctx *c, bool type_first)
 {
 	const char *a0 = c->a.argv[0];
 	char buf[DP_MAX_EVENT_NAME_LEN];
@@ -214,7 +219,7 @@ static int parse_maxactive(struct line_ctx *c)
 
 	if (!isdigit((unsigned char)a0[1]))
 		return 0;
-	if (!c->def->is_return)
+	if (type_first && !c->def->is_return)
 		return fail(c, 0, 1, DP_ERR_BAD_MAXACT_TYPE, EINVAL);
 	len = c->event ? (size_t)(c->event - a0 - 2) : strlen(a0 + 1);
 	if (len > DP_MAX_EVENT_NAME_LEN - 1)
@@ -434,30 +439,6 @@ static void fprobe_auto_name(struct dp_probe_def *def)
 	snprintf(def->event, sizeof(def->event), "%.63s", buf);
 }
 
-/* f<N>: the kernel reads N before anything else, and checks later that
- * it goes with %return. */
-static int fprobe_maxactive(struct line_ctx *c)
-{
-	const char *a0 = c->a.argv[0];
-	char buf[DP_MAX_EVENT_NAME_LEN];
-	size_t len;
-	unsigned n;
-
-	if (!isdigit((unsigned char)a0[1]))
-		return 0;
-	len = c->event ? (size_t)(c->event - a0 - 2) : strlen(a0 + 1);
-	if (len > DP_MAX_EVENT_NAME_LEN - 1)
-		return fail(c, 0, 1, DP_ERR_BAD_MAXACT, EINVAL);
-	memcpy(buf, a0 + 1, len);
-	buf[len] = '\0';
-	if (dp_kstrtouint(buf, 0, &n) || !n)
-		return fail(c, 0, 1, DP_ERR_BAD_MAXACT, EINVAL);
-	if (n > DP_MAX_MAXACTIVE)
-		return fail(c, 0, 1, DP_ERR_MAXACT_TOO_BIG, EINVAL);
-	c->def->maxactive = (int)n;
-	return 0;
-}
-
 /*
  * parse_symbol_and_return(): "%return" (f: only), and a $retval among the
  * arguments makes an f: line a return probe; on a t: line it is refused.
@@ -511,7 +492,7 @@ static int parse_fprobe_line(struct line_ctx *c)
 	c->event = strchr(c->a.argv[0] + 1, ':');
 	if (c->event)
 		c->event++;
-	ret = fprobe_maxactive(c);
+	ret = parse_maxactive(c, false);
 	if (!ret)
 		ret = fprobe_return(c, place);
 	if (!ret && tp)
@@ -564,7 +545,7 @@ static int parse_line(struct line_ctx *c)
 		if (a0[1] != ':' && !isdigit((unsigned char)a0[1]))
 			c->event = NULL;
 		def->kind = DP_KIND_UPROBE;
-		ret = parse_maxactive(c);
+		ret = parse_maxactive(c, true);
 		if (!ret)
 			ret = parse_uprobe_place(c);
 		if (!ret)
@@ -572,7 +553,7 @@ static int parse_line(struct line_ctx *c)
 		return ret ? ret : parse_args(c, false, false);
 	}
 	def->kind = DP_KIND_KPROBE;
-	ret = parse_maxactive(c);
+	ret = parse_maxactive(c, true);
 	if (!ret)
 	ret = parse_kprobe_place(c, &fentry);
 	if (!ret)
