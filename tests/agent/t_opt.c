@@ -38,6 +38,20 @@ __asm__(".text\n"
 	"add %rsi, %rax\n"
 	"ret\n"
 	END_FN(o_endbr)
+	/* what -pg -mfentry -mnop-mcount leaves: endbr64, a 5-byte nop */
+	FN(o_fentry)
+	"endbr64\n"
+	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"mov %rdi, %rax\n"
+	"add %rsi, %rax\n"
+	"ret\n"
+	END_FN(o_fentry)
+	/* what -fpatchable-function-entry=5 leaves: five nops */
+	FN(o_patchable)
+	"nop\nnop\nnop\nnop\nnop\n"
+	"lea (%rdi,%rsi), %rax\n"
+	"ret\n"
+	END_FN(o_patchable)
 	/* a rip-relative load in the replaced bytes */
 	FN(o_riprel)
 	"mov o_counter(%rip), %rax\n"
@@ -83,6 +97,8 @@ __asm__(".text\n"
 long o_add(long a, long b);
 extern const char o_add_mid[];
 long o_endbr(long a, long b);
+long o_fentry(long a, long b);
+long o_patchable(long a, long b);
 long o_riprel(long a);
 long o_branch(long a, long n);
 long o_indirect(long a, long b);
@@ -207,6 +223,35 @@ static void test_endbr_riprel(void)
 	CHECK(!memcmp(before_r, (const void *)o_riprel, sizeof(before_r)),
 	      "bytes");
 	CHECK_EQ(o_riprel(5), 1005);
+	END();
+}
+
+/*
+ * An fprobe where the compiler left a site (an fentry nop, a patchable
+ * entry): the jmp takes the nops' place, nothing of the function is
+ * displaced, and the detour returns to its first real instruction.
+ */
+static void test_nop_site(const char *what, const char *sym,
+			  long (*fn)(long, long), unsigned jmp_at)
+{
+	struct kprobe kp = { .symbol_name = sym, .pre_handler = record };
+	uint8_t before[16];
+
+	BEGIN(what);
+	memcpy(before, (const void *)fn, sizeof(before));
+	nhits = 0;
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK(kprobe_optimized(&kp), "%s: %s", sym, kprobe_opt_reason(&kp));
+	CHECK_EQ(((volatile uint8_t *)fn)[jmp_at], 0xe9);
+	/* the function's own instructions are where they were */
+	CHECK(!memcmp(before + jmp_at + 5, (const uint8_t *)fn + jmp_at + 5,
+		      sizeof(before) - jmp_at - 5), "bytes after the site");
+	CHECK_EQ(fn(3, 4), 7);
+	CHECK_EQ(nhits, 1);
+	CHECK_EQ(seen.di, 3);
+	unregister_kprobe(&kp);
+	CHECK(!memcmp(before, (const void *)fn, sizeof(before)), "bytes");
+	CHECK_EQ(fn(3, 4), 7);
 	END();
 }
 
@@ -360,6 +405,10 @@ int main(void)
 	test_same_regs("o_add+10", o_add_mid, true);
 	test_change_regs();
 	test_endbr_riprel();
+	test_nop_site("-mfentry -mnop-mcount: the jmp takes the 5-byte nop",
+		      "o_fentry", o_fentry, 4);
+	test_nop_site("-fpatchable-function-entry=5: the jmp takes the nops",
+		      "o_patchable", o_patchable, 0);
 	refused("o_branch", NULL, "a branch targets the replaced bytes",
 		call_branch, 13);
 	refused("o_indirect", NULL, "indirect jump", call_indirect, 13);

@@ -160,3 +160,56 @@ Test(optprobe, jump_out_of_reach)
 	cr_expect_eq(dp_opt_make_jump(&op, 0x1000 + (3ull << 31), jmp), -ERANGE);
 	cr_expect_eq(dp_opt_make_jump(&op, 0x1000ull + 5 + 0x7fffffff, jmp), 0);
 }
+
+/*
+ * An fprobe's site where the compiler left one: `-pg -mfentry
+ * -mnop-mcount` (a 5-byte nopl after the endbr64) or
+ * `-fpatchable-function-entry=5` (five 1-byte nops).  The jump takes the
+ * nops' place exactly: nothing is displaced, the detour runs none of the
+ * function's instructions and returns to the first real one.
+ */
+__attribute__((noinline, patchable_function_entry(5)))
+long patchable_target(long a)
+{
+	return a * 7;
+}
+
+static void nop_site(const uint8_t *code, size_t n, uint64_t skip)
+{
+	/* (analysed as if at 0x1000: only the bytes matter) */
+	struct dp_optprobe op;
+	const char *why = NULL;
+	uint8_t detour[4096];
+
+	cr_assert_eq(dp_opt_analyze(code, 0x1000, n, 0x1000, &op, &why), 0,
+		     "%s", why ? why : "");
+	cr_expect_eq(op.patch, 0x1000 + skip, "the jump after the endbr64");
+	cr_expect_eq(op.nbytes, 5);
+	for (unsigned i = 0; i < op.ninsn; i++)
+		cr_expect_eq(op.insn[i].op, DP_OP_NOP, "only nops displaced");
+	/* the detour: frame, handler, frame, the jump back to +5 */
+	cr_expect_gt(dp_opt_make_detour(&op, 0x2000, 0x3000, 0, detour,
+					 sizeof(detour)), 0);
+}
+
+Test(optprobe, fentry_and_patchable_sites)
+{
+	/* endbr64; nopl 0x0(%rax,%rax,1); push %rbp; mov %rsp,%rbp; ... */
+	static const uint8_t fentry[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x1f,
+					  0x44, 0x00, 0x00, 0x55, 0x48, 0x89,
+					  0xe5, 0x89, 0xf8, 0x5d, 0xc3 };
+	const uint8_t *p = (const uint8_t *)patchable_target;
+	uint64_t skip = p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e ? 4 : 0;
+
+	nop_site(fentry, sizeof(fentry), 4);
+	/* this very function, as GCC laid it out */
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(p[skip + i], 0x90, "byte %d of the entry", i);
+	/* the function's bytes: up to its ret (it has one, at its end) */
+	size_t n = skip + 5;
+
+	while (n < 256 && p[n] != 0xc3)
+		n++;
+	nop_site(p, n + 1, skip);
+	cr_expect_eq(patchable_target(6), 42);
+}
