@@ -415,6 +415,17 @@ int dp_engine_list_tracepoints(const char *glob, FILE *out)
 	return -ENOTSUP;
 }
 
+int dp_engine_tracepoint_formats(const char *glob, dp_tp_format_cb cb,
+				 void *priv, char *why, size_t whylen)
+{
+	for (size_t i = 0; dp_engines[i]; i++)
+		if (dp_engines[i]->tracepoint_formats)
+			return dp_engines[i]->tracepoint_formats(glob, cb, priv,
+								 why, whylen);
+	snprintf(why, whylen, "no engine knows the kernel's tracepoints");
+	return -ENOTSUP;
+}
+
 bool dp_engine_tp_named(const char *tp, const char *event, size_t len)
 {
 	for (size_t i = 0; dp_engines[i]; i++)

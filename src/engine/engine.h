@@ -30,6 +30,9 @@
 struct dp_engine_ops;
 
 /* What every engine is given; fields an engine has no use for are ignored. */
+typedef int (*dp_tp_format_cb)(void *priv, const char *group,
+			       const char *name, const char *format);
+
 struct dp_engine_opts {
 	struct dp_registry *reg;	/* every event in it is armed */
 	/* The target: @argv (argv[0] looked up in PATH) to launch, or the
@@ -183,6 +186,10 @@ struct dp_engine_ops {
 	int (*list_tracepoints)(const char *glob, FILE *out);
 	/* whether @event (@len bytes) names kernel tracepoint @tp */
 	bool (*tp_named)(const char *tp, const char *event, size_t len);
+	/* each kernel tracepoint matching @glob ("GROUP:NAME") with its
+	 * `format` text, to @cb (non-zero stops the walk and is returned) */
+	int (*tracepoint_formats)(const char *glob, dp_tp_format_cb cb,
+				  void *priv, char *why, size_t whylen);
 };
 
 /* Every engine, in the order auto tries them; NULL-terminated. */
@@ -247,5 +254,9 @@ int dp_engine_cleanup(FILE *report);
 int dp_engine_list_tracepoints(const char *glob, FILE *out);
 /* Whether @event (@len bytes) names kernel tracepoint @tp. */
 bool dp_engine_tp_named(const char *tp, const char *event, size_t len);
+/* The kernel's tracepoints matching @glob and their `format` text, by the
+ * engine that has them; 0 or -errno with @why. */
+int dp_engine_tracepoint_formats(const char *glob, dp_tp_format_cb cb,
+				 void *priv, char *why, size_t whylen);
 
 #endif

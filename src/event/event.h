@@ -54,6 +54,22 @@ struct dp_event {
 	struct dp_synth_def *synth;
 	struct dp_filter *filter;	/* NULL: no filter */
 	char *filter_text;
+	/* the event probes (e:) on this event, which its records feed */
+	struct dp_event **eprobes;
+	unsigned neprobes;
+	/* an event probe: the event it is on, and its "if" filter, run on
+	 * that event's records */
+	struct dp_event *attached;
+	struct dp_filter *ep_filter;
+	/* armed only for the event probes on it: its own records go no
+	 * further (the kernel's soft-enabled event) */
+	bool soft;
+	/* a kernel tracepoint (events/syscalls/ in a dprobe mount): no
+	 * probes, its records made by the kernel engine; its print fmt is
+	 * the kernel's own */
+	bool kernel;
+	char *kprint_fmt;
+	struct dp_ktp *ktp;		/* event/kformat.h: its fields' owner */
 	struct dp_event *next;
 };
 
@@ -77,6 +93,8 @@ struct dp_registry {
 };
 
 #define DP_FIRST_EVENT_ID 1000
+/* kernel tracepoints' ids (dp_registry_kernel_tp()); common_type is 16 bits */
+#define DP_FIRST_KERNEL_TP_ID 30000
 
 void dp_registry_init(struct dp_registry *reg);
 void dp_registry_free(struct dp_registry *reg);
@@ -99,6 +117,23 @@ int dp_registry_apply(struct dp_registry *reg, const char *line,
  */
 int dp_registry_synth(struct dp_registry *reg, const char *line, bool dyn,
 		      struct dp_error *err);
+
+/*
+ * A kernel tracepoint GROUP/NAME as its `format` file (@format) describes
+ * it: an event with the fields of the records the kernel engine makes of
+ * the kernel's (event/kformat.c), in events/ but in no listing.  Its id is
+ * the registry's next; an event of that name already there is returned.
+ */
+struct dp_event *dp_registry_kernel_tp(struct dp_registry *reg,
+				       const char *group, const char *name,
+				       const char *format);
+
+/* True if engines arm @ev's probes: not an event probe, a synthetic
+ * event or a kernel tracepoint (nothing to place in a process). */
+static inline bool dp_event_placed(const struct dp_event *ev)
+{
+	return ev->probes && ev->kind != DP_KIND_EPROBE && !ev->kernel;
+}
 
 struct dp_event *dp_registry_find(const struct dp_registry *reg,
 				  const char *group, const char *name);

@@ -54,12 +54,19 @@ static void print_fmt(FILE *f, const struct dp_event *ev)
 		synth_print_fmt(f, ev->synth);
 		return;
 	}
+	if (ev->kprint_fmt) {
+		fputs(ev->kprint_fmt, f);	/* a kernel tracepoint's own */
+		return;
+	}
 	const struct dp_probe_def *def = &ev->probes->def;
 
 	bool tp = ev->kind == DP_KIND_TRACEPOINT;
+	bool ep = ev->kind == DP_KIND_EPROBE;
 
-	/* a tracepoint prints its fields alone, as kernel tracepoints do */
-	fprintf(f, "\"%s", tp ? "" : ev->is_return ? "(%lx <- %lx)" : "(%lx)");
+	/* a tracepoint prints its fields alone, as kernel tracepoints do;
+	 * an eprobe too, each after a space (PROBE_PRINT_EVENT) */
+	fprintf(f, "\"%s", tp || ep ? "" : ev->is_return ? "(%lx <- %lx)" :
+		"(%lx)");
 	for (unsigned i = 0; i < def->nargs; i++) {
 		const struct dp_arg *a = &def->args[i];
 		const char *spec = dp_type_print_fmt(&a->type);
@@ -74,7 +81,7 @@ static void print_fmt(FILE *f, const struct dp_event *ev)
 			fprintf(f, ",%s", spec);
 		fputc('}', f);
 	}
-	fputs(tp ? "\"" : ev->is_return ?
+	fputs(tp || ep ? "\"" : ev->is_return ?
 	      "\", REC->__probe_func, REC->__probe_ret_ip" :
 	      "\", REC->__probe_ip", f);
 	for (unsigned i = 0; i < def->nargs; i++) {
@@ -122,7 +129,8 @@ void dp_registry_list(const struct dp_registry *reg, enum dp_probe_kind kind,
 {
 	for (const struct dp_event *ev = reg->events; ev; ev = ev->next) {
 		/* fprobes are dynamic_events' only */
-		if (ev->kind != kind || ev->builtin || ev->probes->def.fprobe)
+		if (ev->kind != kind || ev->builtin || !ev->probes ||
+		    ev->probes->def.fprobe)
 			continue;
 		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
 			char *line = dp_probe_listing(&p->def);

@@ -11,8 +11,10 @@
 #include <string.h>
 #include <sys/sysinfo.h>
 
+#include "event/eprobe.h"
 #include "event/event.h"
 #include "event/filter.h"
+#include "event/kformat.h"
 #include "lang/fetch.h"
 
 const struct dp_field dp_common_fields[DP_NR_COMMON_FIELDS] = {
@@ -42,6 +44,13 @@ static void event_free(struct dp_event *ev)
 {
 	struct dp_probe *p, *n;
 
+	dp_eprobe_unlink(ev);
+	/* (the whole registry going: event probes may outlive it here) */
+	for (unsigned i = 0; i < ev->neprobes; i++)
+		ev->eprobes[i]->attached = NULL;
+	free(ev->eprobes);
+	free(ev->kprint_fmt);
+	dp_ktp_free(ev->ktp);
 	for (p = ev->probes; p; p = n) {
 		n = p->next;
 		probe_free(p);
@@ -106,9 +115,9 @@ const struct dp_field *dp_event_field(const struct dp_event *ev,
  * the base (one of them is free), so a registry of n events is built in
  * O(n^2), not O(n^3).
  */
-static unsigned alloc_id(const struct dp_registry *reg)
+static unsigned alloc_id_from(const struct dp_registry *reg, unsigned base)
 {
-	unsigned base = reg->next_id_base, n = 0, id;
+	unsigned n = 0, id;
 	bool *used;
 
 	for (const struct dp_event *ev = reg->events; ev; ev = ev->next)
@@ -126,6 +135,12 @@ static unsigned alloc_id(const struct dp_registry *reg)
 		;
 	free(used);
 	return base + id;
+}
+
+/* The lowest id from the first dynamic one that no event has. */
+static unsigned alloc_id(const struct dp_registry *reg)
+{
+	return alloc_id_from(reg, reg->next_id_base);
 }
 
 static void header_field(struct dp_field *f, const char *name, unsigned off)
@@ -164,7 +179,7 @@ static int build_fields(struct dp_event *ev)
 	const struct dp_probe_def *def = &ev->probes->def;
 	unsigned nh = def->is_return ? 2 : 1, head = dp_probe_head_size(def);
 
-	if (def->kind == DP_KIND_TRACEPOINT)
+	if (def->kind == DP_KIND_TRACEPOINT || def->kind == DP_KIND_EPROBE)
 		nh = 0;
 
 	ev->nfields = nh + def->nargs;
@@ -259,14 +274,17 @@ static bool ref_ctr_mismatch(const struct dp_registry *reg,
 }
 
 /*
- * The kernel's dynamic event types: kprobes (p, r), uprobes, and fprobes
- * (f, t).  A definition appends to an event of its own type only; an
- * application tracepoint's own event is of none.
+ * The kernel's dynamic event types: kprobes (p, r), uprobes, fprobes
+ * (f, t) and eprobes.  A definition appends to an event of its own type
+ * only (an eprobe to none); an application tracepoint's own event is of
+ * none.
  */
 static int family(const struct dp_probe_def *def)
 {
 	if (def->kind == DP_KIND_UPROBE)
 		return 0;
+	if (def->kind == DP_KIND_EPROBE)
+		return 3;
 	return def->fprobe || def->kind == DP_KIND_TRACEPOINT ? 2 : 1;
 }
 
@@ -344,6 +362,12 @@ static int register_probe(struct dp_registry *reg, const char *line,
 	if (p->def.kind == DP_KIND_KPROBE && p->def.is_return &&
 	    !p->def.fprobe && !p->def.maxactive)
 		p->def.maxactive = default_maxactive();
+	/* trace_probe_register_event_call(): an eprobe never appends */
+	if (p->def.kind == DP_KIND_EPROBE &&
+	    dp_registry_find(reg, p->def.group, p->def.event)) {
+		dp_error_at(err, line, DP_ERR_EVENT_EXIST, EEXIST, 0, 0);
+		return -EEXIST;
+	}
 	if (p->def.kind == DP_KIND_UPROBE && ref_ctr_mismatch(reg, &p->def)) {
 		dp_error_at(err, line, DP_ERR_REFCTR_MISMATCH, EINVAL, 1, 0);
 		return -EINVAL;
@@ -488,6 +512,18 @@ static bool synth_matches(const struct dp_delete_cmd *cmd,
 	       (cmd->any_group || !strcmp(cmd->group, DP_SYNTH_GROUP));
 }
 
+/* Unlink and free @ev, the last event made. */
+static void drop_event(struct dp_registry *reg, struct dp_event *ev)
+{
+	struct dp_event **pp = &reg->events;
+
+	while (*pp && *pp != ev)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = ev->next;
+	event_free(ev);
+}
+
 static int create(struct dp_registry *reg, const char *line,
 		  struct dp_probe **out, struct dp_error *err)
 {
@@ -499,18 +535,28 @@ static int create(struct dp_registry *reg, const char *line,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	ret = dp_parse_probe_flags(line, &p->def, err, reg->parse_flags);
+	if (line[strspn(line, " \t")] == 'e')
+		ret = dp_eprobe_parse(reg, line, &p->def, err);
+	else
+		ret = dp_parse_probe_flags(line, &p->def, err, reg->parse_flags);
 	if (ret == -ENODATA) {
 		free(p);
 		return 0;
 	}
-	if (!ret && reg->resolve)
+	if (!ret && reg->resolve && p->def.kind != DP_KIND_EPROBE)
 		ret = reg->resolve(reg->resolve_priv, line, &p->def, p, err);
 	if (!ret)
 		ret = register_probe(reg, line, p, err);
 	if (ret) {
 		probe_free(p);
 		return ret;
+	}
+	if (p->def.kind == DP_KIND_EPROBE) {
+		ret = dp_eprobe_link(reg, p->event, line, err);
+		if (ret) {
+			drop_event(reg, p->event);
+			return ret;
+		}
 	}
 	if (out)
 		*out = p;
@@ -557,6 +603,14 @@ static bool head_matches(const struct dp_probe_def *def, int argc,
 			snprintf(buf, sizeof(buf), "0x%016lx",
 				 (unsigned long)def->place.offset);
 		tok += len + 1;
+	} else if (def->kind == DP_KIND_EPROBE) {
+		/* eprobe_dyn_event_match(): SYSTEM/EVENT or SYSTEM.EVENT */
+		size_t glen = strlen(def->place.module);
+
+		return !strncmp(tok, def->place.module, glen) &&
+		       (tok[glen] == '/' || tok[glen] == '.') &&
+		       !strcmp(tok + glen + 1, def->place.symbol) &&
+		       args_match(def, argc - 1, argv + 1);
 	} else {
 		char *place = dp_place_canonical(def);
 
@@ -628,6 +682,16 @@ static bool delete_busy(const struct dp_delete_cmd *cmd, struct dp_event *ev)
 	return true;
 }
 
+/* Would the delete take every probe of @ev? */
+static bool delete_empties(const struct dp_delete_cmd *cmd,
+			   const struct dp_event *ev)
+{
+	for (const struct dp_probe *p = ev->probes; p; p = p->next)
+		if (!delete_matches(cmd, ev, p))
+			return false;
+	return true;
+}
+
 /*
  * dyn_event_release().  Unlike the kernel, which may delete some matches
  * before finding a busy one, the whole delete is refused when any match is
@@ -657,6 +721,12 @@ static int delete(struct dp_registry *reg, const char *line,
 			found = true;
 			if (delete_busy(&cmd, ev)) {
 				dp_error_at(err, line, DP_ERR_BUSY, EBUSY, 0, 0);
+				ret = -EBUSY;
+				goto out;
+			}
+			if (ev->neprobes && delete_empties(&cmd, ev)) {
+				dp_error_at(err, line, DP_ERR_EP_ATTACHED,
+					    EBUSY, 0, 0);
 				ret = -EBUSY;
 				goto out;
 			}
@@ -719,4 +789,41 @@ int dp_registry_apply(struct dp_registry *reg, const char *raw,
 	dp_error_clear(&local);
 	free(line);
 	return ret;
+}
+
+/* ---- kernel tracepoints -------------------------------------------------- */
+
+struct dp_event *dp_registry_kernel_tp(struct dp_registry *reg,
+				       const char *group, const char *name,
+				       const char *format)
+{
+	struct dp_event *ev = dp_registry_find(reg, group, name), **tail;
+
+	if (ev)
+		return ev->kernel ? ev : NULL;
+	ev = calloc(1, sizeof(*ev));
+	if (!ev || !(ev->probes = calloc(1, sizeof(*ev->probes)))) {
+		free(ev);
+		return NULL;
+	}
+	/* ids of their own: the events a user makes are numbered as
+	 * without them */
+	ev->id = alloc_id_from(reg, DP_FIRST_KERNEL_TP_ID);
+	ev->serial = ++reg->serials;
+	snprintf(ev->group, sizeof(ev->group), "%s", group);
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	ev->kind = DP_KIND_TRACEPOINT;
+	ev->kernel = ev->builtin = true;
+	/* one probe with no place: what the record counts are kept on */
+	ev->probes->event = ev;
+	ev->probes->def.kind = DP_KIND_TRACEPOINT;
+	ev->ktp = dp_ktp_parse(format);
+	if (!ev->ktp || dp_ktp_describe(ev, ev->ktp, format)) {
+		event_free(ev);
+		return NULL;
+	}
+	for (tail = &reg->events; *tail; tail = &(*tail)->next)
+		;
+	*tail = ev;
+	return ev;
 }

@@ -250,19 +250,23 @@ static const char readme[] =
 	"\t           f[:[<group>/][<event>]] <func-name>[%return] [<args>]\n"
 	"\t           s:[synthetic/]<event> <field> [<field>]\n"
 	"\t           t[:[<group>/][<event>]] <tracepoint> [<args>]\n"
+	"\t           e[:[<group>/][<event>]] <attached-group>.<attached-event> [<args>] [if <filter>]\n"
 	"\t           -:[<group>/][<event>]\n"
 	"\t    place: [<module>:]<symbol>[+<offset>]|<memaddr>\n"
 	"  place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>\n"
 	"   place (uprobe): <path>:<offset>[%return][(ref_ctr_offset)]\n"
 	"\t     args: <name>=fetcharg[:type]\n"
-	"\t fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],\n"
+	"\t fetcharg: (%<register>|$<efield>), @<address>, @<symbol>[+|-<offset>],\n"
 	"\t           $stack<index>, $stack, $retval, $comm, $arg<N>,\n"
 	"\t           <argname>[->field[->field|.field...]] (debug information),\n"
 	"\t           +|-[u]<offset>(<fetcharg>), \\imm-value, \\\"imm-string\"\n"
 	"\t     kernel return probes support: $retval, $arg<N>, $comm\n"
 	"\t     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, char, string, symbol,\n"
 	"\t           b<bit-width>@<bit-offset>/<container-size>, ustring,\n"
-	"\t           symstr, <type>\\[<array-size>\\]\n"
+	"\t           symstr, %pd/%pD, <type>\\[<array-size>\\]\n"
+	"\t   efield: a field of <attached-group>/<attached-event>, for\n"
+	"\t           event probes (e:); events/syscalls/ are the kernel's\n"
+	"\t           system calls of the served processes\n"
 	"  synthetic_events\t- Events made of typed fields and no probe, which\n"
 	"\t\t\t  a trigger's action generates:\n"
 	"\t\t\t  'NAME TYPE FIELD[; TYPE FIELD]...' creates one, '!NAME'\n"
@@ -781,7 +785,12 @@ static bool wrong_kind(const struct dp_fs *fs, enum dp_fs_kind file,
 	struct dp_error e = { 0 };
 	bool wrong = false;
 
-	if (file == F_DYNAMIC_EVENTS || dp_line_is_delete(line))
+	if (dp_line_is_delete(line))
+		return false;
+	/* an event probe is dynamic_events' only */
+	if (line[strspn(line, " \t")] == 'e')
+		return file != F_DYNAMIC_EVENTS;
+	if (file == F_DYNAMIC_EVENTS)
 		return false;
 	if (!dp_parse_probe_flags(line, &def, &e, fs->reg.parse_flags)) {
 		wrong = !file_takes(file, &def);
@@ -866,8 +875,34 @@ static int apply_synth(struct dp_fs *fs, const char *line, struct dp_error *e)
 	return apply_delete(fs, F_SYNTH_EVENTS, del, e);
 }
 
+/*
+ * ":%pd" and ":%pD" arguments of a kprobe or fprobe line as the kernel
+ * expands them before parsing (the target's struct dentry and struct
+ * file, from its debug information): *@line is then a new string.
+ */
+static int expand_vfs_args(struct dp_fs *fs, char **line, struct dp_error *e)
+{
+	char *out = NULL;
+	int ret;
+
+	if (dp_line_is_delete(*line) || !strstr(*line, ":%p"))
+		return 0;
+	if (!fs->dbg)
+		fs->dbg = dp_debugdef_new(fs->res.default_binary,
+					  fs->o->objs, fs->o->nobjs);
+	if (!fs->dbg)
+		return -ENOMEM;
+	ret = dp_debugdef_vfs_args(fs->dbg, *line, &out, e);
+	if (ret == -ENODATA)
+		return 0;
+	if (!ret)
+		*line = out;
+	return ret;
+}
+
 static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 {
+	char *const orig = line;
 	struct dp_error e = { 0 };
 	unsigned long armed = armed_probes(fs);
 	int ret;
@@ -895,8 +930,17 @@ static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 
 	if (wrong_kind(fs, file, line))
 		return -EINVAL;
+	ret = expand_vfs_args(fs, &line, &e);
+	if (ret) {
+		if (e.logged)
+			dp_fs_log_add(fs, render_error(&e));
+		dp_error_clear(&e);
+		return ret;
+	}
 	if (dp_line_is_delete(line))
 		ret = apply_delete(fs, file, line, &e);
+	else if (line[strspn(line, " \t")] == 'e')	/* fields, not names */
+		ret = dp_registry_apply(&fs->reg, line, NULL, &e);
 	else if (dp_debugdef_needed(line))
 		ret = apply_by_name(fs, line, &e);
 	else if (!(ret = check_by_debug(fs, line, &e)))
@@ -904,6 +948,8 @@ static int apply_line(struct dp_fs *fs, enum dp_fs_kind file, char *line)
 	if (ret && e.logged)
 		dp_fs_log_add(fs, render_error(&e));
 	dp_error_clear(&e);
+	if (line != orig)
+		free(line);
 	if (!ret)
 		forget_deleted(fs);
 	/* a probe appended to an enabled event, or one of its probes
@@ -947,12 +993,17 @@ static int clear_events(struct dp_fs *fs, enum dp_fs_kind file)
 		if (file_has(file, ev) &&
 		    (ev->enabled || dp_fs_trigger_mask(fs, ev->id)))
 			return -EBUSY;
-	for (ev = fs->reg.events; ev; ev = next) {
-		next = ev->next;
-		if (!file_has(file, ev))
-			continue;
-		snprintf(line, sizeof(line), "-:%s/%s", ev->group, ev->name);
-		dp_registry_apply(&fs->reg, line, NULL, NULL);
+	/* event probes first: the events they are on are busy till then */
+	for (int pass = 0; pass < 2; pass++) {
+		for (ev = fs->reg.events; ev; ev = next) {
+			next = ev->next;
+			if (!file_has(file, ev) ||
+			    (ev->kind == DP_KIND_EPROBE) != !pass)
+				continue;
+			snprintf(line, sizeof(line), "-:%s/%s", ev->group,
+				 ev->name);
+			dp_registry_apply(&fs->reg, line, NULL, NULL);
+		}
 	}
 	forget_deleted(fs);
 	return 0;

@@ -300,7 +300,11 @@ static const struct fuse_operations ops = {
 
 static struct fuse *fs_mount(struct dp_fs *fs, const char *dir)
 {
-	char *argv[] = { "dprobe", "-o", "fsname=dprobe,subtype=dprobe", NULL };
+	/* "tracefs" in its /proc/mounts line, as tools that look for a
+	 * tracefs by grepping there (the kernel's ftracetest) expect; the
+	 * type stays fuse.dprobe, so none takes it for the kernel's */
+	char *argv[] = { "dprobe", "-o", "fsname=dprobe-tracefs,subtype=dprobe",
+			 NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	struct fuse *f;
 
@@ -361,6 +365,7 @@ int dp_fs_run(const struct dp_fs_opts *o, int *status)
 	int ret;
 
 	dp_fs_init(&fs, o);
+	dp_fs_kernel_events(&fs);
 	fs.fuse = fs_mount(&fs, o->mountpoint);
 	if (!fs.fuse) {
 		dp_fs_fini(&fs);

@@ -55,6 +55,28 @@ struct dp_fs_trigger {
 	unsigned mask;		/* DP_TRIG_* */
 };
 
+enum { DP_LANE_PROC, DP_LANE_KERNEL };
+
+/* One session child and what reads it (session.c). */
+struct dp_fs_lane {
+	struct dp_fs *fs;
+	int which;			/* DP_LANE_* */
+	pid_t child;			/* 0 if none */
+	int child_fd;			/* its pipe's read end */
+	int cmd_fd;			/* the child's command pipe, write end */
+	/* the engine the child runs (it says which when it is ready) */
+	const struct dp_engine_ops *engine;
+	/* under buf_lock: the child's answer to the last command, and its
+	 * profile frames */
+	unsigned long ack_gen;
+	int ack_result;
+	unsigned long profile_gen;
+	pthread_t reader;
+	bool reader_live;		/* started, not joined yet */
+	bool reader_running;		/* not at the pipe's end yet */
+	char *armed;			/* kernel lane: the events it arms */
+};
+
 struct dp_fs {
 	const struct dp_fs_opts *o;
 	int ncpus;
@@ -82,7 +104,6 @@ struct dp_fs {
 	bool tracing_on;
 	struct dp_fs_count *counts;
 	size_t ncounts;
-	unsigned long profile_gen;	/* bumped on every profile frame */
 	/* triggers: the reader thread runs them */
 	struct dp_fs_trigger trig[DP_FS_MAX_TRIGGERS];
 	unsigned ntrig;
@@ -94,17 +115,9 @@ struct dp_fs {
 	int mgr_result;
 	bool mgr_quit;
 	pthread_t mgr_thread, monitor_thread;
-	pid_t child;			/* the session child, 0 if none */
-	int child_fd;			/* its pipe's read end */
-	int cmd_fd;			/* the child's command pipe, write end */
-	/* the engine the child runs (it says which when it is ready) */
-	const struct dp_engine_ops *engine;
-	/* the child's answer to the last command (under buf_lock) */
-	unsigned long ack_gen;
-	int ack_result;
-	pthread_t reader;
-	bool reader_live;		/* started, not joined yet */
-	bool reader_running;		/* not at the pipe's end yet */
+	/* the session children: one for the events placed in processes,
+	 * one for the kernel's tracepoints (events/syscalls/) */
+	struct dp_fs_lane lanes[2];
 
 	atomic_bool target_gone;
 	atomic_bool exiting;
@@ -136,6 +149,10 @@ void dp_fs_log_clear(struct dp_fs *fs);
 unsigned dp_fs_trigger_mask(struct dp_fs *fs, unsigned id);
 /* Set event @id's mask (takes buf_lock); -ENOSPC if the table is full. */
 int dp_fs_trigger_set(struct dp_fs *fs, unsigned id, unsigned mask);
+
+/* kevents.c: the kernel's syscall events, into the registry (at the
+ * start, before any thread) */
+void dp_fs_kernel_events(struct dp_fs *fs);
 
 /* session.c: arming the enabled events in a session child */
 int dp_fs_session_start(struct dp_fs *fs);

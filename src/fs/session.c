@@ -22,7 +22,15 @@
  * child is sent SIGTERM, which makes the engine detach and restore every
  * byte, and a new one is started with only the enabled events.
  *
- * The child is forked by one long-lived manager thread, so that
+ * There are two such children, two lanes: one for the events placed in
+ * the processes, one for the kernel's tracepoints (events/syscalls/, on
+ * the kernel engine, in a mount namespace of its own).  An event probe
+ * goes with the event it is on, which is armed "soft" when only its event
+ * probes are enabled: its records feed them and go no further.  The
+ * kernel lane cannot switch events: it is started anew when what it arms
+ * changes.
+ *
+ * The children are forked by one long-lived manager thread, so that
  * PR_SET_PDEATHSIG (tied to the forking thread) only fires when dprobe
  * itself dies: then too the child detaches.
  */
@@ -30,7 +38,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -174,6 +184,7 @@ static void child_profile(void *priv)
  */
 struct want {
 	unsigned id, serial;	/* the parent's event: its id and serial */
+	bool soft;		/* armed for its event probes only */
 	char *group, *name, *filter;
 	char **lines;
 	size_t nlines;
@@ -220,6 +231,8 @@ static int want_parse(char *text, struct want **out, size_t *nout)
 			cur->name = v;
 		} else if (k == 'F') {
 			cur->filter = v;
+		} else if (k == 'S') {
+			cur->soft = true;
 		} else if (k == 'L') {
 			char **t = realloc(cur->lines,
 					   (cur->nlines + 1) * sizeof(*t));
@@ -305,6 +318,7 @@ static int apply_wants(struct child_ctx *c, const struct want *w, size_t n)
 
 		if (!ev || want_filter(ev, &w[i]))
 			return -EINVAL;
+		ev->soft = w[i].soft;
 		if (!ev->enabled) {
 			ev->enabled = true;
 			ret = dp_engine_enable(g_tracer, ev);
@@ -330,16 +344,59 @@ static void child_commands(struct child_ctx *c)
 	send_frame(c->fd, FR_ACK, (uint32_t)-ret, NULL, 0);
 }
 
-/* The registry's own copy, with only the enabled events in it. */
-static void keep_enabled(struct dp_registry *reg)
+/* ---- which child arms what ------------------------------------------------ */
+
+/* The kernel's tracepoints, and the event probes on them, are the kernel
+ * lane's; everything else is placed in processes. */
+static int lane_of(const struct dp_event *ev)
+{
+	while (ev->attached)
+		ev = ev->attached;
+	return ev->kernel ? DP_LANE_KERNEL : DP_LANE_PROC;
+}
+
+static bool armed(const struct dp_event *ev)
+{
+	return ev->enabled || ev->soft;
+}
+
+/*
+ * An event that is not enabled but has an enabled event probe on it (or
+ * on one of those) is armed for them only: soft.
+ */
+static void mark_soft(struct dp_registry *reg)
+{
+	bool changed = true;
+
+	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
+		ev->soft = false;
+	while (changed) {
+		changed = false;
+		for (struct dp_event *ev = reg->events; ev; ev = ev->next) {
+			if (ev->enabled || ev->soft)
+				continue;
+			for (unsigned i = 0; i < ev->neprobes && !ev->soft; i++)
+				ev->soft = armed(ev->eprobes[i]);
+			changed |= ev->soft;
+		}
+	}
+}
+
+/* The child's copy of the registry, with only what its lane arms (event
+ * probes stay reachable from the events they are on). */
+static void keep_lane(struct dp_registry *reg, int lane)
 {
 	struct dp_event **pp = &reg->events;
 
 	while (*pp) {
-		if ((*pp)->enabled)
-			pp = &(*pp)->next;
-		else
-			*pp = (*pp)->next;	/* the child's copy: no free */
+		struct dp_event *ev = *pp;
+
+		if (armed(ev) && lane_of(ev) == lane) {
+			ev->enabled = true;	/* soft: for its probes */
+			pp = &ev->next;
+		} else {
+			*pp = ev->next;	/* the child's copy: no free */
+		}
 	}
 }
 
@@ -375,6 +432,13 @@ static int choose(struct dp_engine_choice *ch, struct dp_engine_opts *eo,
 {
 	const char *name = getenv("DPROBE_ENGINE");
 
+	if (eo->kernel) {
+		eo->forced = dp_engine_by_name("kernel");
+		if (!eo->forced) {
+			snprintf(why, whylen, "no kernel engine");
+			return -EINVAL;
+		}
+	} else
 	if (name && *name && strcmp(name, "auto")) {
 		eo->forced = dp_engine_by_name(name);
 		if (!eo->forced || (eo->forced->flags & DP_ENGINE_KERNEL)) {
@@ -391,8 +455,36 @@ static int choose(struct dp_engine_choice *ch, struct dp_engine_opts *eo,
 	return 0;
 }
 
-static __attribute__((noreturn)) void child_main(struct dp_fs *fs, int fd,
-						 int cmd, pid_t parent)
+/*
+ * The kernel lane's tracepoints, "GROUP:NAME" each, in a mount namespace
+ * of the child's own: a tracefs the kernel engine has to mount is seen by
+ * nobody else (a tool reading the mount's tracefs never finds the
+ * kernel's first in /proc/mounts).
+ */
+static const char **kernel_lane(struct dp_registry *reg, size_t *n)
+{
+	const char **v;
+	size_t k = 0;
+
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return NULL;
+	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
+		k++;
+	v = calloc(k + 1, sizeof(*v));
+	for (struct dp_event *ev = reg->events; v && ev; ev = ev->next) {
+		char *t;
+
+		if (!ev->kernel || asprintf(&t, "%s:%s", ev->group, ev->name) < 0)
+			continue;
+		v[(*n)++] = t;
+	}
+	return v;
+}
+
+static __attribute__((noreturn)) void child_main(struct dp_fs *fs,
+						 struct dp_fs_lane *lane,
+						 int fd, int cmd, pid_t parent)
 {
 	struct child_ctx c = { .fd = fd, .reg = &fs->reg };
 	pid_t pid = fs->o->pid;
@@ -401,8 +493,8 @@ static __attribute__((noreturn)) void child_main(struct dp_fs *fs, int fd,
 	struct dp_engine_opts eo = {
 		.reg = &fs->reg, .pids = &pid, .npids = 1, .follow = true,
 		.sink = { child_emit, NULL, &c },
+		.kernel = lane->which == DP_LANE_KERNEL,
 	};
-	const struct dp_engine_ops *ops;
 	struct dp_engine_choice *ch = calloc(1, sizeof(*ch));
 	sigset_t none;
 	char why[4096] = "";
@@ -417,15 +509,21 @@ static __attribute__((noreturn)) void child_main(struct dp_fs *fs, int fd,
 	c.fd = 3;
 	c.cmd_fd = 4;
 	close_range(5, ~0U, 0);
+	keep_lane(&fs->reg, lane->which);
+	if (eo.kernel) {
+		eo.tracepoints = kernel_lane(&fs->reg, &eo.ntracepoints);
+		if (!eo.tracepoints) {
+			snprintf(why, sizeof(why), "no mount namespace of its "
+				 "own for the kernel's tracefs: %s",
+				 strerror(errno));
+			send_frame(c.fd, FR_ERROR, 0, why, strlen(why));
+			_exit(1);
+		}
+	}
 	if (!ch || choose(ch, &eo, why, sizeof(why))) {
 		send_frame(c.fd, FR_ERROR, 0, why, strlen(why));
 		_exit(1);
 	}
-	ops = ch->ops;
-	/* an engine that switches events arms only the enabled ones, and
-	 * the others may be switched on later; another gets only those */
-	if (!ops->enable)
-		keep_enabled(&fs->reg);
 	c.mem = open_memstream(&c.buf, &c.size);
 	if (!c.mem)
 		_exit(1);
@@ -487,8 +585,10 @@ static int read_frame(int fd, struct frame *h, char **data)
 	return 0;
 }
 
-static void store_counts(struct dp_fs *fs, const char *data, size_t len)
+static void store_counts(struct dp_fs_lane *lane, const char *data,
+			 size_t len)
 {
+	struct dp_fs *fs = lane->fs;
 	size_t n = len / sizeof(struct dp_fs_count);
 	struct dp_fs_count *v = malloc(n ? len : 1);
 
@@ -516,37 +616,40 @@ static void store_counts(struct dp_fs *fs, const char *data, size_t len)
 	free(fs->counts);
 	fs->counts = v;
 	fs->ncounts = n;
-	fs->profile_gen++;
+	lane->profile_gen++;
 	pthread_cond_broadcast(&fs->buf_cond);
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
-static void store_ack(struct dp_fs *fs, int result)
+static void store_ack(struct dp_fs_lane *lane, int result)
 {
+	struct dp_fs *fs = lane->fs;
+
 	pthread_mutex_lock(&fs->buf_lock);
-	fs->ack_result = result;
-	fs->ack_gen++;
+	lane->ack_result = result;
+	lane->ack_gen++;
 	pthread_cond_broadcast(&fs->buf_cond);
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
 static void *reader_main(void *arg)
 {
-	struct dp_fs *fs = arg;
+	struct dp_fs_lane *lane = arg;
+	struct dp_fs *fs = lane->fs;
 	struct frame h;
 	char *data;
 
-	while (!read_frame(fs->child_fd, &h, &data)) {
+	while (!read_frame(lane->child_fd, &h, &data)) {
 		if (h.type == FR_LINE)
 			dp_fs_buf_add(fs, h.id, data, h.len);
 		else if (h.type == FR_PROFILE)
-			store_counts(fs, data, h.len);
+			store_counts(lane, data, h.len);
 		else if (h.type == FR_ACK)
-			store_ack(fs, -(int)h.id);
+			store_ack(lane, -(int)h.id);
 		free(data);
 	}
 	pthread_mutex_lock(&fs->buf_lock);
-	fs->reader_running = false;
+	lane->reader_running = false;
 	pthread_cond_broadcast(&fs->buf_cond);
 	pthread_mutex_unlock(&fs->buf_lock);
 	return NULL;
@@ -572,18 +675,31 @@ static void apply_counts(struct dp_fs *fs)
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
+/*
+ * Every running child drains what it has and reports its counts: after
+ * this, a hit made before the call is in the buffer and the profile.
+ */
 void dp_fs_update_profile(struct dp_fs *fs)
 {
+	unsigned long gen[2];
+	bool asked[2] = { false, false };
 	struct timespec until;
-	unsigned long gen;
 
 	pthread_mutex_lock(&fs->buf_lock);
-	if (fs->child && fs->reader_running) {
-		gen = fs->profile_gen;
-		kill(fs->child, SIGUSR1);
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 2;
-		while (gen == fs->profile_gen && fs->reader_running &&
+	for (int i = 0; i < 2; i++) {
+		struct dp_fs_lane *l = &fs->lanes[i];
+
+		gen[i] = l->profile_gen;
+		asked[i] = l->child && l->reader_running &&
+			   !kill(l->child, SIGUSR1);
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2;
+	for (int i = 0; i < 2; i++) {
+		struct dp_fs_lane *l = &fs->lanes[i];
+
+		while (asked[i] && gen[i] == l->profile_gen &&
+		       l->reader_running &&
 		       !pthread_cond_timedwait(&fs->buf_cond, &fs->buf_lock,
 					       &until))
 			;
@@ -594,38 +710,39 @@ void dp_fs_update_profile(struct dp_fs *fs)
 
 /* ---- the manager ------------------------------------------------------------ */
 
-static void stop_child(struct dp_fs *fs)
+static void stop_child(struct dp_fs_lane *lane)
 {
 	int st;
 
-	if (!fs->child)
+	if (!lane->child)
 		return;
-	kill(fs->child, SIGTERM);
+	kill(lane->child, SIGTERM);
 	/* the child's last frames must be read for it to finish writing */
-	if (fs->reader_live)
-		pthread_join(fs->reader, NULL);
-	fs->reader_live = false;
-	while (waitpid(fs->child, &st, 0) < 0 && errno == EINTR)
+	if (lane->reader_live)
+		pthread_join(lane->reader, NULL);
+	lane->reader_live = false;
+	while (waitpid(lane->child, &st, 0) < 0 && errno == EINTR)
 		;
-	close(fs->child_fd);
-	if (fs->cmd_fd >= 0)
-		close(fs->cmd_fd);
-	fs->child = 0;
-	fs->child_fd = fs->cmd_fd = -1;
-	apply_counts(fs);
+	close(lane->child_fd);
+	if (lane->cmd_fd >= 0)
+		close(lane->cmd_fd);
+	lane->child = 0;
+	lane->child_fd = lane->cmd_fd = -1;
+	apply_counts(lane->fs);
 }
 
-static bool any_enabled(const struct dp_fs *fs)
+static bool any_armed(const struct dp_fs *fs, int lane)
 {
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
-		if (ev->enabled)
+		if (armed(ev) && lane_of(ev) == lane)
 			return true;
 	return false;
 }
 
 /* Fork the child; 0 once it has armed every enabled event. */
-static int start_child(struct dp_fs *fs, bool last_try)
+static int start_child(struct dp_fs_lane *lane, bool last_try)
 {
+	struct dp_fs *fs = lane->fs;
 	struct frame h;
 	char *msg;
 	int fds[2], cmd[2], st, ret = 0;
@@ -652,46 +769,43 @@ static int start_child(struct dp_fs *fs, bool last_try)
 	if (!pid) {
 		close(fds[0]);
 		close(cmd[1]);
-		child_main(fs, fds[1], cmd[0], me);
+		child_main(fs, lane, fds[1], cmd[0], me);
 	}
 	close(fds[1]);
 	close(cmd[0]);
-	fs->cmd_fd = cmd[1];
+	lane->cmd_fd = cmd[1];
 	if (read_frame(fds[0], &h, &msg) || h.type != FR_READY) {
 		if (last_try)
 			fprintf(stderr, "dprobe mount: cannot arm the enabled "
-				"events in process %d: %s\n", (int)fs->o->pid,
+				"%sevents in process %d: %s\n",
+				lane->which == DP_LANE_KERNEL ? "kernel " : "",
+				(int)fs->o->pid,
 				msg && h.type == FR_ERROR ? msg :
 				"the tracer stopped");
 		free(msg);
 		close(fds[0]);
-		close(fs->cmd_fd);
-		fs->cmd_fd = -1;
+		close(lane->cmd_fd);
+		lane->cmd_fd = -1;
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 		return -EINVAL;
 	}
-	fs->engine = dp_engine_by_name(msg);
+	lane->engine = dp_engine_by_name(msg);
 	free(msg);
-	fs->child = pid;
-	fs->child_fd = fds[0];
-	fs->reader_running = true;
-	if (pthread_create(&fs->reader, NULL, reader_main, fs)) {
-		fs->reader_running = false;
-		stop_child(fs);
+	lane->child = pid;
+	lane->child_fd = fds[0];
+	lane->reader_running = true;
+	if (pthread_create(&lane->reader, NULL, reader_main, lane)) {
+		lane->reader_running = false;
+		stop_child(lane);
 		return -EAGAIN;
 	}
-	fs->reader_live = true;
+	lane->reader_live = true;
 	return 0;
 }
 
-/*
- * Stop the child, start the next one.  An attach that fails is tried
- * again a few times: a target caught inside an interrupted system call
- * can make one remote mmap fail.
- */
-/* The enabled events as child_commands() reads them. */
-static char *wants_text(struct dp_fs *fs, size_t *len)
+/* The events @lane arms, as child_commands() reads them. */
+static char *wants_text(struct dp_fs *fs, int lane, size_t *len)
 {
 	char *text = NULL;
 	FILE *f = open_memstream(&text, len);
@@ -699,14 +813,17 @@ static char *wants_text(struct dp_fs *fs, size_t *len)
 	if (!f)
 		return NULL;
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
-		if (!ev->enabled)
+		if (!armed(ev) || lane_of(ev) != lane)
 			continue;
 		fprintf(f, "E %u %u\nG %s\nN %s\nF ", ev->id, ev->serial,
 			ev->group, ev->name);
 		for (const char *c = ev->filter_text; c && *c; c++)
 			fputc(*c == '\n' ? ' ' : *c, f);
 		fputc('\n', f);
-		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
+		if (ev->soft)
+			fputs("S\n", f);
+		for (const struct dp_probe *p = ev->probes; !ev->kernel && p;
+		     p = p->next) {
 			char *line = dp_probe_canonical(&p->def);
 
 			if (line)
@@ -726,26 +843,27 @@ static char *wants_text(struct dp_fs *fs, size_t *len)
  * answered that it runs exactly the enabled ones, else -errno (then it is
  * started anew).
  */
-static int switch_live(struct dp_fs *fs)
+static int switch_live(struct dp_fs_lane *lane)
 {
+	struct dp_fs *fs = lane->fs;
 	struct timespec until;
 	unsigned long gen;
 	size_t len = 0;
 	char *text;
 	int ret = -ETIMEDOUT;
 
-	if (!fs->child || !fs->reader_running || !fs->engine ||
-	    !fs->engine->enable)
+	if (!lane->child || !lane->reader_running || !lane->engine ||
+	    !lane->engine->enable)
 		return -ENOTSUP;
-	text = wants_text(fs, &len);
+	text = wants_text(fs, lane->which, &len);
 	if (!text)
 		return -ENOMEM;
 	pthread_mutex_lock(&fs->buf_lock);
-	gen = fs->ack_gen;
+	gen = lane->ack_gen;
 	pthread_mutex_unlock(&fs->buf_lock);
 	/* the signal first: the child reads while the pipe fills */
-	if (len > FRAME_MAX || kill(fs->child, SIGUSR2) ||
-	    send_frame(fs->cmd_fd, 0, 0, text, len)) {
+	if (len > FRAME_MAX || kill(lane->child, SIGUSR2) ||
+	    send_frame(lane->cmd_fd, 0, 0, text, len)) {
 		free(text);
 		return -EPIPE;
 	}
@@ -753,31 +871,72 @@ static int switch_live(struct dp_fs *fs)
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 10;
 	pthread_mutex_lock(&fs->buf_lock);
-	while (gen == fs->ack_gen && fs->reader_running &&
+	while (gen == lane->ack_gen && lane->reader_running &&
 	       !pthread_cond_timedwait(&fs->buf_cond, &fs->buf_lock, &until))
 		;
-	if (gen != fs->ack_gen)
-		ret = fs->ack_result;
+	if (gen != lane->ack_gen)
+		ret = lane->ack_result;
 	pthread_mutex_unlock(&fs->buf_lock);
+	return ret;
+}
+
+/*
+ * Stop the child, start the next one.  An attach that fails is tried
+ * again a few times: a target caught inside an interrupted system call
+ * can make one remote mmap fail.
+ */
+static int restart(struct dp_fs_lane *lane)
+{
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	struct dp_fs *fs = lane->fs;
+	int ret = 0;
+
+	stop_child(lane);
+	for (int i = 0; i < 3; i++) {
+		if (!any_armed(fs, lane->which) || atomic_load(&fs->target_gone))
+			return 0;
+		ret = start_child(lane, i == 2);
+		if (!ret)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	return ret;
+}
+
+/* The kernel lane is started anew whenever what it arms changes. */
+static int rearm_kernel(struct dp_fs *fs)
+{
+	struct dp_fs_lane *lane = &fs->lanes[DP_LANE_KERNEL];
+	size_t len = 0;
+	char *now = wants_text(fs, DP_LANE_KERNEL, &len);
+	int ret;
+
+	if (!now)
+		return -ENOMEM;
+	if (lane->armed && !strcmp(now, lane->armed) &&
+	    (lane->child || !len)) {
+		free(now);
+		return 0;
+	}
+	free(lane->armed);
+	lane->armed = now;
+	ret = restart(lane);
+	if (ret) {
+		free(lane->armed);	/* tried again on the next change */
+		lane->armed = NULL;
+	}
 	return ret;
 }
 
 static int do_rearm(struct dp_fs *fs)
 {
-	struct timespec pause = { 0, 50 * 1000 * 1000 };
 	int ret = 0;
 
-	if (!switch_live(fs))
-		return 0;
-	stop_child(fs);
-	for (int i = 0; i < 3; i++) {
-		if (!any_enabled(fs) || atomic_load(&fs->target_gone))
-			return 0;
-		ret = start_child(fs, i == 2);
-		if (!ret)
-			break;
-		nanosleep(&pause, NULL);
-	}
+	mark_soft(&fs->reg);
+	if (switch_live(&fs->lanes[DP_LANE_PROC]))
+		ret = restart(&fs->lanes[DP_LANE_PROC]);
+	if (!ret)
+		ret = rearm_kernel(fs);
 	return ret;
 }
 
@@ -801,7 +960,10 @@ static void *mgr_main(void *arg)
 		pthread_cond_broadcast(&fs->mgr_cond);
 	}
 	pthread_mutex_unlock(&fs->mgr_lock);
-	stop_child(fs);
+	for (int i = 0; i < 2; i++)
+		stop_child(&fs->lanes[i]);
+	free(fs->lanes[DP_LANE_KERNEL].armed);
+	fs->lanes[DP_LANE_KERNEL].armed = NULL;
 	return NULL;
 }
 

@@ -68,8 +68,10 @@ void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 	fs->ncpus = get_nprocs();
 	fs->limit = (size_t)DP_FS_DEFAULT_KB << 10;
 	fs->tracing_on = true;
-	fs->child_fd = -1;
-	fs->cmd_fd = -1;
+	for (int i = 0; i < 2; i++)
+		fs->lanes[i] = (struct dp_fs_lane){ .fs = fs, .which = i,
+						    .child_fd = -1,
+						    .cmd_fd = -1 };
 	pthread_mutex_init(&fs->lock, NULL);
 	pthread_mutex_init(&fs->buf_lock, NULL);
 	pthread_cond_init(&fs->buf_cond, NULL);

@@ -23,6 +23,11 @@ static void print_place(FILE *f, const struct dp_probe_def *def)
 			pl->module ? ":" : "", pl->symbol);
 		return;
 	}
+	if (def->kind == DP_KIND_EPROBE) {
+		/* eprobe_dyn_event_show(): SYSTEM.EVENT */
+		fprintf(f, "%s.%s", pl->module, pl->symbol);
+		return;
+	}
 	if (!pl->symbol) {
 		fprintf(f, "0x%016lx", (unsigned long)pl->addr);
 		return;
@@ -55,7 +60,8 @@ static char *canonical(const struct dp_probe_def *def, bool shown)
 
 	if (!f)
 		return NULL;
-	fputc(def->kind == DP_KIND_TRACEPOINT ? 't' : def->fprobe ? 'f' :
+	fputc(def->kind == DP_KIND_TRACEPOINT ? 't' :
+	      def->kind == DP_KIND_EPROBE ? 'e' : def->fprobe ? 'f' :
 	      def->is_return ? 'r' : 'p', f);
 	if (def->is_return && def->maxactive)
 		fprintf(f, "%d", def->maxactive);
@@ -68,6 +74,10 @@ static char *canonical(const struct dp_probe_def *def, bool shown)
 		fprintf(f, " %s=%s", def->args[i].name,
 			shown && def->args[i].shown ? def->args[i].shown :
 			def->args[i].body);
+	/* an eprobe's filter is not listed, but a canonical line that
+	 * makes the probe again must carry it */
+	if (!shown && def->filter)
+		fprintf(f, " if %s", def->filter);
 	fclose(f);
 	return buf;
 }

@@ -15,7 +15,7 @@ static const char *const messages[DP_ERR_MAX] = {
 #undef DP_ERR_TEXT
 	/* The kernel logs nothing for these; the words are dprobe's. */
 	[DP_ERR_NOT_PROBE] =
-		"A definition is p|r|f|t[:[GRP/]EVENT] PLACE [ARGS] or -:[GRP/]EVENT",
+		"A definition is p|r|f|t|e[:[GRP/]EVENT] PLACE [ARGS] or -:[GRP/]EVENT",
 	[DP_ERR_BAD_PLACE] =
 		"A PATH:OFFSET place needs a '/' in PATH and a number after the last ':'",
 	[DP_ERR_LINE_TOO_LONG] =
@@ -27,6 +27,10 @@ static const char *const messages[DP_ERR_MAX] = {
 	[DP_ERR_NOT_ELF] = "Not an x86-64 ELF file",
 	[DP_ERR_OFFS_OUTSIDE] =
 		"Offset is not inside an executable segment of the file",
+	[DP_ERR_BAD_EP_FILTER] =
+		"The filter after 'if' is not a filter of the attached event",
+	[DP_ERR_EP_ATTACHED] =
+		"An event probe is on this event; delete the event probe first",
 };
 
 const char *dp_err_message(enum dp_err_code code)
@@ -61,8 +65,8 @@ void dp_error_clear(struct dp_error *e)
 
 /*
  * "trace_uprobe" if the place looks like PATH:OFFSET, "trace_fprobe" for
- * an f: or t: line (the kernel's fprobes and tprobes live there), else
- * "trace_kprobe".
+ * an f: or t: line (the kernel's fprobes and tprobes live there),
+ * "event_probe" for an e: line, else "trace_kprobe".
  */
 static const char *loc_for(const struct dp_argv *a)
 {
@@ -70,6 +74,8 @@ static const char *loc_for(const struct dp_argv *a)
 
 	if (a->argc >= 1 && (a->argv[0][0] == 't' || a->argv[0][0] == 'f'))
 		return "trace_fprobe";
+	if (a->argc >= 1 && a->argv[0][0] == 'e')
+		return "event_probe";
 	if (a->argc < 2)
 		return "trace_kprobe";
 	p = a->argv[1];

@@ -129,6 +129,9 @@ enum dp_err_code {
 	DP_ERR_REFCTR_MISMATCH,
 	DP_ERR_NOT_ELF,		/* dprobe: the file is not an x86-64 ELF */
 	DP_ERR_OFFS_OUTSIDE,	/* dprobe: offset not in an executable segment */
+	DP_ERR_BAD_EP_FILTER,	/* e: "if FILTER" does not compile (the
+				 * kernel logs the filter's own error) */
+	DP_ERR_EP_ATTACHED,	/* delete: an event probe is on the event */
 	DP_ERR_MAX,
 };
 

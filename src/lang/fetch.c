@@ -63,6 +63,47 @@ static long read_string(const struct dp_hit_ctx *ctx, uint64_t addr,
 	return -EFAULT;
 }
 
+static void copy_bytes(void *dst, const void *src, size_t n);
+
+/*
+ * $FIELD of an event probe, as the kernel's get_event_field(): a number
+ * (sign-extended as the field is), or for a string held in the record
+ * the offset of its first byte there (store_string() copies from it).
+ */
+static uint64_t load_field(const struct dp_fetch_insn *in,
+			   const struct dp_hit_ctx *ctx)
+{
+	uint64_t off = (uint64_t)in->offset, v = 0;
+	uint32_t loc;
+
+	if (!ctx->rec || off + in->basesize > ctx->rec_len)
+		return 0;
+	switch (in->param) {
+	case DP_TF_DYN_STR:
+	case DP_TF_REL_STR:
+		copy_bytes(&loc, ctx->rec + off, 4);
+		/* __rel_loc counts from the end of its own word */
+		return (in->param == DP_TF_REL_STR ? off + 4 : 0) + (loc & 0xffff);
+	case DP_TF_STATIC_STR:
+		return off;
+	default:
+		break;
+	}
+	copy_bytes(&v, ctx->rec + off, in->basesize <= 8 ? in->basesize : 8);
+	if (in->lshift && in->basesize < 8) {
+		unsigned sh = 64 - in->basesize * 8u;
+
+		v = (uint64_t)((int64_t)(v << sh) >> sh);
+	}
+	return v;
+}
+
+static bool field_in_record(const struct dp_fetch_insn *in)
+{
+	return in->op == DP_FOP_FIELD && in->param != DP_TF_NUM &&
+	       in->param != DP_TF_PTR_STR;
+}
+
 /* Stage 1: the value a program starts from. */
 static uint64_t load(const struct dp_fetch_insn *in, const struct dp_hit_ctx *ctx)
 {
@@ -89,6 +130,8 @@ static uint64_t load(const struct dp_fetch_insn *in, const struct dp_hit_ctx *ct
 			ctx->entry_args[in->param] : 0;
 	case DP_FOP_FOFFS:
 		return ctx->foffs_base + in->imm;
+	case DP_FOP_FIELD:
+		return load_field(in, ctx);
 	case DP_FOP_IMM:
 	default:
 		return in->imm;
@@ -200,7 +243,12 @@ static void store_string(const struct dp_fetch_insn *st, const struct dp_arg *a,
 		put_string(rb, dest, 0);
 		return;
 	}
-	if (first_op == DP_FOP_COMM) {
+	if (first_op == DP_FOP_FIELD) {
+		/* a string of the attached event's record, at @addr in it */
+		len = addr < ctx->rec_len ?
+		      copy_str(buf, (const char *)ctx->rec + addr,
+			       ctx->rec_len - addr, room) : -EFAULT;
+	} else if (first_op == DP_FOP_COMM) {
 		len = copy_str(buf, ctx->comm ? ctx->comm : "",
 			       DP_TASK_COMM_LEN - 1, room);
 	} else if (first_op == DP_FOP_DATA) {
@@ -296,6 +344,12 @@ static void run_arg(const struct dp_arg *a, const struct dp_hit_ctx *ctx,
 	first_op = in->op;
 	val = lval = load(in++, ctx);
 loaded:
+	/* a string in the record is no address in the process: only a
+	 * string store reads it */
+	if (field_in_record(&in[-1]) && !is_string_store(in->op))
+		err = -EFAULT;
+	else if (first_op == DP_FOP_FIELD && !field_in_record(&in[-1]))
+		first_op = DP_FOP_IMM;	/* a number, used as any other */
 	st = follow(in, ctx, &val, &lval, &err);
 
 	if (is_string_store(st->op)) {
@@ -340,7 +394,7 @@ size_t dp_fetch_record(const struct dp_probe_def *def, unsigned id,
 		return 0;
 	zero_bytes(buf, rb.dyn);
 	copy_bytes(buf, &ent, sizeof(ent));
-	if (def->kind == DP_KIND_TRACEPOINT) {
+	if (def->kind == DP_KIND_TRACEPOINT || def->kind == DP_KIND_EPROBE) {
 		/* a tracepoint names itself: no place in the record */
 	} else if (def->is_return) {
 		h[0] = ctx->func;

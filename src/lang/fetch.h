@@ -44,6 +44,10 @@ struct dp_hit_ctx {
 	uint64_t foffs_base;	/* runtime address of file offset 0 (@+OFFS) */
 	const uint64_t *entry_args;	/* $argN saved at entry (returns) */
 	unsigned n_entry_args;
+	/* an event probe: the attached event's record its $FIELDs are read
+	 * from (a string field's value is a place in it) */
+	const uint8_t *rec;
+	size_t rec_len;
 };
 
 /*

@@ -46,6 +46,32 @@ bool dp_is_good_name(const char *s)
 	return is_good_name(s);
 }
 
+/*
+ * $NAME on an e: line: a field of the attached event, or $comm; nothing
+ * else (the kernel's parse_probe_vars() with TPARG_FL_TEVENT).
+ */
+static int parse_field_var(struct arg_ctx *c, const char *v,
+			   struct dp_fetch_insn *code)
+{
+	const struct dp_parse_ctx *pc = c->pc;
+	struct dp_tfield f;
+
+	if (!pc->tevent->field(pc->tevent->priv, pc->att_group, pc->att_event,
+			       v, &f)) {
+		code->op = DP_FOP_FIELD;
+		code->offset = f.offset;
+		code->basesize = (uint8_t)f.size;
+		code->lshift = f.is_signed;
+		code->param = f.kind;
+		return 0;
+	}
+	if (!strcmp(v, "comm") || !strcmp(v, "COMM")) {
+		code->op = DP_FOP_COMM;
+		return 0;
+	}
+	return fail(c, c->offset, DP_ERR_BAD_VAR, EINVAL);
+}
+
 static int parse_args_var(struct arg_ctx *c, const char *arg,
 			  struct dp_fetch_insn *code)
 {
@@ -55,6 +81,8 @@ static int parse_args_var(struct arg_ctx *c, const char *arg,
 	uint64_t param;
 	size_t len;
 
+	if (pc->tevent)
+		return parse_field_var(c, v, code);
 	if (!strncmp(v, "retval", 6)) {
 		if (!pc->is_return) {
 			ecode = DP_ERR_RETVAL_ON_PROBE;
@@ -320,8 +348,8 @@ static int parse_type(struct arg_ctx *c, char *arg, char **type)
 	}
 	offs = t ? (int)(t - arg) : 0;
 	/* $comm and immediate strings can only be strings */
-	if (!strcmp(arg, "$comm") || !strcmp(arg, "$COMM") ||
-	    !strncmp(arg, "\\\"", 2)) {
+	if (!c->pc->tevent && (!strcmp(arg, "$comm") || !strcmp(arg, "$COMM") ||
+			       !strncmp(arg, "\\\"", 2))) {
 		if (count || (t && strcmp(t, "string")))
 			return fail(c, c->offset + offs, DP_ERR_NEED_STRING_TYPE,
 				    EINVAL);
@@ -379,11 +407,11 @@ static int finalize_string(struct arg_ctx *c, int *pci,
 	if (t->kind == DP_T_SYMSTR) {
 		if (op != DP_FOP_REG && op != DP_FOP_STACK &&
 		    op != DP_FOP_RETVAL && op != DP_FOP_ARG &&
-		    op != DP_FOP_DEREF)
+		    op != DP_FOP_DEREF && op != DP_FOP_FIELD)
 			return fail(c, c->offset + type_offs,
 				    DP_ERR_BAD_SYMSTRING, EINVAL);
 	} else if (!is_mem_op(op) && op != DP_FOP_IMM &&
-		   op != DP_FOP_COMM && op != DP_FOP_DATA) {
+		   op != DP_FOP_COMM && op != DP_FOP_DATA && op != DP_FOP_FIELD) {
 		return fail(c, c->offset + type_offs, DP_ERR_BAD_STRING, EINVAL);
 	}
 	/*
@@ -392,7 +420,7 @@ static int finalize_string(struct arg_ctx *c, int *pci,
 	 * Otherwise the last dereference becomes "read the string there".
 	 */
 	if (t->kind == DP_T_SYMSTR || op == DP_FOP_IMM || op == DP_FOP_COMM ||
-	    op == DP_FOP_DATA || t->count) {
+	    op == DP_FOP_DATA || op == DP_FOP_FIELD || t->count) {
 		if (code[++*pci].op != DP_FOP_NOP)
 			return fail(c, c->offset, DP_ERR_TOO_MANY_OPS, EINVAL);
 	}

@@ -13,6 +13,10 @@ struct dp_parse_ctx {
 	bool is_return;
 	bool fentry;		/* at a function entry: $argN allowed */
 	bool fprobe;		/* f: and t: lines: no registers (BAD_VAR) */
+	/* e: lines: $NAME is a field of the attached event (the kernel's
+	 * TPARG_FL_TEVENT), looked up here */
+	const struct dp_attach_lookup *tevent;
+	const char *att_group, *att_event;
 	const char *line;	/* for error positions */
 	int index;		/* token index of the argument */
 	struct dp_error *err;

@@ -40,6 +40,9 @@ enum dp_probe_kind {
 				 * tracepoint.h), as the kernel's tprobes */
 	DP_KIND_SYNTH,		/* s: a synthetic event: fields, no probe
 				 * (lang/synth.h) */
+	DP_KIND_EPROBE,		/* e: an event probe: a new event made from
+				 * the fields of another event's records,
+				 * as the kernel's eprobes; no place */
 };
 
 /* Fetch-argument types (probe_fetch_types in trace_probe.c). */
@@ -91,6 +94,10 @@ enum dp_fetch_op {
 	DP_FOP_ENTRY_ARG,	/* param = N-1: entry value of $argN at return */
 	DP_FOP_SYMBOL,		/* @SYM placeholder: data = "SYM[+-offs]"; the
 				 * resolver stores its address in the next IMM */
+	DP_FOP_FIELD,		/* e: $FIELD of the attached event's record:
+				 * offset = its offset, basesize = its size,
+				 * lshift = signed, param = enum dp_tfield_kind
+				 * (the kernel's FETCH_OP_TP_ARG) */
 	/* stage 2: dereferences */
 	DP_FOP_DEREF,		/* val = *(unsigned long *)(val + offset) */
 	DP_FOP_UDEREF,		/* the same, user-space access requested */
@@ -158,7 +165,46 @@ struct dp_probe_def {
 	unsigned nargs;
 	struct dp_arg *args;
 	unsigned args_size;	/* fixed bytes of all arguments */
+	/* e: the attached event is place.module/place.symbol (SYSTEM and
+	 * EVENT); "if FILTER" on its fields, as written (NULL: none) */
+	char *filter;
 };
+
+/*
+ * A field of the event an e: line attaches to, as the kernel's
+ * get_event_field() reads it: a number, or a string held in the record
+ * (__data_loc, __rel_loc, char[N]) or pointed to by it (char *).
+ */
+enum dp_tfield_kind {
+	DP_TF_NUM,
+	DP_TF_DYN_STR,		/* __data_loc char[] */
+	DP_TF_REL_STR,		/* __rel_loc char[] */
+	DP_TF_STATIC_STR,	/* char[N] */
+	DP_TF_PTR_STR,		/* char *: the pointer is the value */
+};
+
+struct dp_tfield {
+	unsigned offset, size;
+	bool is_signed;
+	enum dp_tfield_kind kind;
+};
+
+/* What an e: line needs to know of the events it may attach to. */
+struct dp_attach_lookup {
+	bool (*event)(void *priv, const char *group, const char *name);
+	/* 0 and *@out filled if GROUP/NAME has the field @field */
+	int (*field)(void *priv, const char *group, const char *name,
+		     const char *field, struct dp_tfield *out);
+	void *priv;
+};
+
+/*
+ * Parse "e[:[GRP/]EVENT] SYSTEM.EVENT [FETCHARGS] [if FILTER]" (or
+ * SYSTEM/EVENT) as the kernel's __trace_eprobe_create() does, fields
+ * looked up through @lk.  Returns as dp_parse_probe().
+ */
+int dp_parse_eprobe(const char *line, struct dp_probe_def *def,
+		    struct dp_error *err, const struct dp_attach_lookup *lk);
 
 /*
  * Parse one definition line (no '\n'; comments already stripped or not: a

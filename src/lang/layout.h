@@ -39,7 +39,8 @@ struct dp_trace_entry {
 #define DP_REC_FUNC_OFF		8	/* return: __probe_func */
 #define DP_REC_RET_IP_OFF	16	/* return: __probe_ret_ip */
 
-#define DP_TP_HEAD_SIZE		8	/* common only: a tracepoint's record */
+#define DP_TP_HEAD_SIZE		8	/* common only: a tracepoint's or an
+				 * event probe's record */
 #define DP_ENTRY_HEAD_SIZE	16	/* common + __probe_ip */
 #define DP_RET_HEAD_SIZE	24	/* common + __probe_func + __probe_ret_ip */
 
@@ -47,7 +48,7 @@ struct dp_trace_entry {
 static inline unsigned dp_layout_head_size(enum dp_probe_kind kind,
 					   bool is_return)
 {
-	if (kind == DP_KIND_TRACEPOINT)
+	if (kind == DP_KIND_TRACEPOINT || kind == DP_KIND_EPROBE)
 		return DP_TP_HEAD_SIZE;
 	return is_return ? DP_RET_HEAD_SIZE : DP_ENTRY_HEAD_SIZE;
 }

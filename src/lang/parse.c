@@ -8,6 +8,7 @@
  *   r[MAXACTIVE][:[GRP/|GRP.]EVENT] [MOD:]SYM[+0] [FETCHARGS]
  *   f[MAXACTIVE][:[GRP/|GRP.]EVENT] [MOD:]FUNC[%return] [FETCHARGS] fprobe
  *   t[:[GRP/|GRP.]EVENT] [TPGROUP:]TRACEPOINT [FETCHARGS]           tracepoint
+ *   e[:[GRP/|GRP.]EVENT] SYSTEM.EVENT [FETCHARGS] [if FILTER]        eprobe
  *
  * The grammar family is chosen from the place as the kernel's
  * dynamic_events does; each family then follows its kernel parser
@@ -33,6 +34,8 @@ struct line_ctx {
 	struct dp_probe_def *def;
 	const char *event;	/* name part in argv[0], NULL if none */
 	unsigned flags;		/* DP_PARSE_* */
+	const struct dp_attach_lookup *lk;	/* e: lines */
+	int words;		/* e: words before "if" (0: all) */
 };
 
 static int fail(struct line_ctx *c, int index, int offset,
@@ -349,10 +352,16 @@ static int parse_args(struct line_ctx *c, bool kernel, bool fentry)
 	struct dp_parse_ctx pc = {
 		.kernel = kernel, .is_return = def->is_return,
 		.fentry = fentry, .line = c->line, .err = c->err,
-		.fprobe = def->fprobe || def->kind == DP_KIND_TRACEPOINT,
+		.fprobe = def->fprobe || def->kind == DP_KIND_TRACEPOINT ||
+			  def->kind == DP_KIND_EPROBE,
 	};
-	int n = c->a.argc - 2, ret;
+	int n = (c->words ? c->words : c->a.argc) - 2, ret;
 
+	if (def->kind == DP_KIND_EPROBE) {
+		pc.tevent = c->lk;
+		pc.att_group = def->place.module;
+		pc.att_event = def->place.symbol;
+	}
 	def->args = calloc((size_t)(n ? n : 1), sizeof(*def->args));
 	if (!def->args)
 		return -ENOMEM;
@@ -515,6 +524,102 @@ static int parse_fprobe_line(struct line_ctx *c)
 	return ret;
 }
 
+/*
+ * "SYSTEM.EVENT" or "SYSTEM/EVENT" of an e: line, both parts valid
+ * names (traceprobe_parse_event_name() at offset 0; whatever it refuses,
+ * the kernel then logs NO_EVENT_INFO there, the entry that counts).
+ */
+static int attached_name(struct line_ctx *c)
+{
+	struct dp_place *pl = &c->def->place;
+	const char *t = c->a.argv[1], *sep = strchr(t, '/');
+	size_t glen;
+
+	if (!sep)
+		sep = strchr(t, '.');
+	glen = sep ? (size_t)(sep - t) : 0;
+	if (!sep || !glen || glen >= DP_MAX_EVENT_NAME_LEN ||
+	    !sep[1] || strlen(sep + 1) >= DP_MAX_EVENT_NAME_LEN)
+		return fail(c, 1, 0, DP_ERR_NO_EVENT_INFO, EINVAL);
+	pl->module = strndup(t, glen);
+	pl->symbol = strdup(sep + 1);
+	if (!pl->module || !pl->symbol)
+		return -ENOMEM;
+	if (!is_good_system_name(pl->module) || !dp_is_good_name(pl->symbol))
+		return fail(c, 1, 0, DP_ERR_NO_EVENT_INFO, EINVAL);
+	return 0;
+}
+
+/* The default event name of an eprobe is its attached event's. */
+static void eprobe_auto_name(struct dp_probe_def *def)
+{
+	snprintf(def->event, sizeof(def->event), "%s", def->place.symbol);
+}
+
+/* "if FILTER": the words after "if", joined by single spaces. */
+static int eprobe_filter(struct line_ctx *c, int at)
+{
+	size_t len = 0;
+	char *f;
+
+	if (at + 1 >= c->a.argc)
+		return fail(c, at + 1, 0, DP_ERR_NO_EP_FILTER, EINVAL);
+	for (int i = at + 1; i < c->a.argc; i++)
+		len += strlen(c->a.argv[i]) + 1;
+	f = c->def->filter = malloc(len);
+	if (!f)
+		return -ENOMEM;
+	for (int i = at + 1; i < c->a.argc; i++)
+		f += sprintf(f, "%s%s", i > at + 1 ? " " : "", c->a.argv[i]);
+	return 0;
+}
+
+/*
+ * "e[:[GRP/]EVENT] SYSTEM.EVENT [FETCHARGS] [if FILTER]", in the order of
+ * the kernel's __trace_eprobe_create(): the name, the attached event's
+ * name, the filter's words, the attached event itself, then the
+ * arguments (fields by $NAME, no registers).
+ */
+static int parse_eprobe_line(struct line_ctx *c)
+{
+	struct dp_probe_def *def = c->def;
+	int ret, at;
+
+	def->kind = DP_KIND_EPROBE;
+	c->event = strchr(c->a.argv[0] + 1, ':');
+	if (c->event)
+		c->event++;
+	snprintf(def->group, sizeof(def->group), "eprobes");
+	if (c->event) {
+		bool is_auto = false;
+
+		ret = parse_event_name(c, c->event,
+				       (int)(c->event - c->a.argv[0]), &is_auto);
+		if (ret)
+			return ret;
+	}
+	ret = attached_name(c);
+	if (ret)
+		return ret;
+	if (!def->event[0])
+		eprobe_auto_name(def);
+	for (at = 2; at < c->a.argc; at++)
+		if (!strcmp(c->a.argv[at], "if"))
+			break;
+	if (at - 2 > DP_MAX_TRACE_ARGS)
+		return -E2BIG;
+	if (!c->lk || !c->lk->event(c->lk->priv, def->place.module,
+				    def->place.symbol))
+		return fail(c, 1, 0, DP_ERR_BAD_ATTACH_EVENT, ENODEV);
+	if (at < c->a.argc) {
+		ret = eprobe_filter(c, at);
+		if (ret)
+			return ret;
+		c->words = at;	/* the words after "if" are not arguments */
+	}
+	return parse_args(c, true, false);
+}
+
 static int parse_line(struct line_ctx *c)
 {
 	struct dp_probe_def *def = c->def;
@@ -522,8 +627,11 @@ static int parse_line(struct line_ctx *c)
 	bool fentry = false;
 	int ret;
 
-	if (!strchr("prtf", a0[0]) || !a0[0] || c->a.argc < 2)
+	if (!strchr("prtfe", a0[0]) || !a0[0] || c->a.argc < 2)
 		return fail(c, 0, 0, DP_ERR_NOT_PROBE, EINVAL);
+	if (a0[0] == 'e')
+		return c->lk ? parse_eprobe_line(c) :
+		       fail(c, 0, 0, DP_ERR_NOT_PROBE, EINVAL);
 	if (c->a.argc - 2 > DP_MAX_TRACE_ARGS)
 		return fail(c, 2, 0, DP_ERR_TOO_MANY_ARGS, E2BIG);
 	if (a0[0] == 't' || a0[0] == 'f')
@@ -567,11 +675,12 @@ int dp_parse_probe(const char *line, struct dp_probe_def *def,
 	return dp_parse_probe_flags(line, def, err, 0);
 }
 
-int dp_parse_probe_flags(const char *line, struct dp_probe_def *def,
-			 struct dp_error *err, unsigned flags)
+static int parse_with(const char *line, struct dp_probe_def *def,
+		      struct dp_error *err, unsigned flags,
+		      const struct dp_attach_lookup *lk)
 {
 	struct line_ctx c = { .line = line, .err = err, .def = def,
-			      .flags = flags };
+			      .flags = flags, .lk = lk };
 	char *copy = strndup(line, strcspn(line, "#\n"));
 	int ret;
 
@@ -594,6 +703,18 @@ out:
 	return ret;
 }
 
+int dp_parse_probe_flags(const char *line, struct dp_probe_def *def,
+			 struct dp_error *err, unsigned flags)
+{
+	return parse_with(line, def, err, flags, NULL);
+}
+
+int dp_parse_eprobe(const char *line, struct dp_probe_def *def,
+		    struct dp_error *err, const struct dp_attach_lookup *lk)
+{
+	return parse_with(line, def, err, 0, lk);
+}
+
 void dp_probe_def_free(struct dp_probe_def *def)
 {
 	for (unsigned i = 0; def->args && i < def->nargs; i++)
@@ -602,6 +723,7 @@ void dp_probe_def_free(struct dp_probe_def *def)
 	free(def->place.path);
 	free(def->place.module);
 	free(def->place.symbol);
+	free(def->filter);
 	memset(def, 0, sizeof(*def));
 }
 

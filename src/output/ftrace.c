@@ -115,6 +115,13 @@ static void put_head(FILE *out, const struct dp_event *ev, const uint8_t *r,
 	uint64_t ip, func, ret_ip;
 
 	fputc_unlocked('(', out);
+	if (ev->kind == DP_KIND_EPROBE) {
+		/* print_eprobe_event(): the attached SYSTEM.EVENT */
+		const struct dp_place *pl = &ev->probes->def.place;
+
+		fprintf(out, "%s.%s)", pl->module, pl->symbol);
+		return;
+	}
 	if (!ev->is_return) {
 		ip = dp_rec_load(r + DP_REC_IP_OFF, 8);
 		if (ev->kind == DP_KIND_UPROBE)
@@ -226,6 +233,42 @@ static void put_arg(FILE *out, const struct dp_field *f, const uint8_t *r,
 	fputc_unlocked('}', out);
 }
 
+/*
+ * The kernel's syscall events print as print_syscall_enter() and
+ * print_syscall_exit() do: "sys_NAME(arg: hex, ...)" and
+ * "sys_NAME -> 0xhex", with no event name before.  False: not one.
+ */
+static bool put_syscall(FILE *out, const struct dp_event *ev,
+			const uint8_t *r)
+{
+	bool enter = !strncmp(ev->name, "sys_enter_", 10);
+	bool first = true;
+
+	if (!ev->kernel || strcmp(ev->group, "syscalls") ||
+	    (!enter && strncmp(ev->name, "sys_exit_", 9)))
+		return false;
+	fprintf(out, "sys_%s", ev->name + (enter ? 10 : 9));
+	if (enter)
+		fputc_unlocked('(', out);
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const struct dp_field *f = &ev->fields[i];
+		uint64_t v;
+
+		if (!strcmp(f->name, "__syscall_nr") || f->fclass != DP_FC_NUM)
+			continue;
+		v = dp_rec_load(r + f->offset, f->size);
+		if (enter)
+			fprintf(out, "%s%s: %" PRIx64, first ? "" : ", ",
+				f->name, v);
+		else
+			fprintf(out, " -> 0x%" PRIx64, v);
+		first = false;
+	}
+	if (enter)
+		fputc_unlocked(')', out);
+	return true;
+}
+
 int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 		  size_t len, const struct dp_rec_meta *meta,
 		  const struct dp_trace_opts *opts)
@@ -238,6 +281,11 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 	/* one lock for the whole line: concurrent writers never interleave */
 	flockfile(out);
 	put_context(out, meta);
+	if (put_syscall(out, ev, r)) {
+		fputc_unlocked('\n', out);
+		funlockfile(out);
+		return 0;
+	}
 	fputs_unlocked(ev->name, out);
 	fputc_unlocked(':', out);
 	/* a tracepoint's line is its fields alone, as the kernel's */

@@ -900,3 +900,110 @@ out:
 	dp_argv_free(&x.a);
 	return ret;
 }
+
+/* ---- %pd and %pD ------------------------------------------------------------ */
+
+/* "NAME=BODY:%pd" or "BODY:%pD" (the kernel's glob "*:%p[dD]"). */
+static bool vfs_arg(const char *tok)
+{
+	size_t n = strlen(tok);
+
+	return n > 4 && !strcmp(tok + n - 4, ":%pd") ? true :
+	       n > 4 && !strcmp(tok + n - 4, ":%pD");
+}
+
+/* PATH:OFFSET, the uprobe form, as the kernel's dynamic_events tells it. */
+static bool uprobe_place(const char *place)
+{
+	const char *colon = strrchr(place, ':');
+
+	return strchr(place, '/') && colon && isdigit((unsigned char)colon[1]);
+}
+
+/* The offsets the expansion needs, from @path's debug information. */
+static int vfs_offsets(struct dp_debugdef *c, const char *path, int64_t *name,
+		       int64_t *dentry, char *why, size_t whylen)
+{
+	struct dbg_file *f = path ? file_of(c, path) : NULL;
+
+	if (!f || !f->dbg) {
+		snprintf(why, whylen, "%%pd/%%pD need the debug information "
+			 "of %s: %s", path ? path : "the program",
+			 f ? f->why : "no such file");
+		return -ENOENT;
+	}
+	if (dp_dbg_member_offset(f->dbg, "dentry", "d_name.name", name) ||
+	    dp_dbg_member_offset(f->dbg, "file", "f_path.dentry", dentry)) {
+		snprintf(why, whylen, "%%pd/%%pD read struct dentry's "
+			 "d_name.name and struct file's f_path.dentry: %s "
+			 "describes no such members", path);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int dp_debugdef_vfs_args(struct dp_debugdef *c, const char *line, char **out,
+			 struct dp_error *e)
+{
+	char *own = uncommented(line), why[1400], *buf = NULL;
+	int64_t name = 0, dentry = 0;
+	struct dp_argv a;
+	struct place pl;
+	size_t len = 0;
+	int ret = -ENODATA, first = 0;
+	FILE *f;
+
+	*out = NULL;
+	if (!own || dp_argv_split(own, &a)) {
+		free(own);
+		return -ENOMEM;
+	}
+	for (int i = 2; i < a.argc && !first; i++)
+		if (vfs_arg(a.argv[i]))
+			first = i;
+	/* kprobe_events and fprobes expand them; uprobe_events does not */
+	if (!first || !strchr("prf", own[0]) || a.argc < 2 || uprobe_place(a.argv[1]))
+		goto out;
+	split_place(a.argv[1], &pl);
+	ret = vfs_offsets(c, pl.mod ? mod_path(c, pl.mod) : c->binary, &name,
+			  &dentry, why, sizeof(why));
+	if (ret) {
+		ret = dp_error_detail(e, own, DP_ERR_BAD_TYPE, EINVAL, first,
+				      (int)strlen(a.argv[first]) - 3, "%s", why);
+		goto out;
+	}
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < a.argc; i++) {
+		const char *t = a.argv[i], *eq = strchr(t, '=');
+		int body = eq ? (int)(eq + 1 - t) : 0;
+		int blen = (int)strlen(t) - 4 - body;
+
+		fputs(i ? " " : "", f);
+		if (i < 2 || !vfs_arg(t)) {
+			fputs(t, f);
+			continue;
+		}
+		/* traceprobe_expand_dentry_args(): the name, then the
+		 * string at the dentry's name (through the file's) */
+		if (t[strlen(t) - 1] == 'd')
+			fprintf(f, "%.*s+0x0(+0x%llx(%.*s)):string", body, t,
+				(unsigned long long)name, blen, t + body);
+		else
+			fprintf(f, "%.*s+0x0(+0x%llx(+0x%llx(%.*s))):string",
+				body, t, (unsigned long long)name,
+				(unsigned long long)dentry, blen, t + body);
+	}
+	ret = fclose(f) ? -ENOMEM : 0;
+	if (!ret)
+		*out = buf;
+	else
+		free(buf);
+out:
+	dp_argv_free(&a);
+	free(own);
+	return ret;
+}

@@ -58,6 +58,15 @@ void dp_debugdef_lines_free(char **lines);
  */
 int dp_debugdef_check(struct dp_debugdef *c, const char *line,
 		      struct dp_error *e);
+/*
+ * The kernel's traceprobe_expand_dentry_args() on a kprobe or fprobe
+ * line: each "[NAME=]BODY:%pd" becomes "NAME=+0x0(+OFF(BODY)):string" (a
+ * struct dentry's name) and ":%pD" the same through a struct file, the
+ * offsets those of the place's file's debug information.  0 with *@out
+ * (malloc'd), -ENODATA when the line has none, or -EINVAL with @e.
+ */
+int dp_debugdef_vfs_args(struct dp_debugdef *c, const char *line, char **out,
+			 struct dp_error *e);
 /* What the last translation placed, when a function had several copies
  * ("scale: 3 places (2 inlined copies)"), else "". */
 const char *dp_debugdef_note(const struct dp_debugdef *c);

@@ -1111,6 +1111,50 @@ static bool find_member(Dwarf_Die *t, const char *name, Dwarf_Die *m,
 	return false;
 }
 
+/* The byte offset of member path @path ("d_name.name") in @t. */
+static bool member_path(Dwarf_Die *t, const char *path, int64_t *off)
+{
+	char buf[256], *save = NULL, have[8];
+	Dwarf_Die cur = *t, m;
+	int64_t o;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	*off = 0;
+	for (char *tok = strtok_r(buf, ".", &save); tok;
+	     tok = strtok_r(NULL, ".", &save)) {
+		have[0] = '\0';
+		if (!peel(&cur) || !find_member(&cur, tok, &m, &o, have,
+						sizeof(have)))
+			return false;
+		*off += o;
+		if (!die_type(&m, &cur))
+			return !strtok_r(NULL, ".", &save);
+	}
+	return true;
+}
+
+int dp_dbg_member_offset(struct dp_dbg *d, const char *type, const char *path,
+			 int64_t *off)
+{
+	Dwarf_Die *cu = NULL, c;
+	Dwarf_Addr bias;
+
+	while ((cu = dwfl_module_nextcu(d->mod, cu, &bias))) {
+		if (dwarf_child(cu, &c))
+			continue;
+		do {
+			const char *n = die_name(&c);
+
+			if (dwarf_tag(&c) == DW_TAG_structure_type && n &&
+			    !strcmp(n, type) &&
+			    !dwarf_hasattr(&c, DW_AT_declaration) &&
+			    member_path(&c, path, off))
+				return 0;
+		} while (!dwarf_siblingof(&c, &c));
+	}
+	return -ENOENT;
+}
+
 /*
  * A bitfield member @m at byte @member_off of its struct: @v (the member,
  * at v->off) becomes the storage unit that holds it and the bits in it.

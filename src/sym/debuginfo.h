@@ -25,6 +25,10 @@ struct dp_dbg;
 int dp_dbg_open(const char *path, struct dp_dbg **out, char *why,
 		size_t whylen);
 void dp_dbg_close(struct dp_dbg *d);
+/* The offset of member path @path ("d_name.name") in struct @type, as
+ * offsetof() gives it; 0, or -ENOENT. */
+int dp_dbg_member_offset(struct dp_dbg *d, const char *type, const char *path,
+			 int64_t *off);
 
 /* A place in the file: a function and an address in it. */
 struct dp_dbg_place {

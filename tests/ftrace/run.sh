@@ -11,9 +11,11 @@
 #   sh tests/ftrace/run.sh DPROBE [TEST.tc...]
 #
 # ftracetest finds its tracing directory in /proc/mounts ("tracefs" in
-# the line): it runs in a mount namespace of its own where the kernel's
-# tracefs is unmounted and the dprobe mount sits at a path called
-# .../tracefs.  Each test is one line: PASS for ftracetest's PASS and
+# the line, the dprobe mount's fsname "dprobe-tracefs"): it runs in a
+# mount namespace of its own where the kernel's tracefs is unmounted and
+# the dprobe mount sits in its place, /sys/kernel/tracing (the eprobe
+# test cds there).  The mount's kernel lane reads the kernel's tracefs
+# in a namespace of its own.  Each test is one line: PASS for ftracetest's PASS and
 # XFAIL, FAIL for FAIL (the log follows), SKIP with the reason for
 # UNSUPPORTED, UNRESOLVED and UNTESTED (what the test needs that dprobe
 # does not serve yet), and SKIP with what it needs for the tests that
@@ -76,6 +78,11 @@ kernel_only() {
 		echo "probes 256 functions listed in /proc/kallsyms" ;;
 	*/probepoint.tc)
 		echo "probes addresses read from /proc/kallsyms" ;;
+	*/kprobe_args_symbol.tc)
+		echo "reads the kernel's linux_proc_banner, found in" \
+			"/proc/kallsyms, and compares it with /proc/version" ;;
+	*/kprobe_module.tc | */add_remove_tprobe_module.tc)
+		echo "loads a kernel module (modprobe) and probes it" ;;
 	*) return 1 ;;
 	esac
 }
@@ -91,7 +98,8 @@ for c in $ALL; do
 	fi
 done
 
-# inside the namespace: the target, the mount at $W/tracefs, ftracetest
+# inside the namespace: the target, the mount at /sys/kernel/tracing,
+# ftracetest
 cat >"$W/inner.sh" <<'INNER'
 set -u
 W=$1 DPROBE=$2 TARGET=$3 FT=$4
@@ -100,24 +108,28 @@ for d in /sys/kernel/debug/tracing /sys/kernel/tracing; do
 	umount "$d" 2>/dev/null
 done
 grep -q tracefs /proc/mounts && { echo "a tracefs stays mounted" >"$W/why"; exit 3; }
-mkdir -p "$W/tracefs"
+T=/sys/kernel/tracing
+[ -d $T ] || { echo "no $T to mount on" >"$W/why"; exit 3; }
 "$TARGET" >"$W/target.out" 2>&1 &
 tpid=$!
-"$DPROBE" mount "$W/tracefs" -p "$tpid" >"$W/mount.out" 2>&1 &
+"$DPROBE" mount $T -p "$tpid" >"$W/mount.out" 2>&1 &
 mpid=$!
 for _ in $(seq 1 100); do
-	[ -e "$W/tracefs/kprobe_events" ] && break
+	[ -e $T/kprobe_events ] && break
 	sleep 0.05
 done
-if [ ! -e "$W/tracefs/kprobe_events" ]; then
+if [ ! -e $T/kprobe_events ]; then
 	echo "the mount did not come up: $(cat "$W/mount.out")" >"$W/why"
 	kill "$tpid" "$mpid" 2>/dev/null
 	exit 3
 fi
 (cd "$FT" && ./ftracetest -l "$W/logs" "$@" >"$W/ftracetest.out" 2>&1)
-fusermount3 -u "$W/tracefs" 2>/dev/null
-wait "$mpid" 2>/dev/null
+# the target first: its working directory may be in the mount (the
+# chdir the eprobe test watches), which then could not be unmounted
 kill "$tpid" 2>/dev/null
+wait "$tpid" 2>/dev/null
+fusermount3 -u $T 2>/dev/null || kill "$mpid" 2>/dev/null
+wait "$mpid" 2>/dev/null
 exit 0
 INNER
 

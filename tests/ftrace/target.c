@@ -8,18 +8,25 @@
  * run because of what the test did (a fork, a read, a new event
  * directory: tracefs_create_dir() gets "test", the name the char test
  * creates; the file opened is /dev/null, as in the user-memory test,
- * whose vfs_symlink() dentry is a pointer nothing can read), and
- * tracepoints (dprobe's tracepoint.h) named as the kernel's.  No
- * function does anything else.
+ * whose vfs_symlink() dentry is a pointer nothing can read),
+ * tracepoints (dprobe's tracepoint.h) named as the kernel's, and the
+ * system calls the event-probe tests put eprobes on.  No function does
+ * anything else.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-struct file { const char *name; long pos; };
-struct path { const char *name; };
-struct dentry { struct dentry *parent; const char *name; };
+/* the members %pd and %pD read, as the kernel's: a dentry's
+ * d_name.name, a file's f_path.dentry */
+struct qstr { unsigned int hash, len; const char *name; };
+struct dentry { unsigned int d_flags; struct dentry *d_parent;
+		struct qstr d_name; };
+struct path { void *mnt; struct dentry *dentry; };
+struct file { struct path f_path; long pos; };
 struct sock { int family; };
 struct kernel_clone_args { unsigned long flags; int exit_signal; };
 struct filename { const char *name; int refcnt; };
@@ -69,7 +76,7 @@ KFN long vfs_write(struct file *file, const char *buf, unsigned long count,
 
 KFN int vfs_open(const struct path *path, struct file *file)
 {
-	sink += path && path->name ? path->name[0] : 0;
+	sink += path && path->dentry ? path->dentry->d_name.len : 0;
 	return file ? 0 : -1;
 }
 
@@ -152,9 +159,12 @@ KFN long schedule_timeout(long timeout)
 int main(void)
 {
 	char buf[64] = "hello";
-	struct file f = { "/etc/hostname", 0 };
-	struct path p = { "/etc/hostname" };
-	struct dentry root = { NULL, "/" }, d = { &root, "link" };
+	/* the VFS-type tests grep the name of the file whose enable they
+	 * write and read: "enable" */
+	struct dentry root = { 0, NULL, { 0, 1, "/" } };
+	struct dentry d = { 0, &root, { 0, 6, "enable" } };
+	struct path p = { NULL, &d };
+	struct file f = { { NULL, &d }, 0 };
 	struct sock sk = { 2 };
 	struct kernel_clone_args ca = { 0x11, 17 };
 	const struct timespec tick = { 0, 200 * 1000 };
@@ -187,6 +197,12 @@ int main(void)
 		trace_printk_irq_work(NULL);
 		schedule_timeout(1);
 		do_exit(0);
+		/* the system calls the event-probe tests watch: the chdir
+		 * of the add/remove test's shell (its eprobe reads the
+		 * path), the openat of the syntax and duplicate tests */
+		if (chdir("/sys/kernel/tracing"))
+			err = errno;
+		close(openat(AT_FDCWD, "/dev/null", O_RDONLY));
 		nanosleep(&tick, NULL);
 	}
 	return 0;

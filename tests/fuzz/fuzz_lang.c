@@ -5,7 +5,9 @@
  * no crash/leak/UB (ASan/UBSan); an accepted definition's canonical line
  * parses again to the same canonical line; its record can be fetched from
  * a synthetic hit and rendered without reading outside the record; a
- * synthetic event's listing defines the same event again.
+ * synthetic event's listing defines the same event again; an event probe
+ * (e:) fetches from a record of its attached event without reading
+ * outside it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -84,8 +86,20 @@ static void fire(const struct dp_probe *p, FILE *sink)
 	struct dp_hit_ctx ctx = { .regs = &regs, .read_mem = fake_read,
 				  .comm = "fuzz", .ip = 0x401000 };
 	struct dp_rec_meta meta = { .comm = "fuzz", .pid = 1 };
-	static uint8_t rec[65536];
-	size_t n = dp_fetch_record(&p->def, p->event->id, &ctx, rec, sizeof(rec));
+	static uint8_t rec[65536], att[512];
+	size_t n;
+
+	/* an event probe reads a record of the event it is on: bytes
+	 * whose __data_loc words point anywhere, in the record or not */
+	if (p->def.kind == DP_KIND_EPROBE) {
+		for (size_t i = 0; i < sizeof(att); i++)
+			att[i] = (uint8_t)(i * 13 + 5);
+		ctx.rec = att;
+		ctx.rec_len = p->event->attached &&
+			      p->event->attached->fixed_size < sizeof(att) ?
+			      p->event->attached->fixed_size + 64 : sizeof(att);
+	}
+	n = dp_fetch_record(&p->def, p->event->id, &ctx, rec, sizeof(rec));
 
 	if (n) {
 		dp_trace_line(sink, p->event, rec, n, &meta, NULL);

@@ -451,7 +451,7 @@ static void tp_session_end(struct dp_kernel *k, struct dp_registry *reg,
 {
 	char cmd[PATH_MAX + 16];
 
-	dp_ktp_free(&k->kevs[0]);
+	dp_kev_tp_free(&k->kevs[0]);
 	free(k->kevs);
 	dp_kread_free(k);
 	dp_registry_free(reg);

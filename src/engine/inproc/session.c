@@ -595,8 +595,8 @@ static int send_new(struct ip_proc *p, unsigned *n)
 	int ret = 0;
 
 	for (struct dp_event *ev = p->tree->o.reg->events; ev; ev = ev->next)
-		for (struct dp_probe *pr = ev->probes; ev->enabled && pr;
-		     pr = pr->next) {
+		for (struct dp_probe *pr = ev->probes;
+		     ev->enabled && dp_event_placed(ev) && pr; pr = pr->next) {
 			struct dp_error e = { 0 };
 			struct dp_proc_res res;
 			char *line;
@@ -712,8 +712,8 @@ static int send_probes(struct ip_proc *p, char *why, size_t whylen)
 	int ret;
 
 	for (struct dp_event *ev = p->tree->o.reg->events; ev; ev = ev->next)
-		for (struct dp_probe *pr = ev->probes; ev->enabled && pr;
-		     pr = pr->next)
+		for (struct dp_probe *pr = ev->probes;
+		     ev->enabled && dp_event_placed(ev) && pr; pr = pr->next)
 			if ((ret = send_probe(p, pr, why, whylen)))
 				return ret;
 	return 0;
@@ -786,6 +786,8 @@ int proc_switch(struct ip_proc *p, struct dp_event *ev, bool on, char *why,
 	bool any = false;
 	int ret = 0;
 
+	if (!dp_event_placed(ev))
+		return 0;	/* an event probe: its attached event fires it */
 	for (unsigned i = 0; !ret && i < p->nslots; i++) {
 		if (p->slots[i].pr->event != ev || p->slots[i].dropped)
 			continue;

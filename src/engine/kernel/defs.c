@@ -347,43 +347,6 @@ fail:
 
 /* ---- format files ------------------------------------------------------- */
 
-int dp_kformat_next(const char **pos, struct dp_kfield *f)
-{
-	const char *p, *semi, *sp, *br;
-	int sign = 0;
-
-	while ((p = strstr(*pos, "field:"))) {
-		*pos = p + 6;
-		p += 6;
-		while (*p == ' ')
-			p++;
-		semi = strchr(p, ';');
-		if (!semi)
-			return 0;
-		/* the name is the last word of the declaration */
-		for (sp = semi; sp > p && sp[-1] != ' '; sp--)
-			;
-		if (sp == p || (size_t)(sp - 1 - p) >= sizeof(f->type) ||
-		    (size_t)(semi - sp) >= sizeof(f->name))
-			continue;
-		memset(f, 0, sizeof(*f));
-		snprintf(f->type, sizeof(f->type), "%.*s", (int)(sp - 1 - p), p);
-		snprintf(f->name, sizeof(f->name), "%.*s", (int)(semi - sp), sp);
-		br = strchr(f->name, '[');
-		if (br) {
-			f->count = (unsigned)strtoul(br + 1, NULL, 10);
-			f->name[br - f->name] = '\0';
-		}
-		if (sscanf(semi + 1, " offset:%u; size:%u; signed:%d;",
-			   &f->offset, &f->size, &sign) < 2)
-			continue;
-		f->is_signed = sign > 0;
-		*pos = semi + 1;
-		return 1;
-	}
-	return 0;
-}
-
 int dp_kdefs_check_format(const struct dp_event *ev, const char *kformat,
 			  char *why, size_t whylen)
 {

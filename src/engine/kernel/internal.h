@@ -12,6 +12,7 @@
 
 #include "engine/kernel/kernel.h"
 #include "event/event.h"
+#include "event/kformat.h"
 
 /* ---- tracefs.c ---------------------------------------------------------- */
 
@@ -99,16 +100,7 @@ int dp_kdefs_line(const struct dp_kdefs_ctx *c, const struct dp_probe *p,
 int dp_kdefs_check_format(const struct dp_event *ev, const char *kformat,
 			  char *why, size_t whylen);
 
-/* One field line of a `format` file. */
-struct dp_kfield {
-	char type[128];
-	char name[DP_MAX_EVENT_NAME_LEN];
-	unsigned count;		/* NAME[N]: N; else 0 */
-	unsigned offset, size;
-	bool is_signed;
-};
-/* The next "\tfield:" line from *@pos (advanced): 1, 0 at the end. */
-int dp_kformat_next(const char **pos, struct dp_kfield *f);
+/* dp_kformat_next() and struct dp_kfield: event/kformat.h */
 
 /* ---- raw.c -------------------------------------------------------------- */
 

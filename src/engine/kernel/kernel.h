@@ -99,6 +99,11 @@ int dp_kernel_cleanup(FILE *report);
  * event]", sorted, those matching @glob (NULL: all).  0, or -errno with
  * the reason printed on stderr.
  */
+/* engine.h's tracepoint_formats */
+int dp_kernel_tracepoint_formats(const char *glob,
+				 int (*cb)(void *priv, const char *group,
+					   const char *name, const char *format),
+				 void *priv, char *why, size_t whylen);
 int dp_kernel_list_tracepoints(const char *glob, FILE *out);
 
 #endif

@@ -107,4 +107,5 @@ const struct dp_engine_ops dp_kernel_engine = {
 	.cleanup = dp_kernel_cleanup,
 	.list_tracepoints = dp_kernel_list_tracepoints,
 	.tp_named = dp_kernel_tp_named,
+	.tracepoint_formats = dp_kernel_tracepoint_formats,
 };

@@ -212,6 +212,8 @@ static int translate(struct dp_kernel *k, char *why, size_t whylen)
 	int ret;
 
 	for (struct dp_event *ev = o->reg->events; ev; ev = ev->next) {
+		if (!dp_event_placed(ev))
+			continue;	/* tracepoints: dp_ktp_translate() */
 		ret = translate_event(k, &c, ev, why, whylen);
 		if (ret)
 			return ret;
@@ -745,7 +747,7 @@ void dp_kernel_free(struct dp_kernel *k)
 			free(k->kevs[i].refs[j].path);
 		}
 		free(k->kevs[i].refs);
-		dp_ktp_free(&k->kevs[i]);
+		dp_kev_tp_free(&k->kevs[i]);
 	}
 	free(k->kevs);
 	free(k->cpus);

@@ -17,7 +17,7 @@ struct kref {
 	struct dp_probe *pr;
 };
 
-struct ktp;
+struct dp_ktp;
 
 /* One event of the session, as the kernel knows it. */
 struct kev {
@@ -29,7 +29,7 @@ struct kev {
 	bool created;		/* in *_events: to delete */
 	struct kref *refs;
 	size_t nrefs;
-	struct ktp *tp;		/* a tracepoint's record conversion */
+	struct dp_ktp *tp;	/* a tracepoint's record conversion */
 	bool hidden;		/* the program's entry: for symbols only */
 	/* retmiss.c: a hidden entry probe of the return probe @ret_pr,
 	 * and the returns of it never seen; a return event that has one */
@@ -112,6 +112,6 @@ int dp_ktp_enable(struct dp_kernel *k, struct kev *e, char *why,
 /* The record in dprobe's layout for e->ev; NULL if malformed. */
 const uint8_t *dp_ktp_convert(struct dp_kernel *k, const struct kev *e,
 			      const uint8_t *rec, size_t len, size_t *out_len);
-void dp_ktp_free(struct kev *e);
+void dp_kev_tp_free(struct kev *e);
 
 #endif

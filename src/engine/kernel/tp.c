@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernel tracepoints (--kernel -e GROUP:NAME): enabled in the private
- * instance, their fields taken from the kernel's `format` file.  The
- * kernel's print fmt is C and is not interpreted: a record is turned into
- * dprobe's tracepoint layout (integers as they are, every char array and
- * __data_loc/__rel_loc string as a __data_loc string) and printed as
- * name=value pairs, integers in decimal with the format's signedness.
+ * instance, their fields taken from the kernel's `format` file, each
+ * record turned into dprobe's layout of it (event/kformat.h).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -15,159 +12,7 @@
 
 #include "engine/kernel/session.h"
 #include "event/filter.h"
-
-enum tkind { TK_NUM, TK_ARRAY, TK_CHARS, TK_LOC, TK_REL };
-
-struct tfield {
-	enum tkind kind;
-	unsigned koff, ksize;	/* in the kernel's record */
-	unsigned esz, count;	/* arrays */
-	unsigned off;		/* in dprobe's */
-};
-
-struct ktp {
-	struct tfield *f;
-	struct dp_type *types;
-	char (*names)[DP_MAX_EVENT_NAME_LEN];
-	unsigned n;
-	unsigned fixed;
-};
-
-/* How a kernel field is shown, or -1 to leave it out. */
-static int classify(const struct dp_kfield *kf, struct tfield *t)
-{
-	bool chars = strstr(kf->type, "char") != NULL;
-
-	*t = (struct tfield){ .koff = kf->offset, .ksize = kf->size };
-	if (!strncmp(kf->type, "__data_loc", 10) || !strncmp(kf->type, "__rel_loc", 9)) {
-		if (!chars || kf->size != 4)
-			return -1;
-		t->kind = kf->type[2] == 'd' ? TK_LOC : TK_REL;
-		return 0;
-	}
-	if (kf->count) {
-		if (chars) {
-			t->kind = TK_CHARS;
-			return 0;
-		}
-		t->esz = kf->size / kf->count;
-		t->count = kf->count;
-		t->kind = TK_ARRAY;
-		return t->esz == 1 || t->esz == 2 || t->esz == 4 || t->esz == 8 ?
-		       0 : -1;
-	}
-	t->kind = TK_NUM;
-	return kf->size == 1 || kf->size == 2 || kf->size == 4 ||
-	       kf->size == 8 ? 0 : -1;
-}
-
-static int ktp_push(struct ktp *tp, const struct dp_kfield *kf,
-		    const struct tfield *t)
-{
-	unsigned n = tp->n + 1;
-	void *a = realloc(tp->f, n * sizeof(*tp->f));
-
-	if (!a)
-		return -ENOMEM;
-	tp->f = a;
-	a = realloc(tp->types, n * sizeof(*tp->types));
-	if (!a)
-		return -ENOMEM;
-	tp->types = a;
-	a = realloc(tp->names, n * sizeof(*tp->names));
-	if (!a)
-		return -ENOMEM;
-	tp->names = a;
-	tp->f[tp->n] = *t;
-	tp->f[tp->n].off = tp->fixed;
-	snprintf(tp->names[tp->n], sizeof(tp->names[0]), "%s", kf->name);
-	tp->types[tp->n] = (struct dp_type){
-		.kind = t->kind >= TK_CHARS ? DP_T_STRING :
-			kf->is_signed ? DP_T_S : DP_T_U,
-		.size = (uint8_t)(t->kind >= TK_CHARS ? 4 :
-				  t->kind == TK_ARRAY ? t->esz : t->ksize),
-		.count = (uint16_t)t->count,
-	};
-	tp->fixed += t->kind >= TK_CHARS ? 4 : t->ksize;
-	tp->n = n;
-	return 0;
-}
-
-static int ktp_parse(const char *format, struct ktp *tp)
-{
-	const char *pos = format;
-	struct dp_kfield kf;
-	struct tfield t;
-
-	tp->fixed = DP_TP_HEAD_SIZE;
-	while (dp_kformat_next(&pos, &kf) > 0) {
-		if (!strncmp(kf.name, "common_", 7) || classify(&kf, &t))
-			continue;
-		if (ktp_push(tp, &kf, &t))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* dprobe's description of the converted records. */
-static int fill_fields(struct dp_event *ev, const struct ktp *tp)
-{
-	char type[32];
-
-	ev->fields = calloc(tp->n ? tp->n : 1, sizeof(*ev->fields));
-	if (!ev->fields)
-		return -ENOMEM;
-	for (unsigned i = 0; i < tp->n; i++) {
-		const struct dp_type *ty = &tp->types[i];
-		struct dp_field *f = &ev->fields[i];
-		bool str = ty->kind == DP_T_STRING;
-
-		if (str)
-			snprintf(type, sizeof(type), "__data_loc char[]");
-		else
-			snprintf(type, sizeof(type), "%c%u%s",
-				 ty->kind == DP_T_S ? 's' : 'u', ty->size * 8,
-				 ty->count ? "[]" : "");
-		*f = (struct dp_field){
-			.name = tp->names[i], .type = strdup(type),
-			.fclass = str ? DP_FC_STRING :
-				  ty->count ? DP_FC_ARRAY : DP_FC_NUM,
-			.offset = tp->f[i].off,
-			.size = dp_type_fixed_size(ty),
-			.elem_size = ty->size, .count = ty->count,
-			.is_signed = ty->kind == DP_T_S, .ptype = ty,
-		};
-		ev->nfields++;
-		if (!f->type)
-			return -ENOMEM;
-	}
-	ev->fixed_size = tp->fixed;
-	return 0;
-}
-
-/* A new registry event for GROUP:NAME, last in the list. */
-static struct dp_event *reg_add(struct dp_registry *reg, const char *group,
-				const char *name)
-{
-	struct dp_event *ev = calloc(1, sizeof(*ev)), **tail;
-	unsigned id = reg->next_id_base;
-
-	if (!ev || !(ev->probes = calloc(1, sizeof(*ev->probes)))) {
-		free(ev);
-		return NULL;
-	}
-	for (tail = &reg->events; *tail; tail = &(*tail)->next)
-		if ((*tail)->id >= id)
-			id = (*tail)->id + 1;
-	ev->id = id;
-	snprintf(ev->group, sizeof(ev->group), "%s", group);
-	snprintf(ev->name, sizeof(ev->name), "%s", name);
-	ev->kind = DP_KIND_TRACEPOINT;
-	ev->enabled = true;
-	ev->probes->event = ev;
-	*tail = ev;
-	return ev;
-}
+#include "event/kformat.h"
 
 static int add_tracepoint(struct dp_kernel *k, const char *spec, char *why,
 			  size_t whylen)
@@ -176,8 +21,6 @@ static int add_tracepoint(struct dp_kernel *k, const char *spec, char *why,
 	char rel[3 * DP_MAX_EVENT_NAME_LEN], *format;
 	const char *colon = strchr(spec, ':');
 	struct kev *e, *v;
-	int ret;
-
 	if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof(group) ||
 	    strlen(colon + 1) >= sizeof(name) || strchr(colon + 1, '/')) {
 		snprintf(why, whylen, "'%s' is not GROUP:NAME", spec);
@@ -200,12 +43,19 @@ static int add_tracepoint(struct dp_kernel *k, const char *spec, char *why,
 	e = memset(&v[k->nkevs++], 0, sizeof(*e));
 	snprintf(e->kgroup, sizeof(e->kgroup), "%s", group);
 	snprintf(e->kname, sizeof(e->kname), "%s", name);
-	e->tp = calloc(1, sizeof(*e->tp));
-	ret = e->tp ? ktp_parse(format, e->tp) : -ENOMEM;
+	/* the registry's event for it, made from the same format (a dprobe
+	 * mount made it before: its id and layout are kept) */
+	e->tp = dp_ktp_parse(format);
+	e->ev = e->tp ? dp_registry_kernel_tp(k->o.reg, group, name, format) :
+		NULL;
 	free(format);
-	if (!ret && !(e->ev = reg_add(k->o.reg, group, name)))
-		ret = -ENOMEM;
-	return ret ? ret : fill_fields(e->ev, e->tp);
+	if (!e->ev) {
+		snprintf(why, whylen, "%s:%s: out of memory, or an event of "
+			 "that name that is not the kernel's", group, name);
+		return -ENOMEM;
+	}
+	e->ev->enabled = true;
+	return 0;
 }
 
 int dp_ktp_translate(struct dp_kernel *k, char *why, size_t whylen)
@@ -289,88 +139,16 @@ int dp_ktp_enable(struct dp_kernel *k, struct kev *e, char *why,
 	return ret;
 }
 
-/* The bytes of a string field in the kernel's record: 0 or -1. */
-static int kstring(const struct tfield *t, const uint8_t *rec, size_t len,
-		   const uint8_t **s, size_t *n)
-{
-	uint32_t loc;
-	size_t base;
-
-	if (t->kind == TK_CHARS) {
-		*s = rec + t->koff;
-		*n = strnlen((const char *)*s, t->ksize);
-		return 0;
-	}
-	loc = (uint32_t)dp_rec_load(rec + t->koff, 4);
-	/* __rel_loc counts from the end of its own word */
-	base = (t->kind == TK_REL ? t->koff + 4 : 0) + dp_data_loc_off(loc);
-	if (base + dp_data_loc_len(loc) > len)
-		return -1;
-	*s = rec + base;
-	*n = strnlen((const char *)*s, dp_data_loc_len(loc));
-	return 0;
-}
-
-static uint8_t *conv_room(struct dp_kernel *k, size_t need)
-{
-	uint8_t *b;
-
-	if (need <= k->conv_cap)
-		return k->conv;
-	b = realloc(k->conv, need);
-	if (!b)
-		return NULL;
-	k->conv = b;
-	k->conv_cap = need;
-	return b;
-}
-
 const uint8_t *dp_ktp_convert(struct dp_kernel *k, const struct kev *e,
 			      const uint8_t *rec, size_t len, size_t *out_len)
 {
-	const struct ktp *tp = e->tp;
-	size_t dyn = tp->fixed, n, cap = tp->fixed + len + tp->n;
-	const uint8_t *s;
-	uint16_t id = (uint16_t)e->ev->id;
-	uint8_t *out = conv_room(k, cap);
-
-	if (!out || len < DP_TP_HEAD_SIZE)
-		return NULL;
-	memcpy(out, rec, DP_TP_HEAD_SIZE);
-	memcpy(out, &id, 2);
-	for (unsigned i = 0; i < tp->n; i++) {
-		const struct tfield *t = &tp->f[i];
-		uint32_t loc;
-
-		if ((size_t)t->koff + t->ksize > len)
-			return NULL;
-		if (t->kind == TK_NUM || t->kind == TK_ARRAY) {
-			memcpy(out + t->off, rec + t->koff, t->ksize);
-			continue;
-		}
-		/* room for the record's own strings, each once: a record
-		 * whose strings overlap is malformed */
-		if (kstring(t, rec, len, &s, &n) || dyn + n + 1 > cap)
-			return NULL;
-		/* every string ends in a NUL of its own */
-		memcpy(out + dyn, s, n);
-		out[dyn + n] = '\0';
-		loc = dp_data_loc((unsigned)(n + 1), (unsigned)dyn);
-		memcpy(out + t->off, &loc, 4);
-		dyn += n + 1;
-	}
-	*out_len = dyn;
-	return out;
+	return dp_ktp_convert_rec(e->tp, (uint16_t)e->ev->id, rec, len,
+				  &k->conv, &k->conv_cap, out_len);
 }
 
-void dp_ktp_free(struct kev *e)
+void dp_kev_tp_free(struct kev *e)
 {
-	if (!e->tp)
-		return;
-	free(e->tp->f);
-	free(e->tp->types);
-	free(e->tp->names);
-	free(e->tp);
+	dp_ktp_free(e->tp);
 	e->tp = NULL;
 }
 
@@ -422,6 +200,44 @@ int dp_kernel_list_tracepoints(const char *glob, FILE *out)
 		fprintf(stderr, "dprobe: out of memory\n");
 	}
 	free(v);
+	free(text);
+	return ret;
+}
+
+/* ---- formats (a dprobe mount's events/syscalls/) -------------------------- */
+
+int dp_kernel_tracepoint_formats(const char *glob,
+				 int (*cb)(void *priv, const char *group,
+					   const char *name, const char *format),
+				 void *priv, char *why, size_t whylen)
+{
+	char *text, *line, *save = NULL, *format, rel[3 * DP_MAX_EVENT_NAME_LEN];
+	struct dp_tfs t;
+	int ret = dp_tfs_find(&t, why, whylen);
+
+	if (ret)
+		return ret;
+	ret = dp_tfs_read(&t, "available_events", &text, NULL);
+	if (ret) {
+		snprintf(why, whylen, "cannot read %s/available_events: %s",
+			 t.root, dp_kstrerror(ret));
+		return ret;
+	}
+	for (line = strtok_r(text, "\n", &save); line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon || fnmatch(glob, line, 0) ||
+		    strlen(line) >= sizeof(rel) - 16)
+			continue;
+		*colon = '\0';
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", line,
+			 colon + 1);
+		if (dp_tfs_read(&t, rel, &format, NULL))
+			continue;	/* gone since, or not readable */
+		ret = cb(priv, line, colon + 1, format);
+		free(format);
+	}
 	free(text);
 	return ret;
 }

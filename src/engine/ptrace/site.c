@@ -441,7 +441,8 @@ int proc_arm_probes(struct proc *p, bool initial, char *why, size_t whylen)
 	int ret;
 
 	for (struct dp_event *ev = p->tracer->o.reg->events; ev; ev = ev->next) {
-		for (struct dp_probe *pr = ev->probes; pr; pr = pr->next) {
+		for (struct dp_probe *pr = ev->probes; dp_event_placed(ev) && pr;
+		     pr = pr->next) {
 			ret = arm_probe(p, pr, initial, why, whylen);
 			if (ret)
 				return ret;
