@@ -345,11 +345,26 @@ struct xlate {
 	int npl;
 };
 
+/* The errno the kernel's BTF parser returns with each of its errors. */
+static int errno_of(enum dp_err_code code)
+{
+	switch (code) {
+	case DP_ERR_NO_BTFARG:
+	case DP_ERR_NO_RETVAL:
+	case DP_ERR_NO_BTF_FIELD:
+		return ENOENT;
+	case DP_ERR_NOSUP_DAT_ARG:
+		return EOPNOTSUPP;
+	default:
+		return EINVAL;
+	}
+}
+
 static int fail(struct xlate *x, enum dp_err_code code, int index, int offset,
 		const char *why)
 {
-	return dp_error_detail(x->e, x->line, code, EINVAL, index, offset,
-			       "%s", why);
+	return dp_error_detail(x->e, x->line, code, errno_of(code), index,
+			       offset, "%s", why);
 }
 
 /*
