@@ -124,10 +124,13 @@ void dp_eprobe_unlink(struct dp_event *ev)
 
 /* ---- firing -------------------------------------------------------------- */
 
-/* The traced thread's memory, read when the record is delivered. */
+/* The traced process's memory, read when the record is delivered. */
 static int read_task(void *priv, uint64_t addr, void *dst, size_t len)
 {
 	int pid = *(const int *)priv;
+
+	if (pid <= 0)
+		return -EFAULT;	/* no engine vouched for one */
 	struct iovec local = { dst, len };
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
 
@@ -142,7 +145,7 @@ void dp_eprobe_fire(const struct dp_deliver *d, const struct dp_event *att,
 		    const struct dp_symbolizer *sym)
 {
 	static __thread uint8_t *buf;
-	int pid = meta->pid;
+	int pid = meta->mm_pid;
 	struct dp_hit_ctx ctx = {
 		.read_mem = read_task, .priv = &pid, .comm = meta->comm,
 		.pid = meta->pid, .rec = rec, .rec_len = len,

@@ -9,7 +9,9 @@
  * attached event (dp_eprobe_fire()), in whatever process delivers it, so
  * no engine knows of them: an engine only arms the attached event (for
  * its event probes alone when it is "soft").  Memory an argument reads
- * is the traced thread's, read when the record is delivered.
+ * is that of the process the engine says the record is from
+ * (dp_rec_meta.mm_pid, never what the record says: a traced program can
+ * write its rings), read when the record is delivered.
  */
 #ifndef DPROBE_EVENT_EPROBE_H
 #define DPROBE_EVENT_EPROBE_H

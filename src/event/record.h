@@ -49,6 +49,10 @@ struct dp_rec_meta {
 	int pid;		/* thread id */
 	int tgid;
 	const char *comm;	/* NULL: unknown ("<...>") */
+	/* the process whose memory the record's addresses are in, as the
+	 * engine knows it, never as the record says (a traced program can
+	 * write its rings): what an event probe reads; 0: nothing */
+	int mm_pid;
 };
 
 /* Where one field's values lie: @n elements of @esz bytes from @off. */

@@ -300,7 +300,8 @@ Test(eprobe, reads_the_threads_memory)
 	struct dp_sink sink = { .emit = emit, .priv = &seen };
 	struct dp_stats st = { 0 };
 	struct dp_deliver d = { .sink = &sink, .stats = &st };
-	struct dp_rec_meta meta = { .pid = getpid(), .tgid = getpid() };
+	struct dp_rec_meta meta = { .pid = getpid(), .tgid = getpid(),
+				    .mm_pid = getpid() };
 	uint64_t ptr = (uintptr_t)path, bad = 16;
 	uint8_t r[48] = { 0 };
 
@@ -320,6 +321,11 @@ Test(eprobe, reads_the_threads_memory)
 	cr_expect(strstr(seen.text[0], "op: (syscalls.sys_enter_openat) "
 			 "file=\"/dev/null\" dfd=-100\n"), "%s", seen.text[0]);
 	cr_expect(strstr(seen.text[1], "file=(fault)"), "%s", seen.text[1]);
+	/* no engine vouched for the memory: nothing is read */
+	meta.mm_pid = 0;
+	memcpy(r + 24, &ptr, 8);
+	dp_event_deliver(&d, sc->probes, r, sizeof(r), &meta, NULL);
+	cr_expect(strstr(seen.text[2], "file=(fault)"), "%s", seen.text[2]);
 }
 
 Test(eprobe, syscall_lines_are_the_kernels)

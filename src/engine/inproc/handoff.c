@@ -700,6 +700,7 @@ void handoff_take(struct ip_proc *p)
 	struct dp_rec_meta meta = {
 		.ts_ns = r->ts_ns, .cpu = r->cpu, .pid = r->pid,
 		.tgid = r->tgid, .comm = comm,
+		.mm_pid = r->tgid,	/* the helper's tracee, from ptrace */
 	};
 
 	p->have_head = false;

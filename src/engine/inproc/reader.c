@@ -222,6 +222,9 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 		.cpu = (int)DP_AGENT_INFO_CPU(e->info),
 		.pid = st.tid,
 		.tgid = st.pid,
+		/* the image dprobe attached: its rings are in its memory
+		 * (a vfork child's records too) */
+		.mm_pid = p->pid,
 	};
 	meta.comm = comm_of(p, e->ring, st.tid);
 	dp_event_deliver(&d, pr, e->data, e->len, &meta, &p->symbolizer);

@@ -264,6 +264,7 @@ static void record(struct dp_kernel *k, uint8_t *data, size_t len,
 		.ts_ns = ts, .cpu = cpu, .pid = tid,
 		.tgid = t->tgid ? t->tgid : tid,
 		.comm = t->has_comm ? t->comm : NULL,
+		.mm_pid = tid,		/* the kernel's word */
 	};
 	/* it only names the process whose symbols a lookup uses */
 	dp_ksym_symbolizer(k->ksym, meta.tgid, &sym);

@@ -135,6 +135,7 @@ static void hit_meta(struct hit *h)
 	h->meta.ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	h->meta.pid = h->t->tid;
 	h->meta.tgid = h->t->proc->pid;
+	h->meta.mm_pid = h->t->proc->pid;
 	h->meta.comm = h->comm[0] ? h->comm : NULL;
 	h->ctx.comm = h->comm;
 }
