@@ -711,16 +711,28 @@ static void hold_signo(struct inj *in, int sig)
 /*
  * Lower is better: blocked in a system call (not a futex wait), in a
  * futex wait, in the program's own code, in libc or the dynamic linker;
- * one that stopped for a signal comes after all of those.  -1: unusable.
+ * one that stopped for a signal comes after all of those, and one that
+ * blocks SIGTRAP after that.  -1: unusable.
+ *
+ * A thread with SIGTRAP blocked is most likely inside glibc's own
+ * sections with every signal blocked: creating a thread, or ending one
+ * (its thread-specific data and TLS destructors already run).  The
+ * lowest thread id is no sign of the main thread once thread ids wrap
+ * around pid_max, which a program creating threads all the time makes
+ * happen quickly: attached every 0.1 s, such a program had such a thread
+ * chosen every few dozen attaches.
  */
 static int thread_rank(const struct ithread *t, const struct dp_proc_objs *s)
 {
 	const struct dp_proc_obj *o;
 	struct dp_regs r;
+	uint64_t mask = 0;
 	int rank;
 
 	if (!t->stopped || t->gone || t->group_stop || dp_get_regs(t->tid, &r))
 		return -1;
+	if (ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(mask), &mask))
+		mask = 0;
 	if ((int64_t)r.orig_ax >= 0) {
 		rank = r.orig_ax == SYS_futex;
 #ifdef SYS_futex_waitv
@@ -730,7 +742,7 @@ static int thread_rank(const struct ithread *t, const struct dp_proc_objs *s)
 		o = s ? dp_proc_obj_at(s, r.ip) : NULL;
 		rank = o && (o->interp || !obj_rank(o)) ? 3 : 2;
 	}
-	return rank + (t->sig ? 4 : 0);
+	return rank + (t->sig ? 4 : 0) + (mask & SIGBIT(SIGTRAP) ? 8 : 0);
 }
 
 static int choose_thread(struct inj *in)
@@ -829,16 +841,27 @@ static int save_state(struct inj *in)
 }
 
 /*
- * The state for the calls: every signal blocked but the synchronous ones
- * the program has unblocked (blocking those would make the kernel reset
- * their handler when the call raises one), and a clean x87/SSE control
- * state as the ABI expects at a call (the program may have been stopped
- * mid-way through x87 code).
+ * The state for the calls: every signal blocked but the synchronous ones,
+ * and a clean x87/SSE control state as the ABI expects at a call (the
+ * program may have been stopped mid-way through x87 code).
+ *
+ * The synchronous signals are unblocked even when the thread had them
+ * blocked: one raised by an instruction while blocked makes the kernel
+ * reset its action to SIG_DFL (force_sig) before we see it, for good.
+ * The calling thread may well block them all: glibc blocks every signal
+ * while it creates a thread and while a thread ends, and a churning
+ * program has threads there at any moment.  The agent's int3s (its
+ * guards on libc's sigaction() and mask functions, armed while it has
+ * probes) are met by dprobe_agent_attach() itself; with SIGTRAP blocked
+ * the first one reset the agent's SIGTRAP action, the call was abandoned
+ * half-way and every later int3 of the agent killed the process.
+ * Unblocked, the trap goes to the handler the process has (on_signal()).
+ * The thread's own mask is back after the calls (restore_state()).
  */
 static int enter_call_state(struct inj *in)
 {
 	pid_t tid = in->call->tid;
-	uint64_t mask = ~0ull & ~(SYNC_SIGS & ~in->mask0);
+	uint64_t mask = ~0ull & ~SYNC_SIGS;
 	struct user_fpregs_struct fp;
 
 	if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask))
