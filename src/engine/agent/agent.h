@@ -272,6 +272,8 @@ struct dp_site {
 	uint64_t slot;			/* 0 when the instruction needs none */
 	struct kprobe *probes;		/* linked by __next, RCU-style */
 	int armed;			/* our int3 is in the code */
+	bool counted;			/* armed for a probe that is not a
+					 * guard of signal.c (site.c) */
 
 	/* jump optimisation (opt.c), under the mutex unless said */
 	uint64_t step;			/* read by the trap: when non-zero, the
@@ -388,8 +390,16 @@ DP_HIDDEN extern struct dp_where dp_where;
 
 DP_HIDDEN int dp_signals_install(void);
 /* Guard libc's own sigaction() and mask functions when ours do not
- * interpose (libdprobe.so was dlopen()ed). */
+ * interpose (libdprobe.so was dlopen()ed): registered, not armed. */
 DP_HIDDEN void dp_signals_guard(void);
+/* @p is one of those guards (armed only while another probe is). */
+DP_HIDDEN bool dp_signals_is_guard(const struct kprobe *p);
+/*
+ * Arm the guards (and take back our actions the program replaced while
+ * none was armed), or disarm them once every trap taken on an int3 of
+ * ours has reached our handler.  Under the mutex (site.c).
+ */
+DP_HIDDEN void dp_signals_guard_set(bool on);
 /* The signal return trampoline our actions use (never probed). */
 DP_HIDDEN uint64_t dp_sigreturn_addr(void);
 DP_HIDDEN void dp_chain(int sig, siginfo_t *si, ucontext_t *uc);
