@@ -40,6 +40,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <ucontext.h>
 
 #include "arch/arch.h"
@@ -154,6 +155,12 @@ static inline void dp_gp_leave(dp_gp_t c)
 
 /* /proc/self/mem opened in this thread's table now (0 or -errno). */
 DP_HIDDEN int dp_text_prepare(void);
+/*
+ * The program-table /proc/self/mem descriptor, forgotten here (a later
+ * write opens it again), and the file it was opened on (*@dev, *@ino):
+ * the caller closes it if the number still names that file.  -1: none.
+ */
+DP_HIDDEN int dp_text_take_fd(dev_t *dev, ino_t *ino);
 /*
  * Write @len bytes of our own code at @addr through /proc/self/mem, which
  * writes through read-only mappings as ptrace does, without changing page
