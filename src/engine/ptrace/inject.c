@@ -158,6 +158,7 @@ struct inj {
 	struct dp_proc *proc;	/* its objects, from before the attach */
 	int seccomp_nr;		/* a system call we failed with EPERM, or -1 */
 	const char *cur;	/* the call running */
+	unsigned int flags;	/* DP_INJECT_* */
 	siginfo_t held[MAX_HELD];	/* signals ptrace took off the thread */
 	int nheld;
 	char *why;
@@ -1315,14 +1316,121 @@ static int check_args(struct inj *in, const char *lib, const char *fn,
 	return 0;
 }
 
+/* ---- DP_INJECT_AGENT_SIGNALS ------------------------------------------- */
+
+/* The functions the agent guards, and what sigaction() jumps to in glibc. */
+static const char *const guarded_fns[] = {
+	"sigaction", "__libc_sigaction", "sigprocmask", "pthread_sigmask",
+};
+
+#define MAX_GUARDED	8
+#define STEP_OUT_MAX	10000	/* instructions, at most, per thread */
+
+struct fn_range {
+	uint64_t lo, hi;
+};
+
+/* Where the guarded functions are in the C library: the number found. */
+static int guarded_ranges(struct inj *in, struct fn_range *v)
+{
+	const struct dp_proc_objs *s = dp_proc_objs(in->proc);
+	int n = 0;
+
+	for (size_t i = 0; s && i < s->n; i++) {
+		const struct dp_proc_obj *o = &s->v[i];
+
+		if (o->main || obj_rank(o) || !o->elf)
+			continue;
+		for (size_t k = 0; k < sizeof(guarded_fns) /
+			sizeof(guarded_fns[0]) && n < MAX_GUARDED; k++) {
+			struct dp_elf_sym sym;
+
+			if (dp_elf_lookup(o->elf, guarded_fns[k], &sym) ||
+			    sym.type != STT_FUNC || !sym.size)
+				continue;
+			v[n].lo = sym.value + o->bias;
+			v[n++].hi = sym.value + o->bias + sym.size;
+		}
+	}
+	return n;
+}
+
+/* Past the first instruction of one of them (at it, the guard catches). */
+static bool in_guarded(const struct fn_range *v, int n, uint64_t ip,
+		       bool past_entry)
+{
+	for (int i = 0; i < n; i++)
+		if (ip >= v[i].lo + past_entry && ip < v[i].hi)
+			return true;
+	return false;
+}
+
+/*
+ * No thread may be inside those functions when the agent arms its int3
+ * guards on them: it would finish the call unguarded, so a thread that
+ * had passed the int3 of pthread_sigmask(SIG_BLOCK, every signal) blocks
+ * SIGTRAP after all (and its next pthread_sigmask() meets the int3 with
+ * it blocked: the kernel kills), and one inside sigaction() may put its
+ * own action over the agent's.  Such a thread (out_of_loader() lets
+ * threads in the C library leave it, but only for so long) is single-
+ * stepped until it has returned to its caller: out of them all, its
+ * stack pointer above where it was.  SIGTRAP is unblocked first: a step's
+ * trap with SIGTRAP blocked would reset the program's action.
+ */
+static void step_out(struct inj *in)
+{
+	struct fn_range v[MAX_GUARDED];
+	int n = guarded_ranges(in, v);
+
+	for (size_t i = 0; n && i < in->n; i++) {
+		struct ithread *t = &in->t[i];
+		uint64_t sp0, mask;
+		struct dp_regs r;
+		int status;
+
+		if (!t->stopped || t->gone || t->group_stop || t->sig ||
+		    dp_get_regs(t->tid, &r) || (int64_t)r.orig_ax >= 0 ||
+		    !in_guarded(v, n, r.ip, true))
+			continue;
+		if (!ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(mask),
+			    &mask) && (mask & SIGBIT(SIGTRAP))) {
+			mask &= ~SIGBIT(SIGTRAP);
+			ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(mask),
+			       &mask);
+		}
+		sp0 = r.sp;
+		for (int k = 0; k < STEP_OUT_MAX; k++) {
+			if (ptrace(PTRACE_SINGLESTEP, t->tid, NULL, NULL) ||
+			    wait_tid(t->tid, &status, deadline_ms(1000)) != 1) {
+				t->stopped = false;	/* detach_others() waits */
+				break;
+			}
+			if (classify(status) == ST_GONE) {
+				t->gone = true;
+				break;
+			}
+			/* a signal that came first: kept for the detach */
+			if (WIFSTOPPED(status) && WSTOPSIG(status) != SIGTRAP &&
+			    !(status >> 16))
+				t->sig = WSTOPSIG(status);
+			if (t->sig || dp_get_regs(t->tid, &r) ||
+			    (!in_guarded(v, n, r.ip, false) && r.sp > sp0))
+				break;
+		}
+	}
+}
+
 /* Attach, pick and prepare the calling thread, map the stub. */
 static int prepare(struct inj *in, const char *lib, const char *fn,
 		   const char *arg)
 {
 	int err;
 
-	if ((err = attach_all(in)) || (err = choose_thread(in)) ||
-	    (err = settle(in)))
+	if ((err = attach_all(in)))
+		return err;
+	if (in->flags & DP_INJECT_AGENT_SIGNALS)
+		step_out(in);
+	if ((err = choose_thread(in)) || (err = settle(in)))
 		return err;
 	if ((err = dp_mm_open(&in->mm, in->pid))) {
 		say(in, "cannot open the memory of process %d: %s", in->pid,
@@ -1342,11 +1450,40 @@ static int prepare(struct inj *in, const char *lib, const char *fn,
 	return map_region(in, lib, fn, arg);
 }
 
+/*
+ * DP_INJECT_AGENT_SIGNALS, after the calls: every stopped thread's mask
+ * without SIGTRAP, the calling thread's in the mask restore_state() puts
+ * back.
+ */
+static void unblock_trap(struct inj *in)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		struct ithread *t = &in->t[i];
+		uint64_t mask;
+
+		if (t == in->call || !t->stopped || t->gone ||
+		    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(mask),
+			   &mask) || !(mask & SIGBIT(SIGTRAP)))
+			continue;
+		mask &= ~SIGBIT(SIGTRAP);
+		ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(mask), &mask);
+	}
+	in->mask0 &= ~SIGBIT(SIGTRAP);
+}
+
 int dp_ptrace_inject(pid_t pid, const char *lib, const char *fn,
 		     const char *arg, long *ret, char *why, size_t whylen)
 {
+	return dp_ptrace_inject_flags(pid, lib, fn, arg, 0, ret, why, whylen);
+}
+
+int dp_ptrace_inject_flags(pid_t pid, const char *lib, const char *fn,
+			   const char *arg, unsigned int flags, long *ret,
+			   char *why, size_t whylen)
+{
 	struct inj in = { .pid = pid, .why = why, .whylen = whylen,
-			  .mm = { .mem_fd = -1 }, .seccomp_nr = -1 };
+			  .mm = { .mem_fd = -1 }, .seccomp_nr = -1,
+			  .flags = flags };
 	struct dl_fns dl;
 	long v = 0;
 	int err;
@@ -1361,6 +1498,8 @@ int dp_ptrace_inject(pid_t pid, const char *lib, const char *fn,
 		err = prepare(&in, lib, fn, arg);
 	if (!err)
 		err = run_calls(&in, &dl, lib, fn, &v);
+	if (!err && (flags & DP_INJECT_AGENT_SIGNALS))
+		unblock_trap(&in);
 	if (err == -ETIMEDOUT && in.region) {
 		let_go(&in);
 		say(&in, "%s() did not return within %u ms in thread %d of "

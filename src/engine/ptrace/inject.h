@@ -111,4 +111,22 @@ extern unsigned int dp_ptrace_inject_timeout_ms;
 int dp_ptrace_inject(pid_t pid, const char *lib, const char *fn,
 		     const char *arg, long *ret, char *why, size_t whylen);
 
+/*
+ * The same, with @flags:
+ *   DP_INJECT_AGENT_SIGNALS  the library (libdprobe.so) owns SIGTRAP and,
+ *       from the call on, guards the C library's sigaction(),
+ *       sigprocmask() and pthread_sigmask() with int3s, which kill a
+ *       thread that executes one with SIGTRAP blocked.  So before the
+ *       calls a thread stopped inside one of those functions is single-
+ *       stepped until it has returned (it would finish the call unguarded),
+ *       and once the function has returned SIGTRAP is unblocked in every
+ *       thread (the calling thread's restored mask too).  A thread inside
+ *       sigsuspend(), sigtimedwait(), ppoll() and the like gets its own
+ *       mask back from the kernel when that call ends, SIGTRAP as it was.
+ */
+#define DP_INJECT_AGENT_SIGNALS	1u
+int dp_ptrace_inject_flags(pid_t pid, const char *lib, const char *fn,
+			   const char *arg, unsigned int flags, long *ret,
+			   char *why, size_t whylen);
+
 #endif
