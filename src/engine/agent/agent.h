@@ -401,12 +401,19 @@ DP_HIDDEN int dp_signals_install(void);
 DP_HIDDEN void dp_signals_guard(void);
 /* @p is one of those guards (armed only while another probe is). */
 DP_HIDDEN bool dp_signals_is_guard(const struct kprobe *p);
+/* ...and whether their int3s are to be in the code now (the mutex). */
+DP_HIDDEN bool dp_signals_guard_armed(void);
 /*
- * Arm the guards (and take back our actions the program replaced while
- * none was armed), or disarm them once every trap taken on an int3 of
- * ours has reached our handler.  Under the mutex (site.c).
+ * The guards are armed while some site other than theirs is armed (@on,
+ * from site.c, under the mutex) or a session of dprobe's is on (@on,
+ * from channel.c; takes the mutex).  Armed, our actions the program
+ * replaced while none was armed are taken back; disarmed, once every
+ * trap taken on an int3 of ours has reached our handler.
  */
 DP_HIDDEN void dp_signals_guard_set(bool on);
+DP_HIDDEN void dp_signals_guard_session(bool on);
+/* Every byte was put back (dp_sites_disarm_all()): not wanted by anyone. */
+DP_HIDDEN void dp_signals_guard_forget(void);
 /* The signal return trampoline our actions use (never probed). */
 DP_HIDDEN uint64_t dp_sigreturn_addr(void);
 DP_HIDDEN void dp_chain(int sig, siginfo_t *si, ucontext_t *uc);

@@ -653,6 +653,7 @@ static void end_session(bool bye)
 	struct fd_id wid = watch_id, mid;
 
 	dp_ev_clear();
+	dp_signals_guard_session(false);
 	mem = dp_text_take_fd(&mid.dev, &mid.ino);
 	unpublish_env();
 	if (is_worker) {
@@ -914,6 +915,9 @@ static int hello(int fd, const char *extra)
 		return -EBUSY;		/* attached already */
 	ctl_fd = fd;
 	ctl_id = fd_id(fd);
+	/* injected: the guards now, while dprobe has every thread stopped
+	 * (signal.c); until end_session() */
+	dp_signals_guard_session(true);
 	/*
 	 * What threads of the program and hits use is made now, in the
 	 * program's table, while none of its threads can open anything
@@ -1048,6 +1052,7 @@ static void atfork_child(void)
 	memset(looks, 0, sizeof(looks));
 	if (!still_ours(parent, parent_id)) {
 		dp_ev_forget_in_child();
+		dp_signals_guard_session(false);
 		return;
 	}
 	if (hub_fd < 0) {
@@ -1058,7 +1063,9 @@ static void atfork_child(void)
 	}
 	close(parent);
 	if (hub_fd < 0 || follow_child()) {
+		/* the parent's session is not the child's: its guards go */
 		dp_ev_forget_in_child();
+		dp_signals_guard_session(false);
 		close_ours(&hub_fd, &hub_id);
 		dp_ev_set_follow(false);
 	}

@@ -31,8 +31,8 @@
  * happens at the instruction level, with a trap per call.
  *
  * Those guards are int3s in libc, there only while some other probe is
- * armed (site.c counts them and calls dp_signals_guard_set()): every
- * byte of the process is its own again once dprobe detaches, and a
+ * armed (site.c counts them) or a session of dprobe's is on (channel.c):
+ * every byte of the process is its own again once dprobe detaches, and a
  * thread that blocks SIGTRAP (which an int3 then kills) meets none of
  * them between sessions.  Our actions stay installed for good, whatever
  * is armed: a thread that trapped on an int3 of ours an instant before
@@ -394,16 +394,22 @@ static int guard_sigmask(struct kprobe *p, struct pt_regs *regs)
 	return guard_return(regs, caller, 0);
 }
 
-/* Registered disabled at load; armed by dp_signals_guard_set(). */
+/*
+ * Registered at load, and enabled for good: their int3s are written and
+ * removed by site.c as guards_on says (dp_signals_guard_armed()), never
+ * by disabling them.  A disabled guard whose int3 is still there would
+ * let a thread through unguarded: pthread_sigmask(SIG_BLOCK, every
+ * signal) blocking SIGTRAP, and its next pthread_sigmask() an instant
+ * later meeting the int3 not yet removed, with SIGTRAP blocked.
+ */
 static struct kprobe guards[] = {
 	/* they change regs->ip: never optimised */
 	{ .symbol_name = "libc.so.6:sigaction", .pre_handler = guard_sigaction,
-	  .flags = KPROBE_FLAG_NOOPT | KPROBE_FLAG_DISABLED },
+	  .flags = KPROBE_FLAG_NOOPT },
 	{ .symbol_name = "libc.so.6:sigprocmask", .pre_handler = guard_sigmask,
-	  .flags = KPROBE_FLAG_NOOPT | KPROBE_FLAG_DISABLED },
+	  .flags = KPROBE_FLAG_NOOPT },
 	{ .symbol_name = "libc.so.6:pthread_sigmask",
-	  .pre_handler = guard_sigmask,
-	  .flags = KPROBE_FLAG_NOOPT | KPROBE_FLAG_DISABLED },
+	  .pre_handler = guard_sigmask, .flags = KPROBE_FLAG_NOOPT },
 };
 #define NGUARDS (sizeof(guards) / sizeof(guards[0]))
 static bool guarding;		/* some guard is registered (->__site set) */
@@ -517,27 +523,30 @@ static void wait_traps_delivered(void)
 }
 
 /*
- * Under the registration mutex, from site.c: arm the guards (@on) before
- * the first other probe is armed, disarm them after the last is gone.
+ * The guards are wanted by armed sites (site.c) and by a session of
+ * dprobe's that injected us (channel.c): the session takes them while
+ * dprobe has every thread stopped, having stepped any thread inside those
+ * functions out of them, and dprobe then unblocks SIGTRAP in each
+ * (DP_INJECT_AGENT_SIGNALS): no thread can be inside its own "block
+ * every signal ... restore the mask" when they come (the restore would
+ * meet the int3 with SIGTRAP blocked, which kills), nor replace our
+ * actions between our look at them and the guard.  Under the
+ * registration mutex.
  */
-void dp_signals_guard_set(bool on)
+static bool guards_on, sites_want, session_wants;
+
+static void guards_apply(void)
 {
-	if (!guarding)
+	bool on = sites_want || session_wants;
+
+	if (!guarding || on == guards_on)
 		return;
 	if (!on)
 		wait_traps_delivered();
-	for (size_t i = 0; i < NGUARDS; i++) {
-		if (!guards[i].__site)
-			continue;
-		if (on)
-			__atomic_fetch_and(&guards[i].flags,
-					   ~KPROBE_FLAG_DISABLED,
-					   __ATOMIC_RELEASE);
-		else
-			__atomic_fetch_or(&guards[i].flags, KPROBE_FLAG_DISABLED,
-					  __ATOMIC_RELEASE);
-		dp_site_update(guards[i].__site);
-	}
+	guards_on = on;
+	for (size_t i = 0; i < NGUARDS; i++)
+		if (guards[i].__site)
+			dp_site_update(guards[i].__site);
 	if (on) {
 		/* after the guard on sigaction(): the program's next call
 		 * reaches its own copy, not the kernel */
@@ -549,6 +558,30 @@ void dp_signals_guard_set(bool on)
 		/* a trap on a guard an instant before it went */
 		wait_traps_delivered();
 	}
+}
+
+void dp_signals_guard_set(bool on)
+{
+	sites_want = on;
+	guards_apply();
+}
+
+void dp_signals_guard_session(bool on)
+{
+	dp_lock();
+	session_wants = on;
+	guards_apply();
+	dp_unlock();
+}
+
+void dp_signals_guard_forget(void)
+{
+	sites_want = session_wants = guards_on = false;
+}
+
+bool dp_signals_guard_armed(void)
+{
+	return guards_on;
 }
 
 /* ---- the program's side ------------------------------------------------ */

@@ -75,6 +75,10 @@ void dp_site_recover(uint64_t addr, uint8_t *buf, size_t len)
 	}
 }
 
+/*
+ * Some probe on @s is enabled (a guard counts only while the guards are
+ * to be armed); *@user: one that is not a guard.
+ */
 static bool wants_arming(const struct dp_site *s, bool *user)
 {
 	bool want = false;
@@ -83,9 +87,11 @@ static bool wants_arming(const struct dp_site *s, bool *user)
 	for (const struct kprobe *p = s->probes; p; p = p->__next) {
 		if (kprobe_disabled(p))
 			continue;
-		want = true;
 		if (!dp_signals_is_guard(p))
 			*user = true;
+		else if (!dp_signals_guard_armed())
+			continue;
+		want = true;
 	}
 	return want;
 }
@@ -153,11 +159,9 @@ void dp_sites_disarm_all(void)
 		dp_text_write(s->addr, s->insn.bytes, 1, &int3);
 		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 	}
-	/* the guards' sites went above: only their probes are disabled */
-	if (armed_users) {
-		armed_users = 0;
-		dp_signals_guard_set(false);
-	}
+	/* the guards' sites went above with the rest: none is wanted now */
+	armed_users = 0;
+	dp_signals_guard_forget();
 }
 
 /*
