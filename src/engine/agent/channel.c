@@ -915,8 +915,11 @@ static int hello(int fd, const char *extra)
 		return -EBUSY;		/* attached already */
 	ctl_fd = fd;
 	ctl_id = fd_id(fd);
-	/* injected: the guards now, while dprobe has every thread stopped
-	 * (signal.c); until end_session() */
+	/*
+	 * Injected, the guards on libc's signal functions now, while dprobe
+	 * has every thread stopped, until end_session() (signal.c); launched,
+	 * our own functions interpose and there are none.
+	 */
 	dp_signals_guard_session(true);
 	/*
 	 * What threads of the program and hits use is made now, in the
