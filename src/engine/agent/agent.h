@@ -40,6 +40,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <ucontext.h>
 
 #include "arch/arch.h"
@@ -154,6 +155,12 @@ static inline void dp_gp_leave(dp_gp_t c)
 
 /* /proc/self/mem opened in this thread's table now (0 or -errno). */
 DP_HIDDEN int dp_text_prepare(void);
+/*
+ * The program-table /proc/self/mem descriptor, forgotten here (a later
+ * write opens it again), and the file it was opened on (*@dev, *@ino):
+ * the caller closes it if the number still names that file.  -1: none.
+ */
+DP_HIDDEN int dp_text_take_fd(dev_t *dev, ino_t *ino);
 /*
  * Write @len bytes of our own code at @addr through /proc/self/mem, which
  * writes through read-only mappings as ptrace does, without changing page
@@ -272,6 +279,8 @@ struct dp_site {
 	uint64_t slot;			/* 0 when the instruction needs none */
 	struct kprobe *probes;		/* linked by __next, RCU-style */
 	int armed;			/* our int3 is in the code */
+	bool counted;			/* armed for a probe that is not a
+					 * guard of signal.c (site.c) */
 
 	/* jump optimisation (opt.c), under the mutex unless said */
 	uint64_t step;			/* read by the trap: when non-zero, the
@@ -388,8 +397,23 @@ DP_HIDDEN extern struct dp_where dp_where;
 
 DP_HIDDEN int dp_signals_install(void);
 /* Guard libc's own sigaction() and mask functions when ours do not
- * interpose (libdprobe.so was dlopen()ed). */
+ * interpose (libdprobe.so was dlopen()ed): registered, not armed. */
 DP_HIDDEN void dp_signals_guard(void);
+/* @p is one of those guards (armed only while another probe is). */
+DP_HIDDEN bool dp_signals_is_guard(const struct kprobe *p);
+/* ...and whether their int3s are to be in the code now (the mutex). */
+DP_HIDDEN bool dp_signals_guard_armed(void);
+/*
+ * The guards are armed while some site other than theirs is armed (@on,
+ * from site.c, under the mutex) or a session of dprobe's is on (@on,
+ * from channel.c; takes the mutex).  Armed, our actions the program
+ * replaced while none was armed are taken back; disarmed, once every
+ * trap taken on an int3 of ours has reached our handler.
+ */
+DP_HIDDEN void dp_signals_guard_set(bool on);
+DP_HIDDEN void dp_signals_guard_session(bool on);
+/* Every byte was put back (dp_sites_disarm_all()): not wanted by anyone. */
+DP_HIDDEN void dp_signals_guard_forget(void);
 /* The signal return trampoline our actions use (never probed). */
 DP_HIDDEN uint64_t dp_sigreturn_addr(void);
 DP_HIDDEN void dp_chain(int sig, siginfo_t *si, ucontext_t *uc);

@@ -583,18 +583,20 @@ static bool wait_message(void)
  * thread stays in the program's table as the worker's keeper: at the
  * worker's request it closes dprobe's end of an injected pair once
  * dprobe took it and, at the end of the session, the program's copies
- * of the channel, the hub and the eventfd (by identity: the program may
- * have closed them and opened others); the worker then says BYE on its
- * own copy.  The keeper ends there, the worker after (its table goes
- * with it).  Both are made by start_thread(), not one by the other: a
- * thread that makes a thread takes the loader's TLS lock, which a
- * thread of the program waiting in dp_dlwatch_stub() holds.
+ * of the channel, the hub, the eventfd and /proc/self/mem (by identity:
+ * the program may have closed them and opened others); the worker then
+ * says BYE on its own copy.  The keeper ends there, the worker after (its
+ * table goes with it).  Both are made by start_thread(), not one by the
+ * other: a thread that makes a thread takes the loader's TLS lock, which
+ * a thread of the program waiting in dp_dlwatch_stub() holds.
  */
+#define KEEPER_FDS 4	/* the channel, the hub, the eventfd, /proc/self/mem */
+
 static struct {
 	sem_t req, done;
 	int n;
-	int fd[4];
-	struct fd_id id[4];
+	int fd[KEEPER_FDS];
+	struct fd_id id[KEEPER_FDS];
 	bool last;		/* the keeper ends after this request */
 } keeper;
 
@@ -603,7 +605,7 @@ static struct fd_id peer_id;
 
 static void keeper_add(int fd, struct fd_id id)
 {
-	if (fd >= 0 && keeper.n < 4) {
+	if (fd >= 0 && keeper.n < KEEPER_FDS) {
 		keeper.fd[keeper.n] = fd;
 		keeper.id[keeper.n++] = id;
 	}
@@ -639,13 +641,20 @@ static void *keeper_thread(void *arg)
  * The session is over: every probe out, the environment back, our
  * descriptors closed, in every table they are in.  @bye: dprobe asked
  * (DETACH), it is told when all is done.  Under ctl_mutex.
+ *
+ * /proc/self/mem goes too: after dp_ev_clear() nothing of ours is left
+ * in the code, and a process dprobe detached from keeps no descriptor of
+ * ours (the next attach opens it again while the program's threads are
+ * stopped; a write before that opens it when it is needed).
  */
 static void end_session(bool bye)
 {
-	int watch = dp_dlwatch_stop();
-	struct fd_id wid = watch_id;
+	int watch = dp_dlwatch_stop(), mem;
+	struct fd_id wid = watch_id, mid;
 
 	dp_ev_clear();
+	dp_signals_guard_session(false);
+	mem = dp_text_take_fd(&mid.dev, &mid.ino);
 	unpublish_env();
 	if (is_worker) {
 		__atomic_store_n(&look_pid, 0, __ATOMIC_RELEASE);
@@ -655,12 +664,16 @@ static void end_session(bool bye)
 			keeper_add(ctl_fd, ctl_id);
 			keeper_add(hub_fd, hub_id);
 			keeper_add(watch, wid);
+			/* in the program's table only */
+			keeper_add(mem, mid);
+			mem = -1;
 		}
 		keeper_call(true);
 		is_worker = false;
 	}
 	if (bye)
 		ctl_send("BYE");
+	close_ours(&mem, &mid);
 	close_ours(&watch, &wid);
 	close_ours(&hub_fd, &hub_id);
 	close_ours(&ctl_fd, &ctl_id);
@@ -903,6 +916,12 @@ static int hello(int fd, const char *extra)
 	ctl_fd = fd;
 	ctl_id = fd_id(fd);
 	/*
+	 * Injected, the guards on libc's signal functions now, while dprobe
+	 * has every thread stopped, until end_session() (signal.c); launched,
+	 * our own functions interpose and there are none.
+	 */
+	dp_signals_guard_session(true);
+	/*
 	 * What threads of the program and hits use is made now, in the
 	 * program's table, while none of its threads can open anything
 	 * (see the control thread's descriptors above); a failure shows
@@ -1036,6 +1055,7 @@ static void atfork_child(void)
 	memset(looks, 0, sizeof(looks));
 	if (!still_ours(parent, parent_id)) {
 		dp_ev_forget_in_child();
+		dp_signals_guard_session(false);
 		return;
 	}
 	if (hub_fd < 0) {
@@ -1046,7 +1066,9 @@ static void atfork_child(void)
 	}
 	close(parent);
 	if (hub_fd < 0 || follow_child()) {
+		/* the parent's session is not the child's: its guards go */
 		dp_ev_forget_in_child();
+		dp_signals_guard_session(false);
 		close_ours(&hub_fd, &hub_id);
 		dp_ev_set_follow(false);
 	}

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +37,8 @@ static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
 /* /proc/self/mem in the program's descriptor table (see dp_own_files()) */
 static int mem_fd = -1;
 static pid_t mem_pid;
+static dev_t mem_dev;		/* ...and what it names: the program may */
+static ino_t mem_ino;		/* close the number and reuse it */
 /* ... and in the control thread's own table, while it has one */
 static int own_mem_fd = -1;
 static __thread bool own_files __attribute__((tls_model("initial-exec")));
@@ -472,6 +475,19 @@ static void keep_only(const int *keep, int n)
  */
 int dp_own_files(const int *keep, int n)
 {
+	/*
+	 * Refused (a seccomp filter, an old kernel): the thread stays in the
+	 * program's table and nothing is closed (keep_only() must only ever
+	 * run on a copy, or it would close the program's descriptors).  That
+	 * is a safe fallback: every caller tests dp_own_files_now() and then
+	 * works in the program's table as the other threads do (the keeper
+	 * only ends, files for exec.c are read by the thread that asks, text
+	 * is written through the program-table /proc/self/mem, everything is
+	 * closed by identity at the end); what is lost is only that a
+	 * descriptor the control thread makes takes the lowest free number
+	 * for a moment, so an open() of the program's at that instant may
+	 * get the next one.
+	 */
 	if (unshare(CLONE_FILES))
 		return -errno;
 	keep_only(keep, n);
@@ -491,6 +507,7 @@ bool dp_own_files_now(void)
 static int mem_open(void)
 {
 	pid_t pid = getpid();
+	struct stat st;
 
 	if (own_files) {
 		if (own_mem_fd < 0)
@@ -506,7 +523,24 @@ static int mem_open(void)
 		return -errno;
 	mem_fd = dp_fd_high(mem_fd, true);
 	mem_pid = pid;
+	if (!fstat(mem_fd, &st)) {
+		mem_dev = st.st_dev;
+		mem_ino = st.st_ino;
+	}
 	return mem_fd;
+}
+
+int dp_text_take_fd(dev_t *dev, ino_t *ino)
+{
+	int fd;
+
+	dp_lock();
+	fd = mem_pid == getpid() ? mem_fd : -1;
+	*dev = mem_dev;
+	*ino = mem_ino;
+	mem_fd = -1;
+	dp_unlock();
+	return fd;
 }
 
 int dp_text_prepare(void)

@@ -29,13 +29,29 @@
  * entry, signal(), sysv_signal(), sigset()..., goes through one of them)
  * and does their work from the pre handler: the "interposition" then
  * happens at the instruction level, with a trap per call.
+ *
+ * Those guards are int3s in libc, there only while some other probe is
+ * armed (site.c counts them) or a session of dprobe's is on (channel.c):
+ * every byte of the process is its own again once dprobe detaches, and a
+ * thread that blocks SIGTRAP (which an int3 then kills) meets none of
+ * them between sessions.  Our actions stay installed for good, whatever
+ * is armed: a thread that trapped on an int3 of ours an instant before
+ * it went may take the signal later, and must find our handler then.
+ * While no guard is armed the program's sigaction() reaches the kernel,
+ * so when the guards come back, any of our actions the program replaced
+ * meanwhile is taken back, what it put there kept as its own (retake()).
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine/agent/agent.h"
@@ -51,6 +67,20 @@ static sigaction_fn real_sigaction;
 static sigmask_fn real_sigprocmask, real_pthread_sigmask;
 static bool installed;
 static uint64_t restorer;
+
+/* the flags of our actions */
+#define OUR_FLAGS (SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART)
+
+static void trap_handler(int sig, siginfo_t *si, void *ctx);
+static void where_handler(int sig, siginfo_t *si, void *ctx);
+static void fault_handler(int sig, siginfo_t *si, void *ctx);
+
+static bool is_ours(void *handler)
+{
+	return handler == (void *)trap_handler ||
+	       handler == (void *)where_handler ||
+	       handler == (void *)fault_handler;
+}
 
 /*
  * The program's actions for our four signals.  Two copies and a
@@ -97,6 +127,13 @@ static void prog_write(int sig, const struct sigaction *act)
 {
 	struct prog_action *p = &prog[slot_of(sig)];
 
+	/*
+	 * One of our handlers, which the program read while no guard was
+	 * armed and now puts back: the action it had before stays its own
+	 * (chaining to our own handler would loop).
+	 */
+	if (is_ours((void *)act->sa_sigaction))
+		return;
 	pthread_mutex_lock(&prog_lock);
 	p->act[(p->gen + 1) & 1] = *act;
 	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
@@ -260,7 +297,7 @@ int dp_signals_install(void)
 	find_real();
 	memset(&ours, 0, sizeof(ours));
 	sigemptyset(&ours.sa_mask);
-	ours.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
+	ours.sa_flags = OUR_FLAGS;
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		ours.sa_sigaction = sigs[i] == SIGTRAP ? trap_handler :
 				    sigs[i] == DP_SIG_WHERE ? where_handler :
@@ -357,25 +394,194 @@ static int guard_sigmask(struct kprobe *p, struct pt_regs *regs)
 	return guard_return(regs, caller, 0);
 }
 
+/*
+ * Registered at load, and enabled for good: their int3s are written and
+ * removed by site.c as guards_on says (dp_signals_guard_armed()), never
+ * by disabling them.  A disabled guard whose int3 is still there would
+ * let a thread through unguarded: pthread_sigmask(SIG_BLOCK, every
+ * signal) blocking SIGTRAP, and its next pthread_sigmask() an instant
+ * later meeting the int3 not yet removed, with SIGTRAP blocked.
+ */
+static struct kprobe guards[] = {
+	/* they change regs->ip: never optimised */
+	{ .symbol_name = "libc.so.6:sigaction", .pre_handler = guard_sigaction,
+	  .flags = KPROBE_FLAG_NOOPT },
+	{ .symbol_name = "libc.so.6:sigprocmask", .pre_handler = guard_sigmask,
+	  .flags = KPROBE_FLAG_NOOPT },
+	{ .symbol_name = "libc.so.6:pthread_sigmask",
+	  .pre_handler = guard_sigmask, .flags = KPROBE_FLAG_NOOPT },
+};
+#define NGUARDS (sizeof(guards) / sizeof(guards[0]))
+static bool guarding;		/* some guard is registered (->__site set) */
+
 void dp_signals_guard(void)
 {
-	static struct kprobe guards[] = {
-		/* they change regs->ip: never optimised */
-		{ .symbol_name = "libc.so.6:sigaction",
-		  .pre_handler = guard_sigaction, .flags = KPROBE_FLAG_NOOPT },
-		{ .symbol_name = "libc.so.6:sigprocmask",
-		  .pre_handler = guard_sigmask, .flags = KPROBE_FLAG_NOOPT },
-		{ .symbol_name = "libc.so.6:pthread_sigmask",
-		  .pre_handler = guard_sigmask, .flags = KPROBE_FLAG_NOOPT },
-	};
 	void *next = dlsym(RTLD_DEFAULT, "sigaction");
 
 	if (!is_installed() || !next || dp_in_self((uint64_t)(uintptr_t)next))
 		return;
-	for (size_t i = 0; i < sizeof(guards) / sizeof(guards[0]); i++)
-		if (register_kprobe(&guards[i]))
+	for (size_t i = 0; i < NGUARDS; i++) {
+		if (!register_kprobe(&guards[i]))
+			guarding = true;
+		else
 			dp_warn("libdprobe: cannot guard libc's signal functions; "
 				"the program may remove libdprobe's handlers\n");
+	}
+}
+
+bool dp_signals_is_guard(const struct kprobe *p)
+{
+	return p >= guards && p < guards + NGUARDS;
+}
+
+/* The kernel's struct sigaction (rt_sigaction(2) with an 8-byte mask). */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+#define KSA_RESTORER 0x04000000ul
+
+/*
+ * Our action for @sig back in the kernel if the program replaced it while
+ * no guard was armed; what it had put there becomes its own action, as
+ * if the guard had caught its call.  With raw system calls: libc's
+ * sigaction() has the guard's int3 on it now, which this thread (the
+ * program's, with the kprobes API) may meet with SIGTRAP blocked.
+ */
+static void retake(int sig, void *ours)
+{
+	struct ksigaction want = { ours, OUR_FLAGS | KSA_RESTORER,
+				   (void *)(uintptr_t)restorer, 0 }, old;
+	struct sigaction act;
+
+	if (dp_raw_syscall6(SYS_rt_sigaction, sig, 0, (long)&old, 8, 0, 0) ||
+	    old.handler == ours)
+		return;
+	/* (without a restorer from libc, ours cannot be made by hand) */
+	if (!restorer ||
+	    dp_raw_syscall6(SYS_rt_sigaction, sig, (long)&want, (long)&old, 8,
+			    0, 0) || old.handler == ours)
+		return;
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = (sighandler_t)old.handler;
+	act.sa_flags = (int)old.flags;
+	act.sa_restorer = (void (*)(void))old.restorer;
+	act.sa_mask.__val[0] = old.mask;
+	prog_write(sig, &act);
+}
+
+/*
+ * Until no thread has a SIGTRAP pending that it does not block (1 s at
+ * most): a trap on an int3 of ours is queued when the int3 runs and
+ * delivered, with the action of that moment, when the thread next
+ * returns to user space.  Once none is pending every such trap is in our
+ * handler, and the program may change the action from then on.
+ */
+static void wait_traps_delivered(void)
+{
+	const unsigned long long bit = 1ull << (SIGTRAP - 1);
+	const struct timespec nap = { 0, 1000000 };
+
+	for (int round = 0; round < 1000; round++) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *de;
+		bool pending = false;
+
+		if (!d)
+			return;
+		while (!pending && (de = readdir(d))) {
+			char path[300], buf[2048], *l;
+			unsigned long long pnd = 0, blk = 0;
+			ssize_t n;
+			int fd;
+
+			if (de->d_name[0] < '0' || de->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "/proc/self/task/%s/status",
+				 de->d_name);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (n <= 0)
+				continue;
+			buf[n] = '\0';
+			if ((l = strstr(buf, "\nSigPnd:")))
+				pnd = strtoull(l + 8, NULL, 16);
+			if ((l = strstr(buf, "\nSigBlk:")))
+				blk = strtoull(l + 8, NULL, 16);
+			pending = pnd & ~blk & bit;
+		}
+		closedir(d);
+		if (!pending)
+			return;
+		nanosleep(&nap, NULL);
+	}
+}
+
+/*
+ * The guards are wanted by armed sites (site.c) and by a session of
+ * dprobe's that injected us (channel.c): the session takes them while
+ * dprobe has every thread stopped, having stepped any thread inside those
+ * functions out of them, and dprobe then unblocks SIGTRAP in each
+ * (DP_INJECT_AGENT_SIGNALS): no thread can be inside its own "block
+ * every signal ... restore the mask" when they come (the restore would
+ * meet the int3 with SIGTRAP blocked, which kills), nor replace our
+ * actions between our look at them and the guard.  Under the
+ * registration mutex.
+ */
+static bool guards_on, sites_want, session_wants;
+
+static void guards_apply(void)
+{
+	bool on = sites_want || session_wants;
+
+	if (!guarding || on == guards_on)
+		return;
+	if (!on)
+		wait_traps_delivered();
+	guards_on = on;
+	for (size_t i = 0; i < NGUARDS; i++)
+		if (guards[i].__site)
+			dp_site_update(guards[i].__site);
+	if (on) {
+		/* after the guard on sigaction(): the program's next call
+		 * reaches its own copy, not the kernel */
+		retake(SIGTRAP, (void *)trap_handler);
+		retake(SIGSEGV, (void *)fault_handler);
+		retake(SIGBUS, (void *)fault_handler);
+		retake(DP_SIG_WHERE, (void *)where_handler);
+	} else {
+		/* a trap on a guard an instant before it went */
+		wait_traps_delivered();
+	}
+}
+
+void dp_signals_guard_set(bool on)
+{
+	sites_want = on;
+	guards_apply();
+}
+
+void dp_signals_guard_session(bool on)
+{
+	dp_lock();
+	session_wants = on;
+	guards_apply();
+	dp_unlock();
+}
+
+void dp_signals_guard_forget(void)
+{
+	sites_want = session_wants = guards_on = false;
+}
+
+bool dp_signals_guard_armed(void)
+{
+	return guards_on;
 }
 
 /* ---- the program's side ------------------------------------------------ */

@@ -19,6 +19,12 @@
  * So a trap on a site whose armed is 0 finds either our byte gone (it was
  * removed meanwhile: rerun the original instruction) or an int3 that is
  * not ours (passed on to the program).
+ *
+ * The guards of signal.c (int3s on libc's sigaction() and mask functions,
+ * when the library was dlopen()ed) are there for the other probes: they
+ * are armed before the first site with another enabled probe is, and
+ * disarmed after the last such site is (armed_users), so that nothing of
+ * ours stays in the code when nothing is probed (dprobe detached).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +36,8 @@
 
 static struct dp_site *buckets[1u << HASH_BITS];
 static struct dp_site *all_sites;
+/* sites with ->counted set (under the mutex) */
+static int armed_users;
 
 static unsigned int site_hash(uint64_t addr)
 {
@@ -67,26 +75,63 @@ void dp_site_recover(uint64_t addr, uint8_t *buf, size_t len)
 	}
 }
 
-static bool wants_arming(const struct dp_site *s)
+/*
+ * Some probe on @s is enabled (a guard counts only while the guards are
+ * to be armed); *@user: one that is not a guard.
+ */
+static bool wants_arming(const struct dp_site *s, bool *user)
 {
-	for (const struct kprobe *p = s->probes; p; p = p->__next)
-		if (!kprobe_disabled(p))
-			return true;
-	return false;
+	bool want = false;
+
+	*user = false;
+	for (const struct kprobe *p = s->probes; p; p = p->__next) {
+		if (kprobe_disabled(p))
+			continue;
+		if (!dp_signals_is_guard(p))
+			*user = true;
+		else if (!dp_signals_guard_armed())
+			continue;
+		want = true;
+	}
+	return want;
+}
+
+/*
+ * The guards go with the last counted site.  Set before the recursion
+ * of dp_signals_guard_set() into the guards' own sites, which are never
+ * counted unless another probe shares one: then it is counted already.
+ */
+static void count(struct dp_site *s)
+{
+	s->counted = true;
+	if (armed_users++ == 0)
+		dp_signals_guard_set(true);
+}
+
+static void uncount(struct dp_site *s)
+{
+	s->counted = false;
+	if (--armed_users == 0)
+		dp_signals_guard_set(false);
 }
 
 int dp_site_update(struct dp_site *s)
 {
 	const uint8_t int3 = DP_INT3;
-	bool want = wants_arming(s);
+	bool user, want = wants_arming(s, &user);
 	int err;
 
+	/* the guards are in before this int3 */
+	if (user && !s->counted)
+		count(s);
 	if (want && !s->armed) {
 		dp_opt_make_room(s->addr);
 		__atomic_store_n(&s->armed, 1, __ATOMIC_RELEASE);
 		err = dp_text_write(s->addr, &int3, 1, s->insn.bytes);
 		if (err) {
 			__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
+			if (s->counted)
+				uncount(s);
 			return err == -EBUSY ? -EOPNOTSUPP : err;
 		}
 	} else if (!want && s->armed) {
@@ -95,6 +140,9 @@ int dp_site_update(struct dp_site *s)
 		dp_text_write(s->addr, s->insn.bytes, 1, &int3);
 		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 	}
+	/* ...and out after it */
+	if (!user && s->counted)
+		uncount(s);
 	dp_opt_update(s);
 	return 0;
 }
@@ -104,12 +152,16 @@ void dp_sites_disarm_all(void)
 	const uint8_t int3 = DP_INT3;
 
 	for (struct dp_site *s = all_sites; s; s = s->all_next) {
+		s->counted = false;
 		if (!s->armed)
 			continue;
 		dp_opt_unoptimize(s);
 		dp_text_write(s->addr, s->insn.bytes, 1, &int3);
 		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 	}
+	/* the guards' sites went above with the rest: none is wanted now */
+	armed_users = 0;
+	dp_signals_guard_forget();
 }
 
 /*

@@ -974,10 +974,19 @@ int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
 		return -ENOMEM;
 	}
 	t->pid = pid;
-	/* the agent answers with the number of our end of its pair; with
-	 * -f it makes the hub its fork children and programs join over */
-	ret = dp_ptrace_inject(pid, o->agent, DP_AGENT_ATTACH_FN,
-			       o->follow ? "f" : NULL, &rv, why, whylen);
+	/*
+	 * The agent answers with the number of our end of its pair; with
+	 * -f it makes the hub its fork children and programs join over.
+	 * It arms its guards on libc's signal functions in the call, and
+	 * from then on keeps SIGTRAP out of every mask set through them;
+	 * a thread that blocked SIGTRAP before (between two sessions, say,
+	 * in the middle of its own block ... restore) has it unblocked by
+	 * the injection, or its restore would meet the guard's int3 with it
+	 * blocked (DP_INJECT_AGENT_SIGNALS).
+	 */
+	ret = dp_ptrace_inject_flags(pid, o->agent, DP_AGENT_ATTACH_FN,
+				     o->follow ? "f" : NULL,
+				     DP_INJECT_AGENT_SIGNALS, &rv, why, whylen);
 	if (!ret && rv == -EBUSY) {
 		snprintf(why, whylen, "process %d is traced already by another "
 			 "dprobe (its agent is attached)", (int)pid);

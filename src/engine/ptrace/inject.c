@@ -158,6 +158,7 @@ struct inj {
 	struct dp_proc *proc;	/* its objects, from before the attach */
 	int seccomp_nr;		/* a system call we failed with EPERM, or -1 */
 	const char *cur;	/* the call running */
+	unsigned int flags;	/* DP_INJECT_* */
 	siginfo_t held[MAX_HELD];	/* signals ptrace took off the thread */
 	int nheld;
 	char *why;
@@ -711,16 +712,28 @@ static void hold_signo(struct inj *in, int sig)
 /*
  * Lower is better: blocked in a system call (not a futex wait), in a
  * futex wait, in the program's own code, in libc or the dynamic linker;
- * one that stopped for a signal comes after all of those.  -1: unusable.
+ * one that stopped for a signal comes after all of those, and one that
+ * blocks SIGTRAP after that.  -1: unusable.
+ *
+ * A thread with SIGTRAP blocked is most likely inside glibc's own
+ * sections with every signal blocked: creating a thread, or ending one
+ * (its thread-specific data and TLS destructors already run).  The
+ * lowest thread id is no sign of the main thread once thread ids wrap
+ * around pid_max, which a program creating threads all the time makes
+ * happen quickly: attached every 0.1 s, such a program had such a thread
+ * chosen every few dozen attaches.
  */
 static int thread_rank(const struct ithread *t, const struct dp_proc_objs *s)
 {
 	const struct dp_proc_obj *o;
 	struct dp_regs r;
+	uint64_t mask = 0;
 	int rank;
 
 	if (!t->stopped || t->gone || t->group_stop || dp_get_regs(t->tid, &r))
 		return -1;
+	if (ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(mask), &mask))
+		mask = 0;
 	if ((int64_t)r.orig_ax >= 0) {
 		rank = r.orig_ax == SYS_futex;
 #ifdef SYS_futex_waitv
@@ -730,7 +743,7 @@ static int thread_rank(const struct ithread *t, const struct dp_proc_objs *s)
 		o = s ? dp_proc_obj_at(s, r.ip) : NULL;
 		rank = o && (o->interp || !obj_rank(o)) ? 3 : 2;
 	}
-	return rank + (t->sig ? 4 : 0);
+	return rank + (t->sig ? 4 : 0) + (mask & SIGBIT(SIGTRAP) ? 8 : 0);
 }
 
 static int choose_thread(struct inj *in)
@@ -829,16 +842,27 @@ static int save_state(struct inj *in)
 }
 
 /*
- * The state for the calls: every signal blocked but the synchronous ones
- * the program has unblocked (blocking those would make the kernel reset
- * their handler when the call raises one), and a clean x87/SSE control
- * state as the ABI expects at a call (the program may have been stopped
- * mid-way through x87 code).
+ * The state for the calls: every signal blocked but the synchronous ones,
+ * and a clean x87/SSE control state as the ABI expects at a call (the
+ * program may have been stopped mid-way through x87 code).
+ *
+ * The synchronous signals are unblocked even when the thread had them
+ * blocked: one raised by an instruction while blocked makes the kernel
+ * reset its action to SIG_DFL (force_sig) before we see it, for good.
+ * The calling thread may well block them all: glibc blocks every signal
+ * while it creates a thread and while a thread ends, and a churning
+ * program has threads there at any moment.  The agent's int3s (its
+ * guards on libc's sigaction() and mask functions, armed while it has
+ * probes) are met by dprobe_agent_attach() itself; with SIGTRAP blocked
+ * the first one reset the agent's SIGTRAP action, the call was abandoned
+ * half-way and every later int3 of the agent killed the process.
+ * Unblocked, the trap goes to the handler the process has (on_signal()).
+ * The thread's own mask is back after the calls (restore_state()).
  */
 static int enter_call_state(struct inj *in)
 {
 	pid_t tid = in->call->tid;
-	uint64_t mask = ~0ull & ~(SYNC_SIGS & ~in->mask0);
+	uint64_t mask = ~0ull & ~SYNC_SIGS;
 	struct user_fpregs_struct fp;
 
 	if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask))
@@ -1292,14 +1316,121 @@ static int check_args(struct inj *in, const char *lib, const char *fn,
 	return 0;
 }
 
+/* ---- DP_INJECT_AGENT_SIGNALS ------------------------------------------- */
+
+/* The functions the agent guards, and what sigaction() jumps to in glibc. */
+static const char *const guarded_fns[] = {
+	"sigaction", "__libc_sigaction", "sigprocmask", "pthread_sigmask",
+};
+
+#define MAX_GUARDED	8
+#define STEP_OUT_MAX	10000	/* instructions, at most, per thread */
+
+struct fn_range {
+	uint64_t lo, hi;
+};
+
+/* Where the guarded functions are in the C library: the number found. */
+static int guarded_ranges(struct inj *in, struct fn_range *v)
+{
+	const struct dp_proc_objs *s = dp_proc_objs(in->proc);
+	int n = 0;
+
+	for (size_t i = 0; s && i < s->n; i++) {
+		const struct dp_proc_obj *o = &s->v[i];
+
+		if (o->main || obj_rank(o) || !o->elf)
+			continue;
+		for (size_t k = 0; k < sizeof(guarded_fns) /
+			sizeof(guarded_fns[0]) && n < MAX_GUARDED; k++) {
+			struct dp_elf_sym sym;
+
+			if (dp_elf_lookup(o->elf, guarded_fns[k], &sym) ||
+			    sym.type != STT_FUNC || !sym.size)
+				continue;
+			v[n].lo = sym.value + o->bias;
+			v[n++].hi = sym.value + o->bias + sym.size;
+		}
+	}
+	return n;
+}
+
+/* Past the first instruction of one of them (at it, the guard catches). */
+static bool in_guarded(const struct fn_range *v, int n, uint64_t ip,
+		       bool past_entry)
+{
+	for (int i = 0; i < n; i++)
+		if (ip >= v[i].lo + past_entry && ip < v[i].hi)
+			return true;
+	return false;
+}
+
+/*
+ * No thread may be inside those functions when the agent arms its int3
+ * guards on them: it would finish the call unguarded, so a thread that
+ * had passed the int3 of pthread_sigmask(SIG_BLOCK, every signal) blocks
+ * SIGTRAP after all (and its next pthread_sigmask() meets the int3 with
+ * it blocked: the kernel kills), and one inside sigaction() may put its
+ * own action over the agent's.  Such a thread (out_of_loader() lets
+ * threads in the C library leave it, but only for so long) is single-
+ * stepped until it has returned to its caller: out of them all, its
+ * stack pointer above where it was.  SIGTRAP is unblocked first: a step's
+ * trap with SIGTRAP blocked would reset the program's action.
+ */
+static void step_out(struct inj *in)
+{
+	struct fn_range v[MAX_GUARDED];
+	int n = guarded_ranges(in, v);
+
+	for (size_t i = 0; n && i < in->n; i++) {
+		struct ithread *t = &in->t[i];
+		uint64_t sp0, mask;
+		struct dp_regs r;
+		int status;
+
+		if (!t->stopped || t->gone || t->group_stop || t->sig ||
+		    dp_get_regs(t->tid, &r) || (int64_t)r.orig_ax >= 0 ||
+		    !in_guarded(v, n, r.ip, true))
+			continue;
+		if (!ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(mask),
+			    &mask) && (mask & SIGBIT(SIGTRAP))) {
+			mask &= ~SIGBIT(SIGTRAP);
+			ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(mask),
+			       &mask);
+		}
+		sp0 = r.sp;
+		for (int k = 0; k < STEP_OUT_MAX; k++) {
+			if (ptrace(PTRACE_SINGLESTEP, t->tid, NULL, NULL) ||
+			    wait_tid(t->tid, &status, deadline_ms(1000)) != 1) {
+				t->stopped = false;	/* detach_others() waits */
+				break;
+			}
+			if (classify(status) == ST_GONE) {
+				t->gone = true;
+				break;
+			}
+			/* a signal that came first: kept for the detach */
+			if (WIFSTOPPED(status) && WSTOPSIG(status) != SIGTRAP &&
+			    !(status >> 16))
+				t->sig = WSTOPSIG(status);
+			if (t->sig || dp_get_regs(t->tid, &r) ||
+			    (!in_guarded(v, n, r.ip, false) && r.sp > sp0))
+				break;
+		}
+	}
+}
+
 /* Attach, pick and prepare the calling thread, map the stub. */
 static int prepare(struct inj *in, const char *lib, const char *fn,
 		   const char *arg)
 {
 	int err;
 
-	if ((err = attach_all(in)) || (err = choose_thread(in)) ||
-	    (err = settle(in)))
+	if ((err = attach_all(in)))
+		return err;
+	if (in->flags & DP_INJECT_AGENT_SIGNALS)
+		step_out(in);
+	if ((err = choose_thread(in)) || (err = settle(in)))
 		return err;
 	if ((err = dp_mm_open(&in->mm, in->pid))) {
 		say(in, "cannot open the memory of process %d: %s", in->pid,
@@ -1319,11 +1450,40 @@ static int prepare(struct inj *in, const char *lib, const char *fn,
 	return map_region(in, lib, fn, arg);
 }
 
+/*
+ * DP_INJECT_AGENT_SIGNALS, after the calls: every stopped thread's mask
+ * without SIGTRAP, the calling thread's in the mask restore_state() puts
+ * back.
+ */
+static void unblock_trap(struct inj *in)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		struct ithread *t = &in->t[i];
+		uint64_t mask;
+
+		if (t == in->call || !t->stopped || t->gone ||
+		    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(mask),
+			   &mask) || !(mask & SIGBIT(SIGTRAP)))
+			continue;
+		mask &= ~SIGBIT(SIGTRAP);
+		ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(mask), &mask);
+	}
+	in->mask0 &= ~SIGBIT(SIGTRAP);
+}
+
 int dp_ptrace_inject(pid_t pid, const char *lib, const char *fn,
 		     const char *arg, long *ret, char *why, size_t whylen)
 {
+	return dp_ptrace_inject_flags(pid, lib, fn, arg, 0, ret, why, whylen);
+}
+
+int dp_ptrace_inject_flags(pid_t pid, const char *lib, const char *fn,
+			   const char *arg, unsigned int flags, long *ret,
+			   char *why, size_t whylen)
+{
 	struct inj in = { .pid = pid, .why = why, .whylen = whylen,
-			  .mm = { .mem_fd = -1 }, .seccomp_nr = -1 };
+			  .mm = { .mem_fd = -1 }, .seccomp_nr = -1,
+			  .flags = flags };
 	struct dl_fns dl;
 	long v = 0;
 	int err;
@@ -1338,6 +1498,8 @@ int dp_ptrace_inject(pid_t pid, const char *lib, const char *fn,
 		err = prepare(&in, lib, fn, arg);
 	if (!err)
 		err = run_calls(&in, &dl, lib, fn, &v);
+	if (!err && (flags & DP_INJECT_AGENT_SIGNALS))
+		unblock_trap(&in);
 	if (err == -ETIMEDOUT && in.region) {
 		let_go(&in);
 		say(&in, "%s() did not return within %u ms in thread %d of "

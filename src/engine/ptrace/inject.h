@@ -14,9 +14,10 @@
  * (running the thread with PTRACE_SYSCALL) takes the return value.  No
  * signal is generated for the purpose: while it calls, the thread has
  * every signal blocked except the synchronous ones (SIGSEGV, SIGBUS,
- * SIGILL, SIGFPE, SIGTRAP, SIGSYS) that the program leaves unblocked, so
- * signals sent meanwhile stay queued in the kernel, siginfo and all, and
- * are delivered once the original mask is back.  Threads the called code
+ * SIGILL, SIGFPE, SIGTRAP, SIGSYS), even those the thread had blocked
+ * (one raised while blocked would have its action reset by the kernel),
+ * so signals sent meanwhile stay queued in the kernel, siginfo and all,
+ * and are delivered once the original mask is back.  Threads the called code
  * creates start with that mask too (set their own if they want signals).
  * Other threads stay stopped: a call must not wait for them, but may
  * create threads and wait for those (they run untraced).  Nothing is
@@ -27,8 +28,9 @@
  * Which thread calls.  One blocked in a system call other than a futex
  * wait if there is one (it holds no loader or malloc lock), then one in a
  * futex wait, then one running its own code, then one running inside libc
- * or the dynamic linker; never a zombie.  A process stopped by job control
- * is refused.
+ * or the dynamic linker; one that blocks SIGTRAP (glibc blocks every
+ * signal while it creates or ends a thread) only when no other can; never
+ * a zombie.  A process stopped by job control is refused.
  *
  * Deadlock risk.  Every other thread is stopped during the calls: if one
  * of them was stopped while holding a lock dlopen() or the library's code
@@ -55,9 +57,7 @@
  * moment (a JIT's SIGSEGV handler, the agent's own SIGTRAP handler);
  * otherwise the call is abandoned and the thread put back, so that the
  * process survives, where the fault would have killed it.  What the call
- * left half-done stays so (a loader lock held by a crashed constructor; a
- * handler the kernel reset because the code raised the fault with its
- * signal blocked).  A system call refused by a seccomp filter
+ * left half-done stays so (a loader lock held by a crashed constructor).  A system call refused by a seccomp filter
  * with SECCOMP_RET_TRAP fails with EPERM inside the call when the program
  * has no SIGSYS handler, so dlopen() fails cleanly.  A filter that kills
  * kills (the process exited: -ESRCH).
@@ -110,5 +110,23 @@ extern unsigned int dp_ptrace_inject_timeout_ms;
  */
 int dp_ptrace_inject(pid_t pid, const char *lib, const char *fn,
 		     const char *arg, long *ret, char *why, size_t whylen);
+
+/*
+ * The same, with @flags:
+ *   DP_INJECT_AGENT_SIGNALS  the library (libdprobe.so) owns SIGTRAP and,
+ *       from the call on, guards the C library's sigaction(),
+ *       sigprocmask() and pthread_sigmask() with int3s, which kill a
+ *       thread that executes one with SIGTRAP blocked.  So before the
+ *       calls a thread stopped inside one of those functions is single-
+ *       stepped until it has returned (it would finish the call unguarded),
+ *       and once the function has returned SIGTRAP is unblocked in every
+ *       thread (the calling thread's restored mask too).  A thread inside
+ *       sigsuspend(), sigtimedwait(), ppoll() and the like gets its own
+ *       mask back from the kernel when that call ends, SIGTRAP as it was.
+ */
+#define DP_INJECT_AGENT_SIGNALS	1u
+int dp_ptrace_inject_flags(pid_t pid, const char *lib, const char *fn,
+			   const char *arg, unsigned int flags, long *ret,
+			   char *why, size_t whylen);
 
 #endif
