@@ -104,10 +104,15 @@ cat >"$W/inner.sh" <<'INNER'
 set -u
 W=$1 DPROBE=$2 TARGET=$3 FT=$4
 shift 4
-for d in /sys/kernel/debug/tracing /sys/kernel/tracing; do
-	umount "$d" 2>/dev/null
+# every tracefs of this private namespace's copy, however often a
+# test stage mounted one (mounts stack: one umount takes the top one)
+for _ in $(seq 1 16); do
+	d=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+	[ -n "$d" ] || break
+	umount "$d" 2>/dev/null || umount -l "$d" 2>/dev/null || break
 done
-grep -q tracefs /proc/mounts && { echo "a tracefs stays mounted" >"$W/why"; exit 3; }
+grep -q tracefs /proc/mounts && { echo "a tracefs stays mounted:" \
+	"$(grep tracefs /proc/mounts | head -n 3 | tr '\n' ' ')" >"$W/why"; exit 3; }
 T=/sys/kernel/tracing
 [ -d $T ] || { echo "no $T to mount on" >"$W/why"; exit 3; }
 "$TARGET" >"$W/target.out" 2>&1 &
