@@ -57,13 +57,14 @@ struct tfield {
 	unsigned koff, ksize;	/* in the kernel's record */
 	unsigned esz, count;	/* arrays */
 	unsigned off;		/* in dprobe's */
+	/* what the event's dp_field points to (the ktp outlives it) */
+	struct dp_type type;
+	char name[DP_MAX_EVENT_NAME_LEN];
+	char ktype[128];	/* a number's type, as the kernel's format */
 };
 
 struct dp_ktp {
 	struct tfield *f;
-	char (*ktypes)[128];	/* a number's type, as the kernel's format */
-	struct dp_type *types;
-	char (*names)[DP_MAX_EVENT_NAME_LEN];
 	unsigned n;
 	unsigned fixed;
 };
@@ -99,34 +100,22 @@ static int classify(const struct dp_kfield *kf, struct tfield *t)
 static int ktp_push(struct dp_ktp *tp, const struct dp_kfield *kf,
 		    const struct tfield *t)
 {
-	unsigned n = tp->n + 1;
-	void *a = realloc(tp->f, n * sizeof(*tp->f));
+	struct tfield *a = realloc(tp->f, (tp->n + 1) * sizeof(*tp->f)), *f;
 
 	if (!a)
 		return -ENOMEM;
 	tp->f = a;
-	a = realloc(tp->types, n * sizeof(*tp->types));
-	if (!a)
-		return -ENOMEM;
-	tp->types = a;
-	a = realloc(tp->names, n * sizeof(*tp->names));
-	if (!a)
-		return -ENOMEM;
-	tp->names = a;
-	a = realloc(tp->ktypes, n * sizeof(*tp->ktypes));
-	if (!a)
-		return -ENOMEM;
-	tp->ktypes = a;
-	tp->f[tp->n] = *t;
+	f = &tp->f[tp->n++];
+	*f = *t;
 	/* a number stays where the kernel has it (so a format without
 	 * strings is the kernel's own); what follows a string moves up */
 	if (t->kind == TK_NUM && t->koff >= tp->fixed)
 		tp->fixed = t->koff;
-	tp->f[tp->n].off = tp->fixed;
-	snprintf(tp->ktypes[tp->n], sizeof(tp->ktypes[0]), "%s",
+	f->off = tp->fixed;
+	snprintf(f->ktype, sizeof(f->ktype), "%s",
 		 t->kind == TK_NUM ? kf->type : "");
-	snprintf(tp->names[tp->n], sizeof(tp->names[0]), "%s", kf->name);
-	tp->types[tp->n] = (struct dp_type){
+	snprintf(f->name, sizeof(f->name), "%s", kf->name);
+	f->type = (struct dp_type){
 		.kind = t->kind >= TK_CHARS ? DP_T_STRING :
 			kf->is_signed ? DP_T_S : DP_T_U,
 		.size = (uint8_t)(t->kind >= TK_CHARS ? 4 :
@@ -134,7 +123,6 @@ static int ktp_push(struct dp_ktp *tp, const struct dp_kfield *kf,
 		.count = (uint16_t)t->count,
 	};
 	tp->fixed += t->kind >= TK_CHARS ? 4 : t->ksize;
-	tp->n = n;
 	return 0;
 }
 
@@ -163,20 +151,20 @@ static int fill_fields(struct dp_event *ev, const struct dp_ktp *tp)
 	if (!ev->fields)
 		return -ENOMEM;
 	for (unsigned i = 0; i < tp->n; i++) {
-		const struct dp_type *ty = &tp->types[i];
+		const struct dp_type *ty = &tp->f[i].type;
 		struct dp_field *f = &ev->fields[i];
 		bool str = ty->kind == DP_T_STRING;
 
 		if (str)
 			snprintf(type, sizeof(type), "__data_loc char[]");
-		else if (tp->ktypes[i][0])
-			snprintf(type, sizeof(type), "%s", tp->ktypes[i]);
+		else if (tp->f[i].ktype[0])
+			snprintf(type, sizeof(type), "%s", tp->f[i].ktype);
 		else
 			snprintf(type, sizeof(type), "%c%u%s",
 				 ty->kind == DP_T_S ? 's' : 'u', ty->size * 8,
 				 ty->count ? "[]" : "");
 		*f = (struct dp_field){
-			.name = tp->names[i], .type = strdup(type),
+			.name = tp->f[i].name, .type = strdup(type),
 			.fclass = str ? DP_FC_STRING :
 				  ty->count ? DP_FC_ARRAY : DP_FC_NUM,
 			.offset = tp->f[i].off,
@@ -282,9 +270,6 @@ void dp_ktp_free(struct dp_ktp *tp)
 	if (!tp)
 		return;
 	free(tp->f);
-	free(tp->types);
-	free(tp->names);
-	free(tp->ktypes);
 	free(tp);
 }
 
