@@ -104,10 +104,12 @@ cat >"$W/inner.sh" <<'INNER'
 set -u
 W=$1 DPROBE=$2 TARGET=$3 FT=$4
 shift 4
-# every tracefs of this private namespace's copy, however often a
-# test stage mounted one (mounts stack: one umount takes the top one)
+# every mount of this private namespace's copy that ftracetest could
+# take for its tracefs: the kernel's, wherever a stage mounted one, and
+# another stage's dprobe mount (fsname dprobe-tracefs), which stays
+# mounted and served outside this namespace
 for _ in $(seq 1 16); do
-	d=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+	d=$(awk '/tracefs/ { print $2; exit }' /proc/mounts)
 	[ -n "$d" ] || break
 	umount "$d" 2>/dev/null || umount -l "$d" 2>/dev/null || break
 done
