@@ -15,6 +15,8 @@
  *   kuprobe.h   which instructions the kernel's uprobes refuse
  *   emit.h      the code emitter: jmp/call/jcc rel32, the absolute jump,
  *               int3 (DP_INT3), nop fill
+ *   syscalls.h  the system calls: numbers, and the arguments the kernel's
+ *               syscall events declare
  */
 #ifndef DPROBE_ARCH_H
 #define DPROBE_ARCH_H
@@ -25,5 +27,6 @@
 #include "arch/x86_64/kuprobe.h"
 #include "arch/x86_64/optprobe.h"
 #include "arch/x86_64/regs.h"
+#include "arch/x86_64/syscalls.h"
 
 #endif

@@ -137,17 +137,23 @@ static const struct {
 	  "for -p), and print them as perf stat does, with the time elapsed.\n" },
 	{ "mount", dp_cmd_mount,
 	  "serve tracefs' files for one process tree over FUSE",
-	  "dprobe mount DIR (-p PID | -- CMD [ARGS...])",
-	  "Mount a FUSE file system with tracefs' layout on DIR, served by the\n"
-	  "ptrace engine for one process tree: write definitions to\n"
-	  "kprobe_events/uprobe_events, enable events/GROUP/EVENT/enable, read\n"
-	  "trace, trace_pipe, kprobe_profile, error_log... as in the kernel's\n"
-	  "tracefs (docs/mount.md).  The files stay served after the process\n"
-	  "exits.  Ctrl-C, SIGTERM or 'fusermount3 -u DIR' detach every probe\n"
-	  "and unmount; a command started with -- CMD is then waited for.\n"
+	  "dprobe mount DIR [--syscalls SRC] (-p PID | -- CMD [ARGS...])",
+	  "Mount a FUSE file system with tracefs' layout on DIR, served by\n"
+	  "dprobe's engines for one process tree: write definitions to\n"
+	  "kprobe_events/uprobe_events/dynamic_events, enable\n"
+	  "events/GROUP/EVENT/enable, read trace, trace_pipe, kprobe_profile,\n"
+	  "error_log... as in the kernel's tracefs (docs/mount.md).  The files\n"
+	  "stay served after the process exits.  Ctrl-C, SIGTERM or\n"
+	  "'fusermount3 -u DIR' detach every probe and unmount; a command\n"
+	  "started with -- CMD is then waited for.\n"
 	  "\n"
 	  "  -p, --pid PID      serve a running process (and what it forks)\n"
-	  "  -- CMD [ARGS...]   start CMD and serve it\n" },
+	  "  -- CMD [ARGS...]   start CMD and serve it\n"
+	  "  --syscalls SRC     where events/syscalls/ comes from: kernel (the\n"
+	  "                     kernel's syscall events; root), ptrace (the\n"
+	  "                     traced processes' syscall stops: no root or\n"
+	  "                     tracefs needed, two context switches a call),\n"
+	  "                     none, or auto (default: kernel where it can)\n" },
 	{ "cleanup", dp_cmd_cleanup,
 	  "remove what killed dprobe runs left in tracefs", "dprobe cleanup",
 	  "Remove what dprobe runs that died (kill -9, a crash) left in tracefs:\n"

@@ -21,7 +21,26 @@ struct mount_opts {
 	const char *dir;
 	pid_t pid;
 	char **cmd;
+	enum dp_fs_syscalls syscalls;
 };
+
+static int parse_syscalls(const char *s, enum dp_fs_syscalls *v)
+{
+	static const char *const names[] = {
+		[DP_FS_SYS_AUTO] = "auto", [DP_FS_SYS_KERNEL] = "kernel",
+		[DP_FS_SYS_PTRACE] = "ptrace", [DP_FS_SYS_NONE] = "none",
+	};
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i])) {
+			*v = (enum dp_fs_syscalls)i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "dprobe mount: --syscalls: '%s' is not auto, kernel, "
+		"ptrace or none\n", s);
+	return -1;
+}
 
 static int parse_pid(const char *s, pid_t *pid)
 {
@@ -50,6 +69,12 @@ static int parse_opts(int argc, char **argv, struct mount_opts *o)
 			exit(DP_EXIT_OK);
 		} else if (!strcmp(a, "-p") || !strcmp(a, "--pid")) {
 			if (i + 1 == argc || parse_pid(argv[++i], &o->pid))
+				return -1;
+		} else if (!strcmp(a, "--syscalls")) {
+			if (i + 1 == argc || parse_syscalls(argv[++i], &o->syscalls))
+				return -1;
+		} else if (!strncmp(a, "--syscalls=", 11)) {
+			if (parse_syscalls(a + 11, &o->syscalls))
 				return -1;
 		} else if (!strncmp(a, "-p", 2)) {
 			if (parse_pid(a + 2, &o->pid))
@@ -213,7 +238,8 @@ int dp_cmd_mount(int argc, char **argv)
 	fo = (struct dp_fs_opts){ .mountpoint = mo.dir, .pid = mo.pid,
 				  .own_child = mo.cmd != NULL, .binary = binary,
 				  .builtin = tps.v, .nbuiltin = tps.n,
-				  .objs = objs.paths, .nobjs = objs.n };
+				  .objs = objs.paths, .nobjs = objs.n,
+				  .syscalls = mo.syscalls };
 	err = dp_fs_run(&fo, &status);
 	dp_cli_lines_free(&tps);
 	dp_cli_objs_free(&objs);

@@ -88,7 +88,7 @@ static bool has_app_tracepoints(const struct dp_registry *reg)
 {
 	for (const struct dp_event *ev = reg ? reg->events : NULL; ev;
 	     ev = ev->next)
-		if (ev->kind == DP_KIND_TRACEPOINT)
+		if (ev->kind == DP_KIND_TRACEPOINT && !ev->kernel)
 			return true;
 	return false;
 }

@@ -132,6 +132,10 @@ enum {
 	DP_ENGINE_SUPERVISED	= 1 << 6,
 	/* Attaches to a process about to exec (dp_engine_opts.at_exec). */
 	DP_ENGINE_AT_EXEC	= 1 << 7,
+	/* Makes the records of the kernel's syscall events in the registry
+	 * (event/syscalls.h) from the target's own system calls, without
+	 * the kernel's tracefs. */
+	DP_ENGINE_SYSCALLS	= 1 << 8,
 };
 
 struct dp_engine_ops {

@@ -10,6 +10,14 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* Where the events of events/syscalls/ come from (--syscalls). */
+enum dp_fs_syscalls {
+	DP_FS_SYS_AUTO,		/* the kernel where it can, else ptrace */
+	DP_FS_SYS_KERNEL,	/* the kernel's (root, its tracefs) */
+	DP_FS_SYS_PTRACE,	/* the ptrace engine's syscall stops */
+	DP_FS_SYS_NONE,		/* no events/syscalls/ */
+};
+
 struct dp_fs_opts {
 	const char *mountpoint;
 	pid_t pid;		/* the target: attached, or started by the caller */
@@ -23,6 +31,7 @@ struct dp_fs_opts {
 	 * libraries), for definitions by name (sym/debugdef.h) */
 	char *const *objs;
 	size_t nobjs;
+	enum dp_fs_syscalls syscalls;
 };
 
 /*

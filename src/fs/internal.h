@@ -118,6 +118,9 @@ struct dp_fs {
 	/* the session children: one for the events placed in processes,
 	 * one for the kernel's tracepoints (events/syscalls/) */
 	struct dp_fs_lane lanes[2];
+	/* the lane that arms events/syscalls/: the kernel's (DP_LANE_KERNEL)
+	 * or the ptrace engine's syscall stops (DP_LANE_PROC) */
+	int sys_lane;
 
 	atomic_bool target_gone;
 	atomic_bool exiting;
@@ -150,8 +153,8 @@ unsigned dp_fs_trigger_mask(struct dp_fs *fs, unsigned id);
 /* Set event @id's mask (takes buf_lock); -ENOSPC if the table is full. */
 int dp_fs_trigger_set(struct dp_fs *fs, unsigned id, unsigned mask);
 
-/* kevents.c: the kernel's syscall events, into the registry (at the
- * start, before any thread) */
+/* kevents.c: the syscall events, the kernel's or made without it, into
+ * the registry, and fs->sys_lane (at the start, before any thread) */
 void dp_fs_kernel_events(struct dp_fs *fs);
 
 /* session.c: arming the enabled events in a session child */

@@ -2,15 +2,19 @@
 /*
  * The kernel's syscall events in a dprobe mount: events/syscalls/
  * sys_enter_* and sys_exit_*, with the kernel's fields and formats, for
- * the served process tree only (the kernel lane of session.c arms them
- * on the kernel engine).
+ * the served process tree only.  Two sources, chosen once at the start
+ * (--syscalls):
  *
- * Their formats are read once at the start by a child in a mount
- * namespace of its own, so that a tracefs it has to mount (the kernel's
- * may not be mounted, or hidden, as when the kernel's selftests run
- * against the mount) is seen by nobody else; the child sends them up a
- * pipe and the events are made in the registry before the mount serves.
- * Without root or without the kernel's tracefs there are none, said once.
+ *   - the kernel: the kernel lane of session.c arms them on the kernel
+ *     engine.  Their formats are read by a child in a mount namespace of
+ *     its own, so that a tracefs it has to mount (the kernel's may not be
+ *     mounted, or hidden, as when the kernel's selftests run against the
+ *     mount) is seen by nobody else; the child sends them up a pipe and
+ *     the events are made in the registry before the mount serves.
+ *   - the ptrace engine's syscall stops, without root or the kernel's
+ *     tracefs: the formats from the architecture's table
+ *     (event/syscalls.h), the events armed by the process lane, which
+ *     then runs on the ptrace engine.
  */
 #include <errno.h>
 #include <sched.h>
@@ -23,6 +27,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "event/syscalls.h"
 #include "fs/internal.h"
 
 #define KEV_GLOB	"syscalls:*"
@@ -105,18 +110,21 @@ static char *take(struct dp_fs *fs, FILE *f, unsigned *n)
 	return strdup("the reader of the kernel's formats stopped");
 }
 
-void dp_fs_kernel_events(struct dp_fs *fs)
+/* The kernel's formats: how many events were made; *@why if none. */
+static unsigned from_kernel(struct dp_fs *fs, char **why)
 {
 	int fds[2], st;
 	unsigned n = 0;
-	char *why = NULL;
 	FILE *f;
 	pid_t pid;
 
-	if (geteuid())
-		return;	/* the kernel's tracefs is root's */
+	*why = NULL;
+	if (geteuid()) {
+		*why = strdup("the kernel's tracefs is root's");
+		return 0;
+	}
 	if (pipe2(fds, O_CLOEXEC))
-		return;
+		return 0;
 	fflush(NULL);
 	pid = fork();
 	if (!pid) {
@@ -126,7 +134,7 @@ void dp_fs_kernel_events(struct dp_fs *fs)
 	close(fds[1]);
 	f = pid > 0 ? fdopen(fds[0], "r") : NULL;
 	if (f) {
-		why = take(fs, f, &n);
+		*why = take(fs, f, &n);
 		fclose(f);
 	} else {
 		close(fds[0]);
@@ -134,7 +142,32 @@ void dp_fs_kernel_events(struct dp_fs *fs)
 	if (pid > 0)
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
-	if (!n && why && *why)
-		fprintf(stderr, "dprobe mount: no syscalls/ events: %s\n", why);
+	return n;
+}
+
+void dp_fs_kernel_events(struct dp_fs *fs)
+{
+	enum dp_fs_syscalls src = fs->o->syscalls;
+	char *why = NULL;
+
+	fs->sys_lane = DP_LANE_KERNEL;
+	if (src == DP_FS_SYS_NONE)
+		return;
+	if (src != DP_FS_SYS_PTRACE && from_kernel(fs, &why)) {
+		free(why);
+		return;
+	}
+	if (src == DP_FS_SYS_KERNEL) {
+		fprintf(stderr, "dprobe mount: no syscalls/ events: %s\n",
+			why && *why ? why : "the kernel's are not available");
+	} else {
+		/* without the kernel: said when the kernel was expected */
+		if (why && *why && !geteuid())
+			fprintf(stderr, "dprobe mount: syscalls/ events from "
+				"the traced processes' syscall stops (%s)\n",
+				why);
+		fs->sys_lane = DP_LANE_PROC;
+		dp_registry_syscalls(&fs->reg);
+	}
 	free(why);
 }

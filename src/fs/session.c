@@ -28,7 +28,9 @@
  * goes with the event it is on, which is armed "soft" when only its event
  * probes are enabled: its records feed them and go no further.  The
  * kernel lane cannot switch events: it is started anew when what it arms
- * changes.
+ * changes.  Without the kernel's syscall events (--syscalls ptrace), the
+ * syscall events are the process lane's, which runs on the ptrace engine
+ * (DP_ENGINE_SYSCALLS) while any is armed.
  *
  * The children are forked by one long-lived manager thread, so that
  * PR_SET_PDEATHSIG (tied to the forking thread) only fires when dprobe
@@ -346,18 +348,28 @@ static void child_commands(struct child_ctx *c)
 
 /* ---- which child arms what ------------------------------------------------ */
 
-/* The kernel's tracepoints, and the event probes on them, are the kernel
- * lane's; everything else is placed in processes. */
-static int lane_of(const struct dp_event *ev)
+/* The syscall events, and the event probes on them, are the lane's that
+ * serves them (the kernel's, or the ptrace engine's syscall stops);
+ * everything else is placed in processes. */
+static int lane_of(const struct dp_fs *fs, const struct dp_event *ev)
 {
 	while (ev->attached)
 		ev = ev->attached;
-	return ev->kernel ? DP_LANE_KERNEL : DP_LANE_PROC;
+	return ev->kernel ? fs->sys_lane : DP_LANE_PROC;
 }
 
 static bool armed(const struct dp_event *ev)
 {
 	return ev->enabled || ev->soft;
+}
+
+/* Are syscall events armed?  In the process lane: on the ptrace engine. */
+static bool proc_syscalls(const struct dp_registry *reg)
+{
+	for (const struct dp_event *ev = reg->events; ev; ev = ev->next)
+		if (ev->kernel && armed(ev))
+			return true;
+	return false;
 }
 
 /*
@@ -384,14 +396,14 @@ static void mark_soft(struct dp_registry *reg)
 
 /* The child's copy of the registry, with only what its lane arms (event
  * probes stay reachable from the events they are on). */
-static void keep_lane(struct dp_registry *reg, int lane)
+static void keep_lane(struct dp_fs *fs, int lane)
 {
-	struct dp_event **pp = &reg->events;
+	struct dp_event **pp = &fs->reg.events;
 
 	while (*pp) {
 		struct dp_event *ev = *pp;
 
-		if (armed(ev) && lane_of(ev) == lane) {
+		if (armed(ev) && lane_of(fs, ev) == lane) {
 			ev->enabled = true;	/* soft: for its probes */
 			pp = &ev->next;
 		} else {
@@ -426,6 +438,7 @@ static void child_signals(void)
 /*
  * The engine, as `dprobe trace -p` would choose it (the in-process one
  * where it can), or the one $DPROBE_ENGINE names; not the kernel's.
+ * Syscall events in the process lane need the one that sees syscalls.
  */
 static int choose(struct dp_engine_choice *ch, struct dp_engine_opts *eo,
 		  char *why, size_t whylen)
@@ -446,6 +459,15 @@ static int choose(struct dp_engine_choice *ch, struct dp_engine_opts *eo,
 				 "runs on the agent or the ptrace engine", name);
 			return -EINVAL;
 		}
+	}
+	if (!eo->kernel && proc_syscalls(eo->reg)) {
+		if (eo->forced && !(eo->forced->flags & DP_ENGINE_SYSCALLS)) {
+			snprintf(why, whylen, "the %s cannot see system calls: "
+				 "the syscalls/ events need the ptrace engine",
+				 eo->forced->desc);
+			return -EINVAL;
+		}
+		eo->forced = dp_engine_with(DP_ENGINE_SYSCALLS);
 	}
 	if (dp_engine_choose(ch, eo, NULL)) {
 		snprintf(why, whylen, "%s", ch->why);
@@ -509,7 +531,7 @@ static __attribute__((noreturn)) void child_main(struct dp_fs *fs,
 	c.fd = 3;
 	c.cmd_fd = 4;
 	close_range(5, ~0U, 0);
-	keep_lane(&fs->reg, lane->which);
+	keep_lane(fs, lane->which);
 	if (eo.kernel) {
 		eo.tracepoints = kernel_lane(&fs->reg, &eo.ntracepoints);
 		if (!eo.tracepoints) {
@@ -734,7 +756,7 @@ static void stop_child(struct dp_fs_lane *lane)
 static bool any_armed(const struct dp_fs *fs, int lane)
 {
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
-		if (armed(ev) && lane_of(ev) == lane)
+		if (armed(ev) && lane_of(fs, ev) == lane)
 			return true;
 	return false;
 }
@@ -813,7 +835,7 @@ static char *wants_text(struct dp_fs *fs, int lane, size_t *len)
 	if (!f)
 		return NULL;
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
-		if (!armed(ev) || lane_of(ev) != lane)
+		if (!armed(ev) || lane_of(fs, ev) != lane)
 			continue;
 		fprintf(f, "E %u %u\nG %s\nN %s\nF ", ev->id, ev->serial,
 			ev->group, ev->name);
@@ -854,6 +876,11 @@ static int switch_live(struct dp_fs_lane *lane)
 
 	if (!lane->child || !lane->reader_running || !lane->engine ||
 	    !lane->engine->enable)
+		return -ENOTSUP;
+	/* syscall events now: only a new child on the ptrace engine */
+	if (lane->which == DP_LANE_PROC && fs->sys_lane == DP_LANE_PROC &&
+	    proc_syscalls(&fs->reg) &&
+	    !(lane->engine->flags & DP_ENGINE_SYSCALLS))
 		return -ENOTSUP;
 	text = wants_text(fs, lane->which, &len);
 	if (!text)

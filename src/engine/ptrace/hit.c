@@ -123,20 +123,25 @@ static void hit_init(struct hit *h, struct thread *t, const struct dp_regs *regs
 }
 
 /* Metadata only when a record is made: it costs a /proc read. */
-static void hit_meta(struct hit *h)
+void thread_meta(struct thread *t, struct dp_rec_meta *m, char *comm)
 {
 	struct timespec ts;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	thread_comm_cpu(t, comm, &m->cpu);
+	m->ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	m->pid = t->tid;
+	m->tgid = t->proc->pid;
+	m->mm_pid = t->proc->pid;
+	m->comm = comm[0] ? comm : NULL;
+}
+
+static void hit_meta(struct hit *h)
+{
 	if (h->have_meta)
 		return;
 	h->have_meta = true;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	thread_comm_cpu(h->t, h->comm, &h->meta.cpu);
-	h->meta.ts_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	h->meta.pid = h->t->tid;
-	h->meta.tgid = h->t->proc->pid;
-	h->meta.mm_pid = h->t->proc->pid;
-	h->meta.comm = h->comm[0] ? h->comm : NULL;
+	thread_meta(h->t, &h->meta, h->comm);
 	h->ctx.comm = h->comm;
 }
 

@@ -62,6 +62,7 @@ struct thread {
 	bool stopped;			/* in a ptrace-stop we have not resumed */
 	int pending_sig;		/* to deliver when resumed */
 	int stat_fd;			/* /proc/PID/task/TID/stat */
+	long sys_nr;			/* the system call it is in, or -1 */
 	struct ret_inst *rets;
 	unsigned nrets, cap;
 	struct thread *next;
@@ -110,6 +111,9 @@ struct dp_tracer {
 	int nearly;
 	void (*profile_cb)(void *);
 	void *profile_priv;
+	/* the syscall events: [exit][nr], NULL where none is wanted */
+	bool sys_on;
+	struct dp_event *sys_ev[2][DP_SYSCALL_NR_MAX];
 	uint8_t rec[65536];		/* record scratch */
 };
 
@@ -151,6 +155,16 @@ int rets_copy(struct thread *dst, const struct thread *src);
 int rets_complete(struct thread *t, struct dp_regs *regs);
 /* The thread is gone: its pending returns are misses. */
 void rets_discard(struct thread *t);
+/* A record's metadata for thread @t, now (@comm: DP_TASK_COMM_LEN bytes,
+ * what m->comm points to). */
+void thread_meta(struct thread *t, struct dp_rec_meta *m, char *comm);
+
+/* ---- syscall.c: the syscall events, from syscall stops ------------------ */
+/* Which syscall events the registry holds; true if there are any (the
+ * tracees then run with PTRACE_SYSCALL). */
+bool sys_events_init(struct dp_tracer *tr);
+/* A syscall stop of @t (SIGTRAP | 0x80): the record of its event. */
+void sys_stop(struct thread *t);
 
 /* ---- sigtrap.c: the program's own SIGTRAP action ---------------------- */
 /* Copy the SIGTRAP action (thread @t stopped, about to get a SIGTRAP). */

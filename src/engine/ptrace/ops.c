@@ -78,7 +78,8 @@ const struct dp_engine_ops dp_ptrace_engine = {
 	.name = "ptrace",
 	.desc = "ptrace engine",
 	.flags = DP_ENGINE_AUTO | DP_ENGINE_FOLLOWS | DP_ENGINE_MANY_PIDS |
-		 DP_ENGINE_SUPERVISED | DP_ENGINE_AT_EXEC,
+		 DP_ENGINE_SUPERVISED | DP_ENGINE_AT_EXEC |
+		 DP_ENGINE_SYSCALLS,
 	.launch = pt_launch,
 	.attach = pt_attach,
 	.run = pt_run,

@@ -23,8 +23,11 @@
 
 #include "engine/ptrace/internal.h"
 
+/* TRACESYSGOOD: a syscall stop (syscall.c) is never taken for a SIGTRAP */
 #define TRACE_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |		\
-		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
+		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |		\
+		    PTRACE_O_TRACESYSGOOD)
+#define SYSCALL_STOP (SIGTRAP | 0x80)
 
 void tracer_log(struct dp_tracer *t, const char *fmt, ...)
 {
@@ -55,6 +58,7 @@ static struct thread *thread_add(struct proc *p, pid_t tid)
 	t->tid = tid;
 	t->proc = p;
 	t->stat_fd = -1;
+	t->sys_nr = -1;
 	t->next = p->threads;
 	p->threads = t;
 	return t;
@@ -118,15 +122,26 @@ static void proc_del(struct proc *p)
 	free(p);
 }
 
+/* With syscall events, to the next system call's entry or exit too. */
 static void resume(struct thread *t, int sig)
 {
+	int req = t->proc->tracer->sys_on ? PTRACE_SYSCALL : PTRACE_CONT;
+
 	/* a signal that arrived while the tracer ran code in the thread */
 	if (!sig)
 		sig = t->pending_sig;
 	if (sig == t->pending_sig)
 		t->pending_sig = 0;
-	if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)sig) == 0 ||
+	if (ptrace(req, t->tid, NULL, (void *)(long)sig) == 0 ||
 	    errno == ESRCH)
+		t->stopped = false;
+}
+
+/* From a syscall stop, where no signal can be given: one kept for later
+ * stays kept. */
+static void resume_syscall(struct thread *t)
+{
+	if (ptrace(PTRACE_SYSCALL, t->tid, NULL, NULL) == 0 || errno == ESRCH)
 		t->stopped = false;
 }
 
@@ -451,6 +466,11 @@ static int handle_status(struct dp_tracer *tr, pid_t tid, int status)
 			resume(t, 0);
 		return r;
 	}
+	if (sig == SYSCALL_STOP) {
+		sys_stop(t);
+		resume_syscall(t);
+		return 0;
+	}
 	if (sig == SIGTRAP) {
 		r = on_trap(t);
 		if (r < 0)
@@ -538,6 +558,8 @@ static bool stop_for_detach(struct thread *t)
 			t->proc->trap_watch = false;
 			return true;
 		case 0:
+			if (WSTOPSIG(status) == SYSCALL_STOP)
+				return true;	/* its call goes on after the detach */
 			if (WSTOPSIG(status) != SIGTRAP || on_trap(t) == 0)
 				t->pending_sig = WSTOPSIG(status);
 			return true;
@@ -757,8 +779,10 @@ static struct dp_tracer *tracer_new(const struct dp_ptrace_opts *o)
 {
 	struct dp_tracer *tr = calloc(1, sizeof(*tr));
 
-	if (tr)
+	if (tr) {
 		tr->o = *o;
+		sys_events_init(tr);
+	}
 	return tr;
 }
 

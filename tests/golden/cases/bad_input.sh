@@ -8,3 +8,4 @@ rm -f /tmp/dprobe-golden-nul
 "$DPROBE" check; echo "-> $?"
 "$DPROBE" nosuchcommand; echo "-> $?"
 printf 'p:g/e \377\376 %%di\n' | "$DPROBE" check -f -; echo "-> $?"
+{ "$DPROBE" mount /tmp --syscalls sometimes -- true 2>&1; echo "-> $?"; } | sed -n '1p;$p'
