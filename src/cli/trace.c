@@ -26,6 +26,7 @@
 #include "cli/supervisor.h"
 #include "engine/engine.h"
 #include "event/filter.h"
+#include "event/syscalls.h"
 #include "output/renderer.h"
 #include "ring/ring.h"
 #include "sym/debugdef.h"
@@ -395,6 +396,20 @@ static bool is_kernel_tracepoint(const char *line)
 		      "0123456789_") == strlen(name);
 }
 
+/* "syscalls:GLOB": the syscall events whose names match GLOB. */
+static int apply_syscalls(struct dp_registry *reg, const char *line)
+{
+	const char *glob = line + sizeof(DP_SYSCALLS_GROUP);
+	int n = dp_registry_syscalls_glob(reg, glob);
+
+	if (n > 0)
+		return 0;
+	fprintf(stderr, "dprobe: %s: %s\n", line, n < 0 ? strerror(-n) :
+		"no syscall event has that name (sys_enter_NAME or "
+		"sys_exit_NAME, NAME a system call)");
+	return 1;
+}
+
 static int apply_line(struct dp_registry *reg, struct named *nm,
 		      const char *line)
 {
@@ -417,6 +432,9 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 		nm->c->ktps[nm->c->nktps] = strdup(line);
 		return nm->c->ktps[nm->c->nktps++] ? 0 : 1;
 	}
+	/* without the kernel: made from the target's syscall stops */
+	if (!strncmp(line, DP_SYSCALLS_GROUP ":", sizeof(DP_SYSCALLS_GROUP)))
+		return apply_syscalls(reg, line);
 	if (!nm->loaded && (dp_cli_names_event(line) ||
 			    dp_debugdef_needed(line))) {
 		ret = nm->o->cmd ? dp_cli_objs_of_binary(&nm->objs, nm->binary) :

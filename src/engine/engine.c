@@ -93,6 +93,17 @@ static bool has_app_tracepoints(const struct dp_registry *reg)
 	return false;
 }
 
+/* The kernel's syscall events made from the target's own system calls
+ * (event/syscalls.h), not the kernel engine's tracepoints. */
+static bool has_syscall_events(const struct dp_engine_opts *o)
+{
+	for (const struct dp_event *ev = o->reg ? o->reg->events : NULL;
+	     ev && !o->kernel; ev = ev->next)
+		if (ev->kernel)
+			return true;
+	return false;
+}
+
 /*
  * What the session asks of every engine, before the engine's own checks:
  * 1 with @ch->why and @ch->reason if @e lacks it, else 0.
@@ -217,6 +228,9 @@ static int choose_auto(struct dp_engine_choice *ch, struct dp_engine_opts *o,
  *     function: an engine that enables them is the only one possible
  *     (another one named is an error, checked first), unless the kernel
  *     engine was named (then GROUP:NAME is the kernel's tracepoint).
+ *     Likewise syscall events without --kernel: the engine that sees
+ *     the target's system calls (DP_ENGINE_SYSCALLS); both at once, an
+ *     error.
  *  4. Otherwise the engines marked DP_ENGINE_AUTO, in table order: the
  *     in-process engine where it can run (its library found, a
  *     dynamically linked program that is not set-user-ID, one
@@ -227,7 +241,7 @@ static int choose_auto(struct dp_engine_choice *ch, struct dp_engine_opts *o,
 int dp_engine_choose(struct dp_engine_choice *ch, struct dp_engine_opts *o,
 		     const struct dp_engine_env *env)
 {
-	const struct dp_engine_ops *want = o->forced, *tp;
+	const struct dp_engine_ops *want = o->forced, *tp, *sc;
 
 	memset(ch, 0, sizeof(*ch));
 	ch->env = env ? env : &dp_engine_real_env;
@@ -241,8 +255,26 @@ int dp_engine_choose(struct dp_engine_choice *ch, struct dp_engine_opts *o,
 		    want->name);
 		return -EINVAL;
 	}
+	sc = has_syscall_events(o) ? dp_engine_with(DP_ENGINE_SYSCALLS) : NULL;
+	if (has_syscall_events(o) && (!sc || (want && want != sc) ||
+				      (!want && has_app_tracepoints(o->reg)))) {
+		if (want)
+			say(ch->why, sizeof(ch->why), "the syscalls: events "
+			    "are made by the %s, not --engine %s",
+			    sc ? sc->desc : "no engine", want->name);
+		else
+			say(ch->why, sizeof(ch->why), "the syscalls: events "
+			    "are made by the %s, which cannot enable "
+			    "application tracepoints", sc ? sc->desc :
+			    "no engine");
+		return -EINVAL;
+	}
 	if (want)
 		return choose_strict(ch, o, want, "forced by --engine");
+	if (sc)
+		return choose_strict(ch, o, sc, "the events include syscall "
+				     "events, made from the target's syscall "
+				     "stops");
 	if (o->kernel && (want = dp_engine_with(DP_ENGINE_KERNEL)))
 		return choose_strict(ch, o, want, "--kernel given, the places "
 				     "are in the kernel");

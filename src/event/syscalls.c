@@ -6,6 +6,8 @@
  * unsigned long from offset 16 whatever its C type; an exit event has
  * `long ret` there instead.
  */
+#include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,26 +74,38 @@ char *dp_syscall_format(const struct dp_syscall *sc, bool exit, unsigned id)
 	return text;
 }
 
-unsigned dp_registry_syscalls(struct dp_registry *reg)
+int dp_registry_syscalls_glob(struct dp_registry *reg, const char *glob)
 {
-	unsigned made = 0;
+	int made = 0;
 
 	for (size_t i = 0; i < dp_syscall_count(); i++) {
 		const struct dp_syscall *sc = dp_syscall_at(i);
 
 		for (int exit = 0; exit < 2; exit++) {
-			char name[DP_MAX_EVENT_NAME_LEN];
-			char *format = dp_syscall_format(sc, exit, 0);
+			char name[DP_MAX_EVENT_NAME_LEN], *format;
+			struct dp_event *ev;
 
 			snprintf(name, sizeof(name), "sys_%s_%s",
 				 exit ? "exit" : "enter", sc->name);
-			if (format && dp_registry_kernel_tp(reg, DP_SYSCALLS_GROUP,
-							    name, format))
-				made++;
+			if (fnmatch(glob, name, 0))
+				continue;
+			format = dp_syscall_format(sc, exit, 0);
+			ev = format ? dp_registry_kernel_tp(reg, DP_SYSCALLS_GROUP,
+							    name, format) : NULL;
 			free(format);
+			if (!ev)
+				return -ENOMEM;
+			made++;
 		}
 	}
 	return made;
+}
+
+unsigned dp_registry_syscalls(struct dp_registry *reg)
+{
+	int n = dp_registry_syscalls_glob(reg, "*");
+
+	return n > 0 ? (unsigned)n : 0;
 }
 
 const struct dp_syscall *dp_syscall_of_event(const struct dp_event *ev,

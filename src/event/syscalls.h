@@ -27,6 +27,9 @@ char *dp_syscall_format(const struct dp_syscall *sc, bool exit, unsigned id);
 
 /* Every system call's two events in @reg; how many were made. */
 unsigned dp_registry_syscalls(struct dp_registry *reg);
+/* Those whose names match @glob (fnmatch(3): "sys_enter_open*"); how many
+ * match (made now or before), -ENOMEM. */
+int dp_registry_syscalls_glob(struct dp_registry *reg, const char *glob);
 
 /* The system call @ev is an event of (*@exit: its exit), or NULL. */
 const struct dp_syscall *dp_syscall_of_event(const struct dp_event *ev,

@@ -438,7 +438,7 @@ static void child_signals(void)
 /*
  * The engine, as `dprobe trace -p` would choose it (the in-process one
  * where it can), or the one $DPROBE_ENGINE names; not the kernel's.
- * Syscall events in the process lane need the one that sees syscalls.
+ * Syscall events in the process lane take the one that sees syscalls.
  */
 static int choose(struct dp_engine_choice *ch, struct dp_engine_opts *eo,
 		  char *why, size_t whylen)
@@ -459,15 +459,6 @@ static int choose(struct dp_engine_choice *ch, struct dp_engine_opts *eo,
 				 "runs on the agent or the ptrace engine", name);
 			return -EINVAL;
 		}
-	}
-	if (!eo->kernel && proc_syscalls(eo->reg)) {
-		if (eo->forced && !(eo->forced->flags & DP_ENGINE_SYSCALLS)) {
-			snprintf(why, whylen, "the %s cannot see system calls: "
-				 "the syscalls/ events need the ptrace engine",
-				 eo->forced->desc);
-			return -EINVAL;
-		}
-		eo->forced = dp_engine_with(DP_ENGINE_SYSCALLS);
 	}
 	if (dp_engine_choose(ch, eo, NULL)) {
 		snprintf(why, whylen, "%s", ch->why);

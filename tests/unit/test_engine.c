@@ -280,6 +280,45 @@ Test(engine_choose, tracepoints_are_the_kernels_on_the_kernel_engine)
 	chose("kernel", "kernel: forced by --engine");
 }
 
+/* ---- syscall events (made from the ptrace engine's syscall stops) ------- */
+
+static struct dp_event sys_event = { .kind = DP_KIND_TRACEPOINT,
+				     .kernel = true };
+static struct dp_registry sys_reg = { .events = &sys_event };
+
+Test(engine_choose, syscall_events_take_ptrace)
+{
+	o.reg = &sys_reg;
+	chose("ptrace", "ptrace: the events include syscall events, made from "
+	      "the target's syscall stops");
+	cr_assert(ch.strict);
+}
+
+Test(engine_choose, syscall_events_refuse_forced_agent)
+{
+	o.reg = &sys_reg;
+	o.forced = dp_engine_by_name("agent");
+	refused(-EINVAL, "the syscalls: events are made by the ptrace engine, "
+		"not --engine agent");
+}
+
+Test(engine_choose, syscall_events_and_tracepoints_are_an_error)
+{
+	struct dp_event tp = { .kind = DP_KIND_TRACEPOINT, .next = &sys_event };
+	struct dp_registry both = { .events = &tp };
+
+	o.reg = &both;
+	refused(-EINVAL, "the syscalls: events are made by the ptrace engine, "
+		"which cannot enable application tracepoints");
+}
+
+Test(engine_choose, syscalls_are_the_kernels_with_kernel)
+{
+	o.reg = &sys_reg;
+	o.kernel = true;
+	chose("kernel", "kernel: --kernel given, the places are in the kernel");
+}
+
 /* ---- the launch-time fallback --------------------------------------------- */
 
 static char why[512];
