@@ -83,7 +83,8 @@ static const struct {
 	  "                     prototype\n" },
 	{ "trace", dp_cmd_trace,
 	  "stream probe events from a program or running processes",
-	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]... [-o FILE]\n"
+	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]...\n"
+	  "             [--trigger [EVENT=]hist:...]... [-o FILE]\n"
 	  "             [--format text|json] [--duration SECS] [-f] [--profile]\n"
 	  "             [--engine auto|agent|ptrace|kernel] [--kernel]\n"
 	  "             [--buffer-size SIZE] [--overwrite] [--no-demangle] [--dry-run]\n"
@@ -96,8 +97,15 @@ static const struct {
 	  "  -e, --event DEF      a probe definition (see 'dprobe help check');\n"
 	  "                       @FILE reads definitions from FILE; GROUP:NAME\n"
 	  "                       an application tracepoint, sdt_PROV:NAME an\n"
-	  "                       SDT probe of the program or its libraries\n"
+	  "                       SDT probe of the program or its libraries;\n"
+	  "                       syscalls:GLOB the kernel's syscall events of\n"
+	  "                       the traced processes (ptrace engine)\n"
 	  "  --filter EVENT=EXPR  the event's filter, in ftrace's filter language\n"
+	  "  --trigger [EVENT=]hist:keys=...[:vals=...][:sort=...][:size=N]\n"
+	  "                       [ if FILTER]  a hist trigger, as ftrace's, on\n"
+	  "                       EVENT (else on every event): its events are\n"
+	  "                       aggregated, not printed, and the hist file is\n"
+	  "                       printed at exit (also on SIGUSR1)\n"
 	  "  -o, --output FILE    write events to FILE\n"
 	  "  --format F           text (the default): lines as trace_pipe prints\n"
 	  "                       them; json: one JSON object per event\n"

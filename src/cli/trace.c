@@ -24,6 +24,7 @@
 #include "cli/cli.h"
 #include "cli/named.h"
 #include "cli/supervisor.h"
+#include "cli/triggers.h"
 #include "engine/engine.h"
 #include "event/filter.h"
 #include "event/syscalls.h"
@@ -41,6 +42,8 @@ struct trace_opts {
 	int ndefs;
 	const char *filters[DP_MAX_FILTERS];
 	int nfilters;
+	const char *triggers[DP_CLI_MAX_TRIGGERS];
+	int ntriggers;
 	const char *output;
 	const struct dp_renderer_ops *format;	/* --format, --json */
 	bool follow, profile;
@@ -62,6 +65,7 @@ struct trace_ctx {
 	/* --kernel: the kernel tracepoints named (GROUP:NAME), malloc'd */
 	char *ktps[MAX_DEFS];
 	size_t nktps;
+	struct dp_cli_triggers trig;	/* --trigger */
 };
 
 /*
@@ -124,6 +128,9 @@ static void emit(void *priv, const struct dp_event *ev, const void *rec,
 {
 	struct trace_ctx *c = priv;
 
+	/* an event with a hist trigger is aggregated, not printed */
+	if (c->trig.n && dp_cli_triggers_take(&c->trig, ev, rec, len, meta, sym))
+		return;
 	dp_render_event(&c->render, ev, rec, len, meta, sym);
 }
 
@@ -178,7 +185,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 	return !ret && o->npids ? 0 : -1;
 }
 
-enum { OPT_FILTER = 256, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
+enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
        OPT_NO_DEMANGLE, OPT_DRY_RUN };
 
@@ -231,6 +238,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "trigger", required_argument, NULL, OPT_TRIGGER },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "format", required_argument, NULL, OPT_FORMAT },
@@ -276,6 +284,15 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 				return -1;
 			}
 			o->filters[o->nfilters++] = optarg;
+			break;
+		case OPT_TRIGGER:
+			if (o->ntriggers == DP_CLI_MAX_TRIGGERS) {
+				fprintf(stderr, "dprobe: too many --trigger "
+					"options (at most %d)\n",
+					DP_CLI_MAX_TRIGGERS);
+				return -1;
+			}
+			o->triggers[o->ntriggers++] = optarg;
 			break;
 		case 'o': o->output = optarg; break;
 		case OPT_JSON: o->format = dp_renderer_by_name("json"); break;
@@ -531,6 +548,9 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 	for (int i = 0; !bad && i < o->nfilters; i++)
 		if (!names_kernel_tracepoint(c, o->filters[i]))
 			bad |= dp_cli_apply_filter(&c->reg, o->filters[i], false);
+	if (!bad && dp_cli_triggers_setup(&c->trig, &c->reg, o->triggers,
+					  o->ntriggers))
+		bad = 1;
 	if (bad)
 		return -1;
 	if (!c->reg.events && !c->nktps) {
@@ -581,6 +601,7 @@ static void print_profile(void *priv)
 	struct trace_ctx *c = priv;
 
 	dp_render_flush(&c->render);
+	dp_cli_triggers_print(&c->trig, c->out);
 	dp_registry_profile(&c->reg, DP_KIND_KPROBE, stderr);
 	dp_registry_profile(&c->reg, DP_KIND_UPROBE, stderr);
 	/* how the engine placed each probe (the agent: optimised, or why
@@ -854,6 +875,7 @@ static int run(int argc, char **argv, bool stat)
 	st = dp_engine_stats(g_eng.e);
 	dp_render_summary(&c.render, st);
 	dp_render_end(&c.render);
+	dp_cli_triggers_print(&c.trig, c.out);
 	if (stat)
 		print_stat(&c, &o, (double)(t1.tv_sec - t0.tv_sec) +
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
@@ -869,6 +891,7 @@ static int run(int argc, char **argv, bool stat)
 out:
 	if (c.out && c.out != stdout)
 		fclose(c.out);
+	dp_cli_triggers_free(&c.trig);
 	dp_registry_free(&c.reg);
 	for (size_t i = 0; i < c.nktps; i++)
 		free(c.ktps[i]);

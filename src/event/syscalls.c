@@ -130,7 +130,9 @@ size_t dp_syscall_record(const struct dp_event *ev, bool exit, long nr,
 			 const uint64_t *args, int64_t ret, int tid,
 			 uint8_t *buf, size_t cap)
 {
-	const struct dp_syscall *sc = dp_syscall_by_nr(nr);
+	bool is_exit;
+	const struct dp_syscall *sc = dp_syscall_of_event(ev, &is_exit);
+	/* the event's layout, whatever number the call had */
 	unsigned n = exit ? 1 : sc ? dp_syscall_nargs(sc) : 0;
 	size_t len = SYS_ARGS_OFF + 8 * (size_t)n;
 

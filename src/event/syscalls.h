@@ -39,7 +39,8 @@ const struct dp_syscall *dp_syscall_of_event(const struct dp_event *ev,
  * @ev's record (of thread @tid) into @buf (@cap bytes): at the entry,
  * system call @nr with @args (DP_SYSCALL_MAX_ARGS values, those past its
  * arguments ignored); at the exit, its return value @ret.  Returns the
- * record's length, 0 if it does not fit.
+ * record's length, 0 if it does not fit.  Its layout is @ev's, whatever
+ * @nr is.
  */
 size_t dp_syscall_record(const struct dp_event *ev, bool exit, long nr,
 			 const uint64_t *args, int64_t ret, int tid,

@@ -5,8 +5,10 @@
  * fields; when it compiles it is matched against a few records (plain,
  * faulted strings, bad string locations, a truncated record) and CPU/comm
  * metadata.  It also goes through the `filter` file write path and the
- * error printers.  Anything odd the filter code does aborts, so libFuzzer
- * reports it with the input.
+ * error printers, and, as a hist trigger (event/hist.h; "hist:" put
+ * before it unless it starts so), through the trigger parser, the records
+ * and the `hist` text.  Anything odd the filter or hist code does aborts,
+ * so libFuzzer reports it with the input.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 
 #include "event/event.h"
 #include "event/filter.h"
+#include "event/hist.h"
 
 #define F(n, t, c, o, sz, es, cnt, sg) { n, t, c, o, sz, es, cnt, sg, NULL }
 
@@ -141,6 +144,48 @@ static void check_error(const char *text, const struct dp_filter_error *e)
 	dp_filter_error_log_print(text, e, sink);
 }
 
+static int sym_lookup(void *priv, uint64_t addr, const char **name,
+		      uint64_t *off, uint64_t *size)
+{
+	(void)priv;
+	if (addr < 0x1000 || addr >= 0x2000)
+		return -1;
+	*name = "main";
+	*off = addr - 0x1000;
+	*size = 0x1000;
+	return 0;
+}
+
+/* @text as a hist trigger: parsed, fed every record, printed. */
+static void run_hist(const char *text)
+{
+	static const struct dp_rec_meta meta = { .pid = 7, .comm = "bash" };
+	struct dp_symbolizer sym = { sym_lookup, NULL };
+	struct dp_hist_error e;
+	struct dp_hist *h = NULL;
+	char *t = NULL;
+	int ret;
+
+	if (strncmp(text, "hist", 4) && asprintf(&t, "hist:%s", text) < 0)
+		return;
+	ret = dp_hist_new(&ev, t ? t : text, &h, &e);
+	if (ret) {
+		if (h || ret > 0 || (e.msg && e.pos > strlen(t ? t : text)))
+			abort();
+		dp_hist_error_print(&ev, t ? t : text, ret, &e, sink);
+	} else {
+		for (int round = 0; round < 3; round++)
+			for (unsigned r = 0; r < NREC; r++)
+				dp_hist_add(h, recs[r], rec_len[r], &meta, &sym);
+		dp_hist_print_trigger(h, sink);
+		dp_hist_print(h, 0, sink);
+		dp_hist_clear(h);
+		dp_hist_print(h, 1, sink);
+		dp_hist_free(h);
+	}
+	free(t);
+}
+
 static void run_records(const struct dp_filter *f)
 {
 	static const struct dp_rec_meta metas[] = {
@@ -198,6 +243,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    wev.filter_text)
 		abort();
 
+	run_hist(text);
 	free(text);
 	return 0;
 }

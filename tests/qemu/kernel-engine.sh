@@ -15,7 +15,13 @@
 #   3. DPROBE list --kernel 'sched:*' and available_events;
 #   4. DPROBE trace --kernel ending on an error (a definition the kernel
 #      refuses) and on Ctrl-C; then what is left in tracefs after all of
-#      DPROBE's runs: no dprobe* instance, group or event line may remain.
+#      DPROBE's runs: no dprobe* instance, group or event line may remain;
+#   5. DPROBE trace --kernel --trigger with three hist triggers (two on
+#      one event), and the same triggers written to the kernel's
+#      `trigger` files in step 2: the `hist` files must be the kernel's
+#      byte for byte (but the pid an execname key shows); a trigger
+#      naming no field must get the kernel's error_log entry.  (The
+#      guest's kernel is 6.1: no .percent, .graph or nohitcount yet.)
 # On the host the two traces are compared event by event: the event name
 # and argument values (the values check), and the place in parentheses
 # (the place check); the pid, CPU, flags and time columns are not
@@ -70,7 +76,18 @@ cat >"$tmp/payload.sh" <<EOF
 T=/sys/kernel/tracing
 P1='p:myprobe do_sys_openat2 dfd=%di:s32 filename=+0(%si):string'
 P2='r:myretprobe do_sys_openat2 \$retval'
+H1='hist:keys=filename,dfd.hex:vals=hitcount:sort=filename'
+H2='hist:keys=arg1.buckets=4:vals=hitcount:sort=arg1.descending'
+H3='hist:keys=common_pid.execname:vals=hitcount'
+BAD='hist:keys=dfd:vals=hitcount,nosuch'
 cd /host || exit 1
+
+# 5. dprobe's hist triggers
+$guest_dprobe trace --kernel -e "\$P1" -e "\$P2" --trigger "myprobe=\$H1" \
+	--trigger "myretprobe=\$H2" --trigger "myprobe=\$H3" \
+	-- cat /etc/hostname >dprobe.hist 2>dprobe.hist.err
+$guest_dprobe trace --kernel -e "\$P1" --trigger "myprobe=\$BAD" \
+	-- cat /etc/hostname >/dev/null 2>dprobe.histerr
 
 # 1. dprobe
 $guest_dprobe trace --kernel -e "\$P1" -e "\$P2" -- cat /etc/hostname \\
@@ -113,10 +130,24 @@ sh -c 'kill -STOP \$\$; exec cat /etc/hostname' >kernel.cmdout &
 pid=\$!
 until grep -q '^[0-9]* ([^)]*) T' /proc/\$pid/stat 2>/dev/null; do :; done
 echo \$pid >\$T/set_event_pid
+echo "\$H1" >\$T/events/kprobes/myprobe/trigger
+echo "\$H2" >\$T/events/kprobes/myretprobe/trigger
+echo "\$H3" >>\$T/events/kprobes/myprobe/trigger
+: >\$T/error_log
+echo "\$BAD" >>\$T/events/kprobes/myprobe/trigger
+sed 's/^\[[^]]*\] //' \$T/error_log >kernel.histerr
 echo 1 >\$T/events/kprobes/myprobe/enable
 echo 1 >\$T/events/kprobes/myretprobe/enable
 kill -CONT \$pid
 wait \$pid
+# the histograms while only the command's pid is let through: with a
+# trigger, a disabled event stays soft-enabled for it
+{ echo kprobes/myprobe/hist:; cat \$T/events/kprobes/myprobe/hist
+  echo; echo kprobes/myretprobe/hist:; cat \$T/events/kprobes/myretprobe/hist
+} >kernel.hist
+echo "!\$H1" >\$T/events/kprobes/myprobe/trigger
+echo "!\$H2" >\$T/events/kprobes/myretprobe/trigger
+echo "!\$H3" >\$T/events/kprobes/myprobe/trigger
 echo 0 >\$T/events/kprobes/enable
 echo >\$T/set_event_pid
 cat \$T/trace >kernel.trace
@@ -194,6 +225,25 @@ if grep -q '^[0-9]' sigint.rc && [ -s sigint.out ]; then
 	check "Ctrl-C ends the run (exit $(cat sigint.rc))" 0
 else
 	check "Ctrl-C ends the run" 1
+fi
+# the histograms: dprobe prints the hist files after its events
+# (the pid of the command is not the same in the two runs)
+sed -n '/^kprobes\/myprobe\/hist:$/,$p' dprobe.hist |
+	sed 's/^\({ common_pid: cat *\[\) *[0-9]*\]/\1PID]/' >dprobe.hists
+sed -i 's/^\({ common_pid: cat *\[\) *[0-9]*\]/\1PID]/' kernel.hist
+if [ -s kernel.hist ] && grep -q '^{' kernel.hist &&
+   cmp -s kernel.hist dprobe.hists; then
+	check "hist triggers: the kernel's hist files ($(grep -c '^{' kernel.hist) entries)" 0
+else
+	check "hist triggers: the kernel's hist files" 1
+	diff kernel.hist dprobe.hists | sed 's/^/  /' | head -30
+	sed 's/^/  dprobe: /' dprobe.hist.err | head -5
+fi
+if [ -s kernel.histerr ] && cmp -s kernel.histerr dprobe.histerr; then
+	check "a bad hist trigger: the kernel's error" 0
+else
+	check "a bad hist trigger: the kernel's error" 1
+	diff kernel.histerr dprobe.histerr | sed 's/^/  /' | head -10
 fi
 if [ -s leftovers.txt ]; then
 	check "nothing of dprobe left in tracefs" 1

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --trigger [EVENT=]hist:...: the kernel's hist triggers on the events of
+ * `dprobe trace` (event/hist.h).  An event with a hist trigger is
+ * aggregated instead of printed; the histograms are printed as the
+ * kernel's `hist` files, at the end and on SIGUSR1.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/triggers.h"
+
+/* The events @arg names: "EVENT=hist:..." one, "hist:..." every one. */
+static int add_one(struct dp_cli_triggers *t, struct dp_event *ev,
+		   const char *text)
+{
+	struct dp_hist_error err;
+	struct dp_hist *h;
+	int ret;
+
+	if (t->n == DP_CLI_MAX_TRIGGERS) {
+		fprintf(stderr, "dprobe: too many triggers (at most %d)\n",
+			DP_CLI_MAX_TRIGGERS);
+		return -1;
+	}
+	ret = dp_hist_new(ev, text, &h, &err);
+	if (ret) {
+		dp_hist_error_print(ev, text, ret, &err, stderr);
+		return -1;
+	}
+	if (dp_hist_command(h) != DP_HIST_ADD) {
+		fprintf(stderr, "dprobe: --trigger '%s': pause, cont and clear "
+			"act on a trigger already there (dprobe mount)\n",
+			text);
+		dp_hist_free(h);
+		return -1;
+	}
+	t->v[t->n].ev = ev;
+	t->v[t->n++].hist = h;
+	return 0;
+}
+
+int dp_cli_triggers_setup(struct dp_cli_triggers *t, struct dp_registry *reg,
+			  const char *const *args, int nargs)
+{
+	for (int i = 0; i < nargs; i++) {
+		const char *a = args[i], *eq = strchr(a, '=');
+		char name[2 * DP_MAX_EVENT_NAME_LEN];
+		struct dp_event *ev;
+
+		if (!strncmp(a, "hist", 4) && (a[4] == ':' || !a[4])) {
+			for (ev = reg->events; ev; ev = ev->next)
+				if (add_one(t, ev, a))
+					return -1;
+			continue;
+		}
+		if (!eq || eq == a || (size_t)(eq - a) >= sizeof(name)) {
+			fprintf(stderr, "dprobe: --trigger takes [EVENT=]hist:..., "
+				"not '%s'\n", a);
+			return -1;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
+		ev = dp_cli_find_event(reg, name);
+		if (!ev) {
+			fprintf(stderr, "dprobe: --trigger: no event '%s'\n", name);
+			return -1;
+		}
+		if (add_one(t, ev, eq + 1))
+			return -1;
+	}
+	return 0;
+}
+
+bool dp_cli_triggers_take(struct dp_cli_triggers *t, const struct dp_event *ev,
+			  const void *rec, size_t len,
+			  const struct dp_rec_meta *meta,
+			  const struct dp_symbolizer *sym)
+{
+	bool taken = false;
+
+	for (unsigned i = 0; i < t->n; i++) {
+		if (t->v[i].ev != ev)
+			continue;
+		dp_hist_add(t->v[i].hist, rec, len, meta, sym);
+		taken = true;
+	}
+	return taken;
+}
+
+void dp_cli_triggers_print(const struct dp_cli_triggers *t, FILE *out)
+{
+	bool first = true;
+
+	/* one `hist` file per event: its triggers in the order given, as
+	 * the kernel appends them */
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct dp_event *ev = t->v[i].ev;
+		unsigned n = 0;
+		bool seen = false;
+
+		for (unsigned k = 0; k < i && !seen; k++)
+			seen = t->v[k].ev == ev;
+		if (seen)
+			continue;
+		fprintf(out, "%s%s/%s/hist:\n", first ? "" : "\n", ev->group,
+			ev->name);
+		first = false;
+		for (unsigned k = i; k < t->n; k++)
+			if (t->v[k].ev == ev)
+				dp_hist_print(t->v[k].hist, n++, out);
+	}
+	fflush(out);
+}
+
+void dp_cli_triggers_free(struct dp_cli_triggers *t)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		dp_hist_free(t->v[i].hist);
+	t->n = 0;
+}

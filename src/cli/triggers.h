@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* --trigger: hist triggers on the events of `dprobe trace` (triggers.c). */
+#ifndef DPROBE_CLI_TRIGGERS_H
+#define DPROBE_CLI_TRIGGERS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "event/hist.h"
+
+#define DP_CLI_MAX_TRIGGERS 64
+
+struct dp_cli_triggers {
+	struct {
+		struct dp_event *ev;
+		struct dp_hist *hist;
+	} v[DP_CLI_MAX_TRIGGERS];
+	unsigned n;
+};
+
+/* Every --trigger: 0, or -1 after saying why. */
+int dp_cli_triggers_setup(struct dp_cli_triggers *t, struct dp_registry *reg,
+			  const char *const *args, int nargs);
+/* A record of @ev: aggregated by its triggers, true if it has any (then
+ * it is not printed). */
+bool dp_cli_triggers_take(struct dp_cli_triggers *t, const struct dp_event *ev,
+			  const void *rec, size_t len,
+			  const struct dp_rec_meta *meta,
+			  const struct dp_symbolizer *sym);
+/* Each event's `hist` file, headed "GROUP/EVENT/hist:". */
+void dp_cli_triggers_print(const struct dp_cli_triggers *t, FILE *out);
+void dp_cli_triggers_free(struct dp_cli_triggers *t);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Hist triggers: the kernel's `hist:` event trigger
+ * (kernel/trace/trace_events_hist.c) on a dprobe event.  Each record of
+ * the event that passes the trigger's own filter is aggregated under its
+ * key (one to three fields, with the kernel's modifiers) into a table of
+ * at most `size` entries, counting hits and summing up to three value
+ * fields; the table reads back as the kernel's `hist` file does, byte for
+ * byte for the same data.
+ *
+ * What is the kernel's here: the syntax (`keys=`/`key=`, `vals=`/
+ * `values=`/`val=`, `sort=` with `.descending`/`.ascending`, `size=`,
+ * `pause`, `cont`/`continue`, `clear`, `nohitcount`, `if FILTER`), the
+ * modifiers `.hex .sym .sym-offset .execname .syscall .log2 .buckets=N`
+ * on keys and `.hex .percent .graph` on values, the limits (3 keys, 3
+ * values, 2 sort keys, 128..131072 entries), the default sort
+ * (hitcount, ascending), the error messages, and the text.  What is not
+ * here yet: variables, expressions, actions, `name=`, stack traces and
+ * common_timestamp.
+ *
+ * Symbols and comms are taken when an entry is made (the process may be
+ * gone when the histogram is read), as the kernel takes comms.
+ */
+#ifndef DPROBE_EVENT_HIST_H
+#define DPROBE_EVENT_HIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "event/event.h"
+#include "event/record.h"
+#include "event/sink.h"
+
+struct dp_hist;
+
+/* Why a trigger was refused: the kernel's message and where in the
+ * text (0: its start). */
+struct dp_hist_error {
+	const char *msg;
+	unsigned pos;
+};
+
+/*
+ * A hist trigger on @ev from @text ("hist:keys=...[ if FILTER]"): 0 and
+ * *@out, or -errno with @err (-EINVAL for what the kernel refuses).
+ */
+int dp_hist_new(const struct dp_event *ev, const char *text,
+		struct dp_hist **out, struct dp_hist_error *err);
+void dp_hist_free(struct dp_hist *h);
+/* @err as the kernel's error_log shows it ("hist:GROUP:EVENT: error: ..."
+ * with the command and a caret); an error without a message: errno's. */
+void dp_hist_error_print(const struct dp_event *ev, const char *text,
+			 int ret, const struct dp_hist_error *err, FILE *out);
+
+/* The command words alone (pause, cont, clear): the trigger's state. */
+enum dp_hist_cmd { DP_HIST_ADD, DP_HIST_PAUSE, DP_HIST_CONT, DP_HIST_CLEAR };
+enum dp_hist_cmd dp_hist_command(const struct dp_hist *h);
+/* Whether @a and @b are the same trigger (keys, values, sort, filter):
+ * what a second write of it, or its pause/cont/clear, is matched to. */
+bool dp_hist_same(const struct dp_hist *a, const struct dp_hist *b);
+void dp_hist_pause(struct dp_hist *h, bool paused);
+void dp_hist_clear(struct dp_hist *h);
+
+/* One record of the event, with @sym for .sym keys (may be NULL). */
+void dp_hist_add(struct dp_hist *h, const void *rec, size_t len,
+		 const struct dp_rec_meta *meta,
+		 const struct dp_symbolizer *sym);
+
+/* The trigger as the `trigger` file lists it ("hist:keys=... [active]"). */
+void dp_hist_print_trigger(const struct dp_hist *h, FILE *out);
+/* Its part of the `hist` file: @n is how many triggers came before. */
+void dp_hist_print(const struct dp_hist *h, unsigned n, FILE *out);
+
+#endif

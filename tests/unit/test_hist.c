@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hist triggers (event/hist.h): the kernel's syntax and errors (with the
+ * error_log positions of 6.12's trace_events_hist.c), the trigger line,
+ * and the `hist` text for each key and value modifier, sorts, limits and
+ * drops, written from the kernel's format strings.  tests/qemu/ compares
+ * the same text with a real kernel's.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event/hist.h"
+#include "event/syscalls.h"
+#include "capture.h"
+
+static struct dp_registry reg;
+static struct dp_event *openat, *kp;
+
+static void setup(void)
+{
+	dp_registry_init(&reg);
+	cr_assert_eq(dp_registry_syscalls_glob(&reg, "sys_enter_openat"), 1);
+	openat = dp_registry_find(&reg, "syscalls", "sys_enter_openat");
+	cr_assert_eq(dp_registry_apply(&reg, "p:kp/k work a=%di:s32 "
+				       "s=+0(%si):string", NULL, NULL), 0);
+	kp = dp_registry_find(&reg, "kp", "k");
+	cr_assert(openat && kp);
+}
+
+static void teardown(void)
+{
+	dp_registry_free(&reg);
+}
+
+TestSuite(hist, .init = setup, .fini = teardown);
+
+static struct dp_hist *make(struct dp_event *ev, const char *text)
+{
+	struct dp_hist_error err;
+	struct dp_hist *h = NULL;
+	int ret = dp_hist_new(ev, text, &h, &err);
+
+	cr_assert_eq(ret, 0, "%s: %d %s", text, ret, err.msg ? err.msg : "");
+	return h;
+}
+
+static void refused(struct dp_event *ev, const char *text, const char *msg,
+		    unsigned pos)
+{
+	struct dp_hist_error err;
+	struct dp_hist *h = NULL;
+
+	cr_assert_eq(dp_hist_new(ev, text, &h, &err), -EINVAL, "%s", text);
+	cr_assert_null(h);
+	if (!msg) {
+		cr_assert_null(err.msg, "%s: %s", text, err.msg);
+		return;
+	}
+	cr_assert_not_null(err.msg, "%s", text);
+	cr_assert_str_eq(err.msg, msg, "%s", text);
+	cr_assert_eq(err.pos, pos, "%s: at %u", text, err.pos);
+}
+
+static const struct dp_rec_meta meta = { .pid = 42, .tgid = 42,
+					 .comm = "fileserver" };
+
+/* sys_enter_openat with dfd, flags, mode */
+static void openat_hit(struct dp_hist *h, int64_t dfd, uint64_t flags,
+		       uint64_t mode, long nr)
+{
+	uint64_t args[DP_SYSCALL_MAX_ARGS] = { (uint64_t)dfd, 0x1000, flags,
+					       mode };
+	uint8_t rec[128];
+	size_t len = dp_syscall_record(openat, false, nr, args, 0, 42, rec,
+				       sizeof(rec));
+
+	cr_assert_gt(len, 0);
+	dp_hist_add(h, rec, len, &meta, NULL);
+}
+
+/* kp/k with a (s32) and the string s */
+static void kp_hit(struct dp_hist *h, int32_t a, const char *s,
+		   const struct dp_symbolizer *sym)
+{
+	const struct dp_field *fa = dp_event_field(kp, "a");
+	const struct dp_field *fs = dp_event_field(kp, "s");
+	uint8_t rec[256] = { 0 };
+	size_t n = strlen(s) + 1, len = kp->fixed_size + n;
+
+	dp_rec_put(rec, kp->id, 2);
+	dp_rec_put(rec + fa->offset, (uint32_t)a, 4);
+	dp_rec_put(rec + fs->offset,
+		   dp_data_loc((unsigned)n, kp->fixed_size), 4);
+	memcpy(rec + kp->fixed_size, s, n);
+	dp_hist_add(h, rec, len, &meta, sym);
+}
+
+static char *text_of(struct dp_hist *h)
+{
+	struct cap c;
+
+	dp_hist_print(h, 0, cap_open(&c));
+	return cap_close(&c);
+}
+
+static void expect(struct dp_hist *h, const char *want)
+{
+	char *got = text_of(h);
+
+	cr_assert_str_eq(got, want);
+	free(got);
+}
+
+Test(hist, defaults_and_the_trigger_line)
+{
+	struct dp_hist *h = make(openat, "hist:keys=dfd");
+	struct cap c;
+	char *line;
+
+	dp_hist_print_trigger(h, cap_open(&c));
+	line = cap_close(&c);
+	cr_assert_str_eq(line, "hist:keys=dfd:vals=hitcount:sort=hitcount:"
+			 "size=2048 [active]\n");
+	free(line);
+	dp_hist_free(h);
+	/* the other spellings; size rounded up to a power of two */
+	h = make(openat, "hist:key=dfd.hex,mode:values=flags,hitcount:"
+		 "sort=mode.descending,dfd:size=1000");
+	dp_hist_print_trigger(h, cap_open(&c));
+	line = cap_close(&c);
+	cr_assert_str_eq(line, "hist:keys=dfd.hex,mode:vals=hitcount,flags:"
+			 "sort=mode.descending,dfd.hex:size=1024 [active]\n");
+	free(line);
+	dp_hist_pause(h, true);
+	dp_hist_print_trigger(h, cap_open(&c));
+	line = cap_close(&c);
+	cr_assert(strstr(line, ":size=1024 [paused]\n"));
+	free(line);
+	dp_hist_free(h);
+}
+
+Test(hist, entries_sorted_by_hitcount_and_totals)
+{
+	struct dp_hist *h = make(openat, "hist:keys=dfd:vals=flags");
+
+	openat_hit(h, 3, 1, 0, 257);
+	openat_hit(h, 5, 2, 0, 257);
+	openat_hit(h, 5, 4, 0, 257);
+	openat_hit(h, 7, 8, 0, 257);
+	openat_hit(h, 5, 16, 0, 257);
+	openat_hit(h, 7, 32, 0, 257);
+	expect(h, "# event histogram\n"
+		  "#\n"
+		  "# trigger info: hist:keys=dfd:vals=hitcount,flags:"
+		  "sort=hitcount:size=2048 [active]\n"
+		  "#\n"
+		  "\n"
+		  "{ dfd:          3 } hitcount:          1  flags:          1\n"
+		  "{ dfd:          7 } hitcount:          2  flags:         40\n"
+		  "{ dfd:          5 } hitcount:          3  flags:         22\n"
+		  "\n"
+		  "Totals:\n"
+		  "    Hits: 6\n"
+		  "    Entries: 3\n"
+		  "    Dropped: 0\n");
+	dp_hist_free(h);
+}
+
+Test(hist, two_sort_keys_descending)
+{
+	struct dp_hist *h = make(openat, "hist:keys=dfd,mode:"
+				 "sort=hitcount.descending,mode.descending");
+	char *got;
+
+	openat_hit(h, 1, 0, 10, 257);
+	openat_hit(h, 1, 0, 30, 257);
+	openat_hit(h, 1, 0, 20, 257);
+	openat_hit(h, 1, 0, 20, 257);
+	got = text_of(h);
+	cr_assert(strstr(got,
+		"{ dfd:          1, mode:         20 } hitcount:          2\n"
+		"{ dfd:          1, mode:         30 } hitcount:          1\n"
+		"{ dfd:          1, mode:         10 } hitcount:          1\n"),
+		"%s", got);
+	free(got);
+	dp_hist_free(h);
+}
+
+Test(hist, key_modifiers)
+{
+	struct dp_hist *h = make(openat, "hist:keys=dfd.hex,flags.log2,"
+				 "mode.buckets=100:sort=flags");
+	char *got;
+
+	openat_hit(h, -100, 1, 199, 257);
+	openat_hit(h, -100, 5, 100, 257);
+	openat_hit(h, -100, 1000, 5, 257);
+	got = text_of(h);
+	cr_assert(strstr(got, "hist:keys=dfd.hex,flags.log2,mode.buckets=100:"
+			 "vals=hitcount:sort=flags.log2:size=2048 [active]\n"),
+		  "%s", got);
+	/* dfd is the kernel's unsigned 8-byte argument */
+	cr_assert(strstr(got,
+		"{ dfd: ffffffffffffff9c, flags: ~ 2^0 , mode: ~ 100-199 } "
+		"hitcount:          1\n"
+		"{ dfd: ffffffffffffff9c, flags: ~ 2^3 , mode: ~ 100-199 } "
+		"hitcount:          1\n"
+		"{ dfd: ffffffffffffff9c, flags: ~ 2^10, mode: ~ 0-99 } "
+		"hitcount:          1\n"), "%s", got);
+	free(got);
+	dp_hist_free(h);
+}
+
+Test(hist, execname_and_syscall)
+{
+	struct dp_hist *h = make(openat, "hist:keys=common_pid.execname,"
+				 "__syscall_nr.syscall");
+	char *got;
+
+	openat_hit(h, 1, 0, 0, 257);
+	openat_hit(h, 1, 0, 0, 2);
+	openat_hit(h, 1, 0, 0, 257);
+	got = text_of(h);
+	cr_assert(strstr(got,
+		"{ common_pid: fileserver      [        42], __syscall_nr: "
+		"open                          [  2] } hitcount:          1\n"
+		"{ common_pid: fileserver      [        42], __syscall_nr: "
+		"openat                        [257] } hitcount:          2\n"),
+		"%s", got);
+	free(got);
+	dp_hist_free(h);
+}
+
+static int fake_lookup(void *priv, uint64_t addr, const char **sym,
+		       uint64_t *off, uint64_t *size)
+{
+	(void)priv;
+	if (addr < 0x1000 || addr >= 0x1100)
+		return -1;
+	*sym = "work";
+	*off = addr - 0x1000;
+	*size = 0x100;
+	return 0;
+}
+
+Test(hist, strings_symbols_and_signed_keys)
+{
+	struct dp_symbolizer sym = { fake_lookup, NULL };
+	struct dp_hist *h = make(kp, "hist:keys=s,a:sort=s");
+	struct dp_hist *hs = make(kp, "hist:keys=a.sym-offset");
+	char *got;
+
+	kp_hit(h, -1, "beta", NULL);
+	kp_hit(h, 2, "alpha", NULL);
+	kp_hit(h, 2, "alpha", NULL);
+	got = text_of(h);
+	/* a string key is padded to 50; a signed one sign-extended */
+	cr_assert(strstr(got,
+		"{ s: alpha                                             , a:"
+		"          2 } hitcount:          2\n"
+		"{ s: beta                                              , a: "
+		"18446744073709551615 } hitcount:          1\n"), "%s", got);
+	free(got);
+	kp_hit(hs, 0x1010, "x", &sym);
+	kp_hit(hs, 0x2000, "x", &sym);
+	got = text_of(hs);
+	cr_assert(strstr(got, "{ a: [1010] work+0x10/0x100"), "%s", got);
+	cr_assert(strstr(got, "{ a: [2000] 0x2000"), "%s", got);
+	free(got);
+	dp_hist_free(h);
+	dp_hist_free(hs);
+}
+
+Test(hist, percent_graph_and_nohitcount)
+{
+	struct dp_hist *h = make(openat, "hist:keys=dfd:vals=hitcount.percent,"
+				 "hitcount.graph:nohitcount:sort=dfd");
+	struct dp_hist *x = make(openat, "hist:keys=dfd:vals=mode.hex,"
+				 "hitcount");
+	char *got;
+
+	openat_hit(h, 1, 0, 0x10, 257);
+	openat_hit(h, 2, 0, 0x10, 257);
+	openat_hit(h, 2, 0, 0x10, 257);
+	openat_hit(h, 2, 0, 0x10, 257);
+	got = text_of(h);
+	cr_assert(strstr(got, "hist:keys=dfd:vals=hitcount.percent,"
+			 "hitcount.graph:sort=dfd:size=2048:"
+			 "nohitcount [active]\n"), "%s", got);
+	cr_assert(strstr(got,
+		"{ dfd:          1 }  hitcount (%):  25.00  hitcount: "
+		"######              \n"
+		"{ dfd:          2 }  hitcount (%):  75.00  hitcount: "
+		"####################\n"), "%s", got);
+	free(got);
+	openat_hit(x, 1, 0, 0x10, 257);
+	openat_hit(x, 1, 0, 0x1a, 257);
+	got = text_of(x);
+	cr_assert(strstr(got, "hist:keys=dfd:vals=hitcount,mode.hex:"), "%s",
+		  got);
+	cr_assert(strstr(got, "{ dfd:          1 } hitcount:          2  "
+			 "mode:         2a\n"), "%s", got);
+	free(got);
+	dp_hist_free(x);
+	dp_hist_free(h);
+}
+
+Test(hist, full_table_drops)
+{
+	struct dp_hist *h = make(openat, "hist:keys=dfd:size=100");
+	char *got;
+
+	for (int i = 0; i < 200; i++)
+		openat_hit(h, i, 0, 0, 257);
+	openat_hit(h, 5, 0, 0, 257);
+	got = text_of(h);
+	cr_assert(strstr(got, ":size=128 [active]\n"), "%s", got);
+	cr_assert(strstr(got, "\nTotals:\n    Hits: 201\n    Entries: 128\n"
+			 "    Dropped: 72\n"), "%s", got);
+	free(got);
+	dp_hist_clear(h);
+	got = text_of(h);
+	cr_assert(strstr(got, "    Hits: 0\n    Entries: 0\n    Dropped: 0\n"));
+	free(got);
+	dp_hist_free(h);
+}
+
+Test(hist, filter_and_pause)
+{
+	struct dp_hist *h = make(openat, "hist:keys=dfd if dfd == 3");
+	struct cap c;
+	char *got;
+
+	openat_hit(h, 3, 0, 0, 257);
+	openat_hit(h, 4, 0, 0, 257);
+	dp_hist_pause(h, true);
+	openat_hit(h, 3, 0, 0, 257);
+	dp_hist_pause(h, false);
+	got = text_of(h);
+	cr_assert(strstr(got, ":size=2048 if dfd == 3 [active]\n"), "%s", got);
+	cr_assert(strstr(got, "{ dfd:          3 } hitcount:          1\n"));
+	cr_assert(strstr(got, "    Hits: 1\n"));
+	free(got);
+	/* a second trigger in the same file: two blank lines first */
+	dp_hist_print(h, 1, cap_open(&c));
+	got = cap_close(&c);
+	cr_assert(!strncmp(got, "\n\n# event histogram\n", 20));
+	free(got);
+	dp_hist_free(h);
+}
+
+Test(hist, nohitcount_needs_a_value)
+{
+	struct dp_hist_error err;
+	struct dp_hist *h = NULL;
+
+	cr_assert_eq(dp_hist_new(openat, "hist:keys=dfd:nohitcount", &h, &err),
+		     -ENOENT);
+	cr_assert_str_eq(err.msg, "Non-hitcount value is required for "
+			 "'nohitcount'");
+	cr_assert_eq(err.pos, 0);
+}
+
+Test(hist, commands_and_sameness)
+{
+	struct dp_hist *a = make(openat, "hist:keys=dfd:vals=mode");
+	struct dp_hist *b = make(openat, "hist:keys=dfd:vals=mode:pause");
+	struct dp_hist *c = make(openat, "hist:keys=dfd:vals=flags:clear");
+	struct dp_hist *d = make(openat, "hist:keys=dfd:vals=mode:continue");
+
+	cr_assert_eq(dp_hist_command(a), DP_HIST_ADD);
+	cr_assert_eq(dp_hist_command(b), DP_HIST_PAUSE);
+	cr_assert_eq(dp_hist_command(c), DP_HIST_CLEAR);
+	cr_assert_eq(dp_hist_command(d), DP_HIST_CONT);
+	cr_assert(dp_hist_same(a, b));
+	cr_assert(!dp_hist_same(a, c));
+	dp_hist_free(a);
+	dp_hist_free(b);
+	dp_hist_free(c);
+	dp_hist_free(d);
+}
+
+/* The kernel's messages; the caret where its errpos() puts it. */
+Test(hist, errors)
+{
+	refused(openat, "hist:keys=nosuch", "Couldn't find field", 10);
+	refused(openat, "hist:keys=dfd:vals=hitcount,nosuch",
+		"Couldn't find field", 28);
+	refused(openat, "hist:keys=dfd.bogus", "Invalid field modifier", 14);
+	refused(openat, "hist:keys=dfd.percent", "Invalid field modifier", 14);
+	refused(openat, "hist:keys=dfd.buckets=0", "Invalid field modifier",
+		22);
+	refused(openat, "hist:keys=dfd.bucketx", "Invalid field modifier",
+		20);
+	refused(openat, "hist:keys=dfd:vals=mode:sort=flags",
+		"Sort field must be a key or a val", 29);
+	refused(openat, "hist:keys=dfd:sort=dfd,hitcount,mode",
+		"Too many sort fields (Max = 2)", 14);
+	refused(openat, "hist:keys=dfd:sort=dfd.up", "Invalid sort modifier",
+		23);
+	refused(openat, "hist:keys=dfd:vals=", "Empty assignment", 14);
+	refused(openat, "hist:keys=dfd:onmax($x).save(dfd)",
+		"Not supported by dprobe yet (variables, name=, clock=, "
+		"actions)", 14);
+	/* silent -EINVAL, as the kernel's */
+	refused(openat, "hist:keys=dfd:bogus", NULL, 0);
+	refused(openat, "hist:keys=dfd:vals=mode,flags,dfd", NULL, 0);
+	refused(openat, "hist:vals=mode", NULL, 0);
+	refused(openat, "hist:keys=dfd:size=64", NULL, 0);
+	refused(openat, "hist:keys=dfd:size=200000", NULL, 0);
+	refused(openat, "hist:keys=dfd,flags,mode,__syscall_nr", NULL, 0);
+	refused(openat, "histo:keys=dfd", NULL, 0);
+	refused(openat, "hist:keys=dfd if nosuch == 1", NULL, 0);
+}
