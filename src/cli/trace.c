@@ -128,10 +128,19 @@ static void emit(void *priv, const struct dp_event *ev, const void *rec,
 {
 	struct trace_ctx *c = priv;
 
-	/* an event with a hist trigger is aggregated, not printed */
-	if (c->trig.n && dp_cli_triggers_take(&c->trig, ev, rec, len, meta, sym))
-		return;
-	dp_render_event(&c->render, ev, rec, len, meta, sym);
+	/* an event with a hist trigger is aggregated (on_trigger()), not
+	 * printed */
+	if (!ev->triggered)
+		dp_render_event(&c->render, ev, rec, len, meta, sym);
+}
+
+static void on_trigger(void *priv, const struct dp_event *ev, const void *rec,
+		       size_t len, const struct dp_rec_meta *meta,
+		       const struct dp_symbolizer *sym)
+{
+	struct trace_ctx *c = priv;
+
+	dp_cli_triggers_add(&c->trig, ev, rec, len, meta, sym);
 }
 
 /* The engine has nothing more to read for now: show what it printed. */
@@ -843,7 +852,7 @@ static int run(int argc, char **argv, bool stat)
 	eo = (struct dp_engine_opts){
 		.reg = &c.reg, .argv = o.cmd, .pids = o.pids,
 		.npids = o.npids, .binary = binary, .follow = o.follow,
-		.count_only = o.stat, .sink = { emit, emit_lost, &c, flush_out },
+		.count_only = o.stat, .sink = { emit, emit_lost, &c, flush_out, on_trigger },
 		.child_mask = &blocked, .wake_sig = dp_sup_signal(),
 		.forced = o.engine, .buffer_size = o.buffer_size,
 		.overwrite = o.overwrite, .kernel = o.kernel,

@@ -2,8 +2,10 @@
 /*
  * --trigger [EVENT=]hist:...: the kernel's hist triggers on the events of
  * `dprobe trace` (event/hist.h).  An event with a hist trigger is
- * aggregated instead of printed; the histograms are printed as the
- * kernel's `hist` files, at the end and on SIGUSR1.
+ * aggregated instead of printed: all its records, as the kernel's hist
+ * triggers see them, its --filter deciding only what counts as an event;
+ * the histograms are printed as the kernel's `hist` files, at the end and
+ * on SIGUSR1.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,6 +40,7 @@ static int add_one(struct dp_cli_triggers *t, struct dp_event *ev,
 	}
 	t->v[t->n].ev = ev;
 	t->v[t->n++].hist = h;
+	ev->triggered = true;	/* the sink's trigger hook sees its records */
 	return 0;
 }
 
@@ -72,20 +75,14 @@ int dp_cli_triggers_setup(struct dp_cli_triggers *t, struct dp_registry *reg,
 	return 0;
 }
 
-bool dp_cli_triggers_take(struct dp_cli_triggers *t, const struct dp_event *ev,
-			  const void *rec, size_t len,
-			  const struct dp_rec_meta *meta,
-			  const struct dp_symbolizer *sym)
+void dp_cli_triggers_add(struct dp_cli_triggers *t, const struct dp_event *ev,
+			 const void *rec, size_t len,
+			 const struct dp_rec_meta *meta,
+			 const struct dp_symbolizer *sym)
 {
-	bool taken = false;
-
-	for (unsigned i = 0; i < t->n; i++) {
-		if (t->v[i].ev != ev)
-			continue;
-		dp_hist_add(t->v[i].hist, rec, len, meta, sym);
-		taken = true;
-	}
-	return taken;
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->v[i].ev == ev)
+			dp_hist_add(t->v[i].hist, rec, len, meta, sym);
 }
 
 void dp_cli_triggers_print(const struct dp_cli_triggers *t, FILE *out)

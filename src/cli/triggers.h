@@ -22,12 +22,11 @@ struct dp_cli_triggers {
 /* Every --trigger: 0, or -1 after saying why. */
 int dp_cli_triggers_setup(struct dp_cli_triggers *t, struct dp_registry *reg,
 			  const char *const *args, int nargs);
-/* A record of @ev: aggregated by its triggers, true if it has any (then
- * it is not printed). */
-bool dp_cli_triggers_take(struct dp_cli_triggers *t, const struct dp_event *ev,
-			  const void *rec, size_t len,
-			  const struct dp_rec_meta *meta,
-			  const struct dp_symbolizer *sym);
+/* A record of @ev (marked triggered): aggregated by its triggers. */
+void dp_cli_triggers_add(struct dp_cli_triggers *t, const struct dp_event *ev,
+			 const void *rec, size_t len,
+			 const struct dp_rec_meta *meta,
+			 const struct dp_symbolizer *sym);
 /* Each event's `hist` file, headed "GROUP/EVENT/hist:". */
 void dp_cli_triggers_print(const struct dp_cli_triggers *t, FILE *out);
 void dp_cli_triggers_free(struct dp_cli_triggers *t);

@@ -12,7 +12,7 @@ bool dp_event_deliver_counted(const struct dp_deliver *d,
 	/* a filter or an event probe needs the record's fields: it has
 	 * to be made */
 	if (!d->count_only || pr->event->filter || pr->event->neprobes ||
-	    pr->event->soft)
+	    pr->event->soft || pr->event->triggered)
 		return false;
 	dp_event_count(d, pr, 1);
 	return true;
@@ -50,7 +50,12 @@ bool dp_event_deliver(const struct dp_deliver *d, struct dp_probe *pr,
 		      const struct dp_rec_meta *meta,
 		      const struct dp_symbolizer *sym)
 {
-	bool pass = deliver_own(d, pr, rec, len, meta, sym);
+	bool pass;
+
+	/* triggers first, on every record, as the kernel's hist triggers */
+	if (pr->event->triggered && d->sink->trigger)
+		d->sink->trigger(d->sink->priv, pr->event, rec, len, meta, sym);
+	pass = deliver_own(d, pr, rec, len, meta, sym);
 
 	/* then the event probes on it, whatever its own filter said (the
 	 * kernel's triggers see every record) */

@@ -64,6 +64,9 @@ struct dp_event {
 	/* armed only for the event probes on it: its own records go no
 	 * further (the kernel's soft-enabled event) */
 	bool soft;
+	/* its records are wanted by triggers (hist): the sink's trigger
+	 * hook sees every one of them (sink.h) */
+	bool triggered;
 	/* a kernel tracepoint (events/syscalls/ in a dprobe mount): no
 	 * probes, its records made by the kernel engine; its print fmt is
 	 * the kernel's own */

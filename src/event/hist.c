@@ -433,6 +433,14 @@ enum dp_hist_cmd dp_hist_command(const struct dp_hist *h)
 	return h->cmd;
 }
 
+bool dp_hist_wants_symbols(const struct dp_hist *h)
+{
+	for (unsigned k = 0; k < h->nkeys; k++)
+		if (h->keys[k].flags & (HF_SYM | HF_SYM_OFFSET))
+			return true;
+	return false;
+}
+
 static bool fields_equal(const struct hfield *a, const struct hfield *b,
 			 unsigned n)
 {
@@ -473,14 +481,20 @@ void dp_hist_clear(struct dp_hist *h)
 
 /* ---- aggregating ---------------------------------------------------------- */
 
-/* ilog2(roundup_pow_of_two(v)), for v > 0 */
+/*
+ * ilog2(roundup_pow_of_two(v)) as the kernel computes it on x86-64:
+ * 1UL << fls_long(v - 1), whose shift by 64 (v above 2^63: a negative
+ * number seen unsigned) takes the count mod 64, so 1, and 0 (so is v 0).
+ */
 static unsigned ilog2_roundup(uint64_t v)
 {
 	unsigned b = 0;
 
-	while (b < 63 && (1ull << b) < v)
+	if (v > 1ull << 63)
+		return 0;
+	while ((1ull << b) < v)
 		b++;
-	return (1ull << b) < v ? 64 : b;
+	return b;
 }
 
 static uint64_t field_num(const struct hfield *hf, const uint8_t *rec)
@@ -499,7 +513,7 @@ static uint64_t key_num(const struct hfield *hf, const uint8_t *rec)
 	uint64_t v = field_num(hf, rec);
 
 	if (hf->flags & HF_LOG2)
-		return v ? ilog2_roundup(v) : 0;
+		return ilog2_roundup(v);
 	if (hf->flags & HF_BUCKET)
 		return v / hf->buckets * hf->buckets;
 	return v;

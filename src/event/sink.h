@@ -41,6 +41,12 @@ struct dp_sink {
 	 * flush what was written, so that a file (-o) or a pipe shows the
 	 * events while the target runs.  NULL: nothing to do. */
 	void (*idle)(void *priv);
+	/* Every record of an event marked `triggered` (hist triggers), as
+	 * the kernel's triggers see them: before the event's filter, also
+	 * when it is soft and in count-only mode.  NULL: none. */
+	void (*trigger)(void *priv, const struct dp_event *ev, const void *rec,
+			size_t len, const struct dp_rec_meta *meta,
+			const struct dp_symbolizer *sym);
 };
 
 /* What an engine did with the hits, for the summary. */

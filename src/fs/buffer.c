@@ -46,6 +46,11 @@ unsigned dp_fs_trigger_mask(struct dp_fs *fs, unsigned id)
 	return m;
 }
 
+bool dp_fs_triggered(struct dp_fs *fs, unsigned id)
+{
+	return dp_fs_trigger_mask(fs, id) || dp_fs_hist_on(fs, id);
+}
+
 int dp_fs_trigger_set(struct dp_fs *fs, unsigned id, unsigned mask)
 {
 	int ret = 0;

@@ -48,6 +48,7 @@ static const struct {
 	{ "format", F_EV_FORMAT },
 	{ "id", F_EV_ID },
 	{ "trigger", F_EV_TRIGGER },
+	{ "hist", F_EV_HIST },
 };
 
 static const char group_filter_text[] =
@@ -58,7 +59,7 @@ static const char group_filter_text[] =
 
 static const char trigger_help[] =
 	"# Available triggers:\n"
-	"# traceon traceoff\n";
+	"# traceon traceoff hist\n";
 
 bool dp_fs_is_dir(enum dp_fs_kind k)
 {
@@ -71,7 +72,7 @@ bool dp_fs_is_writable(enum dp_fs_kind k)
 	switch (k) {
 	case F_KPROBE_PROFILE: case F_UPROBE_PROFILE: case F_AVAILABLE_EVENTS:
 	case F_AVAILABLE_FUNCS: case F_README: case F_EV_FORMAT: case F_EV_ID:
-	case F_TRACE_PIPE: case F_AVAILABLE_TRACERS:
+	case F_TRACE_PIPE: case F_AVAILABLE_TRACERS: case F_EV_HIST:
 		return false;
 	default:
 		return !dp_fs_is_dir(k);
@@ -279,7 +280,22 @@ static const char readme[] =
 	"      filter\t\t- A filter expression; '0' clears\n"
 	"      format\t\t- The record layout\n"
 	"      id\t\t- The event id\n"
-	"      trigger\t\t- traceon, traceoff (and !traceon, !traceoff)\n";
+	"      trigger\t\t- traceon, traceoff (and !traceon, !traceoff), hist\n"
+	"      hist\t\t- The histograms of the event's hist triggers\n"
+	"\n"
+	"      hist trigger\t- If set, event hits are aggregated into a hash table\n"
+	"\t    Format: hist:keys=<field1[,field2,...]>\n"
+	"\t            [:values=<field1[,field2,...]>]\n"
+	"\t            [:sort=<field1[,field2,...]>]\n"
+	"\t            [:size=#entries]\n"
+	"\t            [:pause][:continue][:clear]\n"
+	"\t            [:nohitcount]\n"
+	"\t            [if <filter>]\n\n"
+	"\t    Keys may carry .hex, .sym, .sym-offset, .execname (common_pid),\n"
+	"\t    .syscall, .log2 or .buckets=<size>; values .hex, .percent or\n"
+	"\t    .graph; sort fields .descending or .ascending.  The default\n"
+	"\t    size is 2048 entries.  Variables, expressions, named\n"
+	"\t    histograms and actions are not there yet.\n";
 
 /* 0, 1, X (mixed) or ? (no events), as a group's `enable` reads. */
 static char enable_state(const struct dp_fs *fs, const char *group)
@@ -340,12 +356,13 @@ static void print_trigger(struct dp_fs *fs, const struct dp_event *ev,
 {
 	unsigned m = dp_fs_trigger_mask(fs, ev->id);
 
-	if (!m)
+	if (!dp_fs_triggered(fs, ev->id))
 		fputs(trigger_help, out);
 	if (m & DP_TRIG_TRACEON)
 		fputs("traceon:unlimited\n", out);
 	if (m & DP_TRIG_TRACEOFF)
 		fputs("traceoff:unlimited\n", out);
+	dp_fs_hist_print_triggers(fs, ev->id, out);
 }
 
 static int read_event_file(struct dp_fs *fs, const struct dp_fs_path *p,
@@ -359,7 +376,7 @@ static int read_event_file(struct dp_fs *fs, const struct dp_fs_path *p,
 	case F_EV_ENABLE:
 		/* a trigger puts the kernel's event in soft mode: "0*" */
 		fprintf(out, "%d%s\n", ev->enabled,
-			dp_fs_trigger_mask(fs, ev->id) ? "*" : "");
+			dp_fs_triggered(fs, ev->id) ? "*" : "");
 		break;
 	case F_EV_FILTER:
 		dp_event_filter_print(ev, out);
@@ -372,6 +389,11 @@ static int read_event_file(struct dp_fs *fs, const struct dp_fs_path *p,
 		break;
 	case F_EV_TRIGGER:
 		print_trigger(fs, ev, out);
+		break;
+	case F_EV_HIST:
+		/* what the process did before this read is counted */
+		dp_fs_update_profile(fs);
+		dp_fs_hist_read(fs, ev->id, out);
 		break;
 	default:
 		return -EINVAL;
@@ -722,7 +744,7 @@ static int apply_delete(struct dp_fs *fs, enum dp_fs_kind file,
 	mine = soft + n + 1;
 	tail = &fs->reg.events;
 	for (i = 0; i < n; i++) {
-		soft[i] = !all[i]->enabled && dp_fs_trigger_mask(fs, all[i]->id);
+		soft[i] = !all[i]->enabled && dp_fs_triggered(fs, all[i]->id);
 		all[i]->enabled |= soft[i];
 		mine[i] = file_has(file, all[i]);
 		if (mine[i]) {
@@ -991,7 +1013,7 @@ static int clear_events(struct dp_fs *fs, enum dp_fs_kind file)
 
 	for (ev = fs->reg.events; ev; ev = ev->next)
 		if (file_has(file, ev) &&
-		    (ev->enabled || dp_fs_trigger_mask(fs, ev->id)))
+		    (ev->enabled || dp_fs_triggered(fs, ev->id)))
 			return -EBUSY;
 	/* event probes first: the events they are on are busy till then */
 	for (int pass = 0; pass < 2; pass++) {
@@ -1112,6 +1134,13 @@ static int write_trigger(struct dp_fs *fs, const struct dp_fs_path *p,
 	}
 	del = text[0] == '!';
 	cmd = text + del;
+	if (!strncmp(cmd, "hist", 4) && (cmd[4] == ':' || !cmd[4] ||
+					 cmd[4] == ' ')) {
+		ret = dp_fs_hist_write(fs, ev, text);
+		free(text);
+		/* the event is armed for it, or no longer */
+		return ret ? ret : dp_fs_rearm(fs);
+	}
 	/* "traceon" and "traceon:unlimited" are the same trigger */
 	if (!strcmp(cmd, "traceon") || !strcmp(cmd, "traceon:unlimited"))
 		bit = DP_TRIG_TRACEON;
@@ -1232,8 +1261,15 @@ int dp_fs_truncate_file(struct dp_fs *fs, const struct dp_fs_path *p)
 		dp_fs_log_clear(fs);
 		return 0;
 	case F_EV_TRIGGER:
+		/* every trigger of the event goes, as the kernel's unreg_all */
 		ev = dp_registry_find(&fs->reg, p->group, p->event);
-		return ev ? dp_fs_trigger_set(fs, ev->id, 0) : -ENOENT;
+		if (!ev)
+			return -ENOENT;
+		if (dp_fs_hist_on(fs, ev->id)) {
+			dp_fs_hist_remove_event(fs, ev->id);
+			dp_fs_rearm(fs);
+		}
+		return dp_fs_trigger_set(fs, ev->id, 0);
 	default:
 		return 0;
 	}

@@ -25,9 +25,12 @@
 #include <sys/types.h>
 
 #include "event/event.h"
+#include "event/sink.h"
 #include "fs/fs.h"
 #include "sym/debugdef.h"
 #include "sym/resolve.h"
+
+struct dp_proc;
 
 #define DP_FS_LOG_MAX		8	/* error_log entries, as the kernel */
 #define DP_FS_DEFAULT_KB	1408	/* buffer_size_kb of a fresh tracefs */
@@ -107,6 +110,13 @@ struct dp_fs {
 	/* triggers: the reader thread runs them */
 	struct dp_fs_trigger trig[DP_FS_MAX_TRIGGERS];
 	unsigned ntrig;
+	/* hist triggers (hist.c), and the served process's symbols for
+	 * their .sym keys */
+	struct dp_fs_hist *hists;
+	size_t nhists;
+	struct dp_proc *hist_proc;
+	bool hist_proc_failed;
+	struct dp_symbolizer hist_sym;
 
 	/* ---- session (session.c) ---- */
 	pthread_mutex_t mgr_lock;
@@ -153,6 +163,25 @@ unsigned dp_fs_trigger_mask(struct dp_fs *fs, unsigned id);
 /* Set event @id's mask (takes buf_lock); -ENOSPC if the table is full. */
 int dp_fs_trigger_set(struct dp_fs *fs, unsigned id, unsigned mask);
 
+/* hist.c: hist triggers (buf_lock taken inside) */
+struct dp_fs_hist;
+/* A write of "hist:..." or "!hist:..." to @ev's trigger file: 0, or
+ * -errno with an error_log entry where the kernel makes one. */
+int dp_fs_hist_write(struct dp_fs *fs, const struct dp_event *ev,
+		     const char *text);
+bool dp_fs_hist_on(struct dp_fs *fs, unsigned id);
+void dp_fs_hist_remove_event(struct dp_fs *fs, unsigned id);
+void dp_fs_hist_print_triggers(struct dp_fs *fs, unsigned id, FILE *out);
+/* The event's `hist` file. */
+void dp_fs_hist_read(struct dp_fs *fs, unsigned id, FILE *out);
+/* A record of event @id (reader thread). */
+void dp_fs_hist_add(struct dp_fs *fs, unsigned id, const void *rec,
+		    size_t len, const struct dp_rec_meta *meta);
+void dp_fs_hist_fini(struct dp_fs *fs);
+/* Some trigger (traceon/traceoff or hist) is on event @id: armed
+ * soft when not enabled, busy. */
+bool dp_fs_triggered(struct dp_fs *fs, unsigned id);
+
 /* kevents.c: the syscall events, the kernel's or made without it, into
  * the registry, and fs->sys_lane (at the start, before any thread) */
 void dp_fs_kernel_events(struct dp_fs *fs);
@@ -182,6 +211,7 @@ enum dp_fs_kind {
 	F_ALL_ENABLE,				/* events/enable */
 	F_GROUP_ENABLE, F_GROUP_FILTER,		/* events/GROUP/ */
 	F_EV_ENABLE, F_EV_FILTER, F_EV_FORMAT, F_EV_ID, F_EV_TRIGGER,
+	F_EV_HIST,
 };
 
 struct dp_fs_path {

@@ -54,7 +54,14 @@
 #include "fs/internal.h"
 #include "output/output.h"
 
-enum { FR_READY = 1, FR_ERROR, FR_LINE, FR_PROFILE, FR_ACK };
+enum { FR_READY = 1, FR_ERROR, FR_LINE, FR_PROFILE, FR_ACK, FR_REC };
+
+/* FR_REC: a record for the hist triggers, after this. */
+struct rec_head {
+	uint64_t ts_ns;
+	int32_t cpu, pid, tgid, mm_pid;
+	char comm[DP_TASK_COMM_LEN];
+};
 
 struct frame {
 	uint32_t type;
@@ -144,6 +151,28 @@ static void child_emit(void *priv, const struct dp_event *ev, const void *rec,
 	send_frame(c->fd, FR_LINE, ev->id, c->buf, c->size);
 }
 
+/* Every record of a triggered event, raw, for the hist triggers. */
+static void child_trigger(void *priv, const struct dp_event *ev,
+			  const void *rec, size_t len,
+			  const struct dp_rec_meta *meta,
+			  const struct dp_symbolizer *sym)
+{
+	struct child_ctx *c = priv;
+	struct rec_head h = { .ts_ns = meta->ts_ns, .cpu = meta->cpu,
+			      .pid = meta->pid, .tgid = meta->tgid,
+			      .mm_pid = meta->mm_pid };
+	char *buf;
+
+	(void)sym;
+	if (len > FRAME_MAX - sizeof(h) || !(buf = malloc(sizeof(h) + len)))
+		return;
+	snprintf(h.comm, sizeof(h.comm), "%s", meta->comm ? meta->comm : "");
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), rec, len);
+	send_frame(c->fd, FR_REC, ev->id, buf, sizeof(h) + len);
+	free(buf);
+}
+
 static int read_frame(int fd, struct frame *h, char **data);
 static void child_commands(struct child_ctx *c);
 
@@ -187,6 +216,7 @@ static void child_profile(void *priv)
 struct want {
 	unsigned id, serial;	/* the parent's event: its id and serial */
 	bool soft;		/* armed for its event probes only */
+	bool triggered;		/* its records go to the hist triggers */
 	char *group, *name, *filter;
 	char **lines;
 	size_t nlines;
@@ -235,6 +265,8 @@ static int want_parse(char *text, struct want **out, size_t *nout)
 			cur->filter = v;
 		} else if (k == 'S') {
 			cur->soft = true;
+		} else if (k == 'T') {
+			cur->triggered = true;
 		} else if (k == 'L') {
 			char **t = realloc(cur->lines,
 					   (cur->nlines + 1) * sizeof(*t));
@@ -321,6 +353,7 @@ static int apply_wants(struct child_ctx *c, const struct want *w, size_t n)
 		if (!ev || want_filter(ev, &w[i]))
 			return -EINVAL;
 		ev->soft = w[i].soft;
+		ev->triggered = w[i].triggered;
 		if (!ev->enabled) {
 			ev->enabled = true;
 			ret = dp_engine_enable(g_tracer, ev);
@@ -373,15 +406,19 @@ static bool proc_syscalls(const struct dp_registry *reg)
 }
 
 /*
- * An event that is not enabled but has an enabled event probe on it (or
- * on one of those) is armed for them only: soft.
+ * An event that is not enabled but has a hist trigger, or an enabled
+ * event probe on it (or on one of those), is armed for them only: soft.
+ * One with a hist trigger sends its records raw (triggered).
  */
-static void mark_soft(struct dp_registry *reg)
+static void mark_soft(struct dp_fs *fs)
 {
+	struct dp_registry *reg = &fs->reg;
 	bool changed = true;
 
-	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
-		ev->soft = false;
+	for (struct dp_event *ev = reg->events; ev; ev = ev->next) {
+		ev->triggered = dp_fs_hist_on(fs, ev->id);
+		ev->soft = !ev->enabled && ev->triggered;
+	}
 	while (changed) {
 		changed = false;
 		for (struct dp_event *ev = reg->events; ev; ev = ev->next) {
@@ -505,7 +542,7 @@ static __attribute__((noreturn)) void child_main(struct dp_fs *fs,
 	 * followed */
 	struct dp_engine_opts eo = {
 		.reg = &fs->reg, .pids = &pid, .npids = 1, .follow = true,
-		.sink = { child_emit, NULL, &c },
+		.sink = { child_emit, NULL, &c, NULL, child_trigger },
 		.kernel = lane->which == DP_LANE_KERNEL,
 	};
 	struct dp_engine_choice *ch = calloc(1, sizeof(*ch));
@@ -634,6 +671,24 @@ static void store_counts(struct dp_fs_lane *lane, const char *data,
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
+/* A record for the hist triggers; a malformed frame is dropped. */
+static void store_rec(struct dp_fs *fs, unsigned id, const char *data,
+		      size_t len)
+{
+	struct rec_head h;
+	struct dp_rec_meta meta;
+
+	if (len < sizeof(h))
+		return;
+	memcpy(&h, data, sizeof(h));
+	h.comm[sizeof(h.comm) - 1] = '\0';
+	meta = (struct dp_rec_meta){ .ts_ns = h.ts_ns, .cpu = h.cpu,
+				     .pid = h.pid, .tgid = h.tgid,
+				     .mm_pid = h.mm_pid,
+				     .comm = h.comm[0] ? h.comm : NULL };
+	dp_fs_hist_add(fs, id, data + sizeof(h), len - sizeof(h), &meta);
+}
+
 static void store_ack(struct dp_fs_lane *lane, int result)
 {
 	struct dp_fs *fs = lane->fs;
@@ -659,6 +714,8 @@ static void *reader_main(void *arg)
 			store_counts(lane, data, h.len);
 		else if (h.type == FR_ACK)
 			store_ack(lane, -(int)h.id);
+		else if (h.type == FR_REC)
+			store_rec(fs, h.id, data, h.len);
 		free(data);
 	}
 	pthread_mutex_lock(&fs->buf_lock);
@@ -835,6 +892,8 @@ static char *wants_text(struct dp_fs *fs, int lane, size_t *len)
 		fputc('\n', f);
 		if (ev->soft)
 			fputs("S\n", f);
+		if (ev->triggered)
+			fputs("T\n", f);
 		for (const struct dp_probe *p = ev->probes; !ev->kernel && p;
 		     p = p->next) {
 			char *line = dp_probe_canonical(&p->def);
@@ -950,7 +1009,7 @@ static int do_rearm(struct dp_fs *fs)
 {
 	int ret = 0;
 
-	mark_soft(&fs->reg);
+	mark_soft(fs);
 	if (switch_live(&fs->lanes[DP_LANE_PROC]))
 		ret = restart(&fs->lanes[DP_LANE_PROC]);
 	if (!ret)

@@ -95,6 +95,7 @@ void dp_fs_fini(struct dp_fs *fs)
 {
 	dp_fs_buf_clear(fs);
 	dp_fs_log_clear(fs);
+	dp_fs_hist_fini(fs);
 	dp_registry_free(&fs->reg);
 	dp_resolver_free(&fs->res);
 	dp_debugdef_free(fs->dbg);

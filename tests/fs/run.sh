@@ -33,7 +33,7 @@ TPEX=$(realpath -m "$(dirname "$DPROBE")/examples/tracepoint_example")
 EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
-dynevents exec eprobes eprobes_ptrace"
+dynevents exec eprobes eprobes_ptrace hist"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -857,6 +857,54 @@ case_eprobes_ptrace() {
 	MOUNT_OPTS=
 	EP_EXPECT=
 	return $_rc
+}
+
+# Hist triggers: one on an event that is not enabled (soft: "0*", no
+# trace line, every open counted), a second one on it and a paused one
+# on the enabled return probe (its lines in the trace, counted only once
+# continued), cleared; the hist files; the kernel's errors; the event busy
+# until its triggers are gone, `>trigger` removing them all.
+case_hist() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:op do_sys_open dfd=%di:s32 path=+0(%si):string' || return 1
+	a kprobe_events 'r:opret do_sys_open ret=$retval:s32' || return 1
+	w events/kprobes/op/trigger 'hist:keys=path:vals=hitcount:sort=path' || return 1
+	a events/kprobes/op/trigger 'hist:keys=dfd.hex:vals=hitcount.percent' || return 1
+	a events/kprobes/opret/trigger 'hist:keys=ret.log2:pause' || return 1
+	w events/kprobes/opret/enable 1 || return 1
+	req "$R" "open /etc/passwd" && req "$R" "open /etc/hostname" || return 1
+	a events/kprobes/opret/trigger 'hist:keys=ret.log2:cont' || return 1
+	req "$R" "open /etc/passwd" && req "$R" "open /nonexistent" || return 1
+	{
+		cat "$MNT/events/kprobes/op/enable" "$MNT/events/kprobes/opret/enable"
+		cat "$MNT/events/kprobes/op/trigger" "$MNT/events/kprobes/opret/trigger"
+		sed "s|$WORK|WORK|" "$MNT/events/kprobes/op/hist"
+		cat "$MNT/events/kprobes/opret/hist"
+		trace_body | norm | sed 's/ret=-\{0,1\}[0-9]*/ret=FD/'
+	} >"$WORK/got.hist"
+	a events/kprobes/op/trigger 'hist:keys=path:vals=hitcount:sort=path:clear' || return 1
+	grep Hits: "$MNT/events/kprobes/op/hist" >>"$WORK/got.hist"
+	echo >"$MNT/error_log"
+	expect_fail "Invalid argument" a events/kprobes/op/trigger 'hist:keys=nosuch' || return 1
+	expect_fail "File exists" a events/kprobes/op/trigger 'hist:keys=path:sort=path' || return 1
+	expect_fail "No such file or directory" a events/kprobes/op/trigger 'hist:keys=dfd:cont' || return 1
+	expect_fail "Device or resource busy" a kprobe_events '-:op' || return 1
+	a events/kprobes/op/trigger '!hist:keys=path:vals=hitcount:sort=path' || return 1
+	expect_fail "No such file or directory" a events/kprobes/op/trigger '!hist:keys=path:sort=path' || return 1
+	{
+		nolog_ts <"$MNT/error_log"
+		cat "$MNT/events/kprobes/op/trigger"
+		w events/kprobes/op/trigger ''
+		w events/kprobes/opret/enable 0
+		w events/kprobes/opret/trigger ''
+		cat "$MNT/events/kprobes/op/enable" "$MNT/events/kprobes/opret/enable"
+		grep -c . "$MNT/events/kprobes/op/hist"
+	} >>"$WORK/got.hist"
+	a kprobe_events '-:op' || return 1
+	check hist.out "$WORK/got.hist" || return 1
+	quit_server "$R"
+	stop_mount
 }
 
 # A tracepoint probe by name on tracepoint_example's shop:order.

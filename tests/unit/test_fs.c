@@ -113,7 +113,10 @@ Test(fs, layout)
 	cr_expect_eq(path("/events/kprobes").kind, F_GROUP_DIR);
 	cr_expect_eq(path("/events/kprobes/myprobe").kind, F_EVENT_DIR);
 	cr_expect_eq(path("/events/kprobes/myprobe/format").kind, F_EV_FORMAT);
-	cr_expect_eq(dp_fs_lookup(&fs, "/events/kprobes/myprobe/hist", &r), -ENOENT);
+	cr_expect_eq(path("/events/kprobes/myprobe/hist").kind, F_EV_HIST);
+	cr_expect(!dp_fs_is_writable(F_EV_HIST));
+	cr_expect_eq(dp_fs_lookup(&fs, "/events/kprobes/myprobe/snapshot", &r),
+		     -ENOENT);
 	expect("/events/kprobes/myprobe/id", "1000\n");
 	expect("/available_events", "kprobes:myprobe\n");
 }

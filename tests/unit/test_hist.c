@@ -197,12 +197,16 @@ Test(hist, key_modifiers)
 	openat_hit(h, -100, 1, 199, 257);
 	openat_hit(h, -100, 5, 100, 257);
 	openat_hit(h, -100, 1000, 5, 257);
+	/* above 2^63 (a negative number): the kernel's shift by 64 */
+	openat_hit(h, -100, (uint64_t)-2, 7, 257);
 	got = text_of(h);
 	cr_assert(strstr(got, "hist:keys=dfd.hex,flags.log2,mode.buckets=100:"
 			 "vals=hitcount:sort=flags.log2:size=2048 [active]\n"),
 		  "%s", got);
 	/* dfd is the kernel's unsigned 8-byte argument */
 	cr_assert(strstr(got,
+		"{ dfd: ffffffffffffff9c, flags: ~ 2^0 , mode: ~ 0-99 } "
+		"hitcount:          1\n"
 		"{ dfd: ffffffffffffff9c, flags: ~ 2^0 , mode: ~ 100-199 } "
 		"hitcount:          1\n"
 		"{ dfd: ffffffffffffff9c, flags: ~ 2^3 , mode: ~ 100-199 } "
