@@ -66,6 +66,7 @@ struct trace_ctx {
 	char *ktps[MAX_DEFS];
 	size_t nktps;
 	struct dp_cli_triggers trig;	/* --trigger */
+	bool stat;			/* dprobe stat: counts, no lines */
 };
 
 /*
@@ -129,8 +130,8 @@ static void emit(void *priv, const struct dp_event *ev, const void *rec,
 	struct trace_ctx *c = priv;
 
 	/* an event with a hist trigger is aggregated (on_trigger()), not
-	 * printed */
-	if (!ev->triggered)
+	 * printed; stat with triggers has records made, and prints none */
+	if (!ev->triggered && !c->stat)
 		dp_render_event(&c->render, ev, rec, len, meta, sym);
 }
 
@@ -809,7 +810,7 @@ static void dry_run(const struct dp_registry *reg)
 static int run(int argc, char **argv, bool stat)
 {
 	struct trace_opts o = { .stat = stat };
-	struct trace_ctx c = { .out = stdout };
+	struct trace_ctx c = { .out = stdout, .stat = stat };
 	struct dp_engine_choice ch;
 	struct dp_engine_opts eo;
 	struct dp_cli_objs objs = { 0 };
@@ -852,7 +853,9 @@ static int run(int argc, char **argv, bool stat)
 	eo = (struct dp_engine_opts){
 		.reg = &c.reg, .argv = o.cmd, .pids = o.pids,
 		.npids = o.npids, .binary = binary, .follow = o.follow,
-		.count_only = o.stat, .sink = { emit, emit_lost, &c, flush_out, on_trigger },
+		/* the triggers need records: engines count without them */
+		.count_only = o.stat && !c.trig.n,
+		.sink = { emit, emit_lost, &c, flush_out, on_trigger },
 		.child_mask = &blocked, .wake_sig = dp_sup_signal(),
 		.forced = o.engine, .buffer_size = o.buffer_size,
 		.overwrite = o.overwrite, .kernel = o.kernel,

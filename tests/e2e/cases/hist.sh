@@ -69,3 +69,14 @@ Totals:
 # exit=0
 EOF2
 }
+case_check() {
+	# dprobe stat with a trigger: records are made for it, no line
+	# printed, the count and the histogram both there
+	"$DPROBE" stat -e 'p:fe fib n=%di:s64' --trigger 'hist:keys=n.log2' \
+		-- "$P" 6 1 >"$T/stat.out" 2>"$T/stat.err" || {
+		cat "$T/stat.err"; return 1; }
+	grep -q '^    Hits: 25$' "$T/stat.out" &&
+		grep -q '25 *kprobes:fe' "$T/stat.err" &&
+		! grep -q ' fe: ' "$T/stat.out" || {
+		cat "$T/stat.out" "$T/stat.err"; return 1; }
+}
