@@ -423,6 +423,15 @@ endif
 .PHONY: test-build
 test-build: $(TEST_BUILD)
 
+# Both builds of the suite (release, and ASan for unit-asan and
+# golden-asan) at once, under this make's job slots (-jN): neither waits
+# for the other's last links.  The packages are checked before either
+# starts, so that two apt-get never run at once.
+.PHONY: test-builds test-build-release test-build-asan
+test-builds: test-build-release test-build-asan
+test-build-release test-build-asan: test-build-%: $(DEPS_OK)
+	+@$(MAKE) --no-print-directory BUILD=$* test-build
+
 # The programs of the e2e cases, built once for every stage that runs
 # them (tests/e2e/progs.sh), and copies of them for the two stages that
 # put the kernel's uprobes on them (run-all.sh's kernel-engine and

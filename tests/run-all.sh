@@ -7,8 +7,8 @@
 #
 #   sh tests/run-all.sh [STAGE...]      (default: every stage)
 #
-# Everything the stages run is built first by `make test-build` (release
-# and ASan), so no two stages ever build the same file.  A stage is a
+# Everything the stages run is built first by `make test-builds` (release
+# and ASan, side by side), so no two stages ever build the same file.  A stage is a
 # command line whose runners record "NAME P F S" lines in a results file
 # of the stage's own; they are added to $DPROBE_RESULTS when it ends.  A
 # stage that exits non-zero without having recorded a failure, or that
@@ -142,8 +142,7 @@ fi
 echo 1 >"$queue/next"
 
 echo "[$(elapsed)] building (release and ASan)"
-if ! $MK -j"$lanes" test-build >"$logs/build.log" 2>&1 ||
-	! $MK -j"$lanes" BUILD=asan test-build >>"$logs/build.log" 2>&1; then
+if ! $MK -j"$lanes" test-builds >"$logs/build.log" 2>&1; then
 	echo "make-build 0 1 0" >>"$DPROBE_RESULTS"
 	tail -n 40 "$logs/build.log"
 	sh tests/summary.sh
