@@ -418,7 +418,24 @@ TEST_BUILD := $(O)/dprobe $(AGENT_SO) $(EXAMPLE) $(FILESERVER) $(UNIT_BIN) \
 	      $(O)/examples/tracepoint_example
 ifeq ($(BUILD),release)
 TEST_BUILD += $(AGENT_EXAMPLES) $(AGENT_TESTS) $(O)/tests/agent/tp_cost \
-	      $(O)/tests/agent/tp_cost_nojl $(FUZZ_BINS)
+	      $(O)/tests/agent/tp_cost_nojl $(FUZZ_BINS) e2e-progs
 endif
 .PHONY: test-build
 test-build: $(TEST_BUILD)
+
+# Both builds of the suite (release, and ASan for unit-asan and
+# golden-asan) at once, under this make's job slots (-jN): neither waits
+# for the other's last links.  The packages are checked before either
+# starts, so that two apt-get never run at once.
+.PHONY: test-builds test-build-release test-build-asan
+test-builds: test-build-release test-build-asan
+test-build-release test-build-asan: test-build-%: $(DEPS_OK)
+	+@$(MAKE) --no-print-directory BUILD=$* test-build
+
+# The programs of the e2e cases, built once for every stage that runs
+# them (tests/e2e/progs.sh), and copies of them for the two stages that
+# put the kernel's uprobes on them (run-all.sh's kernel-engine and
+# e2e-kernel-ref).
+.PHONY: e2e-progs
+e2e-progs: $(AGENT_SO)
+	@sh tests/e2e/progs.sh $(O)/dprobe $(O)/tests/e2e-kengine $(O)/tests/e2e-kref

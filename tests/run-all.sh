@@ -7,8 +7,8 @@
 #
 #   sh tests/run-all.sh [STAGE...]      (default: every stage)
 #
-# Everything the stages run is built first by `make test-build` (release
-# and ASan), so no two stages ever build the same file.  A stage is a
+# Everything the stages run is built first by `make test-builds` (release
+# and ASan, side by side), so no two stages ever build the same file.  A stage is a
 # command line whose runners record "NAME P F S" lines in a results file
 # of the stage's own; they are added to $DPROBE_RESULTS when it ends.  A
 # stage that exits non-zero without having recorded a failure, or that
@@ -17,10 +17,13 @@
 # fails, the tail of its log is printed.  Nothing is cached between runs:
 # the results file and the logs are made anew.
 #
-# The stages that put the kernel's uprobes on the e2e programs
-# (kernel-engine, e2e-kernel-ref) build them in folders of their own: a
-# uprobe patches the file's page cache, so another stage running the
-# same file at that moment would find the kernel's int3 in it.
+# The e2e programs are built once, by test-build (tests/e2e/progs.sh),
+# for every stage that runs them.  The stages that put the kernel's
+# uprobes on them (kernel-engine, e2e-kernel-ref) run copies in folders
+# of their own, made by test-build too: a uprobe patches the file's page
+# cache, so another stage running the same file at that moment would
+# find the kernel's int3 in it.  What binutils says about a program is
+# cached by its content, in one folder for all.
 #
 # The time-namespace stages (timens-*) run the suites again in a time
 # namespace whose monotonic and boot clocks read a few seconds (e2e at
@@ -47,10 +50,10 @@ stages() {
 	cat <<EOF
 e2e-auto|sh tests/e2e/run.sh $B/dprobe
 e2e-ptrace|DPROBE_ENGINE=ptrace sh tests/e2e/run.sh $B/dprobe
-timens-e2e|E2E_LEVELS=O2 E2E_REATTACH_ROUNDS=5 E2E_DETACH_ROUNDS=5 E2E_BUILD=$B/tests/e2e-timens sh tests/timens.sh sh tests/e2e/run.sh $B/dprobe
+timens-e2e|E2E_LEVELS=O2 E2E_REATTACH_ROUNDS=5 E2E_DETACH_ROUNDS=5 sh tests/timens.sh sh tests/e2e/run.sh $B/dprobe
 agent|$MK agent-test
-kernel-engine|E2E_BUILD=$B/tests/e2e-kengine $MK kernel-engine
-e2e-kernel-ref|E2E_BUILD=$B/tests/e2e-kref sh tests/e2e/kernel-ref.sh $B/dprobe
+kernel-engine|E2E_BUILD=$B/tests/e2e-kengine E2E_SYMCACHE=$B/tests/e2e/symcache $MK kernel-engine
+e2e-kernel-ref|E2E_BUILD=$B/tests/e2e-kref E2E_SYMCACHE=$B/tests/e2e/symcache sh tests/e2e/kernel-ref.sh $B/dprobe
 fuzz|$MK fuzz-short
 fs|$MK fs-test
 ftrace|$MK ftracetest
@@ -139,8 +142,7 @@ fi
 echo 1 >"$queue/next"
 
 echo "[$(elapsed)] building (release and ASan)"
-if ! $MK -j"$lanes" test-build >"$logs/build.log" 2>&1 ||
-	! $MK -j"$lanes" BUILD=asan test-build >>"$logs/build.log" 2>&1; then
+if ! $MK -j"$lanes" test-builds >"$logs/build.log" 2>&1; then
 	echo "make-build 0 1 0" >>"$DPROBE_RESULTS"
 	tail -n 40 "$logs/build.log"
 	sh tests/summary.sh

@@ -122,47 +122,100 @@ kclean all || t_skip_all "cannot remove leftover $GROUP events or instances"
 
 # ---- converting definitions ------------------------------------------------
 
-# A path to a system library the case copies ($syslibs) -> the copy.
+# A case's definitions are converted in the shell that runs the case,
+# without a process for each (a sweep has hundreds): the helpers set
+# variables, and what binutils says is remembered per case and level
+# (run_one runs each in a subshell of its own) in $_kmemo, "KEY<TAB>VALUE"
+# lines.
+
+# kmemo KEY COMMAND...: $_kv is COMMAND's output (its trailing newlines
+# dropped), run once per KEY; a failure (status 1, $_kv what it printed)
+# is not remembered.
+_kmemo=$T_NL
+kmemo() {
+	_kk=$1
+	shift
+	case $_kmemo in
+	*"$T_NL$_kk	"*)
+		_kv=${_kmemo#*"$T_NL$_kk	"}
+		_kv=${_kv%%"$T_NL"*}
+		return 0
+		;;
+	esac
+	_kv=$("$@") || return 1
+	case $_kv in
+	*"$T_NL"*) ;;	# one line values only
+	*) _kmemo="$_kmemo$_kk	$_kv$T_NL" ;;
+	esac
+}
+
+# sys_copy PATH: $_kf is the copy of a system library the case copies
+# ($syslibs), or PATH.
 sys_copy() {
+	_kf=$1
 	for _s in $syslibs; do
 		if [ "$(basename "$1")" = "$_s" ]; then
-			printf "%s\n" "$KDIR/$_s"
+			_kf=$KDIR/$_s
 			return 0
 		fi
 	done
-	printf "%s\n" "$1"
 }
 
-# The file a MOD names: a path, or the basename/soname of one of the
-# copies in $KDIR.
+# mod_file MOD: $_kf is the file MOD names: a path, or the basename or
+# soname of one of the copies in $KDIR.
 mod_file() {
 	case $1 in
 	*/*) sys_copy "$1"; return 0 ;;
 	esac
 	for _c in "$KDIR"/*; do
-		if [ "$(basename "$_c")" = "$1" ]; then
-			echo "$_c"
-			return 0
-		fi
-		if readelf -dW "$_c" 2>/dev/null | grep -q "(SONAME).*\[$1\]"; then
-			echo "$_c"
-			return 0
-		fi
+		_kf=$_c
+		[ "${_c##*/}" = "$1" ] && return 0
+		kmemo "soname	$_c" soname_of "$_c"
+		[ "$_kv" = "$1" ] && return 0
 	done
 	return 1
 }
 
-# conv_def LINE -> the uprobe_events line, or fails with a reason on
-# stdout.  Places without MOD are in $KBIN: the command being run, as
-# dprobe resolves them.
+# soname_of FILE -> its DT_SONAME (nothing if it has none)
+soname_of() {
+	readelf -dW "$1" 2>/dev/null |
+		sed -n 's/.*(SONAME).*Library soname: \[\(.*\)\]$/\1/p' | head -n 1
+}
+
+# loads FILE -> "OFFSET VADDR FILESIZE ..." of its PT_LOADs, on one line
+loads() {
+	file_key "$1" || return 1
+	cache_file "$_fk.phdrs" readelf -lW "$1" || return 1
+	awk '$1 == "LOAD" { printf "%s %s %s ", $2, $3, $5 }' "$_cf"
+}
+
+# loads_off VADDR [OFFSET VADDR FILESIZE]...: $_off is the file offset of
+# VADDR through the PT_LOAD that contains it (lib.sh's vaddr_to_off), or
+# empty.
+loads_off() {
+	_lv=$1
+	shift
+	_off=
+	while [ $# -ge 3 ]; do
+		if [ $((_lv >= $2 && _lv < $2 + $3)) = 1 ]; then
+			_off=$((_lv - $2 + $1))
+			return 0
+		fi
+		shift 3
+	done
+}
+
+# conv_def LINE: $_kout is the uprobe_events line (status 0), or the
+# reason why there is none (status 1).  Places without MOD are in $KBIN:
+# the command being run, as dprobe resolves them.
 conv_def() {
 	# an SDT probe named as the place, or alone: dprobe's own expansion
 	# into uprobe lines (one per site), each in the private group
 	case $1 in
 	sdt_*:* | [pr]*' 'sdt_*:*)
 		"$DPROBE" check -x "$KBIN" "$1" >"$T/sdt.conv" 2>&1 ||
-			{ echo "dprobe check: $(head -n 1 "$T/sdt.conv")"; return 1; }
-		sed "s|^\([pr][0-9]*\):[^/]*/|\1:$GROUP/|" "$T/sdt.conv"
+			{ _kout="dprobe check: $(head -n 1 "$T/sdt.conv")"; return 1; }
+		_kout=$(sed "s|^\([pr][0-9]*\):[^/]*/|\1:$GROUP/|" "$T/sdt.conv")
 		return 0
 		;;
 	esac
@@ -177,39 +230,44 @@ conv_def() {
 	_type=${_type%"${_type#?}"}
 	case $_head in
 	[pr]*:*) _name=${_head#*:} ;;
-	-*) echo "a delete line"; return 1 ;;
-	*) echo "an unnamed event"; return 1 ;;
+	-*) _kout="a delete line"; return 1 ;;
+	*) _kout="an unnamed event"; return 1 ;;
 	esac
 	_ev=${_name##*/}
 	[ "$_ev" = "$_name" ] && _ev=${_name#*.}
 	case $_place in
 	*/*:[0-9]*)
-		_file=$(sys_copy "${_place%:*}")
+		sys_copy "${_place%:*}"
+		_file=$_kf
 		_new=$_file:${_place##*:}
 		;;
 	*)
 		_sym=${_place##*:}
 		_file=$KBIN
 		if [ "$_sym" != "$_place" ]; then
-			_file=$(mod_file "${_place%:*}") ||
-				{ echo "no copy of ${_place%:*}"; return 1; }
+			mod_file "${_place%:*}" ||
+				{ _kout="no copy of ${_place%:*}"; return 1; }
+			_file=$_kf
 		fi
 		_add=0
 		case $_sym in
 		*+*) _add=$((${_sym#*+})); _sym=${_sym%%+*} ;;
 		esac
-		_va=$(sym_vaddr "$_file" "$_sym") ||
-			{ echo "no symbol $_sym"; return 1; }
-		_off=$(vaddr_to_off "$_file" $((_va + _add)))
+		kmemo "vaddr	$_file	$_sym" sym_vaddr "$_file" "$_sym" ||
+			{ _kout="no symbol $_sym"; return 1; }
+		_va=$_kv
+		kmemo "loads	$_file" loads "$_file"
+		# shellcheck disable=SC2086  # $_kv: a list of numbers
+		loads_off $((_va + _add)) $_kv
 		_new=$_file:$(hex "$_off")
 		;;
 	esac
 	_out="$_type:$GROUP/$_ev $_new"
 	for _a in "$@"; do
 		case $_a in
-		*:symbol* | *:symstr*) echo "symbol type"; return 1 ;;
-		*"\$arg"*) echo "\$argN"; return 1 ;;
-		*'\"'*) echo "immediate string"; return 1 ;;
+		*:symbol* | *:symstr*) _kout="symbol type"; return 1 ;;
+		*"\$arg"*) _kout="\$argN"; return 1 ;;
+		*'\"'*) _kout="immediate string"; return 1 ;;
 		esac
 		# @SYM[+-N] -> @+OFFS for the same bytes (spec 3.2).
 		_b=${_a#*=}
@@ -226,14 +284,16 @@ conv_def() {
 				_s=${_s%%[+-]*}
 				;;
 			esac
-			_v=$(sym_vaddr "$_file" "$_s") ||
-				{ echo "no symbol $_s"; return 1; }
-			_a=${_a%%=*}=@+$(hex $((_v + _n - $(text_bias "$_file"))))$_t
+			kmemo "vaddr	$_file	$_s" sym_vaddr "$_file" "$_s" ||
+				{ _kout="no symbol $_s"; return 1; }
+			_v=$_kv
+			kmemo "bias	$_file" text_bias "$_file"
+			_a=${_a%%=*}=@+$(hex $((_v + _n - _kv)))$_t
 			;;
 		esac
 		_out="$_out $_a"
 	done
-	printf "%s\n" "$_out"
+	_kout=$_out
 }
 
 # ---- the kernel side -------------------------------------------------------
@@ -292,9 +352,9 @@ conv_defs() {
 	: >"$T/kdefs"
 	while IFS= read -r _l; do
 		case $_l in '' | '#'*) continue ;; esac
-		_k=$(conv_def "$_l") ||
-			{ echo "cannot convert: $_k: $_l" >"$T/skip"; return 2; }
-		printf '%s\n' "$_k" >>"$T/kdefs"
+		conv_def "$_l" ||
+			{ echo "cannot convert: $_kout: $_l" >"$T/skip"; return 2; }
+		printf '%s\n' "$_kout" >>"$T/kdefs"
 	done <"$T/defs.txt"
 }
 
@@ -305,7 +365,8 @@ dprobe_run() {
 	shift
 	_e=
 	while IFS= read -r _l; do
-		_e="$_e -e $(shquote "$_l")"
+		_shq "$_l"
+		_e="$_e -e $_q"
 	done <"$T/kdefs"
 	[ "$_sub" = trace ] && _e="$_e -o $(shquote "$T/devents")"
 	eval "set -- $_e \"\$@\""

@@ -87,26 +87,37 @@ build_prog_real() {
 
 # ---- ELF facts -------------------------------------------------------------
 
-# file_key FILE -> a name for FILE's content (its MD5): the key of the
-# caches below.  nm loads the LTO plugins each time it starts (~0.1 s on
-# a loaded machine) and a case asks for dozens of symbols, so each
+# file_key FILE: $_fk is a name for FILE's content (its MD5): the key of
+# the caches below.  nm loads the LTO plugins each time it starts (~0.1 s
+# on a loaded machine) and a case asks for dozens of symbols, so each
 # content is read once per build folder, also when kernel-ref.sh copies
-# the file.
+# the file.  (These helpers set variables and read files rather than
+# print through pipes: each process started costs milliseconds, and the
+# runners ask thousands of questions.)
 file_key() {
 	_fkv=$(md5sum <"$1" 2>/dev/null) || return 1
-	echo "${_fkv%% *}"
+	_fk=${_fkv%% *}
 }
 
-# cached NAME COMMAND...: COMMAND's output, kept in $BUILD/symcache/NAME
-# (written to a temporary name and renamed: parallel runs share it).
-cached() {
-	_cf=$BUILD/symcache/$1
+# cache_file NAME COMMAND...: $_cf is $BUILD/symcache/NAME (or
+# $E2E_SYMCACHE/NAME: a folder of copies can share the cache of the
+# programs it copies), which holds COMMAND's output (written to a
+# temporary name and renamed: parallel runs share it).
+cache_file() {
+	_cd=${E2E_SYMCACHE:-$BUILD/symcache}
+	_cf=$_cd/$1
 	shift
-	if [ ! -e "$_cf" ]; then
-		mkdir -p "$BUILD/symcache" || return 1
-		"$@" >"$_cf.$$" || { rm -f "$_cf.$$"; return 1; }
-		mv -f "$_cf.$$" "$_cf"
-	fi
+	[ -e "$_cf" ] && return 0
+	[ -d "$_cd" ] || mkdir -p "$_cd" || return 1
+	_cfn=$_cf
+	"$@" >"$_cfn.$$" || { rm -f "$_cfn.$$"; return 1; }
+	mv -f "$_cfn.$$" "$_cfn"
+	_cf=$_cfn
+}
+
+# cached NAME COMMAND...: COMMAND's output, kept as cache_file keeps it.
+cached() {
+	cache_file "$@" || return 1
 	cat "$_cf"
 }
 
@@ -119,11 +130,12 @@ nm_both() {
 # sym_info FILE SYM -> "VADDR SIZE" in hex without 0x (first definition;
 # .symtab first, then .dynsym; symbol versions are ignored).
 sym_info() {
-	_fk=$(file_key "$1") || return 1
-	cached "$_fk.nm" nm_both "$1" | awk -v s="$2" 'NF == 4 {
+	file_key "$1" || return 1
+	cache_file "$_fk.nm" nm_both "$1" || return 1
+	awk -v s="$2" 'NF == 4 {
 		n = $4; sub(/@.*/, "", n)
 		if (n == s && $3 ~ /^[TtWwiDdBbRrV]$/) { print $1, $2; exit }
-	}'
+	}' "$_cf"
 }
 
 sym_vaddr() {
@@ -141,7 +153,9 @@ sym_size() {
 # vaddr_to_off FILE VADDR -> file offset (decimal), through the PT_LOAD
 # that contains VADDR.
 vaddr_to_off() {
-	readelf -lW "$1" | awk '$1 == "LOAD" { print $2, $3, $5 }' |
+	file_key "$1" || return 1
+	cache_file "$_fk.phdrs" readelf -lW "$1" || return 1
+	awk '$1 == "LOAD" { print $2, $3, $5 }' "$_cf" |
 	while read -r _o _v _fs; do
 		if [ $(($2 >= _v && $2 < _v + _fs)) = 1 ]; then
 			echo $(($2 - _v + _o))
@@ -153,14 +167,16 @@ vaddr_to_off() {
 # text_bias FILE -> vaddr - file offset of the first executable PT_LOAD:
 # what the kernel subtracts to make @+OFFS (spec 3.2).
 text_bias() {
-	readelf -lW "$1" | awk '$1 == "LOAD" && index($0, "E 0x") { print $2, $3; exit }' |
+	file_key "$1" || return 1
+	cache_file "$_fk.phdrs" readelf -lW "$1" || return 1
+	awk '$1 == "LOAD" && index($0, "E 0x") { print $2, $3; exit }' "$_cf" |
 	{ read -r _o _v && echo $((_v - _o)); }
 }
 
 # disasm FILE SYM -> "OFFSET<TAB>INSN" lines for the instructions of SYM
 # (OFFSET decimal, from the symbol start).
 disasm() {
-	_fk=$(file_key "$1") || return 1
+	file_key "$1" || return 1
 	cached "$_fk.dis.$2" disasm_real "$1" "$2"
 }
 
@@ -348,6 +364,14 @@ PH_RE='\{(bin|size|vaddr|off|insn|insnva|insnoff|retsite|retaddr|foffs|lineoff|i
 subst() {
 	_in=$(cat; echo x)
 	_in=${_in%x}
+	# no placeholder in it: the input as the awk below prints it (each
+	# line ended by a newline), without starting grep, sort and awk
+	case $_in in
+	*'{'[a-z]*) ;;
+	'') return 0 ;;
+	*"$T_NL") printf '%s' "$_in"; return 0 ;;
+	*) printf '%s\n' "$_in"; return 0 ;;
+	esac
 	_map=$T/.ph.$$
 	: >"$_map"
 	for _tok in $(printf '%s' "$_in" | grep -oE "$PH_RE" | sort -u); do
@@ -460,24 +484,58 @@ stat_of() {
 # ---- running dprobe --------------------------------------------------------
 
 shquote() {
-	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+	_shq "$1"
+	printf '%s' "$_q"
 }
+
+# _shq WORD: $_q is WORD quoted for sh ('...', each ' as '\''), its
+# trailing newlines dropped (as a command substitution drops them).  No
+# process is started: the runners quote every word of every command.
+_shq() {
+	_sq_in=$1
+	while :; do
+		case $_sq_in in
+		*"$T_NL") _sq_in=${_sq_in%"$T_NL"} ;;
+		*) break ;;
+		esac
+	done
+	_q=
+	while :; do
+		case $_sq_in in
+		*\'*)
+			_q="$_q${_sq_in%%\'*}'\\''"
+			_sq_in=${_sq_in#*\'}
+			;;
+		*)
+			_q="'$_q$_sq_in'"
+			return 0
+			;;
+		esac
+	done
+}
+T_NL='
+'
 
 # The case's $defs, placeholders replaced, as quoted "-e DEF" words.
 defs_eargs() {
 	printf '%s\n' "${defs:-}" | subst >"$T/defs.txt" || return 1
 	while IFS= read -r _l; do
 		case $_l in '' | '#'*) continue ;; esac
-		printf -- '-e %s ' "$(shquote "$_l")"
+		_shq "$_l"
+		printf -- '-e %s ' "$_q"
 	done <"$T/defs.txt"
 }
 
 # record_cmd SUBCMD ARGS: the command line, quoted, in $T/cmd (shown when a
 # case fails, to reproduce it by hand).
 record_cmd() {
-	_c="cd $(shquote "$T") && $(shquote "$DPROBE")"
+	_shq "$T"
+	_c="cd $_q && "
+	_shq "$DPROBE"
+	_c="$_c$_q"
 	for _w in "$@"; do
-		_c="$_c $(shquote "$_w")"
+		_shq "$_w"
+		_c="$_c $_q"
 	done
 	printf "%s\n" "$_c" >"$T/cmd"
 }
