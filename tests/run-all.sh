@@ -144,7 +144,10 @@ echo 1 >"$queue/next"
 echo "[$(elapsed)] building (release and ASan)"
 if ! $MK -j"$lanes" test-builds >"$logs/build.log" 2>&1; then
 	echo "make-build 0 1 0" >>"$DPROBE_RESULTS"
-	tail -n 40 "$logs/build.log"
+	# the parallel jobs bury the failing one: its errors first
+	grep -E -A3 'error:|\*\*\*|cannot build' "$logs/build.log" | head -n 30
+	echo "--- the build log's end ($logs/build.log):"
+	tail -n 15 "$logs/build.log"
 	sh tests/summary.sh
 	exit 1
 fi

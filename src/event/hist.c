@@ -150,7 +150,10 @@ static int parse_field(struct parse *ps, const struct dp_event *ev,
 			return fail(ps, "Invalid field modifier",
 				    strchr(spec, '.') + 1);
 	}
-	snprintf(hf->name, sizeof(hf->name), "%s", buf);
+	/* no field has a longer name, and the copy below must not cut one */
+	if (strlen(buf) >= sizeof(hf->name))
+		return fail(ps, "Couldn't find field", spec);
+	memcpy(hf->name, buf, strlen(buf) + 1);
 	if (!strcmp(buf, "hitcount")) {
 		hf->flags |= HF_HITCOUNT;
 		return 0;
