@@ -88,6 +88,7 @@ static const struct {
 	  "             [--format text|json] [--duration SECS] [-f] [--profile]\n"
 	  "             [--engine auto|agent|ptrace|kernel] [--kernel]\n"
 	  "             [--buffer-size SIZE] [--overwrite] [--no-demangle] [--dry-run]\n"
+	  "             [--ts us|ns]\n"
 	  "             (-p PID[,PID...] | -- CMD [ARGS...] | --kernel alone)",
 	  "Trace probe events in a command it starts or in running processes,\n"
 	  "printing each as ftrace's trace_pipe does.  On exit, a summary line\n"
@@ -110,6 +111,8 @@ static const struct {
 	  "  --format F           text (the default): lines as trace_pipe prints\n"
 	  "                       them; json: one JSON object per event\n"
 	  "  --json               the same as --format json\n"
+	  "  --ts us|ns           timestamps in microseconds (the default, as the\n"
+	  "                       kernel prints them) or nanoseconds\n"
 	  "  --duration SECS      detach after SECS seconds\n"
 	  "  -f, --follow-forks   trace forked children too (like strace -f)\n"
 	  "  --profile            print the kprobe_profile table at exit (also on\n"
