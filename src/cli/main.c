@@ -146,6 +146,35 @@ static const struct {
 	  "            (-p PID | -- CMD [ARGS...] | --kernel alone)",
 	  "Count probe hits per event while the command runs (or until Ctrl-C\n"
 	  "for -p), and print them as perf stat does, with the time elapsed.\n" },
+	{ "latency", dp_cmd_latency,
+	  "a function's entry-to-return time as a log2 histogram",
+	  "dprobe latency PLACE [--by comm|pid|tid] [--filter EXPR] [--us]\n"
+	  "               [--interval SECS] [--duration SECS] [-f] [--engine E]\n"
+	  "               (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "Time every call of the function at PLACE (prog:func, func of the\n"
+	  "command, libc.so.6:malloc), from its entry to its return, in each\n"
+	  "thread (recursion and longjmp included), and print the durations\n"
+	  "as the kernel's hist text for the key lat.log2 (nanoseconds; bucket\n"
+	  "2^N holds (2^(N-1), 2^N]) with a bar per bucket, then count, min,\n"
+	  "avg and max: at the end, and on SIGUSR1.\n"
+	  "\n"
+	  "  PLACE [FETCHARGS]    a place as in a p: definition; FETCHARGS name\n"
+	  "                       what --filter tests ('work a=%di:s32')\n"
+	  "  --by comm|pid|tid    one histogram per thread name, process or thread\n"
+	  "  --filter EXPR        time only the calls whose entry passes EXPR\n"
+	  "                       (ftrace's filter language, on FETCHARGS and\n"
+	  "                       common fields)\n"
+	  "  --us                 the histogram in microseconds\n"
+	  "  --interval SECS      print the histograms every SECS seconds too\n"
+	  "  --duration SECS      stop after SECS seconds\n"
+	  "  -f, --follow-forks   time calls in forked children too\n"
+	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  -p, --pid PID[,PID]  attach to running processes\n"
+	  "\n"
+	  "The summary line of trace (events, filtered, missed, lost) ends the\n"
+	  "run on stderr; calls that never returned are said there.\n" },
+	{ "count", dp_cmd_count, "count events by key", "dprobe count", "x\n" },
+	{ "top", dp_cmd_top, "hottest keys", "dprobe top", "x\n" },
 	{ "mount", dp_cmd_mount,
 	  "serve tracefs' files for one process tree over FUSE",
 	  "dprobe mount DIR [--syscalls SRC] (-p PID | -- CMD [ARGS...])",

@@ -166,7 +166,9 @@ static void emit_lost(void *priv, int cpu, unsigned long n)
 {
 	struct trace_ctx *c = priv;
 
-	dp_render_lost(&c->render, cpu, n);
+	/* the commands on the session count them (the summary line) */
+	if (!c->hooks)
+		dp_render_lost(&c->render, cpu, n);
 }
 
 static bool has_pid(const struct trace_opts *o, pid_t pid)
