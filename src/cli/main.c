@@ -173,7 +173,29 @@ static const struct {
 	  "\n"
 	  "The summary line of trace (events, filtered, missed, lost) ends the\n"
 	  "run on stderr; calls that never returned are said there.\n" },
-	{ "count", dp_cmd_count, "count events by key", "dprobe count", "x\n" },
+	{ "count", dp_cmd_count,
+	  "count events by key, most first, as a hist trigger does",
+	  "dprobe count -e DEF... --by KEY[,KEY...] [--filter EVENT=EXPR]...\n"
+	  "             [--interval SECS] [--duration SECS] [-f] [--engine E]\n"
+	  "             (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "Count each event's records by the values of KEY (up to three keys),\n"
+	  "and print them most first as the kernel's hist text, with a bar\n"
+	  "per entry: what --trigger 'hist:keys=KEY:sort=hitcount.descending'\n"
+	  "prints, at the end and on SIGUSR1.\n"
+	  "\n"
+	  "  -e, --event DEF      a definition or named event (as trace's -e)\n"
+	  "  --by KEY[,KEY]       a field of the event; comm (the thread's\n"
+	  "                       name); pid (the process); tid or common_pid\n"
+	  "                       (the thread); each with the hist modifiers\n"
+	  "                       .hex .sym .sym-offset .log2 .buckets=N, and\n"
+	  "                       .execname on common_pid\n"
+	  "  --filter EVENT=EXPR  count only the records that pass (ftrace's\n"
+	  "                       filter language)\n"
+	  "  --interval SECS      print the counts every SECS seconds too\n"
+	  "  --duration SECS      stop after SECS seconds\n"
+	  "  -f, --follow-forks   count in forked children too\n"
+	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  -p, --pid PID[,PID]  attach to running processes\n" },
 	{ "top", dp_cmd_top, "hottest keys", "dprobe top", "x\n" },
 	{ "mount", dp_cmd_mount,
 	  "serve tracefs' files for one process tree over FUSE",

@@ -85,4 +85,50 @@ void dp_ol_print_hist(const struct dp_ol_key *k, FILE *out,
 		      const struct dp_histbar_opts *o);
 void dp_ol_hists_free(struct dp_ol_hists *h);
 
+
+/* ---- counting by keys (count, top) ---------------------------------- */
+
+/*
+ * Each event's records counted by KEY[,KEY...] (--by), as a hist trigger
+ * `hist:keys=KEYS:vals=hitcount:sort=hitcount.descending` would, on a
+ * synthetic event made of the keys: fields of the event (numbers as u64
+ * or s64, strings as char[256]), `comm` (the thread's name), `pid` (the
+ * process), `tid`, and `common_pid`, each with the hist modifiers
+ * (.hex, .sym, .log2, .execname on common_pid...).  `comm` and `pid` are
+ * what the kernel's hist keys cannot say (common_pid is the thread).
+ */
+#define DP_OL_MAX_EVENTS 64
+#define DP_OL_MAX_BY 3
+
+struct dp_ol_count {
+	const char *by;			/* "comm,a.log2" */
+	struct dp_registry synreg;
+	bool synreg_init;
+	struct dp_ol_counted {
+		const struct dp_event *ev, *syn;
+		struct dp_hist *hist;
+		struct dp_ol_keysrc {
+			int kind;	/* the source: a field, comm, pid... */
+			const struct dp_field *src;
+			unsigned dst, size;	/* in the synthetic record */
+		} k[DP_OL_MAX_BY];
+		unsigned nk;
+		char *trigger;
+	} v[DP_OL_MAX_EVENTS];
+	unsigned n;
+	struct dp_histbar_opts bar;
+};
+
+/* Keys checked against every event of @reg, histograms made: 0, or -1
+ * after saying why. */
+int dp_ol_count_setup(struct dp_ol_count *c, struct dp_registry *reg);
+void dp_ol_count_record(struct dp_ol_count *c, const struct dp_event *ev,
+			const void *rec, size_t len,
+			const struct dp_rec_meta *meta,
+			const struct dp_symbolizer *sym);
+/* Each event's "GROUP/EVENT/hist:" and its hist text with bars; @clear:
+ * the counts start again after. */
+void dp_ol_count_print(struct dp_ol_count *c, FILE *out, bool clear);
+void dp_ol_count_free(struct dp_ol_count *c);
+
 #endif
