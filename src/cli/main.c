@@ -196,7 +196,26 @@ static const struct {
 	  "  -f, --follow-forks   count in forked children too\n"
 	  "  --engine E           auto, agent or ptrace (as trace's)\n"
 	  "  -p, --pid PID[,PID]  attach to running processes\n" },
-	{ "top", dp_cmd_top, "hottest keys", "dprobe top", "x\n" },
+	{ "top", dp_cmd_top,
+	  "the hottest keys of events, refreshed, as perf top",
+	  "dprobe top -e DEF... [--by KEY[,KEY...]] [-n ROWS] [--interval SECS]\n"
+	  "           [--filter EVENT=EXPR]... [--duration SECS] [-f] [--engine E]\n"
+	  "           (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "Count each event's records by KEY over an interval and show the\n"
+	  "most frequent values, as the kernel's hist text with bars; then\n"
+	  "start again.  On a terminal the screen is redrawn each interval;\n"
+	  "otherwise each interval is printed as a block of its own.  Ends on\n"
+	  "Ctrl-C, --duration or when the command exits, with a last block.\n"
+	  "\n"
+	  "  -e, --event DEF      a definition or named event (as trace's -e)\n"
+	  "  --by KEY[,KEY]       as count's --by (default: comm)\n"
+	  "  -n, --rows N         entries shown per event (default 20)\n"
+	  "  --interval SECS      the refresh interval (default 1)\n"
+	  "  --filter EVENT=EXPR  count only the records that pass\n"
+	  "  --duration SECS      stop after SECS seconds\n"
+	  "  -f, --follow-forks   count in forked children too\n"
+	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  -p, --pid PID[,PID]  attach to running processes\n" },
 	{ "mount", dp_cmd_mount,
 	  "serve tracefs' files for one process tree over FUSE",
 	  "dprobe mount DIR [--syscalls SRC] (-p PID | -- CMD [ARGS...])",

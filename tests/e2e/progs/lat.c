@@ -11,14 +11,18 @@
  *               returning; even i: returns at once.  8 rounds: 4 calls
  *               return, each in microseconds; a tool that paired a return
  *               with the entry of a call left by longjmp would see 40 ms
- *   spin(n)     a busy loop of n iterations (not timed by the cases)
  *
- * Usage: lat [QUICK]   QUICK: nap only, 1 call (for the bad-input runs)
+ * Usage: lat           all of the above
+ *        lat quick     one nap(1)
+ *        lat beat N    N calls of beat(k), 10 ms apart, k cycling through
+ *                      0 1 1 2 2 2 (for `dprobe top` and `count`: of 240
+ *                      calls, 40 with k = 0, 80 with 1, 120 with 2)
  */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static jmp_buf env;
@@ -58,6 +62,12 @@ __attribute__((noipa)) long jumper(long i)
 	return i;
 }
 
+__attribute__((noipa)) long beat(long k)
+{
+	sink = k;
+	return k;
+}
+
 static void *napper(void *arg)
 {
 	(void)arg;
@@ -71,6 +81,17 @@ int main(int argc, char **argv)
 	volatile int round;
 	pthread_t t;
 
+	if (argc > 2 && !strcmp(argv[1], "beat")) {
+		static const long cycle[] = { 0, 1, 1, 2, 2, 2 };
+		long n = atol(argv[2]);
+
+		for (long i = 0; i < n; i++) {
+			beat(cycle[i % 6]);
+			zz(10);
+		}
+		printf("lat: %ld beats\n", n);
+		return 0;
+	}
 	if (argc > 1) {
 		nap(1);
 		printf("lat: quick\n");
