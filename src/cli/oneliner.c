@@ -302,6 +302,9 @@ static int count_one(struct dp_ol_count *c, struct dp_event *ev)
 	}
 	ret = dp_hist_new(e->syn, e->trigger, &e->hist, &herr);
 	if (ret) {
+		fprintf(stderr, "dprobe: --by '%s' on %s/%s, as a hist trigger "
+			"on a synthetic event of the keys:\n", keys, ev->group,
+			ev->name);
 		dp_hist_error_print(e->syn, e->trigger, ret, &herr, stderr);
 		ret = -1;
 		goto out;
