@@ -110,7 +110,7 @@ static const struct {
 	  "  --format F           text (the default): lines as trace_pipe prints\n"
 	  "                       them; json: one JSON object per event\n"
 	  "  --json               the same as --format json\n"
-	  "  --duration SECS      detach after SECS seconds\n"
+	  "  --duration SECS      detach SECS seconds after the probes are armed\n"
 	  "  -f, --follow-forks   trace forked children too (like strace -f)\n"
 	  "  --profile            print the kprobe_profile table at exit (also on\n"
 	  "                       SIGUSR1)\n"
