@@ -113,7 +113,7 @@ static const struct {
 	  "  --json               the same as --format json\n"
 	  "  --ts us|ns           timestamps in microseconds (the default, as the\n"
 	  "                       kernel prints them) or nanoseconds\n"
-	  "  --duration SECS      detach after SECS seconds\n"
+	  "  --duration SECS      detach SECS seconds after the probes are armed\n"
 	  "  -f, --follow-forks   trace forked children too (like strace -f)\n"
 	  "  --profile            print the kprobe_profile table at exit (also on\n"
 	  "                       SIGUSR1)\n"

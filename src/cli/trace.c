@@ -101,9 +101,11 @@ static void request_profile(void)
 
 static void on_stop_signal(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
 	(void)uc;
-	if (dp_sup_signal_ours(si))
+	/* SI_KERNEL: our own --duration timer (arm_duration()), which a
+	 * supervised child sets for itself */
+	if (dp_sup_signal_ours(si) ||
+	    (sig == SIGALRM && si->si_code == SI_KERNEL))
 		stop_engine();
 }
 
@@ -597,7 +599,7 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 }
 
 /* Handlers for the stop signals, blocked for now (*@old: the mask before). */
-static void install_signals(double duration, sigset_t *old)
+static void install_signals(sigset_t *old)
 {
 	struct sigaction sa = { .sa_sigaction = on_stop_signal,
 				.sa_flags = SA_SIGINFO };
@@ -621,13 +623,22 @@ static void install_signals(double duration, sigset_t *old)
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_sigaction = on_forwarded_signal;
 	sigaction(dp_sup_signal(), &sa, NULL);
-	if (duration > 0) {
-		struct itimerval it = { .it_value = {
-			.tv_sec = (time_t)duration,
-			.tv_usec = (suseconds_t)((duration - (time_t)duration) * 1e6) } };
+}
 
+/*
+ * --duration counts from the moment every probe is armed, in the process
+ * that runs the engine (a supervised engine's child: an interval timer
+ * is not inherited), so that a slow attach under load never eats the
+ * window the user asked to see.
+ */
+static void arm_duration(double duration)
+{
+	struct itimerval it = { .it_value = {
+		.tv_sec = (time_t)duration,
+		.tv_usec = (suseconds_t)((duration - (time_t)duration) * 1e6) } };
+
+	if (duration > 0)
 		setitimer(ITIMER_REAL, &it, NULL);
-	}
 }
 
 static void print_profile(void *priv)
@@ -766,7 +777,8 @@ static void engine_objs(const struct trace_opts *o, const char *binary,
  * child: 0 is returned in the child once tracing, and in the parent,
  * which then only supervises it (g_eng.child).
  */
-static int start(struct dp_engine_choice *ch, struct dp_engine_opts *eo)
+static int start(struct dp_engine_choice *ch, struct dp_engine_opts *eo,
+		 double duration)
 {
 	char why[4096];
 	int err = dp_engine_choose(ch, eo, NULL);
@@ -792,8 +804,10 @@ static int start(struct dp_engine_choice *ch, struct dp_engine_opts *eo)
 		}
 		why[0] = '\0';
 		err = dp_engine_start(ch->ops, eo, &g_eng.e, why, sizeof(why));
-		if (!err)
+		if (!err) {
+			arm_duration(duration);
 			return 0;
+		}
 		if (!dp_engine_fallback(ch, eo, err, why, sizeof(why)))
 			break;
 		fprintf(stderr, "dprobe: %s\n", why);
@@ -908,7 +922,7 @@ static int run(int argc, char **argv, bool stat,
 	 * Ctrl-C while attaching must not kill dprobe with probes armed:
 	 * the signals stay blocked until the engine's loop can take them.
 	 */
-	install_signals(o.duration, &blocked);
+	install_signals(&blocked);
 	eo = (struct dp_engine_opts){
 		.reg = &c.reg, .argv = o.cmd, .pids = o.pids,
 		.npids = o.npids, .binary = binary, .follow = o.follow,
@@ -923,7 +937,7 @@ static int run(int argc, char **argv, bool stat,
 		.filters = o.filters, .nfilters = (size_t)o.nfilters,
 	};
 	engine_objs(&o, binary, &objs, &eo);
-	err = start(&ch, &eo);
+	err = start(&ch, &eo, o.duration);
 	dp_cli_objs_free(&objs);
 	if (err) {
 		sigprocmask(SIG_SETMASK, &blocked, NULL);
