@@ -23,11 +23,13 @@
 
 #include "cli/cli.h"
 #include "cli/named.h"
+#include "cli/session.h"
 #include "cli/supervisor.h"
 #include "cli/triggers.h"
 #include "engine/engine.h"
 #include "event/filter.h"
 #include "event/syscalls.h"
+#include "output/output.h"
 #include "output/renderer.h"
 #include "ring/ring.h"
 #include "sym/debugdef.h"
@@ -56,6 +58,8 @@ struct trace_opts {
 	uint64_t buffer_size;
 	bool overwrite;
 	bool dry_run;		/* print the definitions as applied, run nothing */
+	enum dp_ts_mode ts;	/* --ts */
+	const char *name;	/* the command, for messages: trace, stat, ... */
 };
 
 struct trace_ctx {
@@ -67,6 +71,7 @@ struct trace_ctx {
 	size_t nktps;
 	struct dp_cli_triggers trig;	/* --trigger */
 	bool stat;			/* dprobe stat: counts, no lines */
+	const struct dp_session_hooks *hooks;	/* latency, count, top */
 };
 
 /*
@@ -108,7 +113,8 @@ static void on_profile_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
 	(void)uc;
-	if (dp_sup_signal_ours(si))
+	/* SI_TIMER: the --interval timer of this very process */
+	if (dp_sup_signal_ours(si) || si->si_code == SI_TIMER)
 		request_profile();
 }
 
@@ -131,6 +137,10 @@ static void emit(void *priv, const struct dp_event *ev, const void *rec,
 {
 	struct trace_ctx *c = priv;
 
+	if (c->hooks) {
+		c->hooks->record(c->hooks->priv, ev, rec, len, meta, sym);
+		return;
+	}
 	/* an event with a hist trigger is aggregated (on_trigger()), not
 	 * printed; stat with triggers has records made, and prints none */
 	if (!ev->triggered && !c->stat)
@@ -158,7 +168,9 @@ static void emit_lost(void *priv, int cpu, unsigned long n)
 {
 	struct trace_ctx *c = priv;
 
-	dp_render_lost(&c->render, cpu, n);
+	/* the commands on the session count them (the summary line) */
+	if (!c->hooks)
+		dp_render_lost(&c->render, cpu, n);
 }
 
 static bool has_pid(const struct trace_opts *o, pid_t pid)
@@ -199,7 +211,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
-       OPT_NO_DEMANGLE, OPT_DRY_RUN };
+       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_TS };
 
 /* auto (NULL), or an engine of dp_engines[] by name */
 static int parse_engine(const char *arg, const struct dp_engine_ops **e)
@@ -264,10 +276,11 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "kernel", no_argument, NULL, OPT_KERNEL },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "ts", required_argument, NULL, OPT_TS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *cmd = o->stat ? "stat" : "trace", *env;
+	const char *cmd = o->name, *env;
 	char *end;
 	int c;
 
@@ -343,6 +356,17 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		case OPT_KERNEL: o->kernel = true; break;
 		case OPT_NO_DEMANGLE: dp_demangle_on = false; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_TS:
+			if (!strcmp(optarg, "ns")) {
+				o->ts = DP_TS_NS;
+			} else if (!strcmp(optarg, "us")) {
+				o->ts = DP_TS_US;
+			} else {
+				fprintf(stderr, "dprobe: bad --ts '%s' (us or "
+					"ns)\n", optarg);
+				goto usage;
+			}
+			break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -621,6 +645,11 @@ static void print_profile(void *priv)
 {
 	struct trace_ctx *c = priv;
 
+	if (c->hooks) {
+		if (c->hooks->tick)
+			c->hooks->tick(c->hooks->priv);
+		return;
+	}
 	dp_render_flush(&c->render);
 	dp_cli_triggers_print(&c->trig, c->out);
 	dp_registry_profile(&c->reg, DP_KIND_KPROBE, stderr);
@@ -821,10 +850,35 @@ static void dry_run(const struct dp_registry *reg)
 		}
 }
 
-static int run(int argc, char **argv, bool stat)
+/* --interval (the session's hooks): SIGUSR1 every @secs from a timer of
+ * the process that runs the engine, which the engine's loop takes as a
+ * request for its profile (print_profile(): the tick hook). */
+static int start_ticks(double secs, timer_t *t)
 {
-	struct trace_opts o = { .stat = stat };
-	struct trace_ctx c = { .out = stdout, .stat = stat };
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL,
+				.sigev_signo = SIGUSR1 };
+	struct itimerspec its = { 0 };
+
+	if (timer_create(CLOCK_MONOTONIC, &sev, t)) {
+		fprintf(stderr, "dprobe: no interval timer: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	its.it_value.tv_sec = (time_t)secs;
+	its.it_value.tv_nsec = (long)((secs - (double)(time_t)secs) * 1e9);
+	its.it_interval = its.it_value;
+	timer_settime(*t, 0, &its, NULL);
+	return 0;
+}
+
+static int run(int argc, char **argv, bool stat,
+	       const struct dp_session_hooks *hooks)
+{
+	struct trace_opts o = { .stat = stat, .name = hooks ? hooks->cmd :
+				stat ? "stat" : "trace" };
+	struct trace_ctx c = { .out = stdout, .stat = stat, .hooks = hooks };
+	timer_t ticks;
+	bool ticking = false;
 	struct dp_engine_choice ch;
 	struct dp_engine_opts eo;
 	struct dp_cli_objs objs = { 0 };
@@ -846,6 +900,10 @@ static int run(int argc, char **argv, bool stat)
 		return DP_EXIT_REJECTED;
 	if (setup_events(&c, &o, binary))
 		goto out;
+	if (hooks && hooks->setup && hooks->setup(hooks->priv, &c.reg)) {
+		ret = DP_EXIT_USAGE;
+		goto out;
+	}
 	if (o.dry_run) {
 		/* what would be armed, as perf probe -D shows it */
 		dry_run(&c.reg);
@@ -857,6 +915,7 @@ static int run(int argc, char **argv, bool stat)
 		goto out;
 	}
 	dp_renderer_init(&c.render, o.format, c.out, get_nprocs_conf());
+	c.render.ts = (int)o.ts;
 	dp_render_begin(&c.render);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/*
@@ -892,7 +951,11 @@ static int run(int argc, char **argv, bool stat)
 		goto out;
 	}
 	dp_engine_set_profile_cb(g_eng.e, print_profile, &c);
+	if (hooks && hooks->interval > 0)
+		ticking = !start_ticks(hooks->interval, &ticks);
 	rerr = dp_engine_run(g_eng.e, &status);
+	if (ticking)
+		timer_delete(ticks);
 	sigprocmask(SIG_SETMASK, &blocked, NULL);
 	/* -ENOENT: no probe was ever armed, and the engine said why */
 	if (rerr && rerr != -ENOENT)
@@ -902,6 +965,8 @@ static int run(int argc, char **argv, bool stat)
 	dp_render_summary(&c.render, st);
 	dp_render_end(&c.render);
 	dp_cli_triggers_print(&c.trig, c.out);
+	if (hooks && hooks->end)
+		hooks->end(hooks->priv, st);
 	if (stat)
 		print_stat(&c, &o, (double)(t1.tv_sec - t0.tv_sec) +
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
@@ -927,10 +992,15 @@ out:
 
 int dp_cmd_trace(int argc, char **argv)
 {
-	return run(argc, argv, false);
+	return run(argc, argv, false, NULL);
 }
 
 int dp_cmd_stat(int argc, char **argv)
 {
-	return run(argc, argv, true);
+	return run(argc, argv, true, NULL);
+}
+
+int dp_trace_session(int argc, char **argv, const struct dp_session_hooks *h)
+{
+	return run(argc, argv, false, h);
 }
