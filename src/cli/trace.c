@@ -147,6 +147,13 @@ static void emit(void *priv, const struct dp_event *ev, const void *rec,
 		dp_render_event(&c->render, ev, rec, len, meta, sym);
 }
 
+static void on_agg(void *priv, void *cookie, const uint64_t *key,
+		   uint64_t hits, const uint64_t *val, const char *comm)
+{
+	(void)priv;
+	dp_cli_triggers_agg(cookie, key, hits, val, comm);
+}
+
 static void on_trigger(void *priv, const struct dp_event *ev, const void *rec,
 		       size_t len, const struct dp_rec_meta *meta,
 		       const struct dp_symbolizer *sym)
@@ -881,6 +888,8 @@ static int run(int argc, char **argv, bool stat,
 	bool ticking = false;
 	struct dp_engine_choice ch;
 	struct dp_engine_opts eo;
+	/* hist triggers kept in the traced processes, where they can be */
+	static struct dp_agg_req aggs[DP_CLI_MAX_TRIGGERS];
 	struct dp_cli_objs objs = { 0 };
 	struct timespec t0, t1;
 	const struct dp_stats *st;
@@ -928,7 +937,9 @@ static int run(int argc, char **argv, bool stat,
 		.npids = o.npids, .binary = binary, .follow = o.follow,
 		/* the triggers need records: engines count without them */
 		.count_only = o.stat && !c.trig.n,
-		.sink = { emit, emit_lost, &c, flush_out, on_trigger },
+		.sink = { emit, emit_lost, &c, flush_out, on_trigger, on_agg },
+		.aggs = aggs,
+		.naggs = dp_cli_triggers_aggs(&c.trig, aggs, DP_CLI_MAX_TRIGGERS),
 		.child_mask = &blocked, .wake_sig = dp_sup_signal(),
 		.forced = o.engine, .buffer_size = o.buffer_size,
 		.overwrite = o.overwrite, .kernel = o.kernel,
