@@ -1752,10 +1752,10 @@ bool dp_hist_referenced(const struct dp_hist *h)
 	return false;
 }
 
-bool dp_hist_generates(const struct dp_hist *h, const struct dp_event *ev)
+bool dp_hist_generates(const struct dp_hist *h, unsigned id)
 {
 	for (unsigned i = 0; i < h->nacts; i++)
-		if (h->acts[i].synth == ev)
+		if (h->acts[i].synth && h->acts[i].synth->id == id)
 			return true;
 	return false;
 }

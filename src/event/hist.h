@@ -72,9 +72,9 @@ int dp_hist_new_in(const struct dp_hist_env *env, const struct dp_event *ev,
 /* The event it is on. */
 const struct dp_event *dp_hist_event(const struct dp_hist *h);
 /* Whether another trigger of its env refers to one of @h's variables
- * (it may not go: -EBUSY), or an action of @h generates event @ev. */
+ * (it may not go: -EBUSY), or an action of @h generates event @id. */
 bool dp_hist_referenced(const struct dp_hist *h);
-bool dp_hist_generates(const struct dp_hist *h, const struct dp_event *ev);
+bool dp_hist_generates(const struct dp_hist *h, unsigned id);
 /* Whether the trigger has a name= (its table may be shared). */
 const char *dp_hist_name(const struct dp_hist *h);
 void dp_hist_free(struct dp_hist *h);
