@@ -299,8 +299,10 @@ static struct hexpr *parse_field_x(struct parse *ps, const char *spec,
 			ps->h->ts_usecs = true;
 		x->type = "u64";
 		x->size = 8;
-	} else if (!strcmp(buf, "common_cpu") || !strcmp(buf, "cpu") ||
-		   !strcmp(buf, "CPU")) {
+	} else if (!strcmp(buf, "common_cpu") ||
+		   ((!strcmp(buf, "cpu") || !strcmp(buf, "CPU")) &&
+		    !dp_event_field(ps->h->ev, buf))) {
+		/* "cpu" and "CPU" too, where the event has no such field */
 		if (!(x = xnew(X_CPU)))
 			goto out;
 		x->type = "unsigned int";
@@ -625,12 +627,7 @@ static struct hexpr *parse_atom(struct parse *ps, char *str, bool key,
 		*ret = x ? 0 : -ENOMEM;
 		return x;
 	}
-	if (sys) {
-		/* put the name back: a field can have no dots but one */
-		name[-1] = '.';
-		evn[-1] = '.';
-		name = str;
-	}
+	/* SYS.EVENT.FIELD: the field, as the kernel takes it */
 	return parse_field_x(ps, local ? local : name, key, var, ret);
 }
 
