@@ -183,7 +183,13 @@ struct parse {
 static int fail(struct parse *ps, const char *msg, const char *at)
 {
 	const char *p = at && *at ? strstr(ps->text, at) : NULL;
+	struct dp_hist_error *e = ps->err;
 
+	/* the kernel logs each error on the way: the earlier ones too */
+	if (e->msg && e->nprev < 2) {
+		e->prev_msg[e->nprev] = e->msg;
+		e->prev_pos[e->nprev++] = e->pos;
+	}
 	ps->err->msg = msg;
 	ps->err->pos = p ? (unsigned)(p - ps->text) : 0;
 	return -EINVAL;
@@ -613,19 +619,17 @@ static struct hexpr *parse_atom(struct parse *ps, char *str, bool key,
 		struct dp_hist *o = find_var(ps, sys, evn, name + 1, &v,
 					     &not_unique);
 
-		if (not_unique) {
-			*ret = fail(ps, "Variable name not unique, need to use "
-				    "fully qualified name (subsys.event.var) "
-				    "for variable", name + 1);
-			return NULL;
+		if (not_unique)
+			fail(ps, "Variable name not unique, need to use fully "
+			     "qualified name (subsys.event.var) for variable",
+			     name + 1);
+		if (o && (r = add_ref(ps->h, o, (unsigned)v, sys, evn)) >= 0) {
+			x = ref_x(ps->h, r);
+			*ret = x ? 0 : -ENOMEM;
+			return x;
 		}
-		if (!o || (r = add_ref(ps->h, o, (unsigned)v, sys, evn)) < 0) {
-			*ret = fail(ps, "Couldn't find variable", name + 1);
-			return NULL;
-		}
-		x = ref_x(ps->h, r);
-		*ret = x ? 0 : -ENOMEM;
-		return x;
+		/* then taken for a field, which it is not either */
+		fail(ps, "Couldn't find variable", name + 1);
 	}
 	/* SYS.EVENT.FIELD: the field, as the kernel takes it */
 	return parse_field_x(ps, local ? local : name, key, var, ret);
@@ -1316,10 +1320,11 @@ static int create_trace(struct parse *ps, struct haction *a)
 				return ret;
 			}
 			if ((x = xnew(X_FIELD))) {
+				/* a field variable: its type's name and size,
+				 * never signed (create_var()) */
 				x->f = f;
 				x->type = f->type;
 				x->size = f->size;
-				x->is_signed = f->is_signed;
 			}
 		} else {
 			/* a field of another event: a hist on it, not here */
@@ -1673,6 +1678,10 @@ int dp_hist_new(const struct dp_event *ev, const char *text,
 void dp_hist_error_print(const struct dp_event *ev, const char *text,
 			 int ret, const struct dp_hist_error *err, FILE *out)
 {
+	for (unsigned i = 0; err->msg && i < err->nprev; i++)
+		fprintf(out, "hist:%s:%s: error: %s\n  Command: %s\n%*s^\n",
+			ev->group, ev->name, err->prev_msg[i], text,
+			(int)(err->prev_pos[i] + sizeof("  Command: ") - 1), "");
 	if (!err->msg) {
 		fprintf(out, "hist:%s:%s: %s: %s\n", ev->group, ev->name, text,
 			strerror(-ret));

@@ -56,6 +56,12 @@ struct dp_hist_env {
 struct dp_hist_error {
 	const char *msg;
 	unsigned pos;
+	/* entries the kernel logs before that one for the same command
+	 * (a reference to no variable: "Couldn't find variable", then
+	 * "Couldn't find field"), oldest first */
+	const char *prev_msg[2];
+	unsigned prev_pos[2];
+	unsigned nprev;
 };
 
 /*
@@ -79,7 +85,8 @@ bool dp_hist_generates(const struct dp_hist *h, unsigned id);
 const char *dp_hist_name(const struct dp_hist *h);
 void dp_hist_free(struct dp_hist *h);
 /* @err as the kernel's error_log shows it ("hist:GROUP:EVENT: error: ..."
- * with the command and a caret); an error without a message: errno's. */
+ * with the command and a caret, after its earlier entries); an error
+ * without a message: errno's. */
 void dp_hist_error_print(const struct dp_event *ev, const char *text,
 			 int ret, const struct dp_hist_error *err, FILE *out);
 

@@ -299,13 +299,20 @@ int dp_fs_hist_write(struct dp_fs *fs, const struct dp_event *ev,
 		return ret < 0 ? ret : 0;
 	}
 	pthread_mutex_unlock(&fs->buf_lock);
-	/* the kernel's error_log entry, when it has one */
-	if (e.msg && (f = open_memstream(&s, &n))) {
-		dp_hist_error_print(ev, text + del, ret, &e, f);
+	/* the kernel's error_log entries, when it has some: one each */
+	for (unsigned i = 0; e.msg && i <= e.nprev; i++) {
+		struct dp_hist_error one = { i < e.nprev ? e.prev_msg[i] : e.msg,
+					     i < e.nprev ? e.prev_pos[i] : e.pos,
+					     { NULL, NULL }, { 0, 0 }, 0 };
+
+		if (!(f = open_memstream(&s, &n)))
+			break;
+		dp_hist_error_print(ev, text + del, ret, &one, f);
 		if (!fclose(f))
 			dp_fs_log_add(fs, s);
 		else
 			free(s);
+		s = NULL;
 	}
 	return ret;
 }

@@ -917,7 +917,7 @@ case_hist_vars() {
 	start_mount "$R" || return 1
 	w kprobe_events 'p:op do_sys_open dfd=%di:s32 path=+0(%si):string' || return 1
 	a kprobe_events 'r:opret do_sys_open ret=$retval:s32' || return 1
-	w synthetic_events 'oplat pid_t pid; u64 lat; s32 ret' || return 1
+	w synthetic_events 'oplat int pid; u64 lat; s32 ret' || return 1
 	w events/kprobes/op/trigger 'hist:keys=common_pid:ts0=common_timestamp.usecs' || return 1
 	w events/kprobes/opret/trigger 'hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(kprobes.op).trace(oplat,common_pid,$lat,ret):onmax($lat).save(ret)' || return 1
 	a events/kprobes/op/trigger 'hist:name=opens:keys=common_pid' || return 1

@@ -87,7 +87,7 @@ H1='hist:keys=filename,dfd.hex:vals=hitcount:sort=filename'
 H2='hist:keys=arg1.buckets=4:vals=hitcount:sort=arg1.descending'
 H3='hist:keys=common_pid.execname:vals=hitcount'
 BAD='hist:keys=dfd:vals=hitcount,nosuch'
-S1='oplat pid_t pid; u64 lat'
+S1='oplat int pid; u64 lat'
 V1='hist:keys=common_pid:ts0=common_timestamp.usecs'
 V2='hist:keys=common_pid:lat=common_timestamp.usecs-\$ts0:onmax(\$lat).save(arg1):onmatch(kprobes.myprobe).trace(oplat,common_pid,\$lat)'
 V3='hist:keys=pid:vals=hitcount:sort=pid'
@@ -170,8 +170,11 @@ echo "!\$H2" >\$T/events/kprobes/myretprobe/trigger
 echo "!\$H3" >\$T/events/kprobes/myprobe/trigger
 echo 0 >\$T/events/kprobes/enable
 
+echo >\$T/set_event_pid
+cat \$T/trace >kernel.trace
 # 6. the kernel's variables, actions and synthetic event, on the same
-# command (its pid alone let through again)
+# command (its pid alone let through again); after the trace is read:
+# a trigger with common_timestamp sets the clock, which empties it
 echo "\$S1" >>\$T/synthetic_events
 sh -c 'kill -STOP \$\$; exec cat /etc/hostname' >/dev/null &
 pid=\$!
@@ -179,6 +182,7 @@ until grep -q '^[0-9]* ([^)]*) T' /proc/\$pid/stat 2>/dev/null; do :; done
 echo \$pid >\$T/set_event_pid
 echo "\$V1" >>\$T/events/kprobes/myprobe/trigger
 echo "\$V2" >>\$T/events/kprobes/myretprobe/trigger
+cat \$T/error_log >kernel.vlog
 echo "\$V3" >>\$T/events/synthetic/oplat/trigger
 : >\$T/error_log
 echo "\$BADV" >>\$T/events/kprobes/myprobe/trigger
@@ -194,8 +198,6 @@ echo "!\$V2" >>\$T/events/kprobes/myretprobe/trigger
 echo "!\$V1" >>\$T/events/kprobes/myprobe/trigger
 echo "!oplat" >>\$T/synthetic_events
 echo >\$T/set_event_pid
-echo >\$T/set_event_pid
-cat \$T/trace >kernel.trace
 : >\$T/kprobe_events
 EOF
 sh "$here/boot.sh" -b "$dprobe" -a "$tmp/hostname:/etc/hostname" -9 "$share" \

@@ -489,6 +489,10 @@ static void vrefused(struct dp_event *ev, const char *text, const char *msg)
 	cr_assert_null(h);
 	cr_assert_not_null(err.msg, "%s", text);
 	cr_assert_str_eq(err.msg, msg, "%s", text);
+	if (!strcmp(msg, "Couldn't find field") && strchr(text, '$')) {
+		cr_assert_eq(err.nprev, 1, "%s", text);
+		cr_assert_str_eq(err.prev_msg[0], "Couldn't find variable");
+	}
 }
 
 static void hit_at(struct dp_hist *h, struct dp_event *ev, uint32_t v,
@@ -598,14 +602,15 @@ Test(hist_vars, name_shares_one_table)
 Test(hist_vars, errors)
 {
 	vmake(kp, "hist:keys=a:ts0=common_timestamp.usecs");
-	vrefused(ke, "hist:keys=bb:x=$nosuch", "Couldn't find variable");
+	/* then taken for a field: two entries, as the kernel logs */
+	vrefused(ke, "hist:keys=bb:x=$nosuch", "Couldn't find field");
 	vrefused(kp, "hist:keys=a:ts0=a", "Variable already defined");
 	vrefused(ke, "hist:keys=bb:d=common_timestamp-$ts0",
 		 "Timestamp units in expression don't match");
 	vrefused(ke, "hist:keys=bb:d=bb/0", "Division by zero");
 	vrefused(ke, "hist:keys=bb:d=1x", "Expecting numeric literal");
 	/* an expression variable of the same trigger is not there yet */
-	vrefused(ke, "hist:keys=bb:vals=$d:d=bb+1", "Couldn't find variable");
+	vrefused(ke, "hist:keys=bb:vals=$d:d=bb+1", "Couldn't find field");
 	vrefused(ke, "hist:keys=bb:d=-(bb)+1",
 		 "Unary minus not supported in sub-expressions");
 	vrefused(ke, "hist:keys=bb:d=bb+bb+bb+bb+bb",
@@ -617,6 +622,11 @@ Test(hist_vars, errors)
 	vrefused(ke, "hist:keys=bb:onmatch(kp.k).lat($ts0)",
 		 "Param count doesn't match synthetic event field count");
 	vrefused(ke, "hist:keys=bb:onmatch(kp.k).lat(bb,bb)",
+		 "Param type doesn't match synthetic event field type");
+	/* a field as a param is a field variable: never signed, as the
+	 * kernel's create_var() makes it (common_pid is no pid_t) */
+	cr_assert_eq(dp_registry_synth(&reg, "pl pid_t pid", false, NULL), 0);
+	vrefused(ke, "hist:keys=bb:onmatch(kp.k).pl(common_pid)",
 		 "Param type doesn't match synthetic event field type");
 	vrefused(ke, "hist:keys=bb:onmatch(kp.nosuch).lat(bb,bb)",
 		 "Invalid subsystem or event name");
