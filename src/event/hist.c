@@ -1240,8 +1240,14 @@ static int parse_one_action(struct parse *ps, char *str)
 static bool synth_field_ok(const struct dp_synth_field *sf,
 			   const struct hexpr *x)
 {
-	/* strings and stacks: not dprobe's params yet */
-	if (sf->is_stack || sf->is_string)
+	bool str = x->op == X_FIELD && field_is_string(x->f);
+
+	/* a dynamic string takes any string (check_synth_field()) */
+	if (str && strstr(x->type, "char[") && sf->is_string &&
+	    sf->is_dynamic)
+		return true;
+	/* stacks, and strings where numbers go: not these */
+	if (sf->is_stack || str != sf->is_string)
 		return false;
 	if (x->type && !strcmp(x->type, sf->type))
 		return true;
@@ -1312,19 +1318,20 @@ static int create_trace(struct parse *ps, struct haction *a)
 			/* a field of this event (a field variable) */
 			const struct dp_field *f = dp_event_field(h->ev, name);
 
-			if (!f || f->fclass != DP_FC_NUM || !f->size) {
-				ret = fail(ps, f ? "Not supported by dprobe yet "
-					   "(string params)" :
-					   "Couldn't find field", name);
+			if (!f || !f->size ||
+			    (f->fclass != DP_FC_NUM && !field_is_string(f))) {
+				ret = fail(ps, "Couldn't find field", name);
 				free(p);
 				return ret;
 			}
 			if ((x = xnew(X_FIELD))) {
-				/* a field variable: its type's name and size,
-				 * never signed (create_var()) */
+				/* a field variable: its type's name and size
+				 * (a dynamic string's: 256), never signed
+				 * (create_var()) */
 				x->f = f;
 				x->type = f->type;
-				x->size = f->size;
+				x->size = f->fclass == DP_FC_STRING ?
+					  KEY_STR_MAX : f->size;
 			}
 		} else {
 			/* a field of another event: a hist on it, not here */
@@ -1994,19 +2001,33 @@ static bool resolve_refs(struct dp_hist *h, const struct key *k, bool self,
 }
 
 static void fire(struct dp_hist *h, const struct haction *a,
-		 const uint8_t *rec, const struct dp_rec_meta *meta,
-		 const uint64_t *refv)
+		 const uint8_t *rec, size_t rlen,
+		 const struct dp_rec_meta *meta, const uint64_t *refv)
 {
 	static __thread unsigned depth;
+	char (*str)[KEY_STR_MAX] = NULL;
+	const char *strs[MAX_PARAMS] = { NULL };
 	uint64_t v[MAX_PARAMS];
 	void *r;
 	size_t len;
 
 	if (!a->synth || !h->env || !h->env->fire || depth >= FIRE_DEPTH)
 		return;
-	for (unsigned i = 0; i < a->nparams; i++)
-		v[i] = xeval(h, a->px[i], rec, meta, refv);
-	r = dp_synth_record(a->synth, v, a->nparams, meta, &len);
+	for (unsigned i = 0; i < a->nparams; i++) {
+		const struct hexpr *x = a->px[i];
+
+		if (x->op == X_FIELD && field_is_string(x->f)) {
+			/* a string field of the record */
+			if (!str && !(str = calloc(MAX_PARAMS, sizeof(*str))))
+				return;
+			field_str(x->f, rec, rlen, str[i], KEY_STR_MAX);
+			strs[i] = str[i];
+			continue;
+		}
+		v[i] = xeval(h, x, rec, meta, refv);
+	}
+	r = dp_synth_record(a->synth, v, strs, a->nparams, meta, &len);
+	free(str);
 	if (!r)
 		return;
 	depth++;
@@ -2026,7 +2047,7 @@ static void run_actions(struct dp_hist *h, struct entry *e,
 		uint64_t val, *track;
 
 		if (a->handler == H_ONMATCH) {
-			fire(h, a, rec, meta, refv);
+			fire(h, a, rec, len, meta, refv);
 			continue;
 		}
 		if (!e->ext)
@@ -2037,7 +2058,7 @@ static void run_actions(struct dp_hist *h, struct entry *e,
 			continue;
 		*track = val;
 		if (a->action == A_TRACE) {
-			fire(h, a, rec, meta, refv);
+			fire(h, a, rec, len, meta, refv);
 			continue;
 		}
 		for (unsigned s = 0; s < h->nsaves; s++) {

@@ -18,36 +18,50 @@ static void store(uint8_t *p, uint64_t v, unsigned size)
 }
 
 void *dp_synth_record(const struct dp_event *ev, const uint64_t *vals,
-		      unsigned n, const struct dp_rec_meta *meta, size_t *len)
+		      const char *const *strs, unsigned n,
+		      const struct dp_rec_meta *meta, size_t *len)
 {
 	const struct dp_synth_def *d = ev->synth;
-	size_t size = ev->fixed_size;
+	size_t size = ev->fixed_size, dyn;
 	uint8_t *r;
 
 	if (!d)
 		return NULL;
-	/* a dynamic string field: an empty string after the fixed part */
+	/* the dynamic strings after the fixed part, each with its NUL */
 	for (unsigned i = 0; i < d->nfields; i++)
-		size += d->fields[i].is_dynamic ? 1 : 0;
+		if (d->fields[i].is_dynamic)
+			size += (i < n && strs && strs[i] ?
+				 strnlen(strs[i], DP_SYNTH_STR_MAX - 1) : 0) + 1;
 	r = calloc(1, size);
 	if (!r)
 		return NULL;
 	store(r + DP_REC_TYPE_OFF, ev->id, 2);
 	store(r + DP_REC_PID_OFF, meta ? (uint64_t)(uint32_t)meta->pid : 0, 4);
-	for (unsigned i = 0, dyn = 0; i < d->nfields && i < ev->nfields; i++) {
+	dyn = ev->fixed_size;
+	for (unsigned i = 0; i < d->nfields && i < ev->nfields; i++) {
 		const struct dp_synth_field *sf = &d->fields[i];
 		const struct dp_field *f = &ev->fields[i];
+		const char *s = i < n && strs ? strs[i] : NULL;
 
 		if (sf->is_dynamic) {
-			uint32_t off = (uint32_t)(ev->fixed_size + dyn++);
+			size_t l = s ? strnlen(s, DP_SYNTH_STR_MAX - 1) : 0;
 
-			/* __data_loc: offset, length 1 (the NUL) */
-			store(r + f->offset, off | (1u << 16), 4);
+			/* __data_loc: offset, length with the NUL */
+			if (l)
+				memcpy(r + dyn, s, l);
+			store(r + f->offset, dp_data_loc((unsigned)(l + 1),
+							 (unsigned)dyn), 4);
+			dyn += l + 1;
 			continue;
 		}
-		if (sf->is_string || i >= n)
+		if (sf->is_string) {
+			if (s && f->size)
+				memcpy(r + f->offset, s,
+				       strnlen(s, f->size - 1));
 			continue;
-		store(r + f->offset, vals[i], f->size);
+		}
+		if (i < n)
+			store(r + f->offset, vals[i], f->size);
 	}
 	*len = size;
 	return r;

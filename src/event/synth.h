@@ -16,11 +16,14 @@
 
 /*
  * A record of synthetic event @ev with its fields set to @vals (@n of
- * them, in order; numbers, each cut to its field's size), its common
- * fields from @meta.  malloc'd, *@len its size; NULL without memory.
+ * them, in order; numbers, each cut to its field's size) or, where @strs
+ * (may be NULL) has one, that string (cut to a char[N] field), its
+ * common fields from @meta.  malloc'd, *@len its size; NULL without
+ * memory.
  */
 void *dp_synth_record(const struct dp_event *ev, const uint64_t *vals,
-		      unsigned n, const struct dp_rec_meta *meta, size_t *len);
+		      const char *const *strs, unsigned n,
+		      const struct dp_rec_meta *meta, size_t *len);
 
 /* After "NAME: ", the fields as the kernel prints a synthetic event:
  * "pid=1 lat=20" (a checked record). */

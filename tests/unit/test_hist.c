@@ -580,6 +580,39 @@ Test(hist_vars, expressions_constants_and_cpu)
 	vmake(kp, "hist:keys=a:vals=$p:p=a");
 }
 
+Test(hist_vars, string_params)
+{
+	const struct dp_field *fv, *fn;
+	struct dp_event *kt;
+	uint8_t rec[128] = { 0 };
+	struct dp_hist *h;
+
+	cr_assert_eq(dp_registry_apply(&reg, "p:kp/t work vv=%di:s32 "
+				       "nm=+0(%si):string", NULL, NULL), 0);
+	kt = dp_registry_find(&reg, "kp", "t");
+	cr_assert_eq(dp_registry_synth(&reg, "sl char name[]; s32 val; "
+				       "char small[4]", false, NULL), 0);
+	cr_assert_eq(dp_registry_synth(&reg, "sm char name[]; s32 val",
+				       false, NULL), 0);
+	/* a string into a char[N] only from a char[N] of that size, and
+	 * not into a number */
+	vrefused(kt, "hist:keys=vv:onmatch(kp.t).sl(nm,vv,nm)",
+		 "Param type doesn't match synthetic event field type");
+	vrefused(kt, "hist:keys=vv:onmatch(kp.t).sm(nm,nm)",
+		 "Param type doesn't match synthetic event field type");
+	/* no reference: every record matches */
+	h = vmake(kt, "hist:keys=vv:onmatch(kp.t).sm(nm,vv)");
+	fv = dp_event_field(kt, "vv");
+	fn = dp_event_field(kt, "nm");
+	dp_rec_put(rec, kt->id, 2);
+	dp_rec_put(rec + fv->offset, 7, 4);
+	dp_rec_put(rec + fn->offset, dp_data_loc(6, kt->fixed_size), 4);
+	memcpy(rec + kt->fixed_size, "hello", 6);
+	dp_hist_add(h, rec, kt->fixed_size + 6, &meta, NULL);
+	cr_assert_eq(fired, 1);
+	cr_assert_str_eq(fired_text, "name=hello val=7");
+}
+
 Test(hist_vars, name_shares_one_table)
 {
 	struct dp_hist *a = vmake(kp, "hist:name=both:keys=common_pid");
