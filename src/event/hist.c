@@ -1058,14 +1058,18 @@ static int make_vars(struct parse *ps)
 		if (!v->x)
 			return ret;
 		v->alias = v->x->op == X_REF;
-		if (v->x->op == X_FIELD && field_is_string(v->x->f)) {
+		if (v->x->op == X_FIELD && field_is_string(v->x->f))
 			/* string variables are not here yet */
-			return fail(ps, "Not supported by dprobe yet (string "
-				    "variables)", e);
+			ret = fail(ps, "Not supported by dprobe yet (string "
+				   "variables)", e);
+		else if (v->x->flags & (HF_GRAPH | HF_PERCENT | HF_BUCKET |
+					HF_LOG2))
+			ret = fail(ps, "Invalid field modifier", e);
+		if (ret) {
+			xfree(v->x);
+			v->x = NULL;
+			return ret;
 		}
-		if (v->x->flags & (HF_GRAPH | HF_PERCENT | HF_BUCKET |
-				   HF_LOG2))
-			return fail(ps, "Invalid field modifier", e);
 		h->nvars++;
 	}
 	return 0;
