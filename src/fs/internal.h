@@ -114,6 +114,7 @@ struct dp_fs {
 	 * their .sym keys */
 	struct dp_fs_hist *hists;
 	size_t nhists;
+	struct dp_fs_hctx *hctx;	/* hist.c: variables, synthetic events */
 	struct dp_proc *hist_proc;
 	bool hist_proc_failed;
 	struct dp_symbolizer hist_sym;
@@ -178,6 +179,9 @@ void dp_fs_hist_read(struct dp_fs *fs, unsigned id, FILE *out);
 void dp_fs_hist_add(struct dp_fs *fs, unsigned id, const void *rec,
 		    size_t len, const struct dp_rec_meta *meta);
 void dp_fs_hist_fini(struct dp_fs *fs);
+/* The synthetic events' enable and filter, as the registry has them now,
+ * for the records the triggers' actions make (fs->lock held). */
+void dp_fs_hist_sync(struct dp_fs *fs);
 /* Some trigger (traceon/traceoff or hist) is on event @id: armed
  * soft when not enabled, busy. */
 bool dp_fs_triggered(struct dp_fs *fs, unsigned id);
