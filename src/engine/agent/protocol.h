@@ -118,18 +118,35 @@
  * Records: one per hit of an enabled probe, in the ring of the hitting
  * thread; the ring header's info is DP_AGENT_INFO(cpu, slot) and its ts
  * the clock above.  A probe with DP_AGENT_F_COUNT records no payload
- * (dprobe only counts it).  If the channel closes without DETACH (dprobe
- * died), the agent restores every probed byte and goes quiet.
+ * (dprobe only counts it).  A probe with DP_AGENT_F_STACK (dprobe trace
+ * --stack) appends the user stack at the hit to its record: the record
+ * (padded to 8 bytes), then N return addresses (8 bytes each, innermost
+ * first), then one 8-byte word DP_AGENT_STACK_WORD(N).  dprobe knows
+ * which slots carry one and believes none of it: N must be at most
+ * DP_STACK_MAX and fit in the record with the word, else the record is
+ * counted lost.  If the channel closes without DETACH (dprobe died), the
+ * agent restores every probed byte and goes quiet.
  */
 #ifndef DPROBE_AGENT_PROTOCOL_H
 #define DPROBE_AGENT_PROTOCOL_H
 
-#define DP_AGENT_VERSION	4
+#define DP_AGENT_VERSION	5
 #define DP_AGENT_ENV_SOCK	"DPROBE_AGENT_SOCK"
 #define DP_AGENT_ATTACH_FN	"dprobe_agent_attach"
 #define DP_AGENT_MSG_MAX	8192
 
 #define DP_AGENT_F_COUNT	1u	/* count only: an empty record */
+#define DP_AGENT_F_STACK	2u	/* the user stack after the record */
+#define DP_AGENT_F_ENTRY	4u	/* the address starts a function: the
+					 * caller is in the return address at
+					 * [sp], not yet in the frame chain */
+
+/* The last word of a record with a stack: a tag and the frame count. */
+#define DP_AGENT_STACK_TAG	0x4b545344u	/* "DSTK" */
+#define DP_AGENT_STACK_WORD(n) \
+	(((uint64_t)DP_AGENT_STACK_TAG << 32) | (uint32_t)(n))
+/* Bytes a stack adds to a record at most: the frames and the word. */
+#define DP_AGENT_STACK_BYTES(max) (8u * ((max) + 1u))
 
 /* Ring record info: CPU in the low 16 bits, probe slot above. */
 #define DP_AGENT_MAX_SLOTS	65535u

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user stack at a hit (dprobe trace --stack), for the probes of the
+ * events that ask for it: the frame-pointer chain from the probe's saved
+ * registers, as the kernel's arch_stack_walk_user() walks it, read with
+ * dp_probe_read() so that a bad frame pointer never faults the program.
+ *
+ * Part of the hit path: no lock, no allocation, no library call.
+ */
+#include "engine/agent/agent.h"
+
+/* A frame as the frame-pointer convention lays it out at [fp]. */
+struct fp_frame {
+	uint64_t next_fp;
+	uint64_t ret;
+};
+
+unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
+		       uint64_t ret_ip, bool at_entry, uint64_t *out,
+		       unsigned max)
+{
+	uint64_t fp = regs->bp, lo = regs->sp, ret;
+	unsigned n = 0;
+
+	if (!max)
+		return 0;
+	out[n++] = first;
+	if (ret_ip && n < max)
+		out[n++] = ret_ip;
+	/* at a function's first instruction the frame is not made yet: the
+	 * caller is only in the return address at [sp] (the kernel's walk
+	 * misses it; perf's reads it too) */
+	if (at_entry && n < max &&
+	    !dp_probe_read(&ret, (const void *)(uintptr_t)regs->sp, 8) && ret)
+		out[n++] = dp_kretprobe_real_ret(ret, regs->sp);
+	while (n < max) {
+		struct fp_frame f;
+
+		/* a frame lies above the stack pointer and above the frame
+		 * before it, 8-byte aligned: anything else is not a frame
+		 * pointer (a program built without them uses %rbp freely) */
+		if ((fp & 7) || fp < lo || fp > UINT64_MAX - sizeof(f))
+			break;
+		if (dp_probe_read(&f, (const void *)(uintptr_t)fp, sizeof(f)) ||
+		    !f.ret)
+			break;
+		out[n++] = dp_kretprobe_real_ret(f.ret, fp + 8);
+		lo = fp + sizeof(f);
+		fp = f.next_fp;
+	}
+	return n;
+}
