@@ -130,6 +130,8 @@
 #ifndef DPROBE_AGENT_PROTOCOL_H
 #define DPROBE_AGENT_PROTOCOL_H
 
+#include <stdint.h>
+
 #define DP_AGENT_VERSION	5
 #define DP_AGENT_ENV_SOCK	"DPROBE_AGENT_SOCK"
 #define DP_AGENT_ATTACH_FN	"dprobe_agent_attach"
@@ -147,6 +149,34 @@
 	(((uint64_t)DP_AGENT_STACK_TAG << 32) | (uint32_t)(n))
 /* Bytes a stack adds to a record at most: the frames and the word. */
 #define DP_AGENT_STACK_BYTES(max) (8u * ((max) + 1u))
+
+/*
+ * dprobe's side: the stack at the end of the @*len bytes of a record at
+ * @rec, of a location sent with DP_AGENT_F_STACK, into @out (at most
+ * @max frames, *@n of them); *@len becomes the record's own length.  The
+ * ring is the traced program's to write: -1 (nothing changed) unless the
+ * tag is there, the count is 1 to @max and the frames fit in the record.
+ */
+static inline int dp_agent_stack_take(const void *rec, uint32_t *len,
+				      uint64_t *out, unsigned max,
+				      unsigned *n)
+{
+	const unsigned char *b = (const unsigned char *)rec;
+	uint64_t w;
+	uint32_t cnt;
+
+	if (*len < 8)
+		return -1;
+	__builtin_memcpy(&w, b + *len - 8, 8);
+	cnt = (uint32_t)w;
+	if ((uint32_t)(w >> 32) != DP_AGENT_STACK_TAG || !cnt || cnt > max ||
+	    (uint64_t)cnt * 8 + 8 > *len)
+		return -1;
+	*len -= 8 + cnt * 8;
+	__builtin_memcpy(out, b + *len, (size_t)cnt * 8);
+	*n = cnt;
+	return 0;
+}
 
 /* Ring record info: CPU in the low 16 bits, probe slot above. */
 #define DP_AGENT_MAX_SLOTS	65535u

@@ -9,6 +9,15 @@
  */
 #include "engine/agent/agent.h"
 
+/*
+ * How far above the stack pointer a frame may be: a thread's stack is
+ * 8 MiB by default; what lies further is not a frame of it.  A garbage
+ * %rbp (code built without frame pointers) is mostly caught here, before
+ * any read: a read that faults is recovered, except in an optimised
+ * probe's code that blocks SIGSEGV (nofault.c), where it would kill.
+ */
+#define STACK_SPAN (16ull << 20)
+
 /* A frame as the frame-pointer convention lays it out at [fp]. */
 struct fp_frame {
 	uint64_t next_fp;
@@ -39,7 +48,7 @@ unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
 		/* a frame lies above the stack pointer and above the frame
 		 * before it, 8-byte aligned: anything else is not a frame
 		 * pointer (a program built without them uses %rbp freely) */
-		if ((fp & 7) || fp < lo || fp > UINT64_MAX - sizeof(f))
+		if ((fp & 7) || fp < lo || fp - regs->sp > STACK_SPAN)
 			break;
 		if (dp_probe_read(&f, (const void *)(uintptr_t)fp, sizeof(f)) ||
 		    !f.ret)

@@ -198,32 +198,6 @@ static void lost(struct ip_proc *p, const struct dp_ring_entry *e)
 		      e->lost);
 }
 
-/*
- * The stack at the end of a record of a location with DP_AGENT_F_STACK
- * (protocol.h), into @out; *@len becomes the record's own length.  The
- * ring is the traced program's to write: every count is checked, -1
- * for a record that is not what the agent writes.
- */
-static int take_stack(const void *data, uint32_t *len, uint64_t *out,
-		      unsigned *n)
-{
-	const uint8_t *b = data;
-	uint64_t w;
-	uint32_t cnt;
-
-	if (*len < 8)
-		return -1;
-	memcpy(&w, b + *len - 8, 8);
-	cnt = (uint32_t)w;
-	if ((uint32_t)(w >> 32) != DP_AGENT_STACK_TAG || !cnt ||
-	    cnt > DP_STACK_MAX || (uint64_t)cnt * 8 + 8 > *len)
-		return -1;
-	*len -= 8 + cnt * 8;
-	memcpy(out, b + *len, (size_t)cnt * 8);
-	*n = cnt;
-	return 0;
-}
-
 static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 {
 	unsigned slot = DP_AGENT_INFO_SLOT(e->info);
@@ -242,7 +216,7 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 	if (dp_event_deliver_counted(&d, pr))
 		return;
 	if (p->slots[slot].stack &&
-	    take_stack(e->data, &len, stack, &nstack)) {
+	    dp_agent_stack_take(e->data, &len, stack, DP_STACK_MAX, &nstack)) {
 		dp_event_lost_record(&d);	/* not what the agent writes */
 		return;
 	}

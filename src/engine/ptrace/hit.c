@@ -184,7 +184,8 @@ static void hit_stack(struct hit *h)
 		 !ps.off && !dp_mm_read(&p->mm, regs->sp, &f[1], 8) && f[1])
 		h->stack[n++] = real_ret(h->t, f[1], regs->sp);
 	while (n < DP_STACK_MAX) {
-		if ((fp & 7) || fp < lo || fp > UINT64_MAX - 16 ||
+		/* as agent/stack.c: no frame 16 MiB above the stack pointer */
+		if ((fp & 7) || fp < lo || fp - regs->sp > (16ull << 20) ||
 		    dp_mm_read(&p->mm, fp, f, 16) || !f[1])
 			break;
 		h->stack[n++] = real_ret(h->t, f[1], fp + 8);
