@@ -24,6 +24,23 @@ struct fp_frame {
 	uint64_t ret;
 };
 
+/*
+ * One frame, 0 or -EFAULT.  Two plain loads that a fault turns into
+ * -EFAULT (dp_load_nofault(), trampoline.S): a rep movsb costs more to
+ * start than the 16 bytes take.  Where our fault handler cannot run (the
+ * probed code blocks SIGSEGV, or it is the program's fault handler),
+ * dp_probe_read() knows the way that does not fault at all.
+ */
+static int read_frame(uint64_t fp, struct fp_frame *f)
+{
+	const uint64_t *p = (const uint64_t *)(uintptr_t)fp;
+
+	if (dp_tls.segv_blocked || dp_tls.prog_fault)
+		return dp_probe_read(f, p, sizeof(*f));
+	return dp_load_nofault(p, &f->next_fp) ||
+	       dp_load_nofault(p + 1, &f->ret) ? -1 : 0;
+}
+
 unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
 		       uint64_t ret_ip, bool at_entry, uint64_t *out,
 		       unsigned max)
@@ -50,8 +67,7 @@ unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
 		 * pointer (a program built without them uses %rbp freely) */
 		if ((fp & 7) || fp < lo || fp - regs->sp > STACK_SPAN)
 			break;
-		if (dp_probe_read(&f, (const void *)(uintptr_t)fp, sizeof(f)) ||
-		    !f.ret)
+		if (read_frame(fp, &f) || !f.ret)
 			break;
 		out[n++] = dp_kretprobe_real_ret(f.ret, fp + 8);
 		lo = fp + sizeof(f);
