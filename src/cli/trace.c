@@ -60,6 +60,10 @@ struct trace_opts {
 	bool dry_run;		/* print the definitions as applied, run nothing */
 	enum dp_ts_mode ts;	/* --ts */
 	const char *name;	/* the command, for messages: trace, stat, ... */
+	/* --stack / -g: every event (stack_all) or the events named */
+	bool stack_all;
+	const char *stacks[MAX_DEFS];
+	int nstacks;
 };
 
 struct trace_ctx {
@@ -218,7 +222,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
-       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_TS };
+       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_TS, OPT_STACK };
 
 /* auto (NULL), or an engine of dp_engines[] by name */
 static int parse_engine(const char *arg, const struct dp_engine_ops **e)
@@ -284,6 +288,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "ts", required_argument, NULL, OPT_TS },
+		{ "stack", optional_argument, NULL, OPT_STACK },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -298,7 +303,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 	}
 	o->format = dp_renderer_by_name("text");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:o:fp:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:fp:gh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (o->ndefs == MAX_DEFS) {
@@ -373,6 +378,13 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 					"ns)\n", optarg);
 				goto usage;
 			}
+			break;
+		case 'g': o->stack_all = true; break;
+		case OPT_STACK:
+			if (!optarg)
+				o->stack_all = true;
+			else if (o->nstacks < MAX_DEFS)
+				o->stacks[o->nstacks++] = optarg;
 			break;
 		case 'h':
 			dp_usage(stdout, cmd);
@@ -569,6 +581,49 @@ static bool names_kernel_tracepoint(const struct trace_ctx *c, const char *f)
 	return false;
 }
 
+/*
+ * --stack: the events whose records carry the user stack (dp_event.stack);
+ * every one with -g, --stack alone, or a format made of stacks (folded)
+ * given no list.  A list is EVENT or GROUP/EVENT names, comma separated.
+ */
+static int setup_stacks(struct dp_registry *reg, const struct trace_opts *o)
+{
+	bool all = o->stack_all || (o->format->stacks && !o->nstacks);
+
+	if ((all || o->nstacks) && o->kernel) {
+		fprintf(stderr, "dprobe: --stack: the kernel engine records no "
+			"user stacks\n");
+		return -1;
+	}
+	for (struct dp_event *ev = reg->events; all && ev; ev = ev->next)
+		ev->stack = true;
+	for (int i = 0; i < o->nstacks; i++) {
+		char *list = strdup(o->stacks[i]), *save = NULL, *name;
+
+		for (name = strtok_r(list, ",", &save); name;
+		     name = strtok_r(NULL, ",", &save)) {
+			char *slash = strchr(name, '/');
+			bool found = false;
+
+			for (struct dp_event *ev = reg->events; ev; ev = ev->next)
+				if (slash ? !strncmp(ev->group, name,
+						     (size_t)(slash - name)) &&
+					    !ev->group[slash - name] &&
+					    !strcmp(ev->name, slash + 1) :
+				    !strcmp(ev->name, name))
+					found = ev->stack = true;
+			if (!found) {
+				fprintf(stderr, "dprobe: --stack: no event "
+					"'%s'\n", name);
+				free(list);
+				return -1;
+			}
+		}
+		free(list);
+	}
+	return 0;
+}
+
 /* Definitions, then filters; every event enabled. */
 static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 			const char *binary)
@@ -596,6 +651,8 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 	c->trig.emit_priv = c;
 	if (!bad && dp_cli_triggers_setup(&c->trig, &c->reg, o->triggers,
 					  o->ntriggers))
+		bad = 1;
+	if (!bad && setup_stacks(&c->reg, o))
 		bad = 1;
 	if (bad)
 		return -1;

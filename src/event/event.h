@@ -67,6 +67,10 @@ struct dp_event {
 	/* its records are wanted by triggers (hist): the sink's trigger
 	 * hook sees every one of them (sink.h) */
 	bool triggered;
+	/* its records carry the user stack at the hit (dprobe trace
+	 * --stack): engines capture it for this event only, and hand it on
+	 * in dp_rec_meta.stack (record.h) */
+	bool stack;
 	/* a kernel tracepoint (events/syscalls/ in a dprobe mount): no
 	 * probes, its records made by the kernel engine; its print fmt is
 	 * the kernel's own */

@@ -53,7 +53,24 @@ struct dp_rec_meta {
 	 * engine knows it, never as the record says (a traced program can
 	 * write its rings): what an event probe reads; 0: nothing */
 	int mm_pid;
+	/*
+	 * The user stack at the hit, for an event that captures it
+	 * (dp_event.stack; NULL otherwise): @nstack return addresses,
+	 * innermost first, at most DP_STACK_MAX.  stack[0] is where the
+	 * probe hit (a return probe: the probed function, then the
+	 * address it returned to); the rest come from the frame-pointer
+	 * chain, so a program built without frame pointers gives a short
+	 * or wrong one.  The frames are the traced process's own
+	 * addresses (meta->mm_pid), to symbolize with the same
+	 * dp_symbolizer as the record.  Only valid during the call that
+	 * hands them on: a consumer that keeps them (a hist key) copies.
+	 */
+	const uint64_t *stack;
+	unsigned nstack;
 };
+
+/* The deepest user stack an engine records (the first frame included). */
+#define DP_STACK_MAX 32
 
 /* Where one field's values lie: @n elements of @esz bytes from @off. */
 struct dp_rec_geom {

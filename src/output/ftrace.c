@@ -322,3 +322,37 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 	funlockfile(out);
 	return 0;
 }
+
+/*
+ * The user stack of a record that has one (dp_rec_meta.stack), as the
+ * kernel prints a TRACE_USER_STACK entry after the event
+ * (trace_user_stack_print()): its own context, "<user stack trace>",
+ * then " => " and one frame a line, up to the first 0.  Frames print
+ * as the kernel's %pS (sprint_symbol(): "sym+0xoff/0xsize"); one that
+ * no symbol covers as the kernel prints a user frame it cannot name
+ * (" <%016lx>" after the arrow).
+ */
+void dp_trace_stack(FILE *out, const struct dp_rec_meta *meta,
+		    const struct dp_trace_opts *opts)
+{
+	const char *name;
+	uint64_t off, size;
+
+	if (!meta || !meta->stack)
+		return;
+	flockfile(out);
+	put_context(out, meta, opts ? opts->ts : DP_TS_US);
+	fputs_unlocked("<user stack trace>\n", out);
+	for (unsigned i = 0; i < meta->nstack && meta->stack[i]; i++) {
+		uint64_t ip = meta->stack[i];
+
+		fputs_unlocked(" => ", out);
+		if (dp_out_lookup(opts, ip, &name, &off, &size))
+			fprintf(out, "%s+0x%" PRIx64 "/0x%" PRIx64, name, off,
+				size);
+		else
+			fprintf(out, " <%016" PRIx64 ">", ip);
+		fputc_unlocked('\n', out);
+	}
+	funlockfile(out);
+}

@@ -25,6 +25,9 @@
  *   args           object: argument name -> typed value
  *   faults         only when a string argument faulted: array of the names
  *                  of those arguments (in argument order)
+ *   stack          only for events traced with --stack: the user stack at
+ *                  the hit, innermost first, each frame {"ip":"0x...",
+ *                  "sym":"sym+0xoff/0xsize"} ("sym" where a symbol covers it)
  *
  * Argument values by type:
  *   u*, bitfield   JSON number, unsigned decimal (exact, also above 2^53)
@@ -340,6 +343,26 @@ static void put_faults(FILE *out, const struct dp_event *ev, const uint8_t *r)
 		fputc_unlocked(']', out);
 }
 
+/* --stack: "stack":[{"ip":"0x...","sym":"sym+0xoff/0xsize"}...],
+ * innermost first, "sym" only where a symbol covers the frame. */
+static void put_stack(FILE *out, const struct dp_rec_meta *meta,
+		      const struct dp_trace_opts *opts)
+{
+	if (!meta->stack)
+		return;
+	put_key(out, "stack");
+	fputc_unlocked('[', out);
+	for (unsigned i = 0; i < meta->nstack; i++) {
+		if (i)
+			fputc_unlocked(',', out);
+		fputs_unlocked("{\"ip\":", out);
+		put_hexstr(out, meta->stack[i]);
+		put_symkey(out, opts, "sym", meta->stack[i], true);
+		fputc_unlocked('}', out);
+	}
+	fputc_unlocked(']', out);
+}
+
 int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
 		 size_t len, const struct dp_rec_meta *meta,
 		 const struct dp_trace_opts *opts)
@@ -382,6 +405,7 @@ int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
 	}
 	fputc_unlocked('}', out);
 	put_faults(out, ev, r);
+	put_stack(out, meta, opts);
 	fputs_unlocked("}\n", out);
 	funlockfile(out);
 	return 0;

@@ -46,6 +46,14 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 		  const struct dp_trace_opts *opts);
 
 /*
+ * After a record's line: its user stack, if it has one (meta->stack), as
+ * the kernel's `<user stack trace>` entry (options/userstacktrace), one
+ * " => sym+0xoff/0xsize" line a frame.  Nothing without a stack.
+ */
+void dp_trace_stack(FILE *out, const struct dp_rec_meta *meta,
+		    const struct dp_trace_opts *opts);
+
+/*
  * The marker the kernel prints before the first entry read from a per-CPU
  * buffer that overran: "CPU:%d [LOST %lu EVENTS]\n", or, when the count is
  * unknown (DP_LOST_UNKNOWN), "CPU:%d [LOST EVENTS]\n".  Prints nothing for
@@ -55,7 +63,8 @@ void dp_trace_lost(FILE *out, int cpu, unsigned long lost);
 
 /*
  * One JSON object per line: {"event","group","id","ts","cpu","pid","tgid",
- * "comm","ip"|"func","ret_ip","sym"?,"args":{name: typed value}}.
+ * "comm","ip"|"func","ret_ip","sym"?,"args":{name: typed value},
+ * "stack"?:[{"ip","sym"?}...]}.
  */
 int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
 		 size_t len, const struct dp_rec_meta *meta,

@@ -2,7 +2,8 @@
 /*
  * The text format: each record as the line ftrace's trace_pipe prints
  * for it (dp_trace_line), and the kernel's marker where a buffer lost
- * events (dp_trace_lost).  Like trace_pipe, and unlike the `trace` file,
+ * events (dp_trace_lost); with --stack, the kernel's `<user stack trace>`
+ * entry after each record that has one (dp_trace_stack).  Like trace_pipe, and unlike the `trace` file,
  * it prints no header and no summary.
  */
 #include "output/output.h"
@@ -16,7 +17,10 @@ static int text_event(struct dp_renderer *r, const struct dp_event *ev,
 	struct dp_trace_opts o = { .ncpus = r->ncpus, .sym = sym,
 				   .ts = (enum dp_ts_mode)r->ts };
 
-	return dp_trace_line(r->out, ev, rec, len, meta, &o);
+	if (dp_trace_line(r->out, ev, rec, len, meta, &o))
+		return -1;
+	dp_trace_stack(r->out, meta, &o);	/* --stack: the kernel's entry */
+	return 0;
 }
 
 static void text_lost(struct dp_renderer *r, int cpu, unsigned long n)

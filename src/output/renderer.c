@@ -8,12 +8,14 @@
 
 #include "output/renderer.h"
 
-extern const struct dp_renderer_ops dp_render_text, dp_render_json;
+extern const struct dp_renderer_ops dp_render_text, dp_render_json,
+	dp_render_folded;
 
 /* The first row is the default format. */
 static const struct dp_renderer_ops *const formats[] = {
 	&dp_render_text,
 	&dp_render_json,
+	&dp_render_folded,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))

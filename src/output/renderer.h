@@ -2,7 +2,8 @@
 /*
  * The renderer interface: how a session's records become its output.  A
  * format is an ops table in a file of its own (render-text.c: the lines
- * ftrace's trace_pipe prints; render-json.c: JSON lines) and one row of
+ * ftrace's trace_pipe prints; render-json.c: JSON lines; render-folded.c:
+ * stacks counted for flame graphs) and one row of
  * the table in renderer.c; `dprobe trace --format NAME` picks it by name.
  * The CLI hands engines a dp_sink whose callbacks call the renderer, so
  * neither an engine nor the CLI knows which format is running.
@@ -40,6 +41,9 @@ struct dp_renderer_ops {
 	void (*summary)(struct dp_renderer *r, const struct dp_stats *st);
 	/* The last call: close what begin opened. */
 	void (*end)(struct dp_renderer *r);
+	/* The format is made of the records' user stacks (folded): the
+	 * CLI captures them for every event when --stack names none. */
+	bool stacks;
 };
 
 /* A format writing to a stream. */

@@ -152,7 +152,7 @@ fi
 
 # ---- the hit path calls no library function ---------------------------------
 # Objects that hold only hit-path code; any undefined symbol must be ours.
-for o in hit rethook nofault nofault_copy trampoline opt_hit opt_entry; do
+for o in hit rethook nofault nofault_copy trampoline opt_hit opt_entry stack; do
 	f=$B/agent/src/engine/agent/$o.o
 	if [ ! -f "$f" ]; then
 		result fail "hit path $o.o" "not built"

@@ -19,6 +19,8 @@
  *               C half of the return trampoline (trampoline.S)
  *   nofault.c   dp_probe_read(), over the copies of nofault_copy.S that
  *               return -EFAULT instead of crashing
+ *   stack.c     the user stack at a hit (frame pointers), for the probe
+ *               events that ask for it
  *   opt.c       jump optimisation of armed sites (the kernel's optprobes):
  *               analysis, detours, the live patching protocol
  *   opt_hit.c   the hit path of optimised sites, and the handler of the
@@ -487,6 +489,25 @@ DP_HIDDEN int dp_kretprobe_pre(struct kprobe *kp, struct pt_regs *regs);
 DP_HIDDEN uint64_t dp_kretprobe_handler(struct pt_regs *regs);
 /* Put back every hijacked return address of this thread (unwinding). */
 DP_HIDDEN void dp_kretprobe_unhijack_thread(void);
+/* @ret read from the return-address slot at @slot: the real return
+ * address if it is our trampoline and this thread has that call in
+ * flight, else @ret (the hit path: no call, no lock). */
+DP_HIDDEN uint64_t dp_kretprobe_real_ret(uint64_t ret, uint64_t slot);
+
+/* ---- stack.c --------------------------------------------------------------- */
+
+/*
+ * The user stack at a hit into @out (at most @max, innermost first):
+ * @first, then @ret_ip if not 0 (a return probe: where the function
+ * returned to), then with @at_entry (the probe is at a function's first
+ * instruction) the return address at [sp], then the frame-pointer chain
+ * from @regs->bp.  It stops at a frame pointer below the stack pointer
+ * or the frame before, unaligned, unreadable, or a 0 return address.
+ * Returns the number of frames (at least 1 when @max is).
+ */
+DP_HIDDEN unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
+				 uint64_t ret_ip, bool at_entry,
+				 uint64_t *out, unsigned max);
 /* Every thread's spare instance back to its pool (after a grace period
  * that follows the unregistering of kretprobes: under the mutex). */
 DP_HIDDEN void dp_kretprobe_spares_return(void);

@@ -36,6 +36,7 @@
 #include "engine/agent/clock.h"
 #include "engine/agent/events.h"
 #include "engine/agent/protocol.h"
+#include "event/record.h"
 #include "lang/layout.h"
 #include "lang/errors.h"
 #include "lang/fetch.h"
@@ -78,6 +79,8 @@ struct ev_probe {
 	bool counter;			/* count-only: a ring counter, no record */
 	bool fast;			/* @fp holds the record's recipe */
 	bool off;			/* switched off (SLOT): records nothing */
+	bool stack;			/* DP_AGENT_F_STACK: the user stack too */
+	bool at_entry;			/* DP_AGENT_F_ENTRY: at a function's start */
 	struct ev_fast fp;
 	uint64_t addr, foffs;
 	struct dp_probe_def def;
@@ -208,10 +211,40 @@ static void ctx_init(struct dp_hit_ctx *ctx, const struct pt_regs *regs,
 	};
 }
 
+/* Room a stack takes after a record: padding to 8, frames, the word. */
+#define EV_STACK_ROOM (7u + DP_AGENT_STACK_BYTES(DP_STACK_MAX))
+
+/*
+ * The user stack after the @len bytes of the record at @buf, as
+ * protocol.h lays it out; the record's new length.  The frame pointers
+ * are the program's and are read without faulting (stack.c).
+ */
+static __attribute__((noinline)) size_t
+add_stack(uint8_t *buf, size_t len, const struct ev_probe *p,
+	  const struct dp_hit_ctx *ctx)
+{
+	size_t at = (len + 7) & ~(size_t)7;
+	uint64_t *fr = (uint64_t *)(void *)(buf + at);
+	uint64_t w;
+	unsigned n;
+
+	for (size_t i = len; i < at; i++)
+		buf[i] = 0;
+	/* struct dp_regs is laid out as struct pt_regs */
+	n = dp_user_stack((const struct pt_regs *)(const void *)ctx->regs,
+			  p->def.is_return ? ctx->func : ctx->ip,
+			  p->def.is_return ? ctx->ret_ip : 0, p->at_entry,
+			  fr, DP_STACK_MAX);
+	w = DP_AGENT_STACK_WORD(n);
+	__builtin_memcpy(fr + n, &w, 8);
+	return at + 8 * ((size_t)n + 1);
+}
+
 static void record(struct dp_ring *r, const struct ev_probe *p,
 		   struct dp_hit_ctx *ctx, uint64_t ts, uint32_t cpu)
 {
-	void *buf = dp_ring_reserve(r, p->rec_max, ts,
+	void *buf = dp_ring_reserve(r, p->rec_max +
+				    (p->stack ? EV_STACK_ROOM : 0), ts,
 				    DP_AGENT_INFO(cpu, p->slot));
 	size_t len = 0;
 
@@ -220,6 +253,8 @@ static void record(struct dp_ring *r, const struct ev_probe *p,
 	if (!(p->flags & DP_AGENT_F_COUNT)) {
 		ctx->foffs_base = p->foffs;
 		len = dp_fetch_record(&p->def, p->id, ctx, buf, p->rec_max);
+		if (p->stack && len)
+			len = add_stack(buf, len, p, ctx);
 	}
 	dp_ring_commit_len(r, buf, (uint32_t)len);
 }
@@ -884,9 +919,18 @@ int dp_ev_add(unsigned slot, unsigned id, uint64_t addr, uint64_t foffs,
 	/* an aggregated probe is counted too: its hits are the events */
 	p->counter = (flags & (DP_AGENT_F_COUNT | DP_AGENT_F_AGG)) &&
 		     slot < DP_RING_NCOUNTERS;
-	p->fast = !(flags & DP_AGENT_F_COUNT) && fast_recipe(&p->def, &p->fp);
+	/* a tracepoint's frame is made up: no stack to walk; an aggregated
+	 * probe makes no record to put one after */
+	p->stack = (flags & DP_AGENT_F_STACK) &&
+		!(flags & (DP_AGENT_F_COUNT | DP_AGENT_F_AGG)) &&
+		p->def.kind != DP_KIND_TRACEPOINT &&
+		rings.max_record > DP_RING_HDR_SIZE + 2 * EV_STACK_ROOM;
+	p->at_entry = (flags & DP_AGENT_F_ENTRY) && !p->def.is_return;
+	p->fast = !(flags & DP_AGENT_F_COUNT) && !p->stack &&
+		fast_recipe(&p->def, &p->fp);
 	p->rec_max = flags & DP_AGENT_F_COUNT ? 0 :
-		record_max(&p->def, rings.max_record - DP_RING_HDR_SIZE);
+		record_max(&p->def, rings.max_record - DP_RING_HDR_SIZE -
+			   (p->stack ? EV_STACK_ROOM : 0));
 	s = site_for(addr);
 	ret = s ? site_append(s, p) : -ENOMEM;
 	if (ret) {

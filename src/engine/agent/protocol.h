@@ -126,11 +126,19 @@
  * Records: one per hit of an enabled probe, in the ring of the hitting
  * thread; the ring header's info is DP_AGENT_INFO(cpu, slot) and its ts
  * the clock above.  A probe with DP_AGENT_F_COUNT records no payload
- * (dprobe only counts it).  If the channel closes without DETACH (dprobe
- * died), the agent restores every probed byte and goes quiet.
+ * (dprobe only counts it).  A probe with DP_AGENT_F_STACK (dprobe trace
+ * --stack) appends the user stack at the hit to its record: the record
+ * (padded to 8 bytes), then N return addresses (8 bytes each, innermost
+ * first), then one 8-byte word DP_AGENT_STACK_WORD(N).  dprobe knows
+ * which slots carry one and believes none of it: N must be at most
+ * DP_STACK_MAX and fit in the record with the word, else the record is
+ * counted lost.  If the channel closes without DETACH (dprobe died), the
+ * agent restores every probed byte and goes quiet.
  */
 #ifndef DPROBE_AGENT_PROTOCOL_H
 #define DPROBE_AGENT_PROTOCOL_H
+
+#include <stdint.h>
 
 #define DP_AGENT_VERSION	5
 #define DP_AGENT_ENV_SOCK	"DPROBE_AGENT_SOCK"
@@ -138,8 +146,47 @@
 #define DP_AGENT_MSG_MAX	8192
 
 #define DP_AGENT_F_COUNT	1u	/* count only: an empty record */
-#define DP_AGENT_F_AGG		2u	/* counted and added to hist tables
+#define DP_AGENT_F_STACK	2u	/* the user stack after the record */
+#define DP_AGENT_F_ENTRY	4u	/* the address starts a function: the
+					 * caller is in the return address at
+					 * [sp], not yet in the frame chain */
+#define DP_AGENT_F_AGG		8u	/* counted and added to hist tables
 					 * (AGG), never recorded */
+
+/* The last word of a record with a stack: a tag and the frame count. */
+#define DP_AGENT_STACK_TAG	0x4b545344u	/* "DSTK" */
+#define DP_AGENT_STACK_WORD(n) \
+	(((uint64_t)DP_AGENT_STACK_TAG << 32) | (uint32_t)(n))
+/* Bytes a stack adds to a record at most: the frames and the word. */
+#define DP_AGENT_STACK_BYTES(max) (8u * ((max) + 1u))
+
+/*
+ * dprobe's side: the stack at the end of the @*len bytes of a record at
+ * @rec, of a location sent with DP_AGENT_F_STACK, into @out (at most
+ * @max frames, *@n of them); *@len becomes the record's own length.  The
+ * ring is the traced program's to write: -1 (nothing changed) unless the
+ * tag is there, the count is 1 to @max and the frames fit in the record.
+ */
+static inline int dp_agent_stack_take(const void *rec, uint32_t *len,
+				      uint64_t *out, unsigned max,
+				      unsigned *n)
+{
+	const unsigned char *b = (const unsigned char *)rec;
+	uint64_t w;
+	uint32_t cnt;
+
+	if (*len < 8)
+		return -1;
+	__builtin_memcpy(&w, b + *len - 8, 8);
+	cnt = (uint32_t)w;
+	if ((uint32_t)(w >> 32) != DP_AGENT_STACK_TAG || !cnt || cnt > max ||
+	    (uint64_t)cnt * 8 + 8 > *len)
+		return -1;
+	*len -= 8 + cnt * 8;
+	__builtin_memcpy(out, b + *len, (size_t)cnt * 8);
+	*n = cnt;
+	return 0;
+}
 
 /* Ring record info: CPU in the low 16 bits, probe slot above. */
 #define DP_AGENT_MAX_SLOTS	65535u

@@ -211,6 +211,18 @@ static bool hijacked(uint64_t ret)
 	       ret == (uint64_t)(uintptr_t)dp_kretprobe_trampoline_call;
 }
 
+uint64_t dp_kretprobe_real_ret(uint64_t ret, uint64_t slot)
+{
+	if (!hijacked(ret))
+		return ret;
+	/* this thread's calls in flight: only it changes the list */
+	for (const struct kretprobe_instance *ri = dp_tls.ri; ri;
+	     ri = ri->__next)
+		if ((uint64_t)(uintptr_t)ri->fp == slot)
+			return (uint64_t)(uintptr_t)ri->ret_addr;
+	return ret;
+}
+
 /* ---- stacks ------------------------------------------------------------- */
 
 /* The thread's sigaltstack, asked of the kernel at most once per hit. */

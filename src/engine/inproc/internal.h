@@ -20,6 +20,7 @@ struct slot {
 	uint64_t addr;
 	char *how;		/* the agent's answer to PROBE */
 	bool counter;		/* hits are counted in the rings' counters */
+	bool stack;		/* its records end with a stack (protocol.h) */
 	bool dropped;		/* its object went (DROP): no more hits */
 	uint64_t counted;	/* of them, already added to the probe */
 	uint64_t missed;	/* its misses, as the agent last said */

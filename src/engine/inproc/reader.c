@@ -205,6 +205,9 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 	struct dp_ring_stats st;
 	struct dp_rec_meta meta;
 	struct dp_probe *pr;
+	uint64_t stack[DP_STACK_MAX];
+	uint32_t len = e->len;
+	unsigned nstack = 0;
 
 	if (slot >= p->nslots || !p->slots[slot].pr)
 		return;		/* nothing dprobe asked for */
@@ -212,7 +215,12 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 	pr->nhit++;
 	if (dp_event_deliver_counted(&d, pr))
 		return;
-	if (e->len < dp_probe_head_size(&pr->def) + pr->def.args_size) {
+	if (p->slots[slot].stack &&
+	    dp_agent_stack_take(e->data, &len, stack, DP_STACK_MAX, &nstack)) {
+		dp_event_lost_record(&d);	/* not what the agent writes */
+		return;
+	}
+	if (len < dp_probe_head_size(&pr->def) + pr->def.args_size) {
 		dp_event_lost_record(&d);	/* not what the agent writes */
 		return;
 	}
@@ -227,7 +235,11 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 		.mm_pid = p->pid,
 	};
 	meta.comm = comm_of(p, e->ring, st.tid);
-	dp_event_deliver(&d, pr, e->data, e->len, &meta, &p->symbolizer);
+	if (p->slots[slot].stack) {
+		meta.stack = stack;
+		meta.nstack = nstack;
+	}
+	dp_event_deliver(&d, pr, e->data, len, &meta, &p->symbolizer);
 }
 
 /* Count-only probes: what their counters went up by since the last look. */

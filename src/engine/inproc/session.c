@@ -364,6 +364,15 @@ static int ifunc_target(struct ip_proc *p, struct dp_probe *pr,
 	return 0;
 }
 
+/* True if @addr is the first byte of a function symbol of @p's objects:
+ * there the caller is only in the return address at [sp]. */
+static bool at_func_entry(struct dp_proc *proc, uint64_t addr)
+{
+	struct dp_proc_sym ps;
+
+	return !dp_proc_symbolize(proc, addr, &ps) && ps.name && !ps.off;
+}
+
 static int send_location(struct ip_proc *p, struct dp_probe *pr,
 			 const struct dp_proc_loc *l, const char *line)
 {
@@ -376,6 +385,14 @@ static int send_location(struct ip_proc *p, struct dp_probe *pr,
 	if (inproc_agg_wanted(p->tree, pr->event))
 		flags = DP_AGENT_F_AGG;
 	p->slots[slot].counter = flags && slot < (int)DP_RING_NCOUNTERS;
+	/* --stack: the agent walks the stack for this location only (a
+	 * tracepoint's frame is made up: it has none) */
+	if (!flags && pr->event->stack && pr->def.kind != DP_KIND_TRACEPOINT) {
+		flags = DP_AGENT_F_STACK;
+		if (!pr->def.is_return && at_func_entry(p->proc, l->addr))
+			flags |= DP_AGENT_F_ENTRY;
+		p->slots[slot].stack = true;
+	}
 	ret = chan_send(p, -1, "PROBE %d %u %llx %llx %x %s", slot,
 		       pr->event->id, (unsigned long long)l->addr,
 		       (unsigned long long)(l->addr - l->file_offset), flags,

@@ -104,6 +104,9 @@ struct hit {
 	struct dp_rec_meta meta;
 	char comm[DP_TASK_COMM_LEN];
 	bool have_meta;
+	bool have_stack;
+	unsigned nstack;
+	uint64_t stack[DP_STACK_MAX];
 };
 
 static void hit_init(struct hit *h, struct thread *t, const struct dp_regs *regs)
@@ -145,6 +148,53 @@ static void hit_meta(struct hit *h)
 	h->ctx.comm = h->comm;
 }
 
+/* @ret read from the slot at @slot: the real return address if it is
+ * the trampoline of a return pending on this thread. */
+static uint64_t real_ret(const struct thread *t, uint64_t ret, uint64_t slot)
+{
+	if (!t->proc->tramp || ret != t->proc->tramp)
+		return ret;
+	for (unsigned i = t->nrets; i-- > 0;)
+		if (t->rets[i].sp == slot)
+			return t->rets[i].orig_ret;
+	return ret;
+}
+
+/*
+ * The user stack of the stopped thread, as the agent's (agent/stack.c)
+ * with the tracer's reads: the hit's place (a return: the function, then
+ * where it returned to), the return address at [sp] at a function's
+ * first instruction, then the frame-pointer chain from %rbp while frame
+ * pointers go up the stack, aligned and readable.
+ */
+static void hit_stack(struct hit *h)
+{
+	const struct dp_regs *regs = h->ctx.regs;
+	struct proc *p = h->t->proc;
+	uint64_t fp = regs->bp, lo = regs->sp, f[2];
+	bool ret = h->ctx.ret_ip != 0;
+	struct dp_proc_sym ps;
+	unsigned n = 0;
+
+	h->have_stack = true;
+	h->stack[n++] = ret ? h->ctx.func : h->ctx.ip;
+	if (ret)
+		h->stack[n++] = h->ctx.ret_ip;
+	else if (!dp_proc_symbolize(p->sym, h->ctx.ip, &ps) && ps.name &&
+		 !ps.off && !dp_mm_read(&p->mm, regs->sp, &f[1], 8) && f[1])
+		h->stack[n++] = real_ret(h->t, f[1], regs->sp);
+	while (n < DP_STACK_MAX) {
+		/* as agent/stack.c: no frame 16 MiB above the stack pointer */
+		if ((fp & 7) || fp < lo || fp - regs->sp > (16ull << 20) ||
+		    dp_mm_read(&p->mm, fp, f, 16) || !f[1])
+			break;
+		h->stack[n++] = real_ret(h->t, f[1], fp + 8);
+		lo = fp + 16;
+		fp = f[0];
+	}
+	h->nstack = n;
+}
+
 static void emit(struct hit *h, struct dp_probe *pr)
 {
 	struct proc *p = h->t->proc;
@@ -161,6 +211,11 @@ static void emit(struct hit *h, struct dp_probe *pr)
 		dp_event_lost_record(&d);
 		return;
 	}
+	/* walked once per hit, for the events that ask (--stack) */
+	if (pr->event->stack && !h->have_stack)
+		hit_stack(h);
+	h->meta.stack = pr->event->stack ? h->stack : NULL;
+	h->meta.nstack = pr->event->stack ? h->nstack : 0;
 	dp_event_deliver(&d, pr, tr->rec, len, &h->meta, &p->symbolizer);
 }
 

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmark target for user stacks (bench/stack.sh): bench/loop.c's
+ * work(a, b, s), called N times from DEPTH nested calls, so that a probe
+ * on work() with --stack walks DEPTH + 3 frames or so (work, the chain,
+ * main, the C library's start code).  Built with frame pointers.
+ *
+ *   stack_loop N [DEPTH]   prints "<ns for the loop> <N> <checksum>"
+ *
+ * Only the calls of work() are timed; the chain is entered once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+__attribute__((noipa)) long work(int a, long b, const char *s)
+{
+	return a + b + s[a & 3];
+}
+
+static long long elapsed;
+static volatile long sink;
+
+/* depth frames of chain(), then the timed loop; a store after each
+ * call keeps it a real call (not a tail call, not a loop) */
+__attribute__((noipa)) long chain(int depth, long n)
+{
+	long long t0;
+	long sum = 0, r;
+
+	if (depth > 0) {
+		r = chain(depth - 1, n);
+		sink = r;
+		return r + 1;
+	}
+	t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		sum += work((int)i, i * 3, "bench");
+	elapsed = now_ns() - t0;
+	return sum;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000000;
+	int depth = argc > 2 ? atoi(argv[2]) : 10;
+	long sum = chain(depth, n);
+
+	printf("%lld %ld %ld\n", elapsed, n, sum);
+	return 0;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user stack at the end of an agent record (engine/agent/protocol.h,
+ * DP_AGENT_F_STACK): what the agent writes is taken back whole, and
+ * anything a hostile program could leave in its ring instead is refused
+ * without a read outside the record.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/agent/protocol.h"
+#include "event/record.h"
+
+/* A record of @reclen bytes (padded to 8), then @n frames and the word
+ * @word, in a buffer of exactly that size (ASan sees any overrun). */
+static uint8_t *make(uint32_t reclen, unsigned n, uint64_t word,
+		     uint32_t *len)
+{
+	uint32_t at = (reclen + 7) & ~7u;
+	uint8_t *b;
+
+	*len = at + 8 * n + 8;
+	b = malloc(*len);
+	cr_assert_not_null(b);
+	memset(b, 0xab, at);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t f = 0x1000 + i;
+
+		memcpy(b + at + 8 * i, &f, 8);
+	}
+	memcpy(b + at + 8 * n, &word, 8);
+	return b;
+}
+
+Test(agent_stack, round_trip)
+{
+	uint64_t out[DP_STACK_MAX];
+	unsigned n = 0;
+	uint32_t len;
+	uint8_t *b = make(29, 5, DP_AGENT_STACK_WORD(5), &len);
+
+	cr_assert_eq(dp_agent_stack_take(b, &len, out, DP_STACK_MAX, &n), 0);
+	cr_expect_eq(n, 5);
+	cr_expect_eq(len, 32, "the record, padded: %u", len);
+	for (unsigned i = 0; i < n; i++)
+		cr_expect_eq(out[i], 0x1000 + i);
+	free(b);
+}
+
+Test(agent_stack, deepest)
+{
+	uint64_t out[DP_STACK_MAX];
+	unsigned n = 0;
+	uint32_t len;
+	uint8_t *b = make(16, DP_STACK_MAX, DP_AGENT_STACK_WORD(DP_STACK_MAX),
+			  &len);
+
+	cr_assert_eq(dp_agent_stack_take(b, &len, out, DP_STACK_MAX, &n), 0);
+	cr_expect_eq(n, DP_STACK_MAX);
+	cr_expect_eq(len, 16);
+	free(b);
+}
+
+/* What a program scribbling on its ring could leave: refused, the length
+ * and the count untouched. */
+Test(agent_stack, hostile)
+{
+	static const struct {
+		uint32_t reclen;
+		unsigned n;
+		uint64_t word;
+	} bad[] = {
+		{ 16, 3, 3 },					/* no tag */
+		{ 16, 3, DP_AGENT_STACK_WORD(0) },		/* no frame */
+		{ 16, 3, DP_AGENT_STACK_WORD(DP_STACK_MAX + 1) },	/* too deep */
+		{ 0, 3, DP_AGENT_STACK_WORD(4) },		/* more than there */
+		{ 0, 3, DP_AGENT_STACK_WORD(1000000) },		/* far more */
+		{ 16, 3, DP_AGENT_STACK_WORD(0xffffffffu) },	/* wraps */
+		{ 16, 3, ((uint64_t)(DP_AGENT_STACK_TAG ^ 1) << 32) | 3 },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t out[DP_STACK_MAX];
+		unsigned n = 77;
+		uint32_t len, before;
+		uint8_t *b = make(bad[i].reclen, bad[i].n, bad[i].word, &len);
+
+		before = len;
+		cr_expect_eq(dp_agent_stack_take(b, &len, out, DP_STACK_MAX,
+						 &n), -1, "case %zu", i);
+		cr_expect_eq(len, before, "case %zu", i);
+		cr_expect_eq(n, 77, "case %zu", i);
+		free(b);
+	}
+}
+
+/* Shorter than the word itself: refused without a read. */
+Test(agent_stack, tiny)
+{
+	uint64_t out[DP_STACK_MAX];
+	uint8_t b[7] = { 0 };
+	unsigned n = 0;
+
+	for (uint32_t len = 0; len < 8; len++) {
+		uint32_t l = len;
+
+		cr_expect_eq(dp_agent_stack_take(b, &l, out, DP_STACK_MAX, &n),
+			     -1);
+	}
+}
