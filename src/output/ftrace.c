@@ -85,6 +85,11 @@ static void put_context(FILE *out, const struct dp_rec_meta *meta)
 		us / 1000000, us % 1000000);
 }
 
+void dp_trace_context(FILE *out, const struct dp_rec_meta *meta)
+{
+	put_context(out, meta);
+}
+
 /*
  * seq_print_ip_sym(): "0" for 0, "sym+0xoff/0xsize" (or the bare name
  * without @offset), "0x%08lx" when no symbol covers @addr.

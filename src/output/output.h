@@ -33,6 +33,10 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 		  size_t len, const struct dp_rec_meta *meta,
 		  const struct dp_trace_opts *opts);
 
+/* A line's "comm-pid [cpu] flags secs.usecs: " alone, for the entries a
+ * mount writes itself (trace_marker, stack traces). */
+void dp_trace_context(FILE *out, const struct dp_rec_meta *meta);
+
 /*
  * The marker the kernel prints before the first entry read from a per-CPU
  * buffer that overran: "CPU:%d [LOST %lu EVENTS]\n", or, when the count is

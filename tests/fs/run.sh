@@ -553,7 +553,12 @@ case_set_event() {
 		cat "$MNT/buffer_size_kb"
 	} >"$WORK/got.trig"
 	check set_event.trig "$WORK/got.trig" || return 1
-	expect_fail "Invalid argument" a events/kprobes/b/trigger 'stacktrace' || return 1
+	# the kernel's errors: EINVAL, an error_log entry for a bad filter
+	expect_fail "Invalid argument" a events/kprobes/b/trigger 'stacktrace:foo' || return 1
+	expect_fail "Invalid argument" a events/kprobes/b/trigger 'traceon:unlimited' || return 1
+	expect_fail "Invalid argument" a events/kprobes/b/trigger 'nosuch' || return 1
+	expect_fail "Invalid argument" a events/kprobes/b/trigger 'traceon if nosuch == 1' || return 1
+	expect_fail "File exists" a events/kprobes/b/trigger 'traceon' || return 1
 	nolog_ts <"$MNT/error_log" >"$WORK/got.tlog"
 	check set_event.log "$WORK/got.tlog" || return 1
 	# a trigger makes its event busy, as in the kernel
