@@ -228,6 +228,8 @@ int dp_fs_trigger_marker(struct dp_fs *fs, const void *rec, size_t len,
 void dp_fs_trigger_fini(struct dp_fs *fs);
 
 /* marker.c: trace_marker and events/ftrace/print */
+/* The process writing, in a FUSE worker thread (0: this process). */
+extern __thread pid_t dp_fs_writer;
 int dp_fs_marker_init(struct dp_fs *fs);
 void dp_fs_marker_fini(struct dp_fs *fs);
 /* A write to trace_marker (fs->lock held): bytes taken or -errno. */

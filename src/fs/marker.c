@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUSE_USE_VERSION 312
-#include <fuse.h>
+#include <unistd.h>
 
 #include "fs/internal.h"
 #include "output/output.h"
@@ -47,6 +46,8 @@ static const char print_format[] =
 	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n"
 	"\n"
 	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+
+__thread pid_t dp_fs_writer;
 
 int dp_fs_marker_init(struct dp_fs *fs)
 {
@@ -80,16 +81,14 @@ void dp_fs_marker_format(FILE *out)
 /* The writer: its thread id and name, as the kernel's current. */
 static void writer(struct dp_rec_meta *meta, char *comm, size_t size)
 {
-	struct fuse_context *ctx = fuse_get_context();
+	pid_t pid = dp_fs_writer > 0 ? dp_fs_writer : getpid();
 	char path[64];
 	FILE *f;
 
 	comm[0] = '\0';
 	dp_fs_now_meta(meta, NULL);
-	if (!ctx || ctx->pid <= 0)
-		return;
-	meta->pid = meta->tgid = (int)ctx->pid;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)ctx->pid);
+	meta->pid = meta->tgid = (int)pid;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	f = fopen(path, "re");
 	if (f) {
 		if (fgets(comm, (int)size, f))
