@@ -74,7 +74,7 @@ static const struct {
 bool dp_fs_is_dir(enum dp_fs_kind k)
 {
 	return k == F_ROOT_DIR || k == F_EVENTS_DIR || k == F_GROUP_DIR ||
-	       k == F_EVENT_DIR || k == F_FTRACE_DIR;
+	       k == F_EVENT_DIR || k == F_FTRACE_DIR || k == F_OPTIONS_DIR;
 }
 
 bool dp_fs_is_writable(enum dp_fs_kind k)
@@ -202,6 +202,12 @@ int dp_fs_lookup(struct dp_fs *fs, const char *path, struct dp_fs_path *p)
 	}
 	if (!strcmp(c[0], "events"))
 		return lookup_events(fs, c, n, p);
+	if (!strcmp(c[0], "options") && n <= 2) {
+		if (n == 2 && strcmp(c[1], "stacktrace"))
+			return -ENOENT;
+		p->kind = n == 1 ? F_OPTIONS_DIR : F_OPT_STACKTRACE;
+		return 0;
+	}
 	if (n > 1)
 		return -ENOENT;
 	for (size_t i = 0; i < NR_ROOT_FILES; i++) {
@@ -222,6 +228,7 @@ void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 	switch (p->kind) {
 	case F_ROOT_DIR:
 		fill(priv, "events", true);
+		fill(priv, "options", true);
 		for (size_t i = 0; i < NR_ROOT_FILES; i++)
 			fill(priv, root_files[i].name, false);
 		break;
@@ -246,6 +253,9 @@ void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 		break;
 	case F_FTRACE_DIR:
 		fill(priv, "print", true);
+		break;
+	case F_OPTIONS_DIR:
+		fill(priv, "stacktrace", false);
 		break;
 	case F_EVENT_DIR:
 		if (!strcmp(p->group, "ftrace")) {
@@ -418,7 +428,10 @@ static int read_event_file(struct dp_fs *fs, const struct dp_fs_path *p,
 		return -ENOENT;
 	switch (p->kind) {
 	case F_EV_ENABLE:
-		/* a trigger puts the kernel's event in soft mode: "0*" */
+		/* a trigger puts the kernel's event in soft mode: "0*";
+		 * enable_event & co flip it at the process's hits */
+		if (dp_fs_triggered(fs, ev->id))
+			dp_fs_update_profile(fs);
 		dp_fs_trigger_enable_print(fs, ev, out);
 		break;
 	case F_EV_FILTER:
@@ -480,7 +493,14 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		dp_registry_profile(&fs->reg, p->kind == F_KPROBE_PROFILE ?
 				    DP_KIND_KPROBE : DP_KIND_UPROBE, out);
 		break;
+	case F_OPT_STACKTRACE:
+		fputs("0\n", out);	/* no stack after every event yet */
+		break;
 	case F_TRACING_ON:
+		/* triggers turn it on and off at the process's hits: those
+		 * made before this read have run */
+		if (fs->ntrigs)
+			dp_fs_update_profile(fs);
 		pthread_mutex_lock(&fs->buf_lock);
 		fprintf(out, "%d\n", fs->tracing_on);
 		pthread_mutex_unlock(&fs->buf_lock);
@@ -1278,6 +1298,14 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 	case F_SNAPSHOT:
 		ret = write_snapshot(fs, buf, len);
 		break;
+	case F_OPT_STACKTRACE: {
+		bool on;
+
+		/* the option's 0 alone: a stack after every event is not
+		 * there yet */
+		ret = parse_bool(buf, len, &on) || on ? -EINVAL : 0;
+		break;
+	}
 	case F_TRACE_MARKER:
 		ret = dp_fs_marker_write(fs, buf, len);
 		return ret;

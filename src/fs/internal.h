@@ -291,6 +291,7 @@ enum dp_fs_kind {
 	F_EV_HIST,
 	F_SNAPSHOT, F_TRACE_MARKER, F_TRACE_MARKER_RAW,
 	F_FTRACE_DIR,				/* events/ftrace/ */
+	F_OPTIONS_DIR, F_OPT_STACKTRACE,	/* options/ */
 };
 
 struct dp_fs_path {
