@@ -194,6 +194,10 @@ int dp_fs_trigger_write(struct dp_fs *fs, struct dp_event *ev,
 	bool remove;
 	int ret;
 
+	/* the hits the process made before this write meet the triggers
+	 * as they were, as in the kernel, where they ran at the hit */
+	if (ev != fs->marker && dp_fs_triggered(fs, ev->id))
+		dp_fs_update_profile(fs);
 	if (!dp_trigger_command(text, word, sizeof(word), &cmd)) {
 		if (strcmp(word, "hist"))
 			return -EINVAL;	/* the kernel logs nothing */
@@ -246,6 +250,8 @@ int dp_fs_trigger_truncate(struct dp_fs *fs, struct dp_event *ev)
 	bool changed;
 	struct dp_fs_trig *e;
 
+	if (ev != fs->marker && dp_fs_triggered(fs, ev->id))
+		dp_fs_update_profile(fs);
 	if (dp_fs_hist_on(fs, ev->id))
 		dp_fs_hist_remove_event(fs, ev->id);
 	pthread_mutex_lock(&fs->buf_lock);
@@ -304,7 +310,17 @@ void dp_fs_trigger_enable_print(struct dp_fs *fs, const struct dp_event *ev,
 void dp_fs_trigger_enabled(struct dp_fs *fs, struct dp_event *ev, bool on)
 {
 	struct dp_fs_trig *e;
+	bool now;
 
+	pthread_mutex_lock(&fs->buf_lock);
+	e = find(fs, ev->id);
+	now = e && e->soft_disabled != !on;
+	pthread_mutex_unlock(&fs->buf_lock);
+	if (!now)
+		return;
+	/* what the process did before the write is recorded or not as
+	 * the bit said then */
+	dp_fs_update_profile(fs);
 	pthread_mutex_lock(&fs->buf_lock);
 	e = find(fs, ev->id);
 	if (e)
