@@ -153,10 +153,12 @@ static void log_filter_error(struct dp_fs *fs, const char *text,
 	dp_fs_log_add(fs, s);
 }
 
-/* The child arms @ev's records for the triggers, or no longer. */
-static int rearm(struct dp_fs *fs, struct dp_event *ev)
+/* The child arms @ev's (and @target's) records for the triggers, or no
+ * longer: the marker's are not the child's. */
+static int rearm(struct dp_fs *fs, struct dp_event *ev,
+		 struct dp_event *target)
 {
-	return ev == fs->marker ? 0 : dp_fs_rearm(fs);
+	return ev == fs->marker && !target ? 0 : dp_fs_rearm(fs);
 }
 
 static int remove_trigger(struct dp_fs *fs, struct dp_event *ev,
@@ -180,7 +182,7 @@ static int remove_trigger(struct dp_fs *fs, struct dp_event *ev,
 	changed = sync_soft(fs, ev);
 	if (target)
 		changed |= sync_soft(fs, target);
-	return changed ? rearm(fs, ev) : 0;
+	return changed ? rearm(fs, ev, target) : 0;
 }
 
 int dp_fs_trigger_write(struct dp_fs *fs, struct dp_event *ev,
@@ -203,7 +205,7 @@ int dp_fs_trigger_write(struct dp_fs *fs, struct dp_event *ev,
 			return -EINVAL;	/* the kernel logs nothing */
 		ret = dp_fs_hist_write(fs, ev, text);
 		if (!ret && sync_soft(fs, ev))
-			ret = rearm(fs, ev);
+			ret = rearm(fs, ev, NULL);
 		return ret;
 	}
 	ret = dp_trigger_parse(ev, text, find_target, fs, &t, &remove, &fe,
@@ -238,7 +240,7 @@ int dp_fs_trigger_write(struct dp_fs *fs, struct dp_event *ev,
 	if (target)
 		sync_soft(fs, target);
 	if (!ret)
-		ret = rearm(fs, ev);
+		ret = rearm(fs, ev, target);
 	return ret;
 }
 
@@ -272,7 +274,7 @@ int dp_fs_trigger_truncate(struct dp_fs *fs, struct dp_event *ev)
 	changed = sync_soft(fs, ev);
 	for (size_t i = 0; i < n; i++)
 		changed |= sync_soft(fs, targets[i]);
-	return changed ? rearm(fs, ev) : 0;
+	return changed ? rearm(fs, ev, n ? targets[0] : NULL) : 0;
 }
 
 void dp_fs_trigger_print(struct dp_fs *fs, const struct dp_event *ev,
