@@ -33,6 +33,7 @@ static const struct {
 	{ "synthetic_events", F_SYNTH_EVENTS },
 	{ "trace", F_TRACE },
 	{ "trace_marker", F_TRACE_MARKER },
+	{ "trace_marker_raw", F_TRACE_MARKER_RAW },
 	{ "trace_pipe", F_TRACE_PIPE },
 	{ "tracing_on", F_TRACING_ON },
 	{ "uprobe_events", F_UPROBE_EVENTS },
@@ -1309,6 +1310,8 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 	case F_TRACE_MARKER:
 		ret = dp_fs_marker_write(fs, buf, len);
 		return ret;
+	case F_TRACE_MARKER_RAW:
+		return dp_fs_marker_raw_write(fs, buf, len);
 	default:
 		ret = -EINVAL;
 		break;

@@ -234,6 +234,8 @@ int dp_fs_marker_init(struct dp_fs *fs);
 void dp_fs_marker_fini(struct dp_fs *fs);
 /* A write to trace_marker (fs->lock held): bytes taken or -errno. */
 int dp_fs_marker_write(struct dp_fs *fs, const char *buf, size_t len);
+/* A write to trace_marker_raw: bytes taken or -errno. */
+int dp_fs_marker_raw_write(struct dp_fs *fs, const char *buf, size_t len);
 /* events/ftrace/print's format file */
 void dp_fs_marker_format(FILE *out);
 

@@ -145,3 +145,59 @@ int dp_fs_marker_write(struct dp_fs *fs, const char *buf, size_t len)
 	free(rec);
 	return ret ? ret : (int)cnt;
 }
+
+/*
+ * trace_marker_raw: the first 4 bytes a tag id, the rest data, a
+ * TRACE_RAW_DATA entry printed as trace_raw_data() does ("# ID buf: xx
+ * ..."): the kernel prints the whole ring-buffer entry, padded to 4
+ * bytes and to at least the size of its "<faulted>" text, whatever the
+ * padding holds; dprobe prints zeros there.  No triggers, as in the
+ * kernel.
+ */
+#define RAW_HEAD	12	/* struct trace_entry, the id */
+#define RAW_MIN		13	/* FAULT_SIZE_ID: "<faulted>" and an id */
+#define RAW_MAX		4064	/* what one ring-buffer page holds */
+
+int dp_fs_marker_raw_write(struct dp_fs *fs, const char *buf, size_t len)
+{
+	char comm[DP_TASK_COMM_LEN + 1];
+	struct dp_rec_meta meta;
+	size_t size, nbuf;
+	uint32_t id;
+	char *line = NULL;
+	size_t n = 0;
+	FILE *f;
+	bool on;
+
+	if (len < sizeof(id))
+		return -EINVAL;
+	size = RAW_HEAD + (len < RAW_MIN ? RAW_MIN : len);
+	if (size > RAW_MAX)
+		return -EINVAL;
+	pthread_mutex_lock(&fs->buf_lock);
+	on = fs->tracing_on;
+	pthread_mutex_unlock(&fs->buf_lock);
+	if (!on)
+		return -EBADF;
+	size = (size + 3) & ~(size_t)3;
+	nbuf = size - RAW_HEAD;
+	memcpy(&id, buf, sizeof(id));
+	writer(&meta, comm, sizeof(comm));
+	f = open_memstream(&line, &n);
+	if (!f)
+		return -ENOMEM;
+	dp_trace_context(f, &meta);
+	fprintf(f, "# %x buf:", id);
+	for (size_t i = 0; i < nbuf; i++)
+		fprintf(f, " %02x", i + 4 < len ? (unsigned char)buf[i + 4] : 0);
+	fputc('\n', f);
+	if (fclose(f)) {
+		free(line);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&fs->buf_lock);
+	dp_fs_ring_add_locked(fs, fs->live, line, n);
+	pthread_mutex_unlock(&fs->buf_lock);
+	free(line);
+	return (int)len;
+}

@@ -390,6 +390,11 @@ Test(fs, snapshot_and_marker)
 	expect("/tracing_on", "0\n");
 	cr_expect_eq(LIVE.entries, 2);
 	cr_expect_eq(wr("/trace_marker", "c"), -EBADF);
+	cr_assert_eq(wr("/tracing_on", "1\n"), 0);
+	cr_expect_eq(wr("/trace_marker_raw", "ab"), -EINVAL);
+	cr_assert_eq(wr("/trace_marker_raw", "AAAAab"), 0);
+	cr_expect(strstr(LIVE.tail->text, ": # 41414141 buf: 61 62 00 00 00 00 "
+			 "00 00 00 00 00 00 00 00 00 00\n"));
 	expect("/events/ftrace/print/id", "5\n");
 	struct dp_fs_path p;
 
