@@ -291,6 +291,7 @@ static const char readme[] =
 	"  tracing_on\t\t- Enable or disable writing to the buffer\n"
 	"  buffer_size_kb\t- Size of the trace buffer, in kilobytes\n"
 	"  trace_marker\t\t- Writes go into the buffer (events/ftrace/print)\n"
+	"  trace_marker_raw\t- Binary writes: a 4-byte id, then data\n"
 	"  snapshot\t\t- 'echo 1' swaps the buffer into the snapshot, 0 frees\n"
 	"\t\t\t  it, 2 clears it; reading shows it\n"
 	"  error_log\t\t- The last 8 rejected commands; 'echo > error_log' clears\n"
