@@ -359,15 +359,21 @@ static const char readme[] =
 	"\t    size is 2048 entries.  Variables, expressions, named\n"
 	"\t    histograms and actions are not there yet.\n";
 
+/* The kernel's EVENT_FILE_FL_ENABLED: enabled, or armed in soft mode. */
+static bool registered(struct dp_fs *fs, const struct dp_event *ev)
+{
+	return ev->enabled || dp_fs_triggered(fs, ev->id);
+}
+
 /* 0, 1, X (mixed) or ? (no events), as a group's `enable` reads. */
-static char enable_state(const struct dp_fs *fs, const char *group)
+static char enable_state(struct dp_fs *fs, const char *group)
 {
 	bool on = false, off = false;
 
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
 		if (group && strcmp(ev->group, group))
 			continue;
-		if (ev->enabled)
+		if (registered(fs, ev))
 			on = true;
 		else
 			off = true;
@@ -382,7 +388,7 @@ static void print_set_event(struct dp_fs *fs, FILE *out)
 	struct dp_event **v = list_events(fs->reg.events, &n);
 
 	while (v && n--)
-		if (v[n]->enabled)
+		if (registered(fs, v[n]))
 			fprintf(out, "%s:%s\n", v[n]->group, v[n]->name);
 	free(v);
 }
