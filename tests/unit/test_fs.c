@@ -360,6 +360,46 @@ Test(fs, trigger_counts_filters_and_soft_mode)
 	cr_expect_eq(wr("/events/kprobes/a/trigger", "traceon:bad\n"), -EINVAL);
 }
 
+/* The kernel's order: unconditional triggers before the record is made,
+ * conditional ones on it. */
+Test(fs, trigger_order)
+{
+	unsigned a;
+	char *snap;
+
+	cr_assert_eq(wr("/kprobe_events", "p:a do_sys_open\n"), 0);
+	a = dp_registry_find(&fs.reg, "kprobes", "a")->id;
+	cr_assert_eq(wr("/events/kprobes/a/enable", "1\n"), 0);
+	/* snapshot first: each hit lands in the new main buffer */
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "snapshot\n"), 0);
+	hit(a, 1);
+	cr_expect_eq(LIVE.entries, 1);
+	hit(a, 2);
+	cr_expect_eq(LIVE.entries, 1);
+	cr_expect(strstr(LIVE.head->text, "t-2 "));
+	snap = rd("/snapshot");
+	cr_expect(strstr(snap, "t-1 "));
+	free(snap);
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "!snapshot\n"), 0);
+	cr_assert_eq(wr("/snapshot", "0\n"), 0);
+	cr_expect_eq(trunc_wr("/trace", ""), 0);
+	/* traceon without a filter: its own event is recorded */
+	cr_assert_eq(wr("/tracing_on", "0\n"), 0);
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "traceon\n"), 0);
+	hit(a, 3);
+	expect("/tracing_on", "1\n");
+	cr_expect_eq(LIVE.entries, 1);
+	/* with one: the record was not reserved, tracing being off */
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "!traceon\n"), 0);
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "traceon if common_pid == 4\n"), 0);
+	cr_assert_eq(wr("/tracing_on", "0\n"), 0);
+	hit(a, 4);
+	expect("/tracing_on", "1\n");
+	cr_expect_eq(LIVE.entries, 1);
+	hit(a, 4);
+	cr_expect_eq(LIVE.entries, 2);
+}
+
 Test(fs, snapshot_and_marker)
 {
 	char *s;
