@@ -1202,8 +1202,10 @@ static int write_trigger(struct dp_fs *fs, const struct dp_fs_path *p,
 		return ev ? -ENOMEM : -ENOENT;
 	}
 	if (!*text) {
+		/* no command: the kernel's EINVAL (`echo > trigger` has
+		 * removed the hist triggers by then, opening with O_TRUNC) */
 		free(text);
-		return 0;
+		return -EINVAL;
 	}
 	ret = dp_fs_trigger_write(fs, ev, text);
 	free(text);
