@@ -1194,9 +1194,12 @@ static int write_trigger(struct dp_fs *fs, const struct dp_fs_path *p,
 			 const char *buf, size_t len)
 {
 	struct dp_event *ev = path_event(fs, p);
-	char *text = strip(buf, len);
+	char *text;
 	int ret;
 
+	if (len >= 4096)	/* the kernel takes less than a page */
+		return -EINVAL;
+	text = strip(buf, len);
 	if (!ev || !text) {
 		free(text);
 		return ev ? -ENOMEM : -ENOENT;
