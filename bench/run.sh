@@ -27,6 +27,12 @@
 #       writes its record into the thread's ring while dprobe reads and
 #       formats what it can; events + lost must be N
 #   a2s a2 with `dprobe stat --engine agent` (hits counted, no records)
+#   a2h a2 with `--trigger 'hist:keys=a.log2:vals=b'`: the histogram kept
+#       in the process (src/event/agg.h), no record made; its Hits must
+#       be N
+#   a2hr a2h with DPROBE_AGG=0: records made for the histogram (ring
+#       of 1 MiB, --overwrite), dprobe aggregating what it reads;
+#       events + lost must be N
 #   a2n a2 written by name, `p:bench work a b` (the debug information
 #       types a as s32 and b as s64: the same definition as a2's)
 #   a2f a2 with the loop started through `sh -c` with -f (the agent
@@ -165,7 +171,7 @@ defs() {
 	k3) echo "p:$GROUP/bench $LOOP:$off $ENTRY2 $STR" ;;
 	k4) echo "p:$GROUP/bench $LOOP:$off $ENTRY2"
 	    echo "r:$GROUP/benchret $LOOP:$off $RET" ;;
-	d2 | d2p | a2 | a2s | a2i | a2w | e2s) echo "p:bench work $ENTRY2" ;;
+	d2 | d2p | a2 | a2s | a2h | a2hr | a2i | a2w | e2s) echo "p:bench work $ENTRY2" ;;
 	a2n) echo "p:bench work a b" ;;
 	a2f) echo "p:bench $LOOP:work $ENTRY2" ;;
 	l2) echo "p:bench libbenchdl.so:dlwork a=%di:s64" ;;
@@ -240,17 +246,21 @@ EOF
 		# would), so the ring (1 MiB, --overwrite) keeps the newest:
 		# the producer's steady state, records lost to the reader
 		# counted and checked below
-		case $id in a2 | a2n | a2f | a2w | a3 | a4 | t2) cmd="$cmd --overwrite" ;; esac
+		case $id in a2 | a2n | a2f | a2w | a3 | a4 | t2 | a2hr) cmd="$cmd --overwrite" ;; esac
 		case $id in a2s | t2s | e2s) cmd=stat ;; esac
-		noopt=
+		noopt= agg=
 		[ "$id" = a2i ] && noopt=1
+		[ "$id" = a2hr ] && agg=0
+		case $id in
+		a2h | a2hr) set -- --trigger 'hist:keys=a.log2:vals=b' "$@" ;;
+		esac
 		# shellcheck disable=SC2086  # $pin: a command prefix or nothing
-		out=$(DPROBE_NOOPT=$noopt $pin "$DPROBE" $cmd --engine $engine \
-			"$@" 2>"$tmp/err") ||
+		out=$(DPROBE_NOOPT=$noopt DPROBE_AGG=$agg $pin "$DPROBE" $cmd \
+			--engine $engine "$@" 2>"$tmp/err") ||
 			{ cat "$tmp/err" >&2; return 1; }
 		want=$((n * $(hits_per_call "$id")))
 		case $id in
-		a2 | a2n | a2f | a2w | a3 | a4 | t2)	# events + lost: every hit made a record
+		a2 | a2n | a2f | a2w | a3 | a4 | t2 | a2hr)	# events + lost: every hit made a record
 			got=$(sed -n 's/^dprobe: \([0-9]*\) events, 0 filtered, 0 missed, \([0-9]*\) lost$/\1 \2/p' \
 				"$tmp/err" | awk '{ print $1 + $2 }')
 			[ "$got" = "$want" ] && want=ok ;;
@@ -286,7 +296,7 @@ dprobe_ok=1
 printf '%s\n' "machine: $(nproc) CPUs, $(uname -r); $REPEATS repeats, ~${SECONDS_PER_RUN} s per run" >&2
 results=$tmp/results
 : >"$results"
-for id in ${BENCH_IDS:-b0 f0 a2 a2s a2n a2f a3 a4 a2i w0 a2w l0 l2 t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2p}; do
+for id in ${BENCH_IDS:-b0 f0 a2 a2s a2h a2hr a2n a2f a3 a4 a2i w0 a2w l0 l2 t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2p}; do
 	case $id in
 	t*) [ -n "$TPLOOP" ] ||
 		{ echo "$id n/a" >>"$results"; continue; } ;;
@@ -311,6 +321,8 @@ BEGIN {
 	name["f0"] = "floor: hook through a pointer, 32-byte record to a TLS ring"
 	name["a2"] = "dprobe trace (agent): entry, a=%di:s32 b=%si:s64"
 	name["a2s"] = "dprobe stat (agent): a2 counted"
+	name["a2h"] = "a2 into a hist trigger (keys=a.log2:vals=b) kept in the process"
+	name["a2hr"] = "a2h the records way (DPROBE_AGG=0): dprobe aggregates what it reads"
 	name["a2n"] = "a2 by name: p:bench work a b (DWARF: a=%di:s32 b=%si:s64)"
 	name["a2f"] = "a2, the loop started by sh -c, -f (fork + exec followed)"
 	name["w0"] = "baseline in 4 forked workers (ns per call per worker)"

@@ -88,6 +88,7 @@ static const struct {
 	  "             [--format text|json] [--duration SECS] [-f] [--profile]\n"
 	  "             [--engine auto|agent|ptrace|kernel] [--kernel]\n"
 	  "             [--buffer-size SIZE] [--overwrite] [--no-demangle] [--dry-run]\n"
+	  "             [--ts us|ns]\n"
 	  "             (-p PID[,PID...] | -- CMD [ARGS...] | --kernel alone)",
 	  "Trace probe events in a command it starts or in running processes,\n"
 	  "printing each as ftrace's trace_pipe does.  On exit, a summary line\n"
@@ -110,7 +111,9 @@ static const struct {
 	  "  --format F           text (the default): lines as trace_pipe prints\n"
 	  "                       them; json: one JSON object per event\n"
 	  "  --json               the same as --format json\n"
-	  "  --duration SECS      detach after SECS seconds\n"
+	  "  --ts us|ns           timestamps in microseconds (the default, as the\n"
+	  "                       kernel prints them) or nanoseconds\n"
+	  "  --duration SECS      detach SECS seconds after the probes are armed\n"
 	  "  -f, --follow-forks   trace forked children too (like strace -f)\n"
 	  "  --profile            print the kprobe_profile table at exit (also on\n"
 	  "                       SIGUSR1)\n"
@@ -143,6 +146,76 @@ static const struct {
 	  "            (-p PID | -- CMD [ARGS...] | --kernel alone)",
 	  "Count probe hits per event while the command runs (or until Ctrl-C\n"
 	  "for -p), and print them as perf stat does, with the time elapsed.\n" },
+	{ "latency", dp_cmd_latency,
+	  "a function's entry-to-return time as a log2 histogram",
+	  "dprobe latency PLACE [--by comm|pid|tid] [--filter EXPR] [--us]\n"
+	  "               [--interval SECS] [--duration SECS] [-f] [--engine E]\n"
+	  "               (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "Time every call of the function at PLACE (prog:func, func of the\n"
+	  "command, libc.so.6:malloc), from its entry to its return, in each\n"
+	  "thread (recursion and longjmp included), and print the durations\n"
+	  "as the kernel's hist text for the key lat.log2 (nanoseconds; bucket\n"
+	  "2^N holds (2^(N-1), 2^N]) with a bar per bucket, then count, min,\n"
+	  "avg and max: at the end, and on SIGUSR1.\n"
+	  "\n"
+	  "  PLACE [FETCHARGS]    a place as in a p: definition; FETCHARGS name\n"
+	  "                       what --filter tests ('work a=%di:s32')\n"
+	  "  --by comm|pid|tid    one histogram per thread name, process or thread\n"
+	  "  --filter EXPR        time only the calls whose entry passes EXPR\n"
+	  "                       (ftrace's filter language, on FETCHARGS and\n"
+	  "                       common fields)\n"
+	  "  --us                 the histogram in microseconds\n"
+	  "  --interval SECS      print the histograms every SECS seconds too\n"
+	  "  --duration SECS      stop after SECS seconds\n"
+	  "  -f, --follow-forks   time calls in forked children too\n"
+	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  -p, --pid PID[,PID]  attach to running processes\n"
+	  "\n"
+	  "The summary line of trace (events, filtered, missed, lost) ends the\n"
+	  "run on stderr; calls that never returned are said there.\n" },
+	{ "count", dp_cmd_count,
+	  "count events by key, most first, as a hist trigger does",
+	  "dprobe count -e DEF... --by KEY[,KEY...] [--filter EVENT=EXPR]...\n"
+	  "             [--interval SECS] [--duration SECS] [-f] [--engine E]\n"
+	  "             (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "Count each event's records by the values of KEY (up to three keys),\n"
+	  "and print them most first as the kernel's hist text, with a bar\n"
+	  "per entry: what --trigger 'hist:keys=KEY:sort=hitcount.descending'\n"
+	  "prints, at the end and on SIGUSR1.\n"
+	  "\n"
+	  "  -e, --event DEF      a definition or named event (as trace's -e)\n"
+	  "  --by KEY[,KEY]       a field of the event; comm (the thread's\n"
+	  "                       name); pid (the process); tid or common_pid\n"
+	  "                       (the thread); each with the hist modifiers\n"
+	  "                       .hex .sym .sym-offset .log2 .buckets=N, and\n"
+	  "                       .execname on common_pid\n"
+	  "  --filter EVENT=EXPR  count only the records that pass (ftrace's\n"
+	  "                       filter language)\n"
+	  "  --interval SECS      print the counts every SECS seconds too\n"
+	  "  --duration SECS      stop after SECS seconds\n"
+	  "  -f, --follow-forks   count in forked children too\n"
+	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  -p, --pid PID[,PID]  attach to running processes\n" },
+	{ "top", dp_cmd_top,
+	  "the hottest keys of events, refreshed, as perf top",
+	  "dprobe top -e DEF... [--by KEY[,KEY...]] [-n ROWS] [--interval SECS]\n"
+	  "           [--filter EVENT=EXPR]... [--duration SECS] [-f] [--engine E]\n"
+	  "           (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "Count each event's records by KEY over an interval and show the\n"
+	  "most frequent values, as the kernel's hist text with bars; then\n"
+	  "start again.  On a terminal the screen is redrawn each interval;\n"
+	  "otherwise each interval is printed as a block of its own.  Ends on\n"
+	  "Ctrl-C, --duration or when the command exits, with a last block.\n"
+	  "\n"
+	  "  -e, --event DEF      a definition or named event (as trace's -e)\n"
+	  "  --by KEY[,KEY]       as count's --by (default: comm)\n"
+	  "  -n, --rows N         entries shown per event (default 20)\n"
+	  "  --interval SECS      the refresh interval (default 1)\n"
+	  "  --filter EVENT=EXPR  count only the records that pass\n"
+	  "  --duration SECS      stop after SECS seconds\n"
+	  "  -f, --follow-forks   count in forked children too\n"
+	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  -p, --pid PID[,PID]  attach to running processes\n" },
 	{ "mount", dp_cmd_mount,
 	  "serve tracefs' files for one process tree over FUSE",
 	  "dprobe mount DIR [--syscalls SRC] (-p PID | -- CMD [ARGS...])",

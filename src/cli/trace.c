@@ -23,11 +23,13 @@
 
 #include "cli/cli.h"
 #include "cli/named.h"
+#include "cli/session.h"
 #include "cli/supervisor.h"
 #include "cli/triggers.h"
 #include "engine/engine.h"
 #include "event/filter.h"
 #include "event/syscalls.h"
+#include "output/output.h"
 #include "output/renderer.h"
 #include "ring/ring.h"
 #include "sym/debugdef.h"
@@ -56,6 +58,8 @@ struct trace_opts {
 	uint64_t buffer_size;
 	bool overwrite;
 	bool dry_run;		/* print the definitions as applied, run nothing */
+	enum dp_ts_mode ts;	/* --ts */
+	const char *name;	/* the command, for messages: trace, stat, ... */
 };
 
 struct trace_ctx {
@@ -67,6 +71,7 @@ struct trace_ctx {
 	size_t nktps;
 	struct dp_cli_triggers trig;	/* --trigger */
 	bool stat;			/* dprobe stat: counts, no lines */
+	const struct dp_session_hooks *hooks;	/* latency, count, top */
 };
 
 /*
@@ -96,9 +101,11 @@ static void request_profile(void)
 
 static void on_stop_signal(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
 	(void)uc;
-	if (dp_sup_signal_ours(si))
+	/* SI_KERNEL: our own --duration timer (arm_duration()), which a
+	 * supervised child sets for itself */
+	if (dp_sup_signal_ours(si) ||
+	    (sig == SIGALRM && si->si_code == SI_KERNEL))
 		stop_engine();
 }
 
@@ -106,7 +113,8 @@ static void on_profile_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
 	(void)uc;
-	if (dp_sup_signal_ours(si))
+	/* SI_TIMER: the --interval timer of this very process */
+	if (dp_sup_signal_ours(si) || si->si_code == SI_TIMER)
 		request_profile();
 }
 
@@ -129,10 +137,21 @@ static void emit(void *priv, const struct dp_event *ev, const void *rec,
 {
 	struct trace_ctx *c = priv;
 
+	if (c->hooks) {
+		c->hooks->record(c->hooks->priv, ev, rec, len, meta, sym);
+		return;
+	}
 	/* an event with a hist trigger is aggregated (on_trigger()), not
 	 * printed; stat with triggers has records made, and prints none */
 	if (!ev->triggered && !c->stat)
 		dp_render_event(&c->render, ev, rec, len, meta, sym);
+}
+
+static void on_agg(void *priv, void *cookie, const uint64_t *key,
+		   uint64_t hits, const uint64_t *val, const char *comm)
+{
+	(void)priv;
+	dp_cli_triggers_agg(cookie, key, hits, val, comm);
 }
 
 static void on_trigger(void *priv, const struct dp_event *ev, const void *rec,
@@ -156,7 +175,9 @@ static void emit_lost(void *priv, int cpu, unsigned long n)
 {
 	struct trace_ctx *c = priv;
 
-	dp_render_lost(&c->render, cpu, n);
+	/* the commands on the session count them (the summary line) */
+	if (!c->hooks)
+		dp_render_lost(&c->render, cpu, n);
 }
 
 static bool has_pid(const struct trace_opts *o, pid_t pid)
@@ -197,7 +218,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
-       OPT_NO_DEMANGLE, OPT_DRY_RUN };
+       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_TS };
 
 /* auto (NULL), or an engine of dp_engines[] by name */
 static int parse_engine(const char *arg, const struct dp_engine_ops **e)
@@ -262,10 +283,11 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "kernel", no_argument, NULL, OPT_KERNEL },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "ts", required_argument, NULL, OPT_TS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *cmd = o->stat ? "stat" : "trace", *env;
+	const char *cmd = o->name, *env;
 	char *end;
 	int c;
 
@@ -341,6 +363,17 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		case OPT_KERNEL: o->kernel = true; break;
 		case OPT_NO_DEMANGLE: dp_demangle_on = false; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_TS:
+			if (!strcmp(optarg, "ns")) {
+				o->ts = DP_TS_NS;
+			} else if (!strcmp(optarg, "us")) {
+				o->ts = DP_TS_US;
+			} else {
+				fprintf(stderr, "dprobe: bad --ts '%s' (us or "
+					"ns)\n", optarg);
+				goto usage;
+			}
+			break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -573,7 +606,7 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 }
 
 /* Handlers for the stop signals, blocked for now (*@old: the mask before). */
-static void install_signals(double duration, sigset_t *old)
+static void install_signals(sigset_t *old)
 {
 	struct sigaction sa = { .sa_sigaction = on_stop_signal,
 				.sa_flags = SA_SIGINFO };
@@ -597,19 +630,33 @@ static void install_signals(double duration, sigset_t *old)
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_sigaction = on_forwarded_signal;
 	sigaction(dp_sup_signal(), &sa, NULL);
-	if (duration > 0) {
-		struct itimerval it = { .it_value = {
-			.tv_sec = (time_t)duration,
-			.tv_usec = (suseconds_t)((duration - (time_t)duration) * 1e6) } };
+}
 
+/*
+ * --duration counts from the moment every probe is armed, in the process
+ * that runs the engine (a supervised engine's child: an interval timer
+ * is not inherited), so that a slow attach under load never eats the
+ * window the user asked to see.
+ */
+static void arm_duration(double duration)
+{
+	struct itimerval it = { .it_value = {
+		.tv_sec = (time_t)duration,
+		.tv_usec = (suseconds_t)((duration - (time_t)duration) * 1e6) } };
+
+	if (duration > 0)
 		setitimer(ITIMER_REAL, &it, NULL);
-	}
 }
 
 static void print_profile(void *priv)
 {
 	struct trace_ctx *c = priv;
 
+	if (c->hooks) {
+		if (c->hooks->tick)
+			c->hooks->tick(c->hooks->priv);
+		return;
+	}
 	dp_render_flush(&c->render);
 	dp_cli_triggers_print(&c->trig, c->out);
 	dp_registry_profile(&c->reg, DP_KIND_KPROBE, stderr);
@@ -737,7 +784,8 @@ static void engine_objs(const struct trace_opts *o, const char *binary,
  * child: 0 is returned in the child once tracing, and in the parent,
  * which then only supervises it (g_eng.child).
  */
-static int start(struct dp_engine_choice *ch, struct dp_engine_opts *eo)
+static int start(struct dp_engine_choice *ch, struct dp_engine_opts *eo,
+		 double duration)
 {
 	char why[4096];
 	int err = dp_engine_choose(ch, eo, NULL);
@@ -763,8 +811,10 @@ static int start(struct dp_engine_choice *ch, struct dp_engine_opts *eo)
 		}
 		why[0] = '\0';
 		err = dp_engine_start(ch->ops, eo, &g_eng.e, why, sizeof(why));
-		if (!err)
+		if (!err) {
+			arm_duration(duration);
 			return 0;
+		}
 		if (!dp_engine_fallback(ch, eo, err, why, sizeof(why)))
 			break;
 		fprintf(stderr, "dprobe: %s\n", why);
@@ -807,12 +857,39 @@ static void dry_run(const struct dp_registry *reg)
 		}
 }
 
-static int run(int argc, char **argv, bool stat)
+/* --interval (the session's hooks): SIGUSR1 every @secs from a timer of
+ * the process that runs the engine, which the engine's loop takes as a
+ * request for its profile (print_profile(): the tick hook). */
+static int start_ticks(double secs, timer_t *t)
 {
-	struct trace_opts o = { .stat = stat };
-	struct trace_ctx c = { .out = stdout, .stat = stat };
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL,
+				.sigev_signo = SIGUSR1 };
+	struct itimerspec its = { 0 };
+
+	if (timer_create(CLOCK_MONOTONIC, &sev, t)) {
+		fprintf(stderr, "dprobe: no interval timer: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	its.it_value.tv_sec = (time_t)secs;
+	its.it_value.tv_nsec = (long)((secs - (double)(time_t)secs) * 1e9);
+	its.it_interval = its.it_value;
+	timer_settime(*t, 0, &its, NULL);
+	return 0;
+}
+
+static int run(int argc, char **argv, bool stat,
+	       const struct dp_session_hooks *hooks)
+{
+	struct trace_opts o = { .stat = stat, .name = hooks ? hooks->cmd :
+				stat ? "stat" : "trace" };
+	struct trace_ctx c = { .out = stdout, .stat = stat, .hooks = hooks };
+	timer_t ticks;
+	bool ticking = false;
 	struct dp_engine_choice ch;
 	struct dp_engine_opts eo;
+	/* hist triggers kept in the traced processes, where they can be */
+	static struct dp_agg_req aggs[DP_CLI_MAX_TRIGGERS];
 	struct dp_cli_objs objs = { 0 };
 	struct timespec t0, t1;
 	const struct dp_stats *st;
@@ -832,6 +909,10 @@ static int run(int argc, char **argv, bool stat)
 		return DP_EXIT_REJECTED;
 	if (setup_events(&c, &o, binary))
 		goto out;
+	if (hooks && hooks->setup && hooks->setup(hooks->priv, &c.reg)) {
+		ret = DP_EXIT_USAGE;
+		goto out;
+	}
 	if (o.dry_run) {
 		/* what would be armed, as perf probe -D shows it */
 		dry_run(&c.reg);
@@ -843,19 +924,22 @@ static int run(int argc, char **argv, bool stat)
 		goto out;
 	}
 	dp_renderer_init(&c.render, o.format, c.out, get_nprocs_conf());
+	c.render.ts = (int)o.ts;
 	dp_render_begin(&c.render);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/*
 	 * Ctrl-C while attaching must not kill dprobe with probes armed:
 	 * the signals stay blocked until the engine's loop can take them.
 	 */
-	install_signals(o.duration, &blocked);
+	install_signals(&blocked);
 	eo = (struct dp_engine_opts){
 		.reg = &c.reg, .argv = o.cmd, .pids = o.pids,
 		.npids = o.npids, .binary = binary, .follow = o.follow,
 		/* the triggers need records: engines count without them */
 		.count_only = o.stat && !c.trig.n,
-		.sink = { emit, emit_lost, &c, flush_out, on_trigger },
+		.sink = { emit, emit_lost, &c, flush_out, on_trigger, on_agg },
+		.aggs = aggs,
+		.naggs = dp_cli_triggers_aggs(&c.trig, aggs, DP_CLI_MAX_TRIGGERS),
 		.child_mask = &blocked, .wake_sig = dp_sup_signal(),
 		.forced = o.engine, .buffer_size = o.buffer_size,
 		.overwrite = o.overwrite, .kernel = o.kernel,
@@ -864,7 +948,7 @@ static int run(int argc, char **argv, bool stat)
 		.filters = o.filters, .nfilters = (size_t)o.nfilters,
 	};
 	engine_objs(&o, binary, &objs, &eo);
-	err = start(&ch, &eo);
+	err = start(&ch, &eo, o.duration);
 	dp_cli_objs_free(&objs);
 	if (err) {
 		sigprocmask(SIG_SETMASK, &blocked, NULL);
@@ -878,7 +962,11 @@ static int run(int argc, char **argv, bool stat)
 		goto out;
 	}
 	dp_engine_set_profile_cb(g_eng.e, print_profile, &c);
+	if (hooks && hooks->interval > 0)
+		ticking = !start_ticks(hooks->interval, &ticks);
 	rerr = dp_engine_run(g_eng.e, &status);
+	if (ticking)
+		timer_delete(ticks);
 	sigprocmask(SIG_SETMASK, &blocked, NULL);
 	/* -ENOENT: no probe was ever armed, and the engine said why */
 	if (rerr && rerr != -ENOENT)
@@ -888,6 +976,8 @@ static int run(int argc, char **argv, bool stat)
 	dp_render_summary(&c.render, st);
 	dp_render_end(&c.render);
 	dp_cli_triggers_print(&c.trig, c.out);
+	if (hooks && hooks->end)
+		hooks->end(hooks->priv, st);
 	if (stat)
 		print_stat(&c, &o, (double)(t1.tv_sec - t0.tv_sec) +
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
@@ -913,10 +1003,15 @@ out:
 
 int dp_cmd_trace(int argc, char **argv)
 {
-	return run(argc, argv, false);
+	return run(argc, argv, false, NULL);
 }
 
 int dp_cmd_stat(int argc, char **argv)
 {
-	return run(argc, argv, true);
+	return run(argc, argv, true, NULL);
+}
+
+int dp_trace_session(int argc, char **argv, const struct dp_session_hooks *h)
+{
+	return run(argc, argv, false, h);
 }

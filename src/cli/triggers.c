@@ -85,6 +85,49 @@ void dp_cli_triggers_add(struct dp_cli_triggers *t, const struct dp_event *ev,
 			dp_hist_add(t->v[i].hist, rec, len, meta, sym);
 }
 
+/* @ev's triggers as one request, if they all can be kept in processes. */
+static bool agg_req_of(const struct dp_cli_triggers *t,
+		       const struct dp_event *ev, struct dp_agg_req *r)
+{
+	*r = (struct dp_agg_req){ .ev = ev };
+	if (ev->filter || ev->neprobes)
+		return false;
+	for (unsigned i = 0; i < t->n; i++) {
+		if (t->v[i].ev != ev)
+			continue;
+		if (r->n == DP_AGG_PER_PROBE ||
+		    !dp_hist_agg_spec(t->v[i].hist, &r->spec[r->n]))
+			return false;
+		r->cookie[r->n++] = t->v[i].hist;
+	}
+	return r->n > 0;
+}
+
+size_t dp_cli_triggers_aggs(const struct dp_cli_triggers *t,
+			    struct dp_agg_req *out, size_t max)
+{
+	const char *env = getenv("DPROBE_AGG");
+	size_t n = 0;
+
+	if (env && !strcmp(env, "0"))
+		return 0;
+	for (unsigned i = 0; i < t->n && n < max; i++) {
+		bool seen = false;
+
+		for (unsigned k = 0; k < i && !seen; k++)
+			seen = t->v[k].ev == t->v[i].ev;
+		if (!seen && agg_req_of(t, t->v[i].ev, &out[n]))
+			n++;
+	}
+	return n;
+}
+
+void dp_cli_triggers_agg(void *cookie, const uint64_t *key, uint64_t hits,
+			 const uint64_t *val, const char *comm)
+{
+	dp_hist_add_sums(cookie, key, hits, val, comm);
+}
+
 void dp_cli_triggers_print(const struct dp_cli_triggers *t, FILE *out)
 {
 	bool first = true;

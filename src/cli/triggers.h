@@ -27,6 +27,19 @@ void dp_cli_triggers_add(struct dp_cli_triggers *t, const struct dp_event *ev,
 			 const void *rec, size_t len,
 			 const struct dp_rec_meta *meta,
 			 const struct dp_symbolizer *sym);
+/*
+ * The triggers the engine may keep in the traced processes (sink.h's
+ * struct dp_agg_req, cookie: the histogram): those of each event whose
+ * triggers all can be (dp_hist_agg_spec()) and whose records nothing
+ * else needs (no --filter, no event probe on it).  How many of @out are
+ * filled; 0 with DPROBE_AGG=0 in the environment (the records' way, to
+ * compare the two).
+ */
+size_t dp_cli_triggers_aggs(const struct dp_cli_triggers *t,
+			    struct dp_agg_req *out, size_t max);
+/* sink.agg: what an entry of such a table went up by. */
+void dp_cli_triggers_agg(void *cookie, const uint64_t *key, uint64_t hits,
+			 const uint64_t *val, const char *comm);
 /* Each event's `hist` file, headed "GROUP/EVENT/hist:". */
 void dp_cli_triggers_print(const struct dp_cli_triggers *t, FILE *out);
 void dp_cli_triggers_free(struct dp_cli_triggers *t);

@@ -64,6 +64,10 @@ struct dp_engine_opts {
 
 	/* in-process engine */
 	const char *agent;		/* libdprobe.so; dp_engine_choose() sets it */
+	/* hist triggers kept in the processes, where the engine can (the
+	 * others hand the records to sink.trigger) */
+	const struct dp_agg_req *aggs;
+	size_t naggs;
 	uint64_t buffer_size;		/* bytes per thread ring, 0: default */
 	bool overwrite;			/* flight recorder: overwrite old records */
 

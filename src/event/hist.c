@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "arch/arch.h"
+#include "event/agg.h"
 #include "event/filter.h"
 #include "event/hist.h"
 
@@ -671,6 +672,88 @@ void dp_hist_add(struct dp_hist *h, const void *rec, size_t len,
 	e->sum[0]++;
 	for (unsigned v = 1; v < h->nvals; v++)
 		e->sum[v] += h->vals[v].f ? field_num(&h->vals[v], rec) : 1;
+}
+
+/* ---- kept in the traced processes (event/agg.h) --------------------------- */
+
+_Static_assert(MAX_KEYS == DP_AGG_MAX_KEYS && MAX_VALS == DP_AGG_MAX_VALS,
+	       "a table kept in a process holds what a histogram holds");
+
+static bool agg_field(const struct hfield *hf, const struct dp_event *ev,
+		      struct dp_agg_field *out)
+{
+	const struct dp_field *f = hf->f;
+
+	if (!f || f->fclass != DP_FC_NUM || hf->string ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
+	    f->offset + f->size > ev->fixed_size)
+		return false;
+	*out = (struct dp_agg_field){ .off = (uint16_t)f->offset,
+				      .size = (uint8_t)f->size,
+				      .is_signed = f->is_signed };
+	if (hf->flags & HF_LOG2)
+		out->mode = DP_AGG_LOG2;
+	else if (hf->flags & HF_BUCKET) {
+		out->mode = DP_AGG_BUCKET;
+		out->arg = hf->buckets;
+	}
+	return true;
+}
+
+bool dp_hist_agg_spec(const struct dp_hist *h, struct dp_agg_spec *s)
+{
+	const struct dp_event *ev = h->ev;
+
+	memset(s, 0, sizeof(*s));
+	/* numbers of a fixed-size record, no filter, and no key printed
+	 * from this process's symbols (a table is the whole session's) */
+	if (h->filter || h->paused || ev->fixed_size > DP_AGG_REC_MAX ||
+	    h->bits > DP_AGG_BITS_MAX)
+		return false;
+	for (unsigned i = 0; i < ev->nfields; i++)
+		if (ev->fields[i].fclass == DP_FC_STRING)
+			return false;
+	for (unsigned k = 0; k < h->nkeys; k++) {
+		if (h->keys[k].flags & (HF_SYM | HF_SYM_OFFSET) ||
+		    !agg_field(&h->keys[k], ev, &s->key[k]))
+			return false;
+	}
+	for (unsigned v = 1; v < h->nvals; v++)
+		if (!agg_field(&h->vals[v], ev, &s->val[v - 1]) ||
+		    s->val[v - 1].mode != DP_AGG_RAW)
+			return false;
+	s->nkeys = h->nkeys;
+	s->nvals = h->nvals - 1;
+	s->bits = h->bits < DP_AGG_BITS_MIN ? DP_AGG_BITS_MIN : h->bits;
+	s->rec_size = ev->fixed_size;
+	return true;
+}
+
+void dp_hist_add_sums(struct dp_hist *h, const uint64_t *key, uint64_t hits,
+		      const uint64_t *val, const char *comm)
+{
+	char str[MAX_KEYS][KEY_STR_MAX];
+	uint64_t num[MAX_KEYS] = { 0 };
+	struct dp_rec_meta meta = { .comm = comm };
+	struct entry *e;
+
+	if (h->paused)
+		return;
+	h->hits += hits;
+	if (!key) {
+		h->drops += hits;
+		return;
+	}
+	for (unsigned k = 0; k < h->nkeys; k++)
+		num[k] = key[k];
+	e = lookup(h, num, str, &meta, NULL);
+	if (!e) {
+		h->drops += hits;
+		return;
+	}
+	e->sum[0] += hits;
+	for (unsigned v = 1; v < h->nvals; v++)
+		e->sum[v] += val[v - 1];
 }
 
 /* ---- printing ------------------------------------------------------------- */

@@ -69,6 +69,19 @@ void dp_hist_add(struct dp_hist *h, const void *rec, size_t len,
 		 const struct dp_rec_meta *meta,
 		 const struct dp_symbolizer *sym);
 
+/*
+ * Whether @h can be kept in the traced processes (event/agg.h): numeric
+ * keys and values of a fixed-size record, no filter, no .sym keys.  True
+ * with @s filled (but its offset), else false.
+ */
+struct dp_agg_spec;
+bool dp_hist_agg_spec(const struct dp_hist *h, struct dp_agg_spec *s);
+/* What such a table's entry went up by (sink.agg): @hits hits and the
+ * values' sums @val under @key (as dp_agg_key() made them), the first hit
+ * by @comm; @key NULL: @hits hits dropped. */
+void dp_hist_add_sums(struct dp_hist *h, const uint64_t *key, uint64_t hits,
+		      const uint64_t *val, const char *comm);
+
 /* The trigger as the `trigger` file lists it ("hist:keys=... [active]"). */
 void dp_hist_print_trigger(const struct dp_hist *h, FILE *out);
 /* Its part of the `hist` file: @n is how many triggers came before. */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "event/event.h"
+#include "event/agg.h"
 
 /*
  * Symbolizer for kprobe-style places: fills @sym with the symbol name
@@ -47,6 +48,26 @@ struct dp_sink {
 	void (*trigger)(void *priv, const struct dp_event *ev, const void *rec,
 			size_t len, const struct dp_rec_meta *meta,
 			const struct dp_symbolizer *sym);
+	/* What an entry of a table kept in the processes (struct
+	 * dp_agg_req) went up by: @hits hits with the values' sums @val,
+	 * under the keys @key, first hit by a thread called @comm; @key
+	 * NULL: @hits hits dropped (the table was full).  NULL: none. */
+	void (*agg)(void *priv, void *cookie, const uint64_t *key,
+		    uint64_t hits, const uint64_t *val, const char *comm);
+};
+
+/*
+ * Hist triggers an engine may keep inside the traced processes (event/agg.h)
+ * instead of handing the event's records to sink.trigger: @n tables, each
+ * reported to sink.agg with its @cookie.  The event's records are then
+ * not made at all where the engine does so (the in-process engine);
+ * other engines ignore the request and deliver records as usual.
+ */
+struct dp_agg_req {
+	const struct dp_event *ev;
+	unsigned n;
+	struct dp_agg_spec spec[DP_AGG_PER_PROBE];	/* off: set by the engine */
+	void *cookie[DP_AGG_PER_PROBE];
 };
 
 /* What an engine did with the hits, for the summary. */

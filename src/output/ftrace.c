@@ -72,17 +72,30 @@ void dp_trace_lost(FILE *out, int cpu, unsigned long lost)
 
 /* ---- one line ---------------------------------------------------------- */
 
+void dp_put_ts(FILE *out, uint64_t ts_ns, enum dp_ts_mode mode, int width)
+{
+	uint64_t us = ts_ns / 1000 + (ts_ns % 1000 >= 500);
+
+	if (mode == DP_TS_NS)
+		fprintf(out, "%*" PRIu64 ".%09" PRIu64, width,
+			ts_ns / 1000000000, ts_ns % 1000000000);
+	else
+		fprintf(out, "%*" PRIu64 ".%06" PRIu64, width, us / 1000000,
+			us % 1000000);
+}
+
 /*
  * "comm-pid [cpu] flags secs.usecs: ".  Microseconds are rounded to the
- * nearest, as the kernel's ns2usecs() does (+500 ns, then divide).
+ * nearest, as the kernel's ns2usecs() does (+500 ns, then divide);
+ * --ts ns prints the nanoseconds instead.
  */
-static void put_context(FILE *out, const struct dp_rec_meta *meta)
+static void put_context(FILE *out, const struct dp_rec_meta *meta,
+			enum dp_ts_mode ts)
 {
-	uint64_t us = meta->ts_ns / 1000 + (meta->ts_ns % 1000 >= 500);
-
-	fprintf(out, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": ",
-		meta->comm ? meta->comm : "<...>", meta->pid, meta->cpu,
-		us / 1000000, us % 1000000);
+	fprintf(out, "%16s-%-7d [%03d] ..... ",
+		meta->comm ? meta->comm : "<...>", meta->pid, meta->cpu);
+	dp_put_ts(out, meta->ts_ns, ts, 5);
+	fputs_unlocked(": ", out);
 }
 
 void dp_trace_context(FILE *out, const struct dp_rec_meta *meta)
@@ -285,7 +298,7 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 		return -1;
 	/* one lock for the whole line: concurrent writers never interleave */
 	flockfile(out);
-	put_context(out, meta);
+	put_context(out, meta, opts ? opts->ts : DP_TS_US);
 	if (put_syscall(out, ev, r)) {
 		fputc_unlocked('\n', out);
 		funlockfile(out);

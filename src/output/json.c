@@ -11,7 +11,8 @@
  *   id             the event id (number)
  *   ts             seconds since boot as a number with exactly 6 decimals,
  *                  rounded to the microsecond like the `trace` timestamp
- *                  (printed from integers, so it is never a float artefact)
+ *                  (printed from integers, so it is never a float artefact);
+ *                  9 decimals, the nanoseconds, with dprobe trace --ts ns
  *   cpu, pid, tgid numbers
  *   comm           string, or null when the task name is unknown
  *   ip             entry probes: "0x..." (hex string: addresses can exceed
@@ -272,10 +273,8 @@ static bool faulted(const struct dp_field *f, const uint8_t *r)
 /* ---- one line ---------------------------------------------------------- */
 
 static void put_meta(FILE *out, const struct dp_event *ev,
-		     const struct dp_rec_meta *meta)
+		     const struct dp_rec_meta *meta, enum dp_ts_mode ts)
 {
-	uint64_t us = meta->ts_ns / 1000 + (meta->ts_ns % 1000 >= 500);
-
 	fputs_unlocked("{\"event\":", out);
 	put_cstr(out, ev->name);
 	put_key(out, "group");
@@ -283,7 +282,7 @@ static void put_meta(FILE *out, const struct dp_event *ev,
 	put_key(out, "id");
 	dp_out_udec(out, ev->id);
 	put_key(out, "ts");
-	fprintf(out, "%" PRIu64 ".%06" PRIu64, us / 1000000, us % 1000000);
+	dp_put_ts(out, meta->ts_ns, ts, 0);
 	put_key(out, "cpu");
 	dp_out_sdec(out, meta->cpu);
 	put_key(out, "pid");
@@ -352,7 +351,7 @@ int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
 	if (!ev || !meta || dp_rec_check(ev, rec, len))
 		return -1;
 	flockfile(out);
-	put_meta(out, ev, meta);
+	put_meta(out, ev, meta, opts ? opts->ts : DP_TS_US);
 	put_place(out, ev, r, opts);
 	put_key(out, "args");
 	fputc_unlocked('{', out);

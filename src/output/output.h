@@ -14,10 +14,22 @@
 #include "event/event.h"
 #include "event/sink.h"
 
+/* How a line's timestamp is printed (dprobe trace --ts). */
+enum dp_ts_mode {
+	DP_TS_US,	/* seconds.microseconds, rounded, as the kernel prints */
+	DP_TS_NS,	/* seconds.nanoseconds */
+};
+
 struct dp_trace_opts {
 	int ncpus;			/* "#P:%d" */
 	const struct dp_symbolizer *sym;	/* may be NULL */
+	enum dp_ts_mode ts;		/* 0: the kernel's microseconds */
 };
+
+/* "SECS.USECS" (rounded to the nearest microsecond, as the kernel's
+ * ns2usecs()) or "SECS.NSECS" for @mode, the seconds at least @width
+ * wide (0: as they are). */
+void dp_put_ts(FILE *out, uint64_t ts_ns, enum dp_ts_mode mode, int width);
 
 /* "# tracer: nop" ... the column legend, as `trace` prints it. */
 void dp_trace_header(FILE *out, unsigned long entries, unsigned long written,

@@ -13,7 +13,8 @@ static int json_event(struct dp_renderer *r, const struct dp_event *ev,
 		      const struct dp_rec_meta *meta,
 		      const struct dp_symbolizer *sym)
 {
-	struct dp_trace_opts o = { .ncpus = r->ncpus, .sym = sym };
+	struct dp_trace_opts o = { .ncpus = r->ncpus, .sym = sym,
+				   .ts = (enum dp_ts_mode)r->ts };
 
 	return dp_json_line(r->out, ev, rec, len, meta, &o);
 }

@@ -47,6 +47,7 @@ struct dp_renderer {
 	const struct dp_renderer_ops *ops;
 	FILE *out;
 	int ncpus;			/* CPUs of the machine, for headers */
+	int ts;				/* enum dp_ts_mode (output.h): 0, us */
 	void *priv;			/* the format's own state, if any */
 };
 

@@ -36,6 +36,7 @@
 #include "engine/agent/agent.h"
 #include "engine/agent/events.h"
 #include "engine/agent/protocol.h"
+#include "event/agg.h"
 
 /* How long the exit waits for dprobe to take the miss counts. */
 #define EXIT_SEND_TIMEOUT_S	2
@@ -196,6 +197,56 @@ static void on_sym(const char *args)
 	if (sscanf(args, "%u %u %llx", &slot, &arg, &addr) != 3 ||
 	    dp_ev_sym(slot, arg, addr))
 		ctl_send("ERR 0 %d bad SYM message", EINVAL);
+}
+
+/* One field of an AGG message, "OFF:SIZE:SIGNED:MODE:ARG": 0 or -1. */
+static int agg_field(const char **s, struct dp_agg_field *f)
+{
+	unsigned off, size, sign, mode;
+	unsigned long long arg;
+	int n = 0;
+
+	if (sscanf(*s, " %u:%u:%u:%u:%llu%n", &off, &size, &sign, &mode, &arg,
+		   &n) != 5 || off > 0xffff || size > 8 || sign > 1 || mode > 255)
+		return -1;
+	*f = (struct dp_agg_field){ .off = (uint16_t)off, .size = (uint8_t)size,
+				    .is_signed = (uint8_t)sign,
+				    .mode = (uint8_t)mode, .arg = arg };
+	*s += n;
+	return 0;
+}
+
+/* "AGG <slot> <off> <bits> <recsize> <nkeys> <nvals> <field>..." */
+static void on_agg(const char *args)
+{
+	struct dp_agg_spec spec = { 0 };
+	unsigned slot;
+	unsigned long long off;
+	char why[128] = "bad AGG message";
+	int n = 0, ret = -EINVAL;
+
+	if (sscanf(args, "%u %llu %u %u %u %u%n", &slot, &off, &spec.bits,
+		   &spec.rec_size, &spec.nkeys, &spec.nvals, &n) != 6) {
+		ctl_send("ERR 0 %d bad AGG message", EINVAL);
+		return;
+	}
+	spec.off = off;
+	args += n;
+	if (spec.nkeys <= DP_AGG_MAX_KEYS && spec.nvals <= DP_AGG_MAX_VALS) {
+		unsigned i;
+
+		for (i = 0; i < spec.nkeys && !agg_field(&args, &spec.key[i]); i++)
+			;
+		if (i == spec.nkeys) {
+			for (i = 0; i < spec.nvals &&
+			     !agg_field(&args, &spec.val[i]); i++)
+				;
+			if (i == spec.nvals)
+				ret = dp_ev_agg(slot, &spec, why, sizeof(why));
+		}
+	}
+	if (ret)
+		ctl_send("ERR %u %d hist table: %s", slot, -ret, why);
 }
 
 static void on_ref(const char *args)
@@ -422,12 +473,22 @@ static int handle(char *msg, int fd)
 			ctl_send("ERR 0 %d rings: %s", -ret, strerror(-ret));
 		return 0;
 	}
+	if (!strcmp(msg, "AGGMEM")) {
+		ret = fd < 0 ? -EBADF : dp_ev_agg_mem(fd);
+		if (fd >= 0)
+			close(fd);
+		if (ret)
+			ctl_send("ERR 0 %d hist tables: %s", -ret, strerror(-ret));
+		return 0;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (!strncmp(msg, "PROBE ", 6))
 		on_probe(msg + 6);
 	else if (!strncmp(msg, "SYM ", 4))
 		on_sym(msg + 4);
+	else if (!strncmp(msg, "AGG ", 4))
+		on_agg(msg + 4);
 	else if (!strncmp(msg, "REF ", 4))
 		on_ref(msg + 4);
 	else if (!strcmp(msg, "ARM"))

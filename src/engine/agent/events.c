@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -39,6 +40,7 @@
 #include "lang/errors.h"
 #include "lang/fetch.h"
 #include "lang/lang.h"
+#include "event/agg.h"
 
 #define container_of(p, type, member) \
 	((type *)((char *)(p) - __builtin_offsetof(type, member)))
@@ -79,6 +81,9 @@ struct ev_probe {
 	struct ev_fast fp;
 	uint64_t addr, foffs;
 	struct dp_probe_def def;
+	/* DP_AGENT_F_AGG: the hist tables its hits are added to (AGG) */
+	unsigned nagg;
+	struct dp_agg_spec agg[DP_AGG_PER_PROBE];
 };
 
 struct ev_site {
@@ -127,6 +132,9 @@ static struct dp_ring_set rings;
 /* read by the hit path: */
 static struct dp_ring_set_hdr *ev_hdr;
 static unsigned ev_gen;		/* a new ring set: threads claim again */
+/* the session's aggregation tables (event/agg.h, AGGMEM): NULL, none */
+static uint8_t *agg_base;
+static uint64_t agg_size;
 static bool ev_follow;		/* -f: spawning children are traced */
 static int ev_pid;
 
@@ -217,19 +225,15 @@ static void record(struct dp_ring *r, const struct ev_probe *p,
 }
 
 
-/* A register-only record (ev_fast): stores, no interpretation. */
-static inline void record_fast(struct dp_ring *r, const struct ev_probe *p,
-			       const struct pt_regs *regs, const struct ev_thread *t,
-			       uint64_t ip, uint64_t ret_ip, uint64_t ts,
-			       uint32_t cpu)
+/* A register-only record (ev_fast) into @buf (8-byte aligned, padded to
+ * 8 bytes): stores, no interpretation. */
+static inline void fill_fast(uint8_t *buf, const struct ev_probe *p,
+			     const struct pt_regs *regs,
+			     const struct ev_thread *t, uint64_t ip,
+			     uint64_t ret_ip)
 {
-	uint8_t *buf = dp_ring_reserve(r, p->fp.size, ts,
-				       DP_AGENT_INFO(cpu, p->slot));
 	struct dp_trace_entry ent = { .type = (uint16_t)p->id, .pid = t->tid };
 
-	if (!buf)
-		return;
-	/* the reservation is 8-byte aligned and padded to 8 bytes */
 	for (uint32_t i = 0; i < (p->fp.size + 7) / 8; i++)
 		((uint64_t *)(void *)buf)[i] = 0;
 	__builtin_memcpy(buf, &ent, sizeof(ent));
@@ -251,6 +255,19 @@ static inline void record_fast(struct dp_ring *r, const struct ev_probe *p,
 		default: __builtin_memcpy(d, &v, 8); break;
 		}
 	}
+}
+
+static inline void record_fast(struct dp_ring *r, const struct ev_probe *p,
+			       const struct pt_regs *regs, const struct ev_thread *t,
+			       uint64_t ip, uint64_t ret_ip, uint64_t ts,
+			       uint32_t cpu)
+{
+	uint8_t *buf = dp_ring_reserve(r, p->fp.size, ts,
+				       DP_AGENT_INFO(cpu, p->slot));
+
+	if (!buf)
+		return;
+	fill_fast(buf, p, regs, t, ip, ret_ip);
 	dp_ring_commit(r);
 }
 
@@ -335,6 +352,49 @@ void dp_ev_spawning(unsigned flag, bool on)
 }
 
 /*
+ * A hit of a probe whose hist triggers are kept here: its record is made
+ * on the stack, never in the ring, and added to each table.
+ */
+static void agg_record(const struct ev_probe *p, const uint8_t *rec,
+		       size_t len, const struct ev_thread *t)
+{
+	uint8_t *base = __atomic_load_n(&agg_base, __ATOMIC_ACQUIRE);
+
+	if (!base)
+		return;
+	for (unsigned i = 0; i < p->nagg; i++)
+		if (len >= p->agg[i].rec_size)
+			dp_agg_add(base + p->agg[i].off, &p->agg[i], rec,
+				   t->comm);
+}
+
+/* ...its record made by the fetch program (@ctx set up for the hit) */
+static __attribute__((noinline)) void aggregate(const struct ev_probe *p,
+						struct dp_hit_ctx *ctx,
+						const struct ev_thread *t)
+{
+	uint8_t buf[DP_AGG_REC_MAX] __attribute__((aligned(8)));
+
+	ctx->foffs_base = p->foffs;
+	agg_record(p, buf, dp_fetch_record(&p->def, p->id, ctx, buf,
+					   sizeof(buf)), t);
+}
+
+/* ...or from registers alone (ev_fast) */
+static __attribute__((noinline)) void aggregate_fast(const struct ev_probe *p,
+						     const struct pt_regs *regs,
+						     const struct ev_thread *t,
+						     uint64_t ip, uint64_t ret_ip)
+{
+	uint8_t buf[DP_AGG_REC_MAX] __attribute__((aligned(8)));
+
+	if (p->fp.size > sizeof(buf))
+		return;
+	fill_fast(buf, p, regs, t, ip, ret_ip);
+	agg_record(p, buf, p->fp.size, t);
+}
+
+/*
  * The entry probes of a site, @regs->ip being the probed address.
  * Count-only probes cost one increment; the clock and the fetch context
  * are only set up for the first record.
@@ -345,7 +405,7 @@ static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 	struct dp_hit_ctx ctx;
 	uint32_t cpu = 0;
 	uint64_t ts = 0;
-	bool ready = false;
+	bool ready = false, stamped = false;
 
 	struct dp_ring *ring = t->ring;
 
@@ -364,13 +424,25 @@ static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 			continue;
 		if (p->counter) {
 			dp_ring_local_inc(&ring->counters[p->slot]);
-			continue;
+			if (!p->nagg)
+				continue;
+		}
+		if (p->nagg && p->fast) {
+			aggregate_fast(p, regs, t, s->addr, 0);
+			continue;	/* no time, no ring */
 		}
 		if (!ready) {
-			ts = dp_clock_now(&cpu);
 			ctx_init(&ctx, regs, t);
 			ctx.ip = s->addr;
 			ready = true;
+		}
+		if (p->nagg) {
+			aggregate(p, &ctx, t);
+			continue;
+		}
+		if (!stamped) {
+			ts = dp_clock_now(&cpu);
+			stamped = true;
 		}
 		if (p->fast)
 			record_fast(ring, p, regs, t, s->addr, 0, ts, cpu);
@@ -475,11 +547,16 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 			continue;
 		if (p->counter) {
 			dp_ring_local_inc(&ring->counters[p->slot]);
-			continue;
+			if (!p->nagg)
+				continue;
 		}
 		if (!stamped) {
 			ts = dp_clock_now(&cpu);
 			stamped = true;
+		}
+		if (p->fast && p->nagg) {
+			aggregate_fast(p, regs, t, s->addr, ret_ip);
+			continue;
 		}
 		if (p->fast) {
 			record_fast(ring, p, regs, t, s->addr, ret_ip, ts, cpu);
@@ -496,7 +573,10 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 			ctx.n_entry_args = DP_NR_REG_ARGS;
 			ready = true;
 		}
-		record(ring, p, &ctx, ts, cpu);
+		if (p->nagg)
+			aggregate(p, &ctx, t);
+		else
+			record(ring, p, &ctx, ts, cpu);
 	}
 	return 0;
 }
@@ -534,8 +614,65 @@ int dp_ev_rings(int fd)
 bool dp_ev_rings_meet(uintptr_t addr, size_t len)
 {
 	uintptr_t lo = (uintptr_t)__atomic_load_n(&ev_hdr, __ATOMIC_ACQUIRE);
+	uintptr_t alo = (uintptr_t)__atomic_load_n(&agg_base, __ATOMIC_ACQUIRE);
 
-	return lo && len && addr < lo + rings.map_size && lo < addr + len;
+	return (lo && len && addr < lo + rings.map_size && lo < addr + len) ||
+	       (alo && len && addr < alo + agg_size && alo < addr + len);
+}
+
+int dp_ev_agg_mem(int fd)
+{
+	struct stat st;
+	void *m;
+
+	/* a fork child goes on with its parent's mapping of the same tables */
+	if (agg_base)
+		return 0;
+	if (fstat(fd, &st) || st.st_size <= 0)
+		return -EINVAL;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	agg_size = (uint64_t)st.st_size;
+	__atomic_store_n(&agg_base, (uint8_t *)m, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static bool agg_field_ok(const struct dp_agg_field *f, uint32_t rec_size)
+{
+	return (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
+	       (uint32_t)f->off + f->size <= rec_size && f->mode <= DP_AGG_BUCKET;
+}
+
+int dp_ev_agg(unsigned slot, const struct dp_agg_spec *spec, char *why,
+	      size_t whylen)
+{
+	struct ev_probe *p;
+
+	for (p = probes; p && p->slot != slot; p = p->all_next)
+		;
+	if (!p || !(p->flags & DP_AGENT_F_AGG))
+		return snprintf(why, whylen, "no such probe"), -EINVAL;
+	if (p->site && p->site->registered)
+		return snprintf(why, whylen, "the probe is armed"), -EBUSY;
+	if (p->nagg == DP_AGG_PER_PROBE)
+		return snprintf(why, whylen, "too many tables"), -ENOSPC;
+	if (!agg_base || spec->bits < DP_AGG_BITS_MIN ||
+	    spec->bits > DP_AGG_BITS_MAX || spec->off % 8 ||
+	    spec->off > agg_size ||
+	    dp_agg_table_size(spec->bits) > agg_size - spec->off ||
+	    spec->rec_size > DP_AGG_REC_MAX ||
+	    spec->nkeys > DP_AGG_MAX_KEYS || spec->nvals > DP_AGG_MAX_VALS)
+		return snprintf(why, whylen, "bad table"), -EINVAL;
+	for (unsigned k = 0; k < spec->nkeys; k++)
+		if (!agg_field_ok(&spec->key[k], spec->rec_size))
+			return snprintf(why, whylen, "bad key"), -EINVAL;
+	for (unsigned v = 0; v < spec->nvals; v++)
+		if (!agg_field_ok(&spec->val[v], spec->rec_size))
+			return snprintf(why, whylen, "bad value"), -EINVAL;
+	p->agg[p->nagg++] = *spec;
+	return 0;
 }
 
 /*
@@ -547,6 +684,8 @@ bool dp_ev_rings_meet(uintptr_t addr, size_t len)
 void dp_ev_rings_taken(void)
 {
 	dp_lock();
+	/* the tables stop with the rings: no hit adds to them from now on */
+	__atomic_store_n(&agg_base, NULL, __ATOMIC_RELEASE);
 	if (ev_hdr) {
 		__atomic_store_n(&ev_hdr, NULL, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);
@@ -742,7 +881,9 @@ int dp_ev_add(unsigned slot, unsigned id, uint64_t addr, uint64_t foffs,
 	p->addr = addr;
 	p->foffs = foffs;
 	p->flags = flags;
-	p->counter = (flags & DP_AGENT_F_COUNT) && slot < DP_RING_NCOUNTERS;
+	/* an aggregated probe is counted too: its hits are the events */
+	p->counter = (flags & (DP_AGENT_F_COUNT | DP_AGENT_F_AGG)) &&
+		     slot < DP_RING_NCOUNTERS;
 	p->fast = !(flags & DP_AGENT_F_COUNT) && fast_recipe(&p->def, &p->fp);
 	p->rec_max = flags & DP_AGENT_F_COUNT ? 0 :
 		record_max(&p->def, rings.max_record - DP_RING_HDR_SIZE);
@@ -1192,6 +1333,8 @@ void dp_ev_clear(void)
 		free(o->v);
 		free(o);
 	}
+	/* the tables stop with the rings: no hit adds to them from now on */
+	__atomic_store_n(&agg_base, NULL, __ATOMIC_RELEASE);
 	if (ev_hdr) {
 		__atomic_store_n(&ev_hdr, NULL, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&ev_gen, 1, __ATOMIC_RELEASE);

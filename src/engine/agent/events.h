@@ -91,6 +91,15 @@ int dp_ev_drop(uint64_t start, uint64_t end);
 /* maps.c: whether [@addr, @addr + @len) meets the rings' mapping; the
  * program is about to take it: recording stops (events.c). */
 bool dp_ev_rings_meet(uintptr_t addr, size_t len);
+
+/* AGGMEM: map the session's hist tables (a fork child keeps its
+ * parent's); 0 or -errno.  The caller closes @fd. */
+int dp_ev_agg_mem(int fd);
+struct dp_agg_spec;
+/* AGG: a table for the DP_AGENT_F_AGG probe in @slot, before it is
+ * armed; 0, or -errno with @why. */
+int dp_ev_agg(unsigned slot, const struct dp_agg_spec *spec, char *why,
+	      size_t whylen);
 void dp_ev_rings_taken(void);
 
 /* dlwatch.c: the loader's map changes (see there). */

@@ -63,6 +63,14 @@
  *                                                  strategy ("optimized",
  *                                                  or "int3" and why not)
  *                     ERR <slot> <errno> <text>    refused
+ *                     AGGMEM                       + the session's hist
+ *                                                  tables (event/agg.h), once
+ *                     AGG <slot> <off> <bits> <recsize> <nkeys> <nvals>
+ *                         <field>...               a DP_AGENT_F_AGG probe's
+ *                                                  hits go to the table at
+ *                                                  <off>; a <field> is
+ *                                                  OFF:SIZE:SIGNED:MODE:ARG,
+ *                                                  keys then values
  *   dprobe -> agent   ARM                          register and enable
  *                                                  what is not yet
  *   agent -> dprobe   ARMED <n>                    (after the OK/ERRs)
@@ -124,12 +132,14 @@
 #ifndef DPROBE_AGENT_PROTOCOL_H
 #define DPROBE_AGENT_PROTOCOL_H
 
-#define DP_AGENT_VERSION	4
+#define DP_AGENT_VERSION	5
 #define DP_AGENT_ENV_SOCK	"DPROBE_AGENT_SOCK"
 #define DP_AGENT_ATTACH_FN	"dprobe_agent_attach"
 #define DP_AGENT_MSG_MAX	8192
 
 #define DP_AGENT_F_COUNT	1u	/* count only: an empty record */
+#define DP_AGENT_F_AGG		2u	/* counted and added to hist tables
+					 * (AGG), never recorded */
 
 /* Ring record info: CPU in the low 16 bits, probe slot above. */
 #define DP_AGENT_MAX_SLOTS	65535u

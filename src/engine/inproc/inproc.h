@@ -39,6 +39,8 @@ struct dp_inproc_opts {
 	uint64_t buffer_size;		/* bytes per thread ring, 0: default */
 	bool overwrite;			/* flight recorder: overwrite old records */
 	bool follow;			/* -f: fork children and exec'd images */
+	const struct dp_agg_req *aggs;	/* hist triggers kept in the images */
+	size_t naggs;
 };
 
 struct dp_inproc;

@@ -125,8 +125,18 @@ struct pend {
  * (the command's, a followed fork child's, an exec'd image's) makes a
  * channel of its own and hands dprobe its end over the hub (NEW).
  */
+/* The session's hist tables (agg.c). */
+struct inproc_agg {
+	int fd;				/* -1: none */
+	uint8_t *map;			/* read-only */
+	uint64_t size;
+	struct agg_table *tab;
+	unsigned ntab;
+};
+
 struct dp_inproc {
 	struct dp_inproc_opts o;
+	struct inproc_agg agg;
 	pid_t pid;		/* the command launched or process attached */
 	bool launched, exited;
 	int status;
@@ -213,6 +223,19 @@ void handoff_take(struct ip_proc *p);
 /* At the session's end: every helper told to detach. */
 void handoff_stop_all(struct dp_inproc *t);
 void handoff_free(struct ip_proc *p);
+
+/* ---- agg.c: hist triggers kept in the images ----------------------------- */
+
+/* The tables the options ask for, in a memfd: 0 or -errno. */
+int inproc_agg_init(struct dp_inproc *t);
+void inproc_agg_free(struct dp_inproc *t);
+/* Whether @ev's hits go to tables (its probes: DP_AGENT_F_AGG). */
+bool inproc_agg_wanted(const struct dp_inproc *t, const struct dp_event *ev);
+/* AGGMEM to @p (nothing without tables); AGG for @ev's probe in @slot. */
+int inproc_agg_send_mem(struct ip_proc *p);
+int inproc_agg_send(struct ip_proc *p, int slot, const struct dp_event *ev);
+/* What every table went up by since the last look, to sink.agg. */
+void inproc_agg_drain(struct dp_inproc *t);
 
 /* ---- channel.c ----------------------------------------------------------- */
 

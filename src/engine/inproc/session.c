@@ -373,11 +373,15 @@ static int send_location(struct ip_proc *p, struct dp_probe *pr,
 
 	if (slot < 0)
 		return slot;
+	if (inproc_agg_wanted(p->tree, pr->event))
+		flags = DP_AGENT_F_AGG;
 	p->slots[slot].counter = flags && slot < (int)DP_RING_NCOUNTERS;
 	ret = chan_send(p, -1, "PROBE %d %u %llx %llx %x %s", slot,
 		       pr->event->id, (unsigned long long)l->addr,
 		       (unsigned long long)(l->addr - l->file_offset), flags,
 		       line);
+	if (!ret && (flags & DP_AGENT_F_AGG))
+		ret = inproc_agg_send(p, slot, pr->event);
 	if (!ret && l->ref_ctr_addr)
 		ret = chan_send(p, -1, "REF %d %llx", slot,
 			       (unsigned long long)l->ref_ctr_addr);
@@ -725,6 +729,9 @@ int proc_handshake(struct ip_proc *p, char *why, size_t whylen)
 
 	if (!ret)
 		ret = rings(p, why, whylen);
+	if (!ret && (ret = inproc_agg_send_mem(p)))
+		snprintf(why, whylen, "cannot send the hist tables: %s",
+			 strerror(-ret));
 	if (!ret && p->parent)
 		ret = inherit(p, why, whylen);
 	else if (!ret)
@@ -770,6 +777,11 @@ static struct dp_inproc *tree_new(const struct dp_inproc_opts *o)
 	t->o = *o;
 	t->hub = -1;
 	t->procs_tail = &t->procs;
+	if (inproc_agg_init(t)) {
+		inproc_agg_free(t);
+		free(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -970,6 +982,8 @@ int dp_inproc_attach(const struct dp_inproc_opts *o, pid_t pid,
 	int ret;
 
 	if (!t || !(p = proc_new(t, pid, -1))) {
+		if (t)
+			inproc_agg_free(t);
 		free(t);
 		return -ENOMEM;
 	}

@@ -326,6 +326,7 @@ static void profile(struct dp_inproc *t)
 {
 	t->profile_req = 0;
 	reader_drain(t, NULL, false);
+	inproc_agg_drain(t);
 	for (struct ip_proc *p = t->procs; p; p = p->next)
 		inproc_update_missed(p);
 	if (t->profile_cb)
@@ -424,6 +425,7 @@ int dp_inproc_run(struct dp_inproc *t, int *status)
 	check_execs(t, true);	/* the session ended before they could join */
 	detach_all(t);
 	reader_drain(t, NULL, true);
+	inproc_agg_drain(t);	/* every agent is done with the tables */
 	wait_launched(t);
 	if (status)
 		*status = t->status;
@@ -547,5 +549,6 @@ void dp_inproc_free(struct dp_inproc *t)
 	close_hub(t);
 	if (t->have_spare)
 		dp_ring_set_close(&t->spare);
+	inproc_agg_free(t);
 	free(t);
 }

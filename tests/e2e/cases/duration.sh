@@ -1,5 +1,5 @@
 # shellcheck shell=sh disable=SC2016,SC2034  # defs hold literal $vars; the runner reads the settings
-desc='--duration: detach after SECS; the process runs on, every byte restored'
+desc='--duration: detach SECS after the probes are armed; the process runs on, every byte restored'
 # waiter --ticks 30 100 calls work(i) for i = 1..30, one every 100 ms
 # (3 s).  Attached with -p and --duration 1, dprobe must leave after
 # about a second (between 0.5 and 2.5 s is accepted) with status 0,

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hist triggers kept in the traced processes (event/agg.h): the session's
+ * tables, one memfd every image maps (AGGMEM), a table per trigger the
+ * caller asked for (dp_inproc_opts.aggs), and what their entries went up
+ * by handed to the sink (sink.agg) at each profile request and at the end.
+ *
+ * The memory is the traced programs' as much as dprobe's: dprobe maps it
+ * read-only, walks each table by the size it made, and takes a count that
+ * went down as no news (the shadow keeps the highest seen).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "engine/agent/protocol.h"
+#include "engine/inproc/internal.h"
+
+/* What an entry had at the last look. */
+struct shadow {
+	uint64_t hits;
+	uint64_t val[DP_AGG_MAX_VALS];
+};
+
+struct agg_table {
+	const struct dp_agg_req *req;
+	unsigned idx;			/* in req->spec[] */
+	struct dp_agg_spec spec;	/* with its offset */
+	struct shadow *sh;		/* 2 << bits */
+	uint64_t drops;
+};
+
+static uint64_t align8(uint64_t v)
+{
+	return (v + 7) & ~7ull;
+}
+
+int inproc_agg_init(struct dp_inproc *t)
+{
+	struct inproc_agg *a = &t->agg;
+	uint64_t size = 0;
+	unsigned n = 0;
+
+	a->fd = -1;
+	for (size_t i = 0; i < t->o.naggs; i++)
+		n += t->o.aggs[i].n;
+	if (!n)
+		return 0;
+	a->tab = calloc(n, sizeof(*a->tab));
+	if (!a->tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->o.naggs; i++)
+		for (unsigned k = 0; k < t->o.aggs[i].n; k++) {
+			struct agg_table *x = &a->tab[a->ntab++];
+
+			x->req = &t->o.aggs[i];
+			x->idx = k;
+			x->spec = x->req->spec[k];
+			x->spec.off = size;
+			size = align8(size + dp_agg_table_size(x->spec.bits));
+			x->sh = calloc((size_t)2 << x->spec.bits, sizeof(*x->sh));
+			if (!x->sh)
+				return -ENOMEM;
+		}
+	a->fd = memfd_create("dprobe-hist", MFD_CLOEXEC);
+	if (a->fd < 0 || ftruncate(a->fd, (off_t)size))
+		return -errno;
+	a->map = mmap(NULL, size, PROT_READ, MAP_SHARED, a->fd, 0);
+	if (a->map == MAP_FAILED) {
+		a->map = NULL;
+		return -errno;
+	}
+	a->size = size;
+	return 0;
+}
+
+void inproc_agg_free(struct dp_inproc *t)
+{
+	struct inproc_agg *a = &t->agg;
+
+	for (unsigned i = 0; i < a->ntab; i++)
+		free(a->tab[i].sh);
+	free(a->tab);
+	if (a->map)
+		munmap(a->map, a->size);
+	if (a->fd >= 0)
+		close(a->fd);
+	*a = (struct inproc_agg){ .fd = -1 };
+}
+
+bool inproc_agg_wanted(const struct dp_inproc *t, const struct dp_event *ev)
+{
+	for (unsigned i = 0; i < t->agg.ntab; i++)
+		if (t->agg.tab[i].req->ev == ev)
+			return true;
+	return false;
+}
+
+int inproc_agg_send_mem(struct ip_proc *p)
+{
+	return p->tree->agg.fd < 0 ? 0 : chan_send(p, p->tree->agg.fd, "AGGMEM");
+}
+
+static void field_text(char *buf, size_t len, const struct dp_agg_field *f)
+{
+	snprintf(buf, len, " %u:%u:%u:%u:%llu", f->off, f->size, f->is_signed,
+		 f->mode, (unsigned long long)f->arg);
+}
+
+int inproc_agg_send(struct ip_proc *p, int slot, const struct dp_event *ev)
+{
+	const struct inproc_agg *a = &p->tree->agg;
+
+	for (unsigned i = 0; i < a->ntab; i++) {
+		const struct dp_agg_spec *s = &a->tab[i].spec;
+		char fields[(DP_AGG_MAX_KEYS + DP_AGG_MAX_VALS) * 64] = "";
+		size_t used = 0;
+		int ret;
+
+		if (a->tab[i].req->ev != ev)
+			continue;
+		for (unsigned k = 0; k < s->nkeys + s->nvals; k++) {
+			field_text(fields + used, sizeof(fields) - used,
+				   k < s->nkeys ? &s->key[k] :
+				   &s->val[k - s->nkeys]);
+			used += strlen(fields + used);
+		}
+		ret = chan_send(p, -1, "AGG %d %llu %u %u %u %u%s", slot,
+				(unsigned long long)s->off, s->bits,
+				s->rec_size, s->nkeys, s->nvals, fields);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* A count that went down is no news; one that went up, the difference. */
+static uint64_t delta(uint64_t now, uint64_t *seen)
+{
+	uint64_t d = now > *seen ? now - *seen : 0;
+
+	if (now > *seen)
+		*seen = now;
+	return d;
+}
+
+static void drain_table(struct dp_inproc *t, struct agg_table *x)
+{
+	const struct dp_sink *sink = &t->o.sink;
+	const struct dp_agg_hdr *h =
+		(const void *)(t->agg.map + x->spec.off);
+	const struct dp_agg_entry *e = (const void *)(h + 1);
+	uint64_t n = (uint64_t)2 << x->spec.bits, d;
+	void *cookie = x->req->cookie[x->idx];
+
+	d = delta(__atomic_load_n(&h->drops, __ATOMIC_RELAXED), &x->drops);
+	if (d)
+		sink->agg(sink->priv, cookie, NULL, d, NULL, NULL);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t key[DP_AGG_MAX_KEYS], val[DP_AGG_MAX_VALS] = { 0 };
+		char comm[sizeof(e[i].comm) + 1];
+		struct shadow *sh = &x->sh[i];
+		bool news;
+
+		if (!(__atomic_load_n(&e[i].tag, __ATOMIC_ACQUIRE) >> 63))
+			continue;
+		d = delta(__atomic_load_n(&e[i].hits, __ATOMIC_RELAXED),
+			  &sh->hits);
+		news = d;
+		/* a hit's values are added after its count: what a look
+		 * between the two missed comes with the next look */
+		for (unsigned v = 0; v < x->spec.nvals; v++) {
+			val[v] = delta(__atomic_load_n(&e[i].val[v],
+						       __ATOMIC_RELAXED),
+				       &sh->val[v]);
+			news |= val[v] != 0;
+		}
+		if (!news)
+			continue;
+		for (unsigned k = 0; k < DP_AGG_MAX_KEYS; k++)
+			key[k] = e[i].key[k];
+		memcpy(comm, e[i].comm, sizeof(e[i].comm));
+		comm[sizeof(e[i].comm)] = '\0';
+		sink->agg(sink->priv, cookie, key, d, val, comm);
+	}
+}
+
+void inproc_agg_drain(struct dp_inproc *t)
+{
+	if (!t->agg.map || !t->o.sink.agg)
+		return;
+	for (unsigned i = 0; i < t->agg.ntab; i++)
+		drain_table(t, &t->agg.tab[i]);
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Aggregation tables: hist triggers kept inside the traced processes.
+ *
+ * A hist trigger whose keys and values are numbers of a fixed-size record
+ * (event/hist.c decides, dp_hist_agg_spec()) need not have its records
+ * made at all: the agent adds each hit into a table in memory shared with
+ * dprobe, which reads what the entries went up by (inproc/agg.c) and adds
+ * that to the trigger's histogram.  No event is lost to a full ring, and
+ * a hit costs a lookup and two or three atomic adds.
+ *
+ * One memfd per session, mapped by every agent of it (a fork child keeps
+ * its parent's mapping, an exec'd image is sent it again), so the tables
+ * hold no pointers.  A table is a header and 2 << bits entries, of which
+ * at most 1 << bits are used, as the kernel's tracing_map: a new key that
+ * finds the table full is dropped and counted.  Entries are claimed with
+ * a compare-and-swap of their tag (0: free, DP_AGG_TAG_BUSY: being
+ * filled, else the key's hash with the top bit set, published after the
+ * key) and never freed while the session runs.
+ *
+ * Like ring/ring_api.h, this is header-only and calls nothing (no libc, no
+ * floating point): the agent runs it inside probe handlers.  The memory
+ * is the traced process's too: dprobe reads it as hostile, bounding every
+ * loop by the size it made, never by what the table says.
+ */
+#ifndef DPROBE_EVENT_AGG_H
+#define DPROBE_EVENT_AGG_H
+
+#include <stdint.h>
+
+#define DP_AGG_MAX_KEYS		3
+#define DP_AGG_MAX_VALS		2	/* besides the hit count */
+#define DP_AGG_PER_PROBE	4	/* tables one probe feeds */
+#define DP_AGG_REC_MAX		512	/* record bytes a hit is fetched into */
+#define DP_AGG_BITS_MIN		7
+#define DP_AGG_BITS_MAX		17
+#define DP_AGG_TAG_BUSY		1ull
+#define DP_AGG_SPIN		256	/* waits for a busy entry, then drop */
+
+enum dp_agg_mode {
+	DP_AGG_RAW,
+	DP_AGG_LOG2,		/* .log2: the kernel's ilog2(roundup_pow_of_two) */
+	DP_AGG_BUCKET,		/* .buckets=N: rounded down to a multiple */
+};
+
+/* A key or value: @size bytes at @off of the record. */
+struct dp_agg_field {
+	uint16_t off;
+	uint8_t size;		/* 1, 2, 4 or 8 */
+	uint8_t is_signed;
+	uint8_t mode;		/* enum dp_agg_mode (keys) */
+	uint64_t arg;		/* DP_AGG_BUCKET: the bucket size, > 0 */
+};
+
+/* What one table aggregates, and where it lies in the shared memory. */
+struct dp_agg_spec {
+	uint32_t nkeys, nvals;
+	struct dp_agg_field key[DP_AGG_MAX_KEYS];
+	struct dp_agg_field val[DP_AGG_MAX_VALS];
+	uint32_t bits;		/* 2 << bits entries, 1 << bits used at most */
+	uint32_t rec_size;	/* the fields lie in this many bytes */
+	uint64_t off;		/* the table's offset in the shared memory */
+};
+
+struct dp_agg_hdr {
+	uint64_t used;		/* entries claimed */
+	uint64_t drops;		/* hits whose key found no entry */
+	uint64_t pad[6];
+};
+
+struct dp_agg_entry {
+	uint64_t tag;
+	uint64_t key[DP_AGG_MAX_KEYS];
+	uint64_t hits;
+	uint64_t val[DP_AGG_MAX_VALS];
+	char comm[16];		/* the first hit's thread (.execname) */
+	uint64_t pad;
+};
+
+static inline uint64_t dp_agg_table_size(uint32_t bits)
+{
+	return sizeof(struct dp_agg_hdr) +
+	       ((uint64_t)2 << bits) * sizeof(struct dp_agg_entry);
+}
+
+/* A field's value, sign-extended from its size. */
+static inline uint64_t dp_agg_load(const struct dp_agg_field *f,
+				   const uint8_t *rec)
+{
+	uint64_t v = 0;
+
+	switch (f->size) {
+	case 1: v = rec[f->off]; break;
+	case 2: __builtin_memcpy(&v, rec + f->off, 2); break;
+	case 4: __builtin_memcpy(&v, rec + f->off, 4); break;
+	default: __builtin_memcpy(&v, rec + f->off, 8); break;
+	}
+	if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
+		v |= ~0ull << (f->size * 8);
+	return v;
+}
+
+/* A key as the histogram keys it (event/hist.c's key_num()). */
+static inline uint64_t dp_agg_key(const struct dp_agg_field *f,
+				  const uint8_t *rec)
+{
+	uint64_t v = dp_agg_load(f, rec);
+
+	if (f->mode == DP_AGG_BUCKET)
+		return f->arg ? v / f->arg * f->arg : v;
+	if (f->mode != DP_AGG_LOG2)
+		return v;
+	/* the smallest b with 2^b >= v; past 2^63 the kernel's shift
+	 * wraps to 2^0 */
+	if (v <= 1 || v > 1ull << 63)
+		return 0;
+	return 64 - (uint64_t)__builtin_clzll(v - 1);
+}
+
+static inline uint64_t dp_agg_hash(const uint64_t *key, unsigned n)
+{
+	uint64_t x = 0xcbf29ce484222325ull;
+
+	for (unsigned k = 0; k < n; k++)
+		x = (x ^ key[k]) * 0x100000001b3ull;
+	return (x ^ (x >> 29)) | 1ull << 63;
+}
+
+/*
+ * Add one hit of the record @rec (at least s->rec_size bytes) to the table
+ * at @table, by a thread called @comm.  Bounded: a busy entry is waited
+ * for DP_AGG_SPIN times (a signal handler may have interrupted its
+ * filler on this very thread), then the hit is dropped and counted.
+ */
+static inline void dp_agg_add(void *table, const struct dp_agg_spec *s,
+			      const uint8_t *rec, const char *comm)
+{
+	struct dp_agg_hdr *h = (struct dp_agg_hdr *)table;
+	struct dp_agg_entry *e = (struct dp_agg_entry *)(h + 1);
+	uint64_t key[DP_AGG_MAX_KEYS] = { 0 }, mask = ((uint64_t)2 << s->bits) - 1;
+	uint64_t tag, i;
+	unsigned nk = s->nkeys < DP_AGG_MAX_KEYS ? s->nkeys : DP_AGG_MAX_KEYS;
+	unsigned nv = s->nvals < DP_AGG_MAX_VALS ? s->nvals : DP_AGG_MAX_VALS;
+
+	for (unsigned k = 0; k < nk; k++)
+		key[k] = dp_agg_key(&s->key[k], rec);
+	tag = dp_agg_hash(key, nk);
+	i = tag & mask;
+	for (uint64_t n = 0; n <= mask; n++, i = (i + 1) & mask) {
+		struct dp_agg_entry *x = &e[i];
+		uint64_t t = __atomic_load_n(&x->tag, __ATOMIC_ACQUIRE);
+		unsigned k;
+
+		if (!t) {
+			if (__atomic_load_n(&h->used, __ATOMIC_RELAXED) >=
+			    (uint64_t)1 << s->bits)
+				break;
+			if (__atomic_compare_exchange_n(&x->tag, &t,
+							DP_AGG_TAG_BUSY, false,
+							__ATOMIC_ACQUIRE,
+							__ATOMIC_ACQUIRE)) {
+				__atomic_fetch_add(&h->used, 1, __ATOMIC_RELAXED);
+				for (k = 0; k < DP_AGG_MAX_KEYS; k++)
+					x->key[k] = key[k];
+				for (k = 0; k < 15 && comm && comm[k]; k++)
+					x->comm[k] = comm[k];
+				x->comm[k] = '\0';
+				__atomic_store_n(&x->tag, tag, __ATOMIC_RELEASE);
+				t = tag;
+			}
+		}
+		for (unsigned spin = 0; t == DP_AGG_TAG_BUSY; spin++) {
+			if (spin == DP_AGG_SPIN)
+				goto drop;
+			__builtin_ia32_pause();
+			t = __atomic_load_n(&x->tag, __ATOMIC_ACQUIRE);
+		}
+		if (t != tag)
+			continue;
+		for (k = 0; k < nk && x->key[k] == key[k]; k++)
+			;
+		if (k < nk)
+			continue;
+		__atomic_fetch_add(&x->hits, 1, __ATOMIC_RELAXED);
+		for (unsigned v = 0; v < nv; v++)
+			__atomic_fetch_add(&x->val[v], dp_agg_load(&s->val[v], rec),
+					   __ATOMIC_RELAXED);
+		return;
+	}
+drop:
+	__atomic_fetch_add(&h->drops, 1, __ATOMIC_RELAXED);
+}
+
+#endif
