@@ -100,7 +100,7 @@ static void put_context(FILE *out, const struct dp_rec_meta *meta,
 
 void dp_trace_context(FILE *out, const struct dp_rec_meta *meta)
 {
-	put_context(out, meta);
+	put_context(out, meta, DP_TS_US);	/* tracefs: the kernel's microseconds */
 }
 
 /*
