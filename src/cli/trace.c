@@ -591,6 +591,9 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 	for (int i = 0; !bad && i < o->nfilters; i++)
 		if (!names_kernel_tracepoint(c, o->filters[i]))
 			bad |= dp_cli_apply_filter(&c->reg, o->filters[i], false);
+	/* synthetic events the triggers' actions make are printed too */
+	c->trig.emit = emit;
+	c->trig.emit_priv = c;
 	if (!bad && dp_cli_triggers_setup(&c->trig, &c->reg, o->triggers,
 					  o->ntriggers))
 		bad = 1;

@@ -5,13 +5,16 @@
  * aggregated instead of printed: all its records, as the kernel's hist
  * triggers see them, its --filter deciding only what counts as an event;
  * the histograms are printed as the kernel's `hist` files, at the end and
- * on SIGUSR1.
+ * on SIGUSR1.  Variables are shared by all of them, and the synthetic
+ * events their actions generate (defined with -e 's:NAME TYPE FIELD;...')
+ * go to the triggers on them, then through their filter to the output.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/triggers.h"
+#include "event/filter.h"
 
 /* The events @arg names: "EVENT=hist:..." one, "hist:..." every one. */
 static int add_one(struct dp_cli_triggers *t, struct dp_event *ev,
@@ -26,7 +29,7 @@ static int add_one(struct dp_cli_triggers *t, struct dp_event *ev,
 			DP_CLI_MAX_TRIGGERS);
 		return -1;
 	}
-	ret = dp_hist_new(ev, text, &h, &err);
+	ret = dp_hist_new_in(&t->env, ev, text, false, &h, &err);
 	if (ret) {
 		dp_hist_error_print(ev, text, ret, &err, stderr);
 		return -1;
@@ -44,9 +47,39 @@ static int add_one(struct dp_cli_triggers *t, struct dp_event *ev,
 	return 0;
 }
 
+static struct dp_hist *each(void *priv, size_t i)
+{
+	struct dp_cli_triggers *t = priv;
+
+	return i < t->n ? t->v[i].hist : NULL;
+}
+
+/* A record of a synthetic event an action made: its triggers, its
+ * filter, the output, as a probe's record goes (deliver.c). */
+static void fire(void *priv, const struct dp_event *ev, const void *rec,
+		 size_t len, const struct dp_rec_meta *meta)
+{
+	struct dp_cli_triggers *t = priv;
+
+	if (ev->triggered)
+		dp_cli_triggers_add(t, ev, rec, len, meta, NULL);
+	if (!ev->enabled || ev->soft)
+		return;
+	if (ev->filter && !dp_filter_match(ev->filter, ev, rec, len, meta)) {
+		if (t->stats)
+			t->stats->filtered++;
+		return;
+	}
+	if (t->stats)
+		t->stats->events++;
+	if (t->emit)
+		t->emit(t->emit_priv, ev, rec, len, meta, NULL);
+}
+
 int dp_cli_triggers_setup(struct dp_cli_triggers *t, struct dp_registry *reg,
 			  const char *const *args, int nargs)
 {
+	t->env = (struct dp_hist_env){ reg, each, fire, t };
 	for (int i = 0; i < nargs; i++) {
 		const char *a = args[i], *eq = strchr(a, '=');
 		char name[2 * DP_MAX_EVENT_NAME_LEN];

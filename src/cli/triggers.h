@@ -17,9 +17,19 @@ struct dp_cli_triggers {
 		struct dp_hist *hist;
 	} v[DP_CLI_MAX_TRIGGERS];
 	unsigned n;
+	/* variables, name= and actions see the other triggers */
+	struct dp_hist_env env;
+	/* where a synthetic event's records go once past its filter (the
+	 * sink's emit; NULL: nowhere), and their count */
+	void (*emit)(void *priv, const struct dp_event *ev, const void *rec,
+		     size_t len, const struct dp_rec_meta *meta,
+		     const struct dp_symbolizer *sym);
+	void *emit_priv;
+	struct dp_stats *stats;
 };
 
-/* Every --trigger: 0, or -1 after saying why. */
+/* Every --trigger, in order (a variable is there for the triggers after
+ * the one that defines it): 0, or -1 after saying why. */
 int dp_cli_triggers_setup(struct dp_cli_triggers *t, struct dp_registry *reg,
 			  const char *const *args, int nargs);
 /* A record of @ev (marked triggered): aggregated by its triggers. */

@@ -26,6 +26,7 @@
 #ifndef DPROBE_EVENT_AGG_H
 #define DPROBE_EVENT_AGG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define DP_AGG_MAX_KEYS		3

@@ -34,11 +34,34 @@
 
 struct dp_hist;
 
+/*
+ * What a trigger sees besides its event: the other triggers (for
+ * variables, references and name=), the registry (onmatch() events and
+ * synthetic events), and where the records of the synthetic events its
+ * actions generate go.  Kept by whoever keeps the triggers, for as long
+ * as they live.
+ */
+struct dp_hist_env {
+	const struct dp_registry *reg;
+	/* the @i-th trigger there is (NULL past the last) */
+	struct dp_hist *(*each)(void *priv, size_t i);
+	/* a record of synthetic event @ev, made by an action */
+	void (*fire)(void *priv, const struct dp_event *ev, const void *rec,
+		     size_t len, const struct dp_rec_meta *meta);
+	void *priv;
+};
+
 /* Why a trigger was refused: the kernel's message and where in the
  * text (0: its start). */
 struct dp_hist_error {
 	const char *msg;
 	unsigned pos;
+	/* entries the kernel logs before that one for the same command
+	 * (a reference to no variable: "Couldn't find variable", then
+	 * "Couldn't find field"), oldest first */
+	const char *prev_msg[2];
+	unsigned prev_pos[2];
+	unsigned nprev;
 };
 
 /*
@@ -47,9 +70,23 @@ struct dp_hist_error {
  */
 int dp_hist_new(const struct dp_event *ev, const char *text,
 		struct dp_hist **out, struct dp_hist_error *err);
+/* The same among the triggers of @env (may be NULL: none).  @remove: the
+ * text of a "!hist:..." (a variable may be there already). */
+int dp_hist_new_in(const struct dp_hist_env *env, const struct dp_event *ev,
+		   const char *text, bool remove, struct dp_hist **out,
+		   struct dp_hist_error *err);
+/* The event it is on. */
+const struct dp_event *dp_hist_event(const struct dp_hist *h);
+/* Whether another trigger of its env refers to one of @h's variables
+ * (it may not go: -EBUSY), or an action of @h generates event @id. */
+bool dp_hist_referenced(const struct dp_hist *h);
+bool dp_hist_generates(const struct dp_hist *h, unsigned id);
+/* Whether the trigger has a name= (its table may be shared). */
+const char *dp_hist_name(const struct dp_hist *h);
 void dp_hist_free(struct dp_hist *h);
 /* @err as the kernel's error_log shows it ("hist:GROUP:EVENT: error: ..."
- * with the command and a caret); an error without a message: errno's. */
+ * with the command and a caret, after its earlier entries); an error
+ * without a message: errno's. */
 void dp_hist_error_print(const struct dp_event *ev, const char *text,
 			 int ret, const struct dp_hist_error *err, FILE *out);
 

@@ -10,19 +10,161 @@
  * aggregated and not written to the trace buffer (the kernel's soft
  * mode); it is busy while a trigger is on it.  .sym keys are resolved in
  * the served process's maps.
+ *
+ * The triggers see each other (variables, references, name=) through one
+ * struct dp_hist_env.  A synthetic event an action generates goes, in the
+ * reader thread, to the triggers on it, then through its filter (as the
+ * registry had it at the last rearm: dp_fs_hist_sync()) to the trace
+ * buffer, once buf_lock is let go.  An event a trigger generates, and a
+ * trigger whose variables another one reads, are busy.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/filter.h"
 #include "event/hist.h"
 #include "fs/internal.h"
+#include "output/output.h"
 #include "sym/proc.h"
 
 struct dp_fs_hist {
 	unsigned id, serial;		/* the event's */
 	struct dp_hist *h;
 };
+
+/* A synthetic event's state as the last rearm saw it. */
+struct synth_state {
+	unsigned id, serial;
+	bool enabled;
+	struct dp_filter *filter;
+};
+
+/* A trace line made under buf_lock, written once it is let go. */
+struct pending {
+	struct pending *next;
+	unsigned id;
+	size_t len;
+	char text[];
+};
+
+struct dp_fs_hctx {
+	struct dp_fs *fs;
+	struct dp_hist_env env;
+	struct synth_state *ss;
+	size_t nss;
+	struct pending *head, **tail;
+};
+
+static void add_locked(struct dp_fs *fs, unsigned id, const void *rec,
+		       size_t len, const struct dp_rec_meta *meta);
+
+static struct dp_hist *each(void *priv, size_t i)
+{
+	struct dp_fs_hctx *c = priv;
+
+	return i < c->fs->nhists ? c->fs->hists[i].h : NULL;
+}
+
+/* A record of a synthetic event (buf_lock held): its triggers, then its
+ * trace line if it is enabled and passes its filter. */
+static void fire(void *priv, const struct dp_event *ev, const void *rec,
+		 size_t len, const struct dp_rec_meta *meta)
+{
+	struct dp_fs_hctx *c = priv;
+	struct dp_trace_opts o = { .ncpus = 1 };
+	const struct synth_state *st = NULL;
+	struct pending *p;
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	add_locked(c->fs, ev->id, rec, len, meta);
+	for (size_t i = 0; i < c->nss && !st; i++)
+		if (c->ss[i].id == ev->id && c->ss[i].serial == ev->serial)
+			st = &c->ss[i];
+	if (!st || !st->enabled ||
+	    (st->filter && !dp_filter_match(st->filter, ev, rec, len, meta)))
+		return;
+	f = open_memstream(&text, &n);
+	if (!f)
+		return;
+	if (dp_trace_line(f, ev, rec, len, meta, &o) | fclose(f) ||
+	    !(p = malloc(sizeof(*p) + n))) {
+		free(text);
+		return;
+	}
+	p->next = NULL;
+	p->id = ev->id;
+	p->len = n;
+	memcpy(p->text, text, n);
+	free(text);
+	*c->tail = p;
+	c->tail = &p->next;
+}
+
+/* The context, made when first needed (buf_lock held). */
+static struct dp_fs_hctx *hctx(struct dp_fs *fs)
+{
+	struct dp_fs_hctx *c = fs->hctx;
+
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->fs = fs;
+	c->env = (struct dp_hist_env){ &fs->reg, each, fire, c };
+	c->tail = &c->head;
+	fs->hctx = c;
+	return c;
+}
+
+static void states_free(struct dp_fs_hctx *c)
+{
+	for (size_t i = 0; i < c->nss; i++)
+		dp_filter_free(c->ss[i].filter);
+	free(c->ss);
+	c->ss = NULL;
+	c->nss = 0;
+}
+
+void dp_fs_hist_sync(struct dp_fs *fs)
+{
+	struct synth_state *v = NULL;
+	struct dp_fs_hctx *c;
+	size_t n = 0;
+
+	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
+		struct dp_filter_error fe = { 0 };
+		struct synth_state *t;
+
+		if (!ev->synth)
+			continue;
+		t = realloc(v, (n + 1) * sizeof(*v));
+		if (!t)
+			break;
+		v = t;
+		v[n] = (struct synth_state){ ev->id, ev->serial, ev->enabled,
+					     NULL };
+		if (ev->filter_text)
+			v[n].filter = dp_filter_compile(ev, ev->filter_text,
+							&fe);
+		n++;
+	}
+	pthread_mutex_lock(&fs->buf_lock);
+	c = hctx(fs);
+	if (c) {
+		states_free(c);
+		c->ss = v;
+		c->nss = n;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			dp_filter_free(v[i].filter);
+		free(v);
+	}
+	pthread_mutex_unlock(&fs->buf_lock);
+}
 
 /* The histograms of @id, in the order written (buf_lock held). */
 static size_t find_same(const struct dp_fs *fs, unsigned id,
@@ -39,8 +181,10 @@ bool dp_fs_hist_on(struct dp_fs *fs, unsigned id)
 	bool on = false;
 
 	pthread_mutex_lock(&fs->buf_lock);
+	/* an event a trigger generates is busy as one with a trigger */
 	for (size_t i = 0; i < fs->nhists && !on; i++)
-		on = fs->hists[i].id == id;
+		on = fs->hists[i].id == id ||
+		     dp_hist_generates(fs->hists[i].h, id);
 	pthread_mutex_unlock(&fs->buf_lock);
 	return on;
 }
@@ -98,6 +242,9 @@ static int apply(struct dp_fs *fs, const struct dp_event *ev,
 	if (del) {
 		if (!have)
 			return -ENOENT;
+		/* another trigger reads its variables */
+		if (dp_hist_referenced(fs->hists[i].h))
+			return -EBUSY;
 		remove_at(fs, i);
 		return 1;	/* @h is the caller's */
 	}
@@ -130,30 +277,44 @@ int dp_fs_hist_write(struct dp_fs *fs, const struct dp_event *ev,
 		     const char *text)
 {
 	bool del = text[0] == '!';
-	struct dp_hist_error e;
+	struct dp_fs_hctx *c;
+	struct dp_hist_error e = { 0 };
 	struct dp_hist *h = NULL;
 	char *s = NULL;
 	size_t n = 0;
 	FILE *f;
-	int ret = dp_hist_new(ev, text + del, &h, &e);
+	int ret;
 
-	if (ret) {
-		/* the kernel's error_log entry, when it has one */
-		if (e.msg && (f = open_memstream(&s, &n))) {
-			dp_hist_error_print(ev, text + del, ret, &e, f);
-			if (!fclose(f))
-				dp_fs_log_add(fs, s);
-			else
-				free(s);
-		}
-		return ret;
-	}
+	/* the other triggers do not change meanwhile (fs->lock), and the
+	 * reader thread does not look at them */
 	pthread_mutex_lock(&fs->buf_lock);
-	ret = apply(fs, ev, text + del, h, del);
+	c = hctx(fs);
+	ret = c ? dp_hist_new_in(&c->env, ev, text + del, del, &h, &e) :
+	      -ENOMEM;
+	if (!ret) {
+		ret = apply(fs, ev, text + del, h, del);
+		if (ret)
+			dp_hist_free(h);
+		pthread_mutex_unlock(&fs->buf_lock);
+		return ret < 0 ? ret : 0;
+	}
 	pthread_mutex_unlock(&fs->buf_lock);
-	if (ret)
-		dp_hist_free(h);
-	return ret < 0 ? ret : 0;
+	/* the kernel's error_log entries, when it has some: one each */
+	for (unsigned i = 0; e.msg && i <= e.nprev; i++) {
+		struct dp_hist_error one = { i < e.nprev ? e.prev_msg[i] : e.msg,
+					     i < e.nprev ? e.prev_pos[i] : e.pos,
+					     { NULL, NULL }, { 0, 0 }, 0 };
+
+		if (!(f = open_memstream(&s, &n)))
+			break;
+		dp_hist_error_print(ev, text + del, ret, &one, f);
+		if (!fclose(f))
+			dp_fs_log_add(fs, s);
+		else
+			free(s);
+		s = NULL;
+	}
+	return ret;
 }
 
 void dp_fs_hist_pause_locked(struct dp_fs *fs, unsigned id, bool paused)
@@ -166,6 +327,14 @@ void dp_fs_hist_pause_locked(struct dp_fs *fs, unsigned id, bool paused)
 void dp_fs_hist_remove_event(struct dp_fs *fs, unsigned id)
 {
 	pthread_mutex_lock(&fs->buf_lock);
+	/* none goes while another trigger reads one's variables, as the
+	 * kernel's hist_unreg_all() */
+	for (size_t i = 0; i < fs->nhists; i++)
+		if (fs->hists[i].id == id &&
+		    dp_hist_referenced(fs->hists[i].h)) {
+			pthread_mutex_unlock(&fs->buf_lock);
+			return;
+		}
 	for (size_t i = fs->nhists; i-- > 0;)
 		if (fs->hists[i].id == id)
 			remove_at(fs, i);
@@ -206,10 +375,10 @@ static const struct dp_symbolizer *symbolizer(struct dp_fs *fs)
 	return &fs->hist_sym;
 }
 
-void dp_fs_hist_add(struct dp_fs *fs, unsigned id, const void *rec,
-		    size_t len, const struct dp_rec_meta *meta)
+/* The records of event @id to its triggers (buf_lock held). */
+static void add_locked(struct dp_fs *fs, unsigned id, const void *rec,
+		       size_t len, const struct dp_rec_meta *meta)
 {
-	pthread_mutex_lock(&fs->buf_lock);
 	for (size_t i = 0; i < fs->nhists; i++) {
 		struct dp_hist *h = fs->hists[i].h;
 
@@ -218,7 +387,27 @@ void dp_fs_hist_add(struct dp_fs *fs, unsigned id, const void *rec,
 				    dp_hist_wants_symbols(h) ? symbolizer(fs) :
 				    NULL);
 	}
+}
+
+void dp_fs_hist_add(struct dp_fs *fs, unsigned id, const void *rec,
+		    size_t len, const struct dp_rec_meta *meta)
+{
+	struct pending *p = NULL, *next;
+
+	pthread_mutex_lock(&fs->buf_lock);
+	add_locked(fs, id, rec, len, meta);
+	if (fs->hctx) {
+		p = fs->hctx->head;
+		fs->hctx->head = NULL;
+		fs->hctx->tail = &fs->hctx->head;
+	}
 	pthread_mutex_unlock(&fs->buf_lock);
+	/* the synthetic events' lines, as their session child would */
+	for (; p; p = next) {
+		next = p->next;
+		dp_fs_buf_add(fs, p->id, p->text, p->len);
+		free(p);
+	}
 }
 
 void dp_fs_hist_fini(struct dp_fs *fs)
@@ -227,6 +416,17 @@ void dp_fs_hist_fini(struct dp_fs *fs)
 		remove_at(fs, fs->nhists - 1);
 	free(fs->hists);
 	fs->hists = NULL;
+	if (fs->hctx) {
+		struct pending *p = fs->hctx->head, *next;
+
+		for (; p; p = next) {
+			next = p->next;
+			free(p);
+		}
+		states_free(fs->hctx);
+		free(fs->hctx);
+		fs->hctx = NULL;
+	}
 	dp_proc_close(fs->hist_proc);
 	fs->hist_proc = NULL;
 }

@@ -125,6 +125,7 @@ struct dp_fs {
 	 * their .sym keys */
 	struct dp_fs_hist *hists;
 	size_t nhists;
+	struct dp_fs_hctx *hctx;	/* hist.c: variables, synthetic events */
 	struct dp_proc *hist_proc;
 	bool hist_proc_failed;
 	struct dp_symbolizer hist_sym;
@@ -257,6 +258,9 @@ void dp_fs_hist_fini(struct dp_fs *fs);
 /* Pause or continue every hist trigger of event @id (buf_lock held):
  * what enable_hist and disable_hist do. */
 void dp_fs_hist_pause_locked(struct dp_fs *fs, unsigned id, bool paused);
+/* The synthetic events' enable and filter, as the registry has them now,
+ * for the records the triggers' actions make (fs->lock held). */
+void dp_fs_hist_sync(struct dp_fs *fs);
 /* Event @id is in soft mode (a trigger is on it, or an enable_event &
  * co names it): armed when not enabled, busy (trigger.c). */
 bool dp_fs_triggered(struct dp_fs *fs, unsigned id);

@@ -1050,6 +1050,7 @@ int dp_fs_rearm(struct dp_fs *fs)
 	unsigned long req;
 	int ret;
 
+	dp_fs_hist_sync(fs);
 	pthread_mutex_lock(&fs->mgr_lock);
 	req = ++fs->mgr_req;
 	pthread_cond_broadcast(&fs->mgr_cond);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "event/synth.h"
 #include "output/output.h"
 #include "output/render.h"
 
@@ -306,6 +307,14 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 	}
 	fputs_unlocked(ev->name, out);
 	fputc_unlocked(':', out);
+	if (ev->synth) {
+		/* a synthetic event: print_synth_event()'s fields */
+		fputc_unlocked(' ', out);
+		dp_synth_print(out, ev, rec, len);
+		fputc_unlocked('\n', out);
+		funlockfile(out);
+		return 0;
+	}
 	/* a tracepoint's line is its fields alone, as the kernel's */
 	if (ev->kind != DP_KIND_TRACEPOINT) {
 		fputc_unlocked(' ', out);

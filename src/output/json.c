@@ -302,7 +302,7 @@ static void put_place(FILE *out, const struct dp_event *ev, const uint8_t *r,
 	bool ksym = ev->kind == DP_KIND_KPROBE;
 	uint64_t ip, func, ret_ip;
 
-	if (ev->kind == DP_KIND_TRACEPOINT)
+	if (ev->kind == DP_KIND_TRACEPOINT || ev->synth)
 		return;
 	if (!ev->is_return) {
 		ip = dp_rec_load(r + DP_REC_IP_OFF, 8);
@@ -356,6 +356,23 @@ int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
 	put_key(out, "args");
 	fputc_unlocked('{', out);
 	for (i = 0; i < ev->nfields; i++) {
+		const struct dp_field *f = &ev->fields[i];
+
+		if (ev->synth && f->fclass == DP_FC_NUM) {
+			/* a synthetic event's numbers (hist actions) */
+			if (!first)
+				fputc_unlocked(',', out);
+			put_cstr(out, f->name);
+			fputc_unlocked(':', out);
+			if (f->is_signed)
+				dp_out_sdec(out, dp_rec_sload(r + f->offset,
+							      f->size));
+			else
+				dp_out_udec(out, dp_rec_load(r + f->offset,
+							     f->size));
+			first = false;
+			continue;
+		}
 		if (!ev->fields[i].ptype)
 			continue;
 		if (!first)

@@ -33,7 +33,7 @@ TPEX=$(realpath -m "$(dirname "$DPROBE")/examples/tracepoint_example")
 EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
-dynevents exec eprobes eprobes_ptrace hist triggers"
+dynevents exec eprobes eprobes_ptrace hist hist_vars triggers"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -973,6 +973,62 @@ case_hist() {
 	} >>"$WORK/got.hist"
 	a kprobe_events '-:op' || return 1
 	check hist.out "$WORK/got.hist" || return 1
+	quit_server "$R"
+	stop_mount
+}
+
+# Variables, a reference matched on the key, onmatch() into a synthetic
+# event that fires (its trace lines, its own hist trigger, its filter),
+# onmax().save(), name= shared by two events' triggers, and what is busy:
+# a trigger whose variable is read, the synthetic event generated.  PIDs,
+# latencies and fds vary: only their shape is kept.
+case_hist_vars() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:op do_sys_open dfd=%di:s32 path=+0(%si):string' || return 1
+	a kprobe_events 'r:opret do_sys_open ret=$retval:s32' || return 1
+	w synthetic_events 'oplat int pid; u64 lat; s32 ret' || return 1
+	w events/kprobes/op/trigger 'hist:keys=common_pid:ts0=common_timestamp.usecs' || return 1
+	w events/kprobes/opret/trigger 'hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(kprobes.op).trace(oplat,common_pid,$lat,ret):onmax($lat).save(ret)' || return 1
+	a events/kprobes/op/trigger 'hist:name=opens:keys=common_pid' || return 1
+	a events/kprobes/opret/trigger 'hist:name=opens:keys=common_pid' || return 1
+	w events/synthetic/oplat/trigger 'hist:keys=pid:vals=hitcount,lat:sort=pid' || return 1
+	w events/synthetic/oplat/filter 'ret >= 0' || return 1
+	w events/synthetic/oplat/enable 1 || return 1
+	req "$R" "open /etc/passwd" && req "$R" "open /etc/hostname" || return 1
+	req "$R" "open /nonexistent" || return 1
+	{
+		cat "$MNT/events/kprobes/op/trigger" "$MNT/events/kprobes/opret/trigger"
+		cat "$MNT/events/synthetic/oplat/enable"
+		for e in kprobes/op kprobes/opret synthetic/oplat; do
+			sed -e 's/common_pid: *[0-9][0-9]*/common_pid: PID/' \
+			    -e 's/pid: *[0-9]* }/pid: PID }/' \
+			    -e 's/lat: *[0-9]*$/lat: N/' \
+			    -e 's/max: *[0-9]*  ret: *[0-9]*/max: N  ret: FD/' \
+				"$MNT/events/$e/hist"
+		done
+		trace_body | norm | sed -e 's/pid=[0-9]* lat=[0-9]* ret=[0-9]*/pid=PID lat=N ret=FD/'
+	} >"$WORK/got.hist_vars"
+	echo >"$MNT/error_log"
+	expect_fail "Invalid argument" a events/kprobes/opret/trigger 'hist:keys=common_pid:x=$nosuch' || return 1
+	expect_fail "Invalid argument" a events/kprobes/opret/trigger 'hist:keys=common_pid:y=common_timestamp-$ts0' || return 1
+	expect_fail "Invalid argument" a events/kprobes/opret/trigger 'hist:keys=common_pid:onmatch(kprobes.op).trace(nosynth,$ts0)' || return 1
+	expect_fail "Invalid argument" a events/kprobes/opret/trigger 'hist:keys=common_pid:onmatch(kprobes.op).oplat(common_pid)' || return 1
+	expect_fail "Invalid argument" a events/kprobes/op/trigger 'hist:name=opens:keys=path' || return 1
+	expect_fail "Device or resource busy" a events/kprobes/op/trigger '!hist:keys=common_pid:ts0=common_timestamp.usecs' || return 1
+	expect_fail "Device or resource busy" a synthetic_events '!oplat' || return 1
+	{
+		nolog_ts <"$MNT/error_log"
+		a events/kprobes/opret/trigger '!hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(kprobes.op).trace(oplat,common_pid,$lat,ret):onmax($lat).save(ret)'
+		a events/kprobes/op/trigger '!hist:keys=common_pid:ts0=common_timestamp.usecs'
+		cat "$MNT/events/kprobes/op/trigger" "$MNT/events/kprobes/opret/trigger"
+	} >>"$WORK/got.hist_vars"
+	w events/synthetic/oplat/enable 0 || return 1
+	w events/synthetic/oplat/trigger '' || return 1
+	w events/kprobes/op/trigger '' || return 1
+	w events/kprobes/opret/trigger '' || return 1
+	a synthetic_events '!oplat' || return 1
+	check hist_vars.out "$WORK/got.hist_vars" || return 1
 	quit_server "$R"
 	stop_mount
 }

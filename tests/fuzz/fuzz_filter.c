@@ -156,6 +156,17 @@ static int sym_lookup(void *priv, uint64_t addr, const char **name,
 	return 0;
 }
 
+/* A trigger with variables the fuzzed ones may refer to. */
+static struct dp_hist *base;
+
+static struct dp_hist *env_each(void *priv, size_t i)
+{
+	(void)priv;
+	return i == 0 ? base : NULL;
+}
+
+static const struct dp_hist_env env = { NULL, env_each, NULL, NULL };
+
 /* @text as a hist trigger: parsed, fed every record, printed. */
 static void run_hist(const char *text)
 {
@@ -168,15 +179,22 @@ static void run_hist(const char *text)
 
 	if (strncmp(text, "hist", 4) && asprintf(&t, "hist:%s", text) < 0)
 		return;
-	ret = dp_hist_new(&ev, t ? t : text, &h, &e);
+	if (!base && dp_hist_new_in(&env, &ev, "hist:keys=a:ts0=common_"
+				    "timestamp.usecs,v=u64,c=common_cpu", false,
+				    &base, &e))
+		abort();
+	ret = dp_hist_new_in(&env, &ev, t ? t : text, false, &h, &e);
 	if (ret) {
 		if (h || ret > 0 || (e.msg && e.pos > strlen(t ? t : text)))
 			abort();
 		dp_hist_error_print(&ev, t ? t : text, ret, &e, sink);
 	} else {
 		for (int round = 0; round < 3; round++)
-			for (unsigned r = 0; r < NREC; r++)
+			for (unsigned r = 0; r < NREC; r++) {
+				dp_hist_add(base, recs[r], rec_len[r], &meta,
+					    &sym);
 				dp_hist_add(h, recs[r], rec_len[r], &meta, &sym);
+			}
 		dp_hist_print_trigger(h, sink);
 		dp_hist_print(h, 0, sink);
 		dp_hist_clear(h);

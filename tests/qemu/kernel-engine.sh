@@ -22,6 +22,13 @@
 #      byte for byte (but the pid an execname key shows); a trigger
 #      naming no field must get the kernel's error_log entry.  (The
 #      guest's kernel is 6.1: no .percent, .graph or nohitcount yet.)
+#   6. DPROBE trace --kernel --trigger with variables: a timestamp on
+#      myprobe, a latency on myretprobe keyed the same with an
+#      onmax().save() and an onmatch() into a synthetic event defined by
+#      -e 's:...', whose own hist trigger counts it; the same in the
+#      kernel's files: the hist files must be the kernel's but for the
+#      pids, latencies and saved fds; and a reference to no variable
+#      must get the kernel's error.
 # On the host the two traces are compared event by event: the event name
 # and argument values (the values check), and the place in parentheses
 # (the place check); the pid, CPU, flags and time columns are not
@@ -80,7 +87,20 @@ H1='hist:keys=filename,dfd.hex:vals=hitcount:sort=filename'
 H2='hist:keys=arg1.buckets=4:vals=hitcount:sort=arg1.descending'
 H3='hist:keys=common_pid.execname:vals=hitcount'
 BAD='hist:keys=dfd:vals=hitcount,nosuch'
+S1='oplat int pid; u64 lat'
+V1='hist:keys=common_pid:ts0=common_timestamp.usecs'
+V2='hist:keys=common_pid:lat=common_timestamp.usecs-\$ts0:onmax(\$lat).save(arg1):onmatch(kprobes.myprobe).trace(oplat,common_pid,\$lat)'
+V3='hist:keys=pid:vals=hitcount:sort=pid'
+BADV='hist:keys=common_pid:x=\$nosuch'
 cd /host || exit 1
+
+# 6. dprobe's variables, actions and synthetic event
+$guest_dprobe trace --kernel -e "\$P1" -e "\$P2" -e "s:\$S1" \
+	--trigger "myprobe=\$V1" --trigger "myretprobe=\$V2" \
+	--trigger "synthetic/oplat=\$V3" \
+	-- cat /etc/hostname >dprobe.vhist 2>dprobe.vhist.err
+$guest_dprobe trace --kernel -e "\$P1" --trigger "myprobe=\$BADV" \
+	-- cat /etc/hostname >/dev/null 2>dprobe.vhisterr
 
 # 5. dprobe's hist triggers
 $guest_dprobe trace --kernel -e "\$P1" -e "\$P2" --trigger "myprobe=\$H1" \
@@ -149,8 +169,35 @@ echo "!\$H1" >\$T/events/kprobes/myprobe/trigger
 echo "!\$H2" >\$T/events/kprobes/myretprobe/trigger
 echo "!\$H3" >\$T/events/kprobes/myprobe/trigger
 echo 0 >\$T/events/kprobes/enable
+
 echo >\$T/set_event_pid
 cat \$T/trace >kernel.trace
+# 6. the kernel's variables, actions and synthetic event, on the same
+# command (its pid alone let through again); after the trace is read:
+# a trigger with common_timestamp sets the clock, which empties it
+echo "\$S1" >>\$T/synthetic_events
+sh -c 'kill -STOP \$\$; exec cat /etc/hostname' >/dev/null &
+pid=\$!
+until grep -q '^[0-9]* ([^)]*) T' /proc/\$pid/stat 2>/dev/null; do :; done
+echo \$pid >\$T/set_event_pid
+echo "\$V1" >>\$T/events/kprobes/myprobe/trigger
+echo "\$V2" >>\$T/events/kprobes/myretprobe/trigger
+cat \$T/error_log >kernel.vlog
+echo "\$V3" >>\$T/events/synthetic/oplat/trigger
+: >\$T/error_log
+echo "\$BADV" >>\$T/events/kprobes/myprobe/trigger
+sed 's/^\[[^]]*\] //' \$T/error_log >kernel.vhisterr
+kill -CONT \$pid
+wait \$pid
+{ echo kprobes/myprobe/hist:; cat \$T/events/kprobes/myprobe/hist
+  echo; echo kprobes/myretprobe/hist:; cat \$T/events/kprobes/myretprobe/hist
+  echo; echo synthetic/oplat/hist:; cat \$T/events/synthetic/oplat/hist
+} >kernel.vhist
+echo "!\$V3" >>\$T/events/synthetic/oplat/trigger
+echo "!\$V2" >>\$T/events/kprobes/myretprobe/trigger
+echo "!\$V1" >>\$T/events/kprobes/myprobe/trigger
+echo "!oplat" >>\$T/synthetic_events
+echo >\$T/set_event_pid
 : >\$T/kprobe_events
 EOF
 sh "$here/boot.sh" -b "$dprobe" -a "$tmp/hostname:/etc/hostname" -9 "$share" \
@@ -244,6 +291,27 @@ if [ -s kernel.histerr ] && cmp -s kernel.histerr dprobe.histerr; then
 else
 	check "a bad hist trigger: the kernel's error" 1
 	diff kernel.histerr dprobe.histerr | sed 's/^/  /' | head -10
+fi
+# variables: the pids, latencies and saved fds vary from run to run
+vnorm() {
+	sed -e 's/^\({ \(common_\)\{0,1\}pid: *\)[0-9][0-9]*/\1PID/' \
+	    -e 's/max: *[0-9]*  arg1: *[0-9]*/max: N  arg1: N/'
+}
+sed -n '/^kprobes\/myprobe\/hist:$/,$p' dprobe.vhist | vnorm >dprobe.vhists
+vnorm <kernel.vhist >kernel.vhists
+if [ -s kernel.vhists ] && grep -q '^{ pid' kernel.vhists &&
+   cmp -s kernel.vhists dprobe.vhists; then
+	check "hist variables, onmax().save(), onmatch() into a synthetic event: the kernel's hist files" 0
+else
+	check "hist variables, onmax().save(), onmatch() into a synthetic event: the kernel's hist files" 1
+	diff kernel.vhists dprobe.vhists | sed 's/^/  /' | head -40
+	sed 's/^/  dprobe: /' dprobe.vhist.err | head -5
+fi
+if [ -s kernel.vhisterr ] && cmp -s kernel.vhisterr dprobe.vhisterr; then
+	check "a reference to no variable: the kernel's error" 0
+else
+	check "a reference to no variable: the kernel's error" 1
+	diff kernel.vhisterr dprobe.vhisterr | sed 's/^/  /' | head -10
 fi
 if [ -s leftovers.txt ]; then
 	check "nothing of dprobe left in tracefs" 1

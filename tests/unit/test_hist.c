@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "event/hist.h"
+#include "event/synth.h"
 #include "event/syscalls.h"
 #include "capture.h"
 
@@ -406,8 +407,7 @@ Test(hist, errors)
 		23);
 	refused(openat, "hist:keys=dfd:vals=", "Empty assignment", 14);
 	refused(openat, "hist:keys=dfd:onmax($x).save(dfd)",
-		"Not supported by dprobe yet (variables, name=, clock=, "
-		"actions)", 14);
+		"Couldn't find onmax or onchange variable", 18);
 	/* silent -EINVAL, as the kernel's */
 	refused(openat, "hist:keys=dfd:bogus", NULL, 0);
 	refused(openat, "hist:keys=dfd:vals=mode,flags,dfd", NULL, 0);
@@ -417,4 +417,258 @@ Test(hist, errors)
 	refused(openat, "hist:keys=dfd,flags,mode,__syscall_nr", NULL, 0);
 	refused(openat, "histo:keys=dfd", NULL, 0);
 	refused(openat, "hist:keys=dfd if nosuch == 1", NULL, 0);
+}
+
+/* ---- variables, references, actions, name= (one env of triggers) ---------- */
+
+static struct dp_hist *env_v[8];
+static unsigned env_n, fired;
+static char fired_text[256];
+
+static struct dp_hist *env_each(void *priv, size_t i)
+{
+	(void)priv;
+	return i < env_n ? env_v[i] : NULL;
+}
+
+static void env_fire(void *priv, const struct dp_event *ev, const void *rec,
+		     size_t len, const struct dp_rec_meta *m)
+{
+	FILE *f = fmemopen(fired_text, sizeof(fired_text), "w");
+
+	(void)priv;
+	(void)m;
+	fired++;
+	cr_assert_eq(dp_rec_check(ev, rec, len), 0);
+	dp_synth_print(f, ev, rec, len);
+	fclose(f);
+}
+
+static const struct dp_hist_env env = { &reg, env_each, env_fire, NULL };
+static struct dp_event *ke;
+
+static void vsetup(void)
+{
+	setup();
+	cr_assert_eq(dp_registry_apply(&reg, "p:kp/e run_job bb=%di:u32",
+				       NULL, NULL), 0);
+	cr_assert_eq(dp_registry_synth(&reg, "lat u64 lat; u32 bb", false,
+				       NULL), 0);
+	ke = dp_registry_find(&reg, "kp", "e");
+	env_n = fired = 0;
+	fired_text[0] = '\0';
+}
+
+static void vteardown(void)
+{
+	while (env_n)
+		dp_hist_free(env_v[--env_n]);
+	teardown();
+}
+
+TestSuite(hist_vars, .init = vsetup, .fini = vteardown);
+
+static struct dp_hist *vmake(struct dp_event *ev, const char *text)
+{
+	struct dp_hist_error err;
+	struct dp_hist *h = NULL;
+	int ret = dp_hist_new_in(&env, ev, text, false, &h, &err);
+
+	cr_assert_eq(ret, 0, "%s: %d %s", text, ret, err.msg ? err.msg : "");
+	env_v[env_n++] = h;
+	return h;
+}
+
+static void vrefused(struct dp_event *ev, const char *text, const char *msg)
+{
+	struct dp_hist_error err;
+	struct dp_hist *h = NULL;
+
+	cr_assert_eq(dp_hist_new_in(&env, ev, text, false, &h, &err), -EINVAL,
+		     "%s", text);
+	cr_assert_null(h);
+	cr_assert_not_null(err.msg, "%s", text);
+	cr_assert_str_eq(err.msg, msg, "%s", text);
+	if (!strcmp(msg, "Couldn't find field") && strchr(text, '$')) {
+		cr_assert_eq(err.nprev, 1, "%s", text);
+		cr_assert_str_eq(err.prev_msg[0], "Couldn't find variable");
+	}
+}
+
+static void hit_at(struct dp_hist *h, struct dp_event *ev, uint32_t v,
+		   uint64_t ts_ns)
+{
+	const struct dp_field *f = dp_event_field(ev, ev == kp ? "a" : "bb");
+	struct dp_rec_meta m = meta;
+	uint8_t rec[64] = { 0 };
+
+	m.ts_ns = ts_ns;
+	dp_rec_put(rec, ev->id, 2);
+	dp_rec_put(rec + f->offset, v, 4);
+	dp_hist_add(h, rec, ev->fixed_size, &m, NULL);
+}
+
+static char *trigger_of(struct dp_hist *h)
+{
+	struct cap c;
+
+	dp_hist_print_trigger(h, cap_open(&c));
+	return cap_close(&c);
+}
+
+Test(hist_vars, latency_into_a_synthetic_event_read_once)
+{
+	struct dp_hist *s = vmake(kp, "hist:keys=a:ts0=common_timestamp.usecs");
+	struct dp_hist *e = vmake(ke, "hist:keys=bb:lat=common_timestamp.usecs-"
+				  "$ts0:onmatch(kp.k).trace(lat,$lat,bb)");
+	char *t = trigger_of(e);
+
+	cr_assert_str_eq(t, "hist:keys=bb:vals=hitcount:lat=common_timestamp."
+			 "usecs-$ts0:sort=hitcount:size=2048:clock=global:"
+			 "onmatch(kp.k).trace(lat,$lat,bb) [active]\n");
+	free(t);
+	hit_at(s, kp, 5, 1000000);
+	hit_at(e, ke, 5, 1250400);	/* 1250.4 us: 1250 */
+	cr_assert_eq(fired, 1);
+	cr_assert_str_eq(fired_text, "lat=250 bb=5");
+	/* $ts0 was read: no second match, and no hit for the end */
+	hit_at(e, ke, 5, 1300000);
+	hit_at(e, ke, 6, 1300000);
+	cr_assert_eq(fired, 1);
+	expect(e, "# event histogram\n#\n# trigger info: hist:keys=bb:"
+	       "vals=hitcount:lat=common_timestamp.usecs-$ts0:sort=hitcount:"
+	       "size=2048:clock=global:onmatch(kp.k).trace(lat,$lat,bb) "
+	       "[active]\n#\n\n{ bb:          5 } hitcount:          1\n\n"
+	       "Totals:\n    Hits: 1\n    Entries: 1\n    Dropped: 0\n");
+	/* the start's variables are read: it may not go */
+	cr_assert(dp_hist_referenced(s));
+	cr_assert_not(dp_hist_referenced(e));
+	cr_assert(dp_hist_generates(e, dp_registry_find(&reg, "synthetic",
+							"lat")->id));
+}
+
+Test(hist_vars, the_newer_action_form_and_onmax_save)
+{
+	struct dp_hist *s = vmake(kp, "hist:keys=a:ts0=common_timestamp");
+	struct dp_hist *e = vmake(ke, "hist:keys=bb:d=common_timestamp-$ts0:"
+				  "onmax($d).save(bb):onmatch(kp.k).lat($d,bb)");
+
+	hit_at(s, kp, 1, 100);
+	hit_at(e, ke, 1, 400);
+	hit_at(s, kp, 1, 1000);
+	hit_at(e, ke, 1, 1100);
+	cr_assert_eq(fired, 2);
+	cr_assert_str_eq(fired_text, "lat=100 bb=1");
+	expect(e, "# event histogram\n#\n# trigger info: hist:keys=bb:"
+	       "vals=hitcount:d=common_timestamp-$ts0:sort=hitcount:"
+	       "size=2048:clock=global:onmax($d).save(bb):onmatch(kp.k)."
+	       "lat($d,bb) [active]\n#\n\n{ bb:          1 } hitcount:          2"
+	       "\n\tmax:        300  bb:          1\n\n"
+	       "Totals:\n    Hits: 2\n    Entries: 1\n    Dropped: 0\n");
+}
+
+Test(hist_vars, expressions_constants_and_cpu)
+{
+	struct dp_hist *h = vmake(kp, "hist:keys=a:x=10*2+1,y=a/3,z=-(a),"
+				  "c=common_cpu");
+	char *t = trigger_of(h);
+
+	cr_assert_str_eq(t, "hist:keys=a:vals=hitcount:x=21,y=a/3,z=-(a),"
+			 "c=common_cpu:sort=hitcount:size=2048 [active]\n");
+	free(t);
+	/* a plain own variable stands for its field */
+	vmake(kp, "hist:keys=a:vals=$p:p=a");
+}
+
+Test(hist_vars, string_params)
+{
+	const struct dp_field *fv, *fn;
+	struct dp_event *kt;
+	uint8_t rec[128] = { 0 };
+	struct dp_hist *h;
+
+	cr_assert_eq(dp_registry_apply(&reg, "p:kp/t work vv=%di:s32 "
+				       "nm=+0(%si):string", NULL, NULL), 0);
+	kt = dp_registry_find(&reg, "kp", "t");
+	cr_assert_eq(dp_registry_synth(&reg, "sl char name[]; s32 val; "
+				       "char small[4]", false, NULL), 0);
+	cr_assert_eq(dp_registry_synth(&reg, "sm char name[]; s32 val",
+				       false, NULL), 0);
+	/* a string into a char[N] only from a char[N] of that size, and
+	 * not into a number */
+	vrefused(kt, "hist:keys=vv:onmatch(kp.t).sl(nm,vv,nm)",
+		 "Param type doesn't match synthetic event field type");
+	vrefused(kt, "hist:keys=vv:onmatch(kp.t).sm(nm,nm)",
+		 "Param type doesn't match synthetic event field type");
+	/* no reference: every record matches */
+	h = vmake(kt, "hist:keys=vv:onmatch(kp.t).sm(nm,vv)");
+	fv = dp_event_field(kt, "vv");
+	fn = dp_event_field(kt, "nm");
+	dp_rec_put(rec, kt->id, 2);
+	dp_rec_put(rec + fv->offset, 7, 4);
+	dp_rec_put(rec + fn->offset, dp_data_loc(6, kt->fixed_size), 4);
+	memcpy(rec + kt->fixed_size, "hello", 6);
+	dp_hist_add(h, rec, kt->fixed_size + 6, &meta, NULL);
+	cr_assert_eq(fired, 1);
+	cr_assert_str_eq(fired_text, "name=hello val=7");
+}
+
+Test(hist_vars, name_shares_one_table)
+{
+	struct dp_hist *a = vmake(kp, "hist:name=both:keys=common_pid");
+	struct dp_hist *b = vmake(ke, "hist:name=both:keys=common_pid");
+	char *ta, *tb;
+
+	hit_at(a, kp, 1, 0);
+	hit_at(b, ke, 1, 0);
+	ta = text_of(a);
+	tb = text_of(b);
+	cr_assert_str_eq(ta, tb);
+	cr_assert(strstr(ta, "hist:name=both:keys=common_pid:vals=hitcount"));
+	cr_assert(strstr(ta, "hitcount:          2\n"));
+	free(ta);
+	free(tb);
+	vrefused(ke, "hist:name=both:keys=bb", "Named hist trigger doesn't "
+		 "match existing named trigger (includes variables)");
+}
+
+Test(hist_vars, errors)
+{
+	vmake(kp, "hist:keys=a:ts0=common_timestamp.usecs");
+	/* then taken for a field: two entries, as the kernel logs */
+	vrefused(ke, "hist:keys=bb:x=$nosuch", "Couldn't find field");
+	vrefused(kp, "hist:keys=a:ts0=a", "Variable already defined");
+	vrefused(ke, "hist:keys=bb:d=common_timestamp-$ts0",
+		 "Timestamp units in expression don't match");
+	vrefused(ke, "hist:keys=bb:d=bb/0", "Division by zero");
+	vrefused(ke, "hist:keys=bb:d=1x", "Expecting numeric literal");
+	/* an expression variable of the same trigger is not there yet */
+	vrefused(ke, "hist:keys=bb:vals=$d:d=bb+1", "Couldn't find field");
+	vrefused(ke, "hist:keys=bb:d=-(bb)+1",
+		 "Unary minus not supported in sub-expressions");
+	vrefused(ke, "hist:keys=bb:d=bb+bb+bb+bb+bb",
+		 "Too many subexpressions (3 max)");
+	vrefused(ke, "hist:keys=$ts0", "Using variable references in keys not "
+		 "supported");
+	vrefused(ke, "hist:keys=bb:onmatch(kp.k).trace(nosuch,bb)",
+		 "Couldn't find synthetic event");
+	vrefused(ke, "hist:keys=bb:onmatch(kp.k).lat($ts0)",
+		 "Param count doesn't match synthetic event field count");
+	vrefused(ke, "hist:keys=bb:onmatch(kp.k).lat(bb,bb)",
+		 "Param type doesn't match synthetic event field type");
+	/* a field as a param is a field variable: never signed, as the
+	 * kernel's create_var() makes it (common_pid is no pid_t) */
+	cr_assert_eq(dp_registry_synth(&reg, "pl pid_t pid", false, NULL), 0);
+	vrefused(ke, "hist:keys=bb:onmatch(kp.k).pl(common_pid)",
+		 "Param type doesn't match synthetic event field type");
+	vrefused(ke, "hist:keys=bb:onmatch(kp.nosuch).lat(bb,bb)",
+		 "Invalid subsystem or event name");
+	vrefused(ke, "hist:keys=bb:onmatch(kp).lat(bb,bb)", "Missing subsystem");
+	vrefused(ke, "hist:keys=bb:onmatch(kp.k).save(bb)",
+		 "Handler doesn't support action");
+	vrefused(ke, "hist:keys=bb:onmax(bb).save(bb)",
+		 "For onmax(x) or onchange(x), x must be a variable");
+	vrefused(ke, "hist:keys=bb:x=bb:onmax($x).save(nosuch)",
+		 "Couldn't create field variable");
+	vrefused(ke, "hist:keys=bb:onmatch(kp.k)", "No action found");
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "event/event.h"
+#include "event/synth.h"
 #include "lang/synth.h"
 
 static char *format_of(const struct dp_event *ev)
@@ -119,5 +120,62 @@ Test(synth, registry)
 		     0);
 	cr_assert_null(dp_registry_find(&reg, "synthetic", "lat"));
 	dp_error_clear(&e);
+	dp_registry_free(&reg);
+}
+
+/* A record made for a hist action, and its trace line's fields as the
+ * kernel's print_synth_event() prints them. */
+Test(synth, fired_record_and_its_fields)
+{
+	struct dp_registry reg;
+	struct dp_rec_meta meta = { .pid = 77 };
+	uint64_t vals[] = { 77, 1234, (uint64_t)-5, 250 };
+	const struct dp_event *ev;
+	char buf[256] = "";
+	size_t len = 0;
+	void *rec;
+	FILE *f;
+
+	dp_registry_init(&reg);
+	cr_assert_eq(dp_registry_synth(&reg, "s:lat pid_t pid; u64 lat; "
+				       "int delta; u8 small", true, NULL), 0);
+	ev = dp_registry_find(&reg, "synthetic", "lat");
+	rec = dp_synth_record(ev, vals, NULL, 4, &meta, &len);
+	cr_assert_not_null(rec);
+	cr_assert_eq(len, ev->fixed_size);
+	cr_assert_eq(dp_rec_check(ev, rec, len), 0);
+	f = fmemopen(buf, sizeof(buf), "w");
+	dp_synth_print(f, ev, rec, len);
+	fclose(f);
+	cr_assert_str_eq(buf, "pid=77 lat=1234 delta=-5 small=250");
+	free(rec);
+	dp_registry_free(&reg);
+}
+
+/* String params: a char[] after the fixed part, a char[N] cut. */
+Test(synth, fired_record_strings)
+{
+	struct dp_registry reg;
+	uint64_t vals[] = { 0, 9, 0 };
+	const char *strs[] = { "a long name", NULL, "truncated" };
+	const struct dp_event *ev;
+	char buf[256] = "";
+	size_t len = 0;
+	void *rec;
+	FILE *f;
+
+	dp_registry_init(&reg);
+	cr_assert_eq(dp_registry_synth(&reg, "s:st char name[]; u32 n; "
+				       "char c[4]", true, NULL), 0);
+	ev = dp_registry_find(&reg, "synthetic", "st");
+	rec = dp_synth_record(ev, vals, strs, 3, NULL, &len);
+	cr_assert_not_null(rec);
+	cr_assert_eq(len, ev->fixed_size + strlen(strs[0]) + 1);
+	cr_assert_eq(dp_rec_check(ev, rec, len), 0);
+	f = fmemopen(buf, sizeof(buf), "w");
+	dp_synth_print(f, ev, rec, len);
+	fclose(f);
+	cr_assert_str_eq(buf, "name=a long name n=9 c=tru");
+	free(rec);
 	dp_registry_free(&reg);
 }
