@@ -1205,10 +1205,10 @@ static int write_trigger(struct dp_fs *fs, const struct dp_fs_path *p,
 		return ev ? -ENOMEM : -ENOENT;
 	}
 	if (!*text) {
-		/* no command: the kernel's EINVAL (`echo > trigger` has
-		 * removed the hist triggers by then, opening with O_TRUNC) */
+		/* no command (`echo > trigger`, after O_TRUNC removed the
+		 * hist triggers): accepted, where the kernel's is EINVAL */
 		free(text);
-		return -EINVAL;
+		return 0;
 	}
 	ret = dp_fs_trigger_write(fs, ev, text);
 	free(text);
