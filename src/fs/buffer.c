@@ -8,117 +8,85 @@
  * it without consuming, `trace_pipe` consumes it.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fs/internal.h"
 #include "output/output.h"
 
-static void drop_head(struct dp_fs *fs)
+static void drop_head(struct dp_fs_ring *r)
 {
-	struct dp_fs_line *l = fs->head;
+	struct dp_fs_line *l = r->head;
 
-	fs->head = l->next;
-	if (!fs->head)
-		fs->tail = NULL;
-	fs->bytes -= l->len;
-	fs->entries--;
+	r->head = l->next;
+	if (!r->head)
+		r->tail = NULL;
+	r->bytes -= l->len;
+	r->entries--;
 	free(l);
 }
 
-static unsigned trigger_mask_locked(const struct dp_fs *fs, unsigned id)
+static void ring_clear(struct dp_fs_ring *r)
 {
-	for (unsigned i = 0; i < fs->ntrig; i++)
-		if (fs->trig[i].id == id)
-			return fs->trig[i].mask;
-	return 0;
+	while (r->head)
+		drop_head(r);
+	r->written = 0;
 }
 
-unsigned dp_fs_trigger_mask(struct dp_fs *fs, unsigned id)
+void dp_fs_ring_add_locked(struct dp_fs *fs, int which, const char *text,
+			   size_t len)
 {
-	unsigned m;
-
-	pthread_mutex_lock(&fs->buf_lock);
-	m = trigger_mask_locked(fs, id);
-	pthread_mutex_unlock(&fs->buf_lock);
-	return m;
-}
-
-bool dp_fs_triggered(struct dp_fs *fs, unsigned id)
-{
-	return dp_fs_trigger_mask(fs, id) || dp_fs_hist_on(fs, id);
-}
-
-int dp_fs_trigger_set(struct dp_fs *fs, unsigned id, unsigned mask)
-{
-	int ret = 0;
-	unsigned i;
-
-	pthread_mutex_lock(&fs->buf_lock);
-	for (i = 0; i < fs->ntrig && fs->trig[i].id != id; i++)
-		;
-	if (i == fs->ntrig && mask) {
-		if (fs->ntrig == DP_FS_MAX_TRIGGERS)
-			ret = -ENOSPC;
-		else
-			fs->trig[fs->ntrig++] = (struct dp_fs_trigger){ id, mask };
-	} else if (i < fs->ntrig && mask) {
-		fs->trig[i].mask = mask;
-	} else if (i < fs->ntrig) {
-		fs->trig[i] = fs->trig[--fs->ntrig];
-	}
-	pthread_mutex_unlock(&fs->buf_lock);
-	return ret;
-}
-
-/*
- * A traceon/traceoff trigger runs before its event is recorded, as the
- * kernel runs unfiltered triggers: traceoff's own event is not recorded,
- * traceon's is.
- */
-void dp_fs_buf_add(struct dp_fs *fs, unsigned id, const char *text,
-		   size_t len)
-{
+	struct dp_fs_ring *r = &fs->ring[which];
 	struct dp_fs_line *l;
-	unsigned mask;
 
-	pthread_mutex_lock(&fs->buf_lock);
-	mask = trigger_mask_locked(fs, id);
-	if (mask & DP_TRIG_TRACEOFF)
-		fs->tracing_on = false;
-	if (mask & DP_TRIG_TRACEON)
-		fs->tracing_on = true;
-	if (!fs->tracing_on || !len)
-		goto out;
-	l = malloc(sizeof(*l) + len);
-	if (!l)
-		goto out;
+	if (!len || !(l = malloc(sizeof(*l) + len)))
+		return;
 	l->next = NULL;
 	l->len = len;
 	memcpy(l->text, text, len);
-	if (fs->tail)
-		fs->tail->next = l;
+	if (r->tail)
+		r->tail->next = l;
 	else
-		fs->head = l;
-	fs->tail = l;
-	fs->bytes += len;
-	fs->entries++;
-	fs->written++;
-	while (fs->bytes > fs->limit && fs->head != fs->tail)
-		drop_head(fs);
-	pthread_cond_broadcast(&fs->buf_cond);
-out:
+		r->head = l;
+	r->tail = l;
+	r->bytes += len;
+	r->entries++;
+	r->written++;
+	while (r->bytes > fs->limit && r->head != r->tail)
+		drop_head(r);
+	if (which == fs->live)
+		pthread_cond_broadcast(&fs->buf_cond);
+}
+
+/* A line of an event without triggers: in the buffer if tracing is on
+ * (the triggered ones go through trigger.c). */
+void dp_fs_buf_add(struct dp_fs *fs, unsigned id, const char *text,
+		   size_t len)
+{
+	(void)id;
+	pthread_mutex_lock(&fs->buf_lock);
+	if (fs->tracing_on)
+		dp_fs_ring_add_locked(fs, fs->live, text, len);
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
 void dp_fs_buf_clear(struct dp_fs *fs)
 {
 	pthread_mutex_lock(&fs->buf_lock);
-	while (fs->head)
-		drop_head(fs);
-	fs->written = 0;
+	ring_clear(&fs->ring[fs->live]);
+	pthread_mutex_unlock(&fs->buf_lock);
+}
+
+void dp_fs_buf_fini(struct dp_fs *fs)
+{
+	pthread_mutex_lock(&fs->buf_lock);
+	ring_clear(&fs->ring[0]);
+	ring_clear(&fs->ring[1]);
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
@@ -126,38 +94,45 @@ void dp_fs_buf_set_limit(struct dp_fs *fs, size_t bytes)
 {
 	pthread_mutex_lock(&fs->buf_lock);
 	fs->limit = bytes;
-	while (fs->bytes > fs->limit && fs->head)
-		drop_head(fs);
+	for (int i = 0; i < 2; i++)
+		while (fs->ring[i].bytes > fs->limit && fs->ring[i].head)
+			drop_head(&fs->ring[i]);
 	pthread_mutex_unlock(&fs->buf_lock);
+}
+
+static void render_ring(const struct dp_fs *fs, const struct dp_fs_ring *r,
+			FILE *out)
+{
+	dp_trace_header(out, (unsigned long)r->entries, r->written,
+			fs->ncpus);
+	for (const struct dp_fs_line *l = r->head; l; l = l->next)
+		fwrite(l->text, 1, l->len, out);
 }
 
 void dp_fs_buf_render(struct dp_fs *fs, FILE *out)
 {
 	pthread_mutex_lock(&fs->buf_lock);
-	dp_trace_header(out, (unsigned long)fs->entries, fs->written,
-			fs->ncpus);
-	for (const struct dp_fs_line *l = fs->head; l; l = l->next)
-		fwrite(l->text, 1, l->len, out);
+	render_ring(fs, &fs->ring[fs->live], out);
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
 /* Whole lines into @dst; the first one in part if it alone is too long. */
-static size_t take_lines(struct dp_fs *fs, char *dst, size_t size)
+static size_t take_lines(struct dp_fs_ring *r, char *dst, size_t size)
 {
 	size_t n = 0;
 
-	while (fs->head && n + fs->head->len <= size) {
-		memcpy(dst + n, fs->head->text, fs->head->len);
-		n += fs->head->len;
-		drop_head(fs);
+	while (r->head && n + r->head->len <= size) {
+		memcpy(dst + n, r->head->text, r->head->len);
+		n += r->head->len;
+		drop_head(r);
 	}
-	if (!n && fs->head) {
-		struct dp_fs_line *l = fs->head;
+	if (!n && r->head) {
+		struct dp_fs_line *l = r->head;
 
 		memcpy(dst, l->text, size);
 		memmove(l->text, l->text + size, l->len - size);
 		l->len -= size;
-		fs->bytes -= size;
+		r->bytes -= size;
 		n = size;
 	}
 	return n;
@@ -178,7 +153,7 @@ ssize_t dp_fs_buf_consume(struct dp_fs *fs, char *dst, size_t size,
 	 */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	pthread_mutex_lock(&fs->buf_lock);
-	while (!fs->head) {
+	while (!fs->ring[fs->live].head) {
 		if (stop(priv))
 			goto out;
 		clock_gettime(CLOCK_REALTIME, &until);
@@ -189,11 +164,170 @@ ssize_t dp_fs_buf_consume(struct dp_fs *fs, char *dst, size_t size,
 		}
 		pthread_cond_timedwait(&fs->buf_cond, &fs->buf_lock, &until);
 	}
-	n = (ssize_t)take_lines(fs, dst, size);
+	n = (ssize_t)take_lines(&fs->ring[fs->live], dst, size);
 out:
 	pthread_mutex_unlock(&fs->buf_lock);
 	pthread_setcancelstate(old, NULL);
 	return n;
+}
+
+/* ---- the snapshot buffer ------------------------------------------------- */
+
+static const char snapshot_help[] =
+	"# Snapshot commands:\n"
+	"# echo 0 > snapshot : Clears and frees snapshot buffer\n"
+	"# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
+	"#                      Takes a snapshot of the main buffer.\n"
+	"# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
+	"#                      (Doesn't have to be '2' works with any number that\n"
+	"#                       is not a '0' or '1')\n";
+
+/*
+ * The `snapshot` file: the kernel's s_show() for the max buffer: its
+ * "# tracer:" lines, then, empty, the help (allocated or freed), else the
+ * header and the lines.
+ */
+void dp_fs_snapshot_render(struct dp_fs *fs, FILE *out)
+{
+	const struct dp_fs_ring *r;
+
+	pthread_mutex_lock(&fs->buf_lock);
+	r = &fs->ring[!fs->live];
+	if (!fs->snap_alloc || !r->head) {
+		fputs("# tracer: nop\n#\n", out);
+		fputs(fs->snap_alloc ? "#\n# * Snapshot is allocated *\n#\n" :
+		      "#\n# * Snapshot is freed *\n#\n", out);
+		fputs(snapshot_help, out);
+	} else {
+		render_ring(fs, r, out);
+	}
+	pthread_mutex_unlock(&fs->buf_lock);
+}
+
+/* The two buffers change places: the main one becomes the snapshot. */
+static void swap_locked(struct dp_fs *fs)
+{
+	fs->live = !fs->live;
+	pthread_cond_broadcast(&fs->buf_cond);
+}
+
+int dp_fs_snapshot_write(struct dp_fs *fs, unsigned long v)
+{
+	pthread_mutex_lock(&fs->buf_lock);
+	switch (v) {
+	case 0:
+		if (fs->snap_alloc) {
+			ring_clear(&fs->ring[!fs->live]);
+			fs->snap_alloc = false;
+		}
+		break;
+	case 1:
+		fs->snap_alloc = true;
+		swap_locked(fs);
+		break;
+	default:
+		if (fs->snap_alloc)
+			ring_clear(&fs->ring[!fs->live]);
+		break;
+	}
+	pthread_mutex_unlock(&fs->buf_lock);
+	return 0;
+}
+
+void dp_fs_snapshot_arm_locked(struct dp_fs *fs)
+{
+	fs->snap_refs++;
+	fs->snap_alloc = true;
+}
+
+void dp_fs_snapshot_disarm_locked(struct dp_fs *fs)
+{
+	if (fs->snap_refs)
+		fs->snap_refs--;
+}
+
+/*
+ * The kernel's tracing_snapshot_instance(): swap, or, without a snapshot
+ * buffer, say so in the trace and stop tracing.
+ */
+int dp_fs_snapshot_take(struct dp_fs *fs)
+{
+	static const char *const msg[] = {
+		"*** SNAPSHOT NOT ALLOCATED ***\n",
+		"*** stopping trace here!   ***\n",
+	};
+
+	if (fs->snap_alloc) {
+		swap_locked(fs);
+		return 0;
+	}
+	for (int i = 0; i < 2 && fs->tracing_on; i++) {
+		struct dp_rec_meta meta;
+		char *s = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&s, &n);
+
+		if (!f)
+			break;
+		dp_fs_now_meta(&meta, NULL);
+		dp_trace_context(f, &meta);
+		fprintf(f, "tracing_snapshot_instance_cond: %s", msg[i]);
+		if (!fclose(f))
+			dp_fs_ring_add_locked(fs, fs->live, s, n);
+		free(s);
+	}
+	fs->tracing_on = false;
+	return -ENOENT;
+}
+
+/* ---- stack entries ------------------------------------------------------- */
+
+/*
+ * A `<stack trace>` entry (the kernel's TRACE_STACK, as trace_stack_print()
+ * prints it with the default options: one " => SYMBOL" line per frame, no
+ * offsets), for a record of @meta, into the main buffer if tracing is on.
+ */
+void dp_fs_buf_stack_locked(struct dp_fs *fs, const struct dp_rec_meta *meta,
+			    const uint64_t *ips, size_t n,
+			    const struct dp_symbolizer *sym)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!fs->tracing_on || !(f = open_memstream(&s, &len)))
+		return;
+	dp_trace_context(f, meta);
+	fputs("<stack trace>\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		uint64_t off, size;
+
+		if (sym && sym->lookup &&
+		    !sym->lookup(sym->priv, ips[i], &name, &off, &size))
+			fprintf(f, " => %s\n", name);
+		else
+			fprintf(f, " => 0x%" PRIx64 "\n", ips[i]);
+	}
+	if (!fclose(f))
+		dp_fs_ring_add_locked(fs, fs->live, s, len);
+	free(s);
+}
+
+/* Now, for a line dprobe makes itself (a marker write, the snapshot
+ * messages): the writer's pid and comm, this CPU, CLOCK_MONOTONIC. */
+void dp_fs_now_meta(struct dp_rec_meta *meta, const char *comm)
+{
+	struct timespec now;
+	int cpu = sched_getcpu();
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	*meta = (struct dp_rec_meta){
+		.ts_ns = (uint64_t)now.tv_sec * 1000000000ull +
+			 (uint64_t)now.tv_nsec,
+		.cpu = cpu < 0 ? 0 : cpu, .pid = getpid(), .tgid = getpid(),
+		.comm = comm,
+	};
 }
 
 /* Each entry gets the kernel's "[seconds.micros] " (time since boot). */

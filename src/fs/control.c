@@ -29,8 +29,11 @@ static const struct {
 	{ "kprobe_events", F_KPROBE_EVENTS },
 	{ "kprobe_profile", F_KPROBE_PROFILE },
 	{ "set_event", F_SET_EVENT },
+	{ "snapshot", F_SNAPSHOT },
 	{ "synthetic_events", F_SYNTH_EVENTS },
 	{ "trace", F_TRACE },
+	{ "trace_marker", F_TRACE_MARKER },
+	{ "trace_marker_raw", F_TRACE_MARKER_RAW },
 	{ "trace_pipe", F_TRACE_PIPE },
 	{ "tracing_on", F_TRACING_ON },
 	{ "uprobe_events", F_UPROBE_EVENTS },
@@ -57,14 +60,22 @@ static const char group_filter_text[] =
 	"# Only events with the given fields will be affected.\n"
 	"# If no events are modified, an error message will be displayed here\n";
 
-static const char trigger_help[] =
-	"# Available triggers:\n"
-	"# traceon traceoff hist\n";
+/* events/ftrace/print has these alone (the kernel's print event: no
+ * enable, no filter) */
+static const struct {
+	const char *name;
+	enum dp_fs_kind kind;
+} print_files[] = {
+	{ "format", F_EV_FORMAT },
+	{ "hist", F_EV_HIST },
+	{ "id", F_EV_ID },
+	{ "trigger", F_EV_TRIGGER },
+};
 
 bool dp_fs_is_dir(enum dp_fs_kind k)
 {
 	return k == F_ROOT_DIR || k == F_EVENTS_DIR || k == F_GROUP_DIR ||
-	       k == F_EVENT_DIR;
+	       k == F_EVENT_DIR || k == F_FTRACE_DIR || k == F_OPTIONS_DIR;
 }
 
 bool dp_fs_is_writable(enum dp_fs_kind k)
@@ -110,6 +121,30 @@ static int split_path(const char *path, char comp[4][DP_MAX_EVENT_NAME_LEN])
 	return n;
 }
 
+static int lookup_ftrace(char c[4][DP_MAX_EVENT_NAME_LEN], int n,
+			 struct dp_fs_path *p)
+{
+	strcpy(p->group, "ftrace");
+	if (n == 2) {
+		p->kind = F_FTRACE_DIR;
+		return 0;
+	}
+	if (strcmp(c[2], "print"))
+		return -ENOENT;
+	strcpy(p->event, "print");
+	if (n == 3) {
+		p->kind = F_EVENT_DIR;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(print_files) / sizeof(print_files[0]); i++) {
+		if (!strcmp(c[3], print_files[i].name)) {
+			p->kind = print_files[i].kind;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 static int lookup_events(struct dp_fs *fs, char c[4][DP_MAX_EVENT_NAME_LEN],
 			 int n, struct dp_fs_path *p)
 {
@@ -121,6 +156,8 @@ static int lookup_events(struct dp_fs *fs, char c[4][DP_MAX_EVENT_NAME_LEN],
 		p->kind = F_ALL_ENABLE;
 		return 0;
 	}
+	if (!strcmp(c[1], "ftrace"))
+		return lookup_ftrace(c, n, p);
 	if (!group_exists(fs, c[1]))
 		return -ENOENT;
 	strcpy(p->group, c[1]);
@@ -166,6 +203,12 @@ int dp_fs_lookup(struct dp_fs *fs, const char *path, struct dp_fs_path *p)
 	}
 	if (!strcmp(c[0], "events"))
 		return lookup_events(fs, c, n, p);
+	if (!strcmp(c[0], "options") && n <= 2) {
+		if (n == 2 && strcmp(c[1], "stacktrace"))
+			return -ENOENT;
+		p->kind = n == 1 ? F_OPTIONS_DIR : F_OPT_STACKTRACE;
+		return 0;
+	}
 	if (n > 1)
 		return -ENOENT;
 	for (size_t i = 0; i < NR_ROOT_FILES; i++) {
@@ -186,11 +229,13 @@ void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 	switch (p->kind) {
 	case F_ROOT_DIR:
 		fill(priv, "events", true);
+		fill(priv, "options", true);
 		for (size_t i = 0; i < NR_ROOT_FILES; i++)
 			fill(priv, root_files[i].name, false);
 		break;
 	case F_EVENTS_DIR:
 		fill(priv, "enable", false);
+		fill(priv, "ftrace", true);
 		/* each group once, where its first event stands */
 		for (ev = fs->reg.events; ev; ev = ev->next) {
 			for (e2 = fs->reg.events; e2 != ev; e2 = e2->next)
@@ -207,7 +252,18 @@ void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 			if (!strcmp(ev->group, p->group))
 				fill(priv, ev->name, true);
 		break;
+	case F_FTRACE_DIR:
+		fill(priv, "print", true);
+		break;
+	case F_OPTIONS_DIR:
+		fill(priv, "stacktrace", false);
+		break;
 	case F_EVENT_DIR:
+		if (!strcmp(p->group, "ftrace")) {
+			for (size_t i = 0; i < sizeof(print_files) / sizeof(print_files[0]); i++)
+				fill(priv, print_files[i].name, false);
+			break;
+		}
 		for (size_t i = 0; i < sizeof(event_files) / sizeof(event_files[0]); i++)
 			fill(priv, event_files[i].name, false);
 		break;
@@ -234,6 +290,10 @@ static const char readme[] =
 	"  trace_pipe\t\t- A consuming read that blocks until there is data\n"
 	"  tracing_on\t\t- Enable or disable writing to the buffer\n"
 	"  buffer_size_kb\t- Size of the trace buffer, in kilobytes\n"
+	"  trace_marker\t\t- Writes go into the buffer (events/ftrace/print)\n"
+	"  trace_marker_raw\t- Binary writes: a 4-byte id, then data\n"
+	"  snapshot\t\t- 'echo 1' swaps the buffer into the snapshot, 0 frees\n"
+	"\t\t\t  it, 2 clears it; reading shows it\n"
 	"  error_log\t\t- The last 8 rejected commands; 'echo > error_log' clears\n"
 	"  available_events\t- The events that can be enabled (GROUP:EVENT)\n"
 	"  available_filter_functions\t- Functions of the target a probe can be placed on\n"
@@ -280,7 +340,9 @@ static const char readme[] =
 	"      filter\t\t- A filter expression; '0' clears\n"
 	"      format\t\t- The record layout\n"
 	"      id\t\t- The event id\n"
-	"      trigger\t\t- traceon, traceoff (and !traceon, !traceoff), hist\n"
+	"      trigger\t\t- traceon, traceoff, snapshot, stacktrace,\n"
+	"\t\t\t  enable_event, disable_event, enable_hist, disable_hist\n"
+	"\t\t\t  (CMD[:N] [if FILTER]; !CMD removes), hist\n"
 	"      hist\t\t- The histograms of the event's hist triggers\n"
 	"\n"
 	"      hist trigger\t- If set, event hits are aggregated into a hash table\n"
@@ -297,15 +359,21 @@ static const char readme[] =
 	"\t    size is 2048 entries.  Variables, expressions, named\n"
 	"\t    histograms and actions are not there yet.\n";
 
+/* The kernel's EVENT_FILE_FL_ENABLED: enabled, or armed in soft mode. */
+static bool registered(struct dp_fs *fs, const struct dp_event *ev)
+{
+	return ev->enabled || dp_fs_triggered(fs, ev->id);
+}
+
 /* 0, 1, X (mixed) or ? (no events), as a group's `enable` reads. */
-static char enable_state(const struct dp_fs *fs, const char *group)
+static char enable_state(struct dp_fs *fs, const char *group)
 {
 	bool on = false, off = false;
 
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
 		if (group && strcmp(ev->group, group))
 			continue;
-		if (ev->enabled)
+		if (registered(fs, ev))
 			on = true;
 		else
 			off = true;
@@ -320,7 +388,7 @@ static void print_set_event(struct dp_fs *fs, FILE *out)
 	struct dp_event **v = list_events(fs->reg.events, &n);
 
 	while (v && n--)
-		if (v[n]->enabled)
+		if (registered(fs, v[n]))
 			fprintf(out, "%s:%s\n", v[n]->group, v[n]->name);
 	free(v);
 }
@@ -351,44 +419,43 @@ static void print_dynamic(const struct dp_fs *fs, FILE *out)
 	}
 }
 
-static void print_trigger(struct dp_fs *fs, const struct dp_event *ev,
-			  FILE *out)
+/* An event's directory: a registry event, or events/ftrace/print. */
+static struct dp_event *path_event(struct dp_fs *fs, const struct dp_fs_path *p)
 {
-	unsigned m = dp_fs_trigger_mask(fs, ev->id);
-
-	if (!dp_fs_triggered(fs, ev->id))
-		fputs(trigger_help, out);
-	if (m & DP_TRIG_TRACEON)
-		fputs("traceon:unlimited\n", out);
-	if (m & DP_TRIG_TRACEOFF)
-		fputs("traceoff:unlimited\n", out);
-	dp_fs_hist_print_triggers(fs, ev->id, out);
+	if (!strcmp(p->group, "ftrace"))
+		return !strcmp(p->event, "print") ? fs->marker : NULL;
+	return dp_registry_find(&fs->reg, p->group, p->event);
 }
 
 static int read_event_file(struct dp_fs *fs, const struct dp_fs_path *p,
 			   FILE *out)
 {
-	struct dp_event *ev = dp_registry_find(&fs->reg, p->group, p->event);
+	struct dp_event *ev = path_event(fs, p);
 
 	if (!ev)
 		return -ENOENT;
 	switch (p->kind) {
 	case F_EV_ENABLE:
-		/* a trigger puts the kernel's event in soft mode: "0*" */
-		fprintf(out, "%d%s\n", ev->enabled,
-			dp_fs_triggered(fs, ev->id) ? "*" : "");
+		/* a trigger puts the kernel's event in soft mode: "0*";
+		 * enable_event & co flip it at the process's hits */
+		if (dp_fs_triggered(fs, ev->id))
+			dp_fs_update_profile(fs);
+		dp_fs_trigger_enable_print(fs, ev, out);
 		break;
 	case F_EV_FILTER:
 		dp_event_filter_print(ev, out);
 		break;
 	case F_EV_FORMAT:
-		dp_event_format(ev, out);
+		if (ev == fs->marker)
+			dp_fs_marker_format(out);
+		else
+			dp_event_format(ev, out);
 		break;
 	case F_EV_ID:
 		fprintf(out, "%u\n", ev->id);
 		break;
 	case F_EV_TRIGGER:
-		print_trigger(fs, ev, out);
+		dp_fs_trigger_print(fs, ev, out);
 		break;
 	case F_EV_HIST:
 		/* what the process did before this read is counted */
@@ -434,7 +501,14 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		dp_registry_profile(&fs->reg, p->kind == F_KPROBE_PROFILE ?
 				    DP_KIND_KPROBE : DP_KIND_UPROBE, out);
 		break;
+	case F_OPT_STACKTRACE:
+		fputs("0\n", out);	/* no stack after every event yet */
+		break;
 	case F_TRACING_ON:
+		/* triggers turn it on and off at the process's hits: those
+		 * made before this read have run */
+		if (fs->ntrigs)
+			dp_fs_update_profile(fs);
 		pthread_mutex_lock(&fs->buf_lock);
 		fprintf(out, "%d\n", fs->tracing_on);
 		pthread_mutex_unlock(&fs->buf_lock);
@@ -472,6 +546,13 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 	case F_GROUP_FILTER:
 		fputs(group_filter_text, out);
 		break;
+	case F_SNAPSHOT:
+		dp_fs_update_profile(fs);
+		dp_fs_snapshot_render(fs, out);
+		break;
+	case F_TRACE_MARKER:
+	case F_TRACE_MARKER_RAW:
+		return -EINVAL;		/* write only */
 	case F_TRACE_PIPE:
 		return -EINVAL;		/* served by the FUSE layer */
 	default:
@@ -519,6 +600,8 @@ static int set_enabled(struct dp_fs *fs, ev_pred pred, const void *arg,
 		return -ENOMEM;
 	for (ev = fs->reg.events, i = 0; ev; ev = ev->next, i++) {
 		old[i] = ev->enabled;
+		if (pred(ev, arg))
+			dp_fs_trigger_enabled(fs, ev, on);
 		if (!pred(ev, arg) || ev->enabled == on)
 			continue;
 		ev->enabled = on;
@@ -1092,6 +1175,8 @@ static int write_filter(struct dp_fs *fs, const struct dp_fs_path *p,
 		    (p->kind == F_EV_FILTER && strcmp(ev->name, p->event)))
 			continue;
 		r = set_filter(fs, ev, text);
+		if (!r)
+			dp_fs_trigger_filter_changed(fs, ev);
 		ok |= !r;
 		ret = ok ? 0 : r;
 		armed |= ev->enabled;
@@ -1105,60 +1190,48 @@ static int write_filter(struct dp_fs *fs, const struct dp_fs_path *p,
 	return ret;
 }
 
-static char *trigger_log_entry(const char *text)
-{
-	char *s = NULL;
-
-	if (asprintf(&s, "event trigger: error: Unknown trigger command\n"
-		     "  Command: %s\n%*s^\n", text, 11, "") < 0)
-		return NULL;
-	return s;
-}
-
 static int write_trigger(struct dp_fs *fs, const struct dp_fs_path *p,
 			 const char *buf, size_t len)
 {
-	struct dp_event *ev = dp_registry_find(&fs->reg, p->group, p->event);
-	char *text = strip(buf, len), *cmd;
-	unsigned mask, bit = 0;
-	bool del;
+	struct dp_event *ev = path_event(fs, p);
+	char *text;
 	int ret;
 
+	if (len >= 4096)	/* the kernel takes less than a page */
+		return -EINVAL;
+	text = strip(buf, len);
 	if (!ev || !text) {
 		free(text);
 		return ev ? -ENOMEM : -ENOENT;
 	}
 	if (!*text) {
+		/* no command (`echo > trigger`, after O_TRUNC removed the
+		 * hist triggers): accepted, where the kernel's is EINVAL */
 		free(text);
 		return 0;
 	}
-	del = text[0] == '!';
-	cmd = text + del;
-	if (!strncmp(cmd, "hist", 4) && (cmd[4] == ':' || !cmd[4] ||
-					 cmd[4] == ' ')) {
-		ret = dp_fs_hist_write(fs, ev, text);
-		free(text);
-		/* the event is armed for it, or no longer */
-		return ret ? ret : dp_fs_rearm(fs);
-	}
-	/* "traceon" and "traceon:unlimited" are the same trigger */
-	if (!strcmp(cmd, "traceon") || !strcmp(cmd, "traceon:unlimited"))
-		bit = DP_TRIG_TRACEON;
-	else if (!strcmp(cmd, "traceoff") || !strcmp(cmd, "traceoff:unlimited"))
-		bit = DP_TRIG_TRACEOFF;
-	if (!bit) {
-		dp_fs_log_add(fs, trigger_log_entry(text));
-		free(text);
-		return -EINVAL;
-	}
+	ret = dp_fs_trigger_write(fs, ev, text);
 	free(text);
-	mask = dp_fs_trigger_mask(fs, ev->id);
-	if (del && !(mask & bit))
-		return -ENOENT;
-	if (!del && (mask & bit))
-		return -EEXIST;
-	ret = dp_fs_trigger_set(fs, ev->id, del ? mask & ~bit : mask | bit);
 	return ret;
+}
+
+/* snapshot: kstrtoul_from_user(base 10), then 0 frees, 1 swaps, the
+ * rest clear */
+static int write_snapshot(struct dp_fs *fs, const char *buf, size_t len)
+{
+	char tmp[32];
+	uint64_t v;
+
+	while (len && (buf[len - 1] == '\n'))
+		len--;
+	if (!len || len >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	if (dp_kstrtoull(tmp, 10, &v))
+		return -EINVAL;
+	dp_fs_update_profile(fs);
+	return dp_fs_snapshot_write(fs, (unsigned long)v);
 }
 
 /* ---- writing ---------------------------------------------------------------- */
@@ -1235,6 +1308,22 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 	case F_EV_TRIGGER:
 		ret = write_trigger(fs, p, buf, len);
 		break;
+	case F_SNAPSHOT:
+		ret = write_snapshot(fs, buf, len);
+		break;
+	case F_OPT_STACKTRACE: {
+		bool on;
+
+		/* the option's 0 alone: a stack after every event is not
+		 * there yet */
+		ret = parse_bool(buf, len, &on) || on ? -EINVAL : 0;
+		break;
+	}
+	case F_TRACE_MARKER:
+		ret = dp_fs_marker_write(fs, buf, len);
+		return ret;
+	case F_TRACE_MARKER_RAW:
+		return dp_fs_marker_raw_write(fs, buf, len);
 	default:
 		ret = -EINVAL;
 		break;
@@ -1262,14 +1351,10 @@ int dp_fs_truncate_file(struct dp_fs *fs, const struct dp_fs_path *p)
 		return 0;
 	case F_EV_TRIGGER:
 		/* every trigger of the event goes, as the kernel's unreg_all */
-		ev = dp_registry_find(&fs->reg, p->group, p->event);
+		ev = path_event(fs, p);
 		if (!ev)
 			return -ENOENT;
-		if (dp_fs_hist_on(fs, ev->id)) {
-			dp_fs_hist_remove_event(fs, ev->id);
-			dp_fs_rearm(fs);
-		}
-		return dp_fs_trigger_set(fs, ev->id, 0);
+		return dp_fs_trigger_truncate(fs, ev);
 	default:
 		return 0;
 	}

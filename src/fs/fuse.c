@@ -253,8 +253,10 @@ static int fs_write(const char *path, const char *buf, size_t size,
 	OP_ENTER(fs, old);
 	/* the event may have been deleted since this handle was opened */
 	ret = dp_fs_lookup(fs, path, &p);
+	dp_fs_writer = fuse_get_context()->pid;	/* trace_marker's pid */
 	if (!ret)
 		ret = dp_fs_write_file(fs, &h->path, buf, size);
+	dp_fs_writer = 0;
 	OP_EXIT(fs, old);
 	return ret;
 }

@@ -317,6 +317,13 @@ int dp_fs_hist_write(struct dp_fs *fs, const struct dp_event *ev,
 	return ret;
 }
 
+void dp_fs_hist_pause_locked(struct dp_fs *fs, unsigned id, bool paused)
+{
+	for (size_t i = 0; i < fs->nhists; i++)
+		if (fs->hists[i].id == id)
+			dp_hist_pause(fs->hists[i].h, paused);
+}
+
 void dp_fs_hist_remove_event(struct dp_fs *fs, unsigned id)
 {
 	pthread_mutex_lock(&fs->buf_lock);

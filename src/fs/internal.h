@@ -34,7 +34,6 @@ struct dp_proc;
 
 #define DP_FS_LOG_MAX		8	/* error_log entries, as the kernel */
 #define DP_FS_DEFAULT_KB	1408	/* buffer_size_kb of a fresh tracefs */
-#define DP_FS_MAX_TRIGGERS	64
 
 /* One rendered `trace` line in the buffer. */
 struct dp_fs_line {
@@ -51,12 +50,14 @@ struct dp_fs_count {
 	unsigned serial;	/* the event's serial: an id is reused, not it */
 };
 
-enum dp_fs_trig { DP_TRIG_TRACEON = 1, DP_TRIG_TRACEOFF = 2 };
-
-struct dp_fs_trigger {
-	unsigned id;		/* event id */
-	unsigned mask;		/* DP_TRIG_* */
+/* One of the two trace buffers: the main one and the snapshot. */
+struct dp_fs_ring {
+	struct dp_fs_line *head, *tail;
+	size_t bytes, entries;
+	unsigned long written;
 };
+
+struct dp_fs_trig;
 
 enum { DP_LANE_PROC, DP_LANE_KERNEL };
 
@@ -100,16 +101,26 @@ struct dp_fs {
 	/* ---- under buf_lock ---- */
 	pthread_mutex_t buf_lock;
 	pthread_cond_t buf_cond;	/* a line arrived, a profile arrived */
-	struct dp_fs_line *head, *tail;
-	size_t bytes, entries;
-	unsigned long written;
+	/* ring[live] is the main buffer, ring[!live] the snapshot's
+	 * (allocated or not: snap_alloc; snap_refs: snapshot triggers) */
+	struct dp_fs_ring ring[2];
+	int live;
+	bool snap_alloc;
+	unsigned snap_refs;
 	size_t limit;			/* buffer_size_kb * 1024 */
 	bool tracing_on;
 	struct dp_fs_count *counts;
 	size_t ncounts;
-	/* triggers: the reader thread runs them */
-	struct dp_fs_trigger trig[DP_FS_MAX_TRIGGERS];
-	unsigned ntrig;
+	/* the events in the kernel's soft mode, with their triggers
+	 * (trigger.c): the reader threads run them; the served process's
+	 * symbols for the lines rendered there */
+	struct dp_fs_trig *trigs;
+	size_t ntrigs;
+	struct dp_proc *trig_proc;
+	bool trig_proc_failed;
+	struct dp_symbolizer trig_sym;
+	/* events/ftrace/print, written by trace_marker (marker.c) */
+	struct dp_event *marker;
 	/* hist triggers (hist.c), and the served process's symbols for
 	 * their .sym keys */
 	struct dp_fs_hist *hists;
@@ -143,10 +154,14 @@ struct dp_fs {
 void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o);
 void dp_fs_fini(struct dp_fs *fs);
 
-/* buffer.c: the trace buffer and the error log */
+/* buffer.c: the trace buffers and the error log */
 void dp_fs_buf_add(struct dp_fs *fs, unsigned id, const char *text,
 		   size_t len);
-void dp_fs_buf_clear(struct dp_fs *fs);
+/* A line into ring[@which] (buf_lock held), tracing on or not. */
+void dp_fs_ring_add_locked(struct dp_fs *fs, int which, const char *text,
+			   size_t len);
+void dp_fs_buf_clear(struct dp_fs *fs);		/* the main buffer */
+void dp_fs_buf_fini(struct dp_fs *fs);		/* both */
 void dp_fs_buf_set_limit(struct dp_fs *fs, size_t bytes);
 /* `trace`: header and every line, into @out (non-consuming). */
 void dp_fs_buf_render(struct dp_fs *fs, FILE *out);
@@ -159,10 +174,71 @@ ssize_t dp_fs_buf_consume(struct dp_fs *fs, char *dst, size_t size,
 			  bool (*stop)(void *priv), void *priv);
 void dp_fs_log_add(struct dp_fs *fs, char *entry);	/* takes @entry */
 void dp_fs_log_clear(struct dp_fs *fs);
-/* The DP_TRIG_* mask of event @id (takes buf_lock). */
-unsigned dp_fs_trigger_mask(struct dp_fs *fs, unsigned id);
-/* Set event @id's mask (takes buf_lock); -ENOSPC if the table is full. */
-int dp_fs_trigger_set(struct dp_fs *fs, unsigned id, unsigned mask);
+/* The `snapshot` file, and a write of @v to it (0 frees, 1 swaps, other
+ * values clear the snapshot). */
+void dp_fs_snapshot_render(struct dp_fs *fs, FILE *out);
+int dp_fs_snapshot_write(struct dp_fs *fs, unsigned long v);
+/*
+ * Take a snapshot now (buf_lock held), as the kernel's
+ * tracing_snapshot_instance(): the main buffer and the snapshot's change
+ * places; 0.  Without a snapshot buffer (never allocated, or freed by
+ * `echo 0 > snapshot`) the kernel's two "*** SNAPSHOT NOT ALLOCATED ***"
+ * lines go into the trace, tracing stops, and -ENOENT.  For the hist
+ * onmax()/onchange() snapshot() action: its trigger should hold the
+ * buffer with dp_fs_snapshot_arm_locked() while it exists.
+ */
+int dp_fs_snapshot_take(struct dp_fs *fs);
+void dp_fs_snapshot_arm_locked(struct dp_fs *fs);
+void dp_fs_snapshot_disarm_locked(struct dp_fs *fs);
+/* A `<stack trace>` entry with @n frames (buf_lock held). */
+void dp_fs_buf_stack_locked(struct dp_fs *fs, const struct dp_rec_meta *meta,
+			    const uint64_t *ips, size_t n,
+			    const struct dp_symbolizer *sym);
+/* Metadata for an entry made now by @comm (this process's pid). */
+void dp_fs_now_meta(struct dp_rec_meta *meta, const char *comm);
+
+/* trigger.c: trigger commands other than hist (event/trigger.h), the
+ * events' soft mode, and the records of the events in it */
+/* A write to @ev's trigger file (fs->lock held): 0 or -errno. */
+int dp_fs_trigger_write(struct dp_fs *fs, struct dp_event *ev,
+			const char *text);
+/* Opening it with O_TRUNC: the hist and enable_hist/disable_hist
+ * triggers go, as the kernel's unreg_all. */
+int dp_fs_trigger_truncate(struct dp_fs *fs, struct dp_event *ev);
+/* The trigger file (the list of commands when there is no trigger). */
+void dp_fs_trigger_print(struct dp_fs *fs, const struct dp_event *ev,
+			 FILE *out);
+/* The enable file ("0*", "1*" in soft mode). */
+void dp_fs_trigger_enable_print(struct dp_fs *fs, const struct dp_event *ev,
+				FILE *out);
+/* @ev was written @on (fs->lock held): in soft mode, its soft bit. */
+void dp_fs_trigger_enabled(struct dp_fs *fs, struct dp_event *ev, bool on);
+/* @ev's filter changed (fs->lock held). */
+void dp_fs_trigger_filter_changed(struct dp_fs *fs, struct dp_event *ev);
+/* Set ev->soft and ev->triggered for the session child: an event in
+ * soft mode is armed and sends its records raw (fs->lock held). */
+void dp_fs_trigger_mark(struct dp_fs *fs, struct dp_event *ev);
+/* A record of event @id in soft mode (a reader thread): the triggers,
+ * then the line, as the kernel orders them. */
+void dp_fs_trigger_record(struct dp_fs *fs, unsigned id, const void *rec,
+			  size_t len, const struct dp_rec_meta *meta);
+/* The marker's record (marker.c; fs->lock held): 0 or -errno. */
+int dp_fs_trigger_marker(struct dp_fs *fs, const void *rec, size_t len,
+			 const struct dp_rec_meta *meta, const char *line,
+			 size_t linelen);
+void dp_fs_trigger_fini(struct dp_fs *fs);
+
+/* marker.c: trace_marker and events/ftrace/print */
+/* The process writing, in a FUSE worker thread (0: this process). */
+extern __thread pid_t dp_fs_writer;
+int dp_fs_marker_init(struct dp_fs *fs);
+void dp_fs_marker_fini(struct dp_fs *fs);
+/* A write to trace_marker (fs->lock held): bytes taken or -errno. */
+int dp_fs_marker_write(struct dp_fs *fs, const char *buf, size_t len);
+/* A write to trace_marker_raw: bytes taken or -errno. */
+int dp_fs_marker_raw_write(struct dp_fs *fs, const char *buf, size_t len);
+/* events/ftrace/print's format file */
+void dp_fs_marker_format(FILE *out);
 
 /* hist.c: hist triggers (buf_lock taken inside) */
 struct dp_fs_hist;
@@ -179,11 +255,14 @@ void dp_fs_hist_read(struct dp_fs *fs, unsigned id, FILE *out);
 void dp_fs_hist_add(struct dp_fs *fs, unsigned id, const void *rec,
 		    size_t len, const struct dp_rec_meta *meta);
 void dp_fs_hist_fini(struct dp_fs *fs);
+/* Pause or continue every hist trigger of event @id (buf_lock held):
+ * what enable_hist and disable_hist do. */
+void dp_fs_hist_pause_locked(struct dp_fs *fs, unsigned id, bool paused);
 /* The synthetic events' enable and filter, as the registry has them now,
  * for the records the triggers' actions make (fs->lock held). */
 void dp_fs_hist_sync(struct dp_fs *fs);
-/* Some trigger (traceon/traceoff or hist) is on event @id: armed
- * soft when not enabled, busy. */
+/* Event @id is in soft mode (a trigger is on it, or an enable_event &
+ * co names it): armed when not enabled, busy (trigger.c). */
 bool dp_fs_triggered(struct dp_fs *fs, unsigned id);
 
 /* kevents.c: the syscall events, the kernel's or made without it, into
@@ -216,6 +295,9 @@ enum dp_fs_kind {
 	F_GROUP_ENABLE, F_GROUP_FILTER,		/* events/GROUP/ */
 	F_EV_ENABLE, F_EV_FILTER, F_EV_FORMAT, F_EV_ID, F_EV_TRIGGER,
 	F_EV_HIST,
+	F_SNAPSHOT, F_TRACE_MARKER, F_TRACE_MARKER_RAW,
+	F_FTRACE_DIR,				/* events/ftrace/ */
+	F_OPTIONS_DIR, F_OPT_STACKTRACE,	/* options/ */
 };
 
 struct dp_fs_path {

@@ -406,19 +406,19 @@ static bool proc_syscalls(const struct dp_registry *reg)
 }
 
 /*
- * An event that is not enabled but has a hist trigger, or an enabled
- * event probe on it (or on one of those), is armed for them only: soft.
- * One with a hist trigger sends its records raw (triggered).
+ * An event in soft mode (a trigger on it or naming it: trigger.c) is
+ * armed and sends its records raw (triggered), its lines made by the
+ * triggers' side; one that is not enabled but has an enabled event probe
+ * on it (or on one of those) is armed for them only.  Both are soft: no
+ * line from the child.
  */
 static void mark_soft(struct dp_fs *fs)
 {
 	struct dp_registry *reg = &fs->reg;
 	bool changed = true;
 
-	for (struct dp_event *ev = reg->events; ev; ev = ev->next) {
-		ev->triggered = dp_fs_hist_on(fs, ev->id);
-		ev->soft = !ev->enabled && ev->triggered;
-	}
+	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
+		dp_fs_trigger_mark(fs, ev);
 	while (changed) {
 		changed = false;
 		for (struct dp_event *ev = reg->events; ev; ev = ev->next) {
@@ -687,6 +687,7 @@ static void store_rec(struct dp_fs *fs, unsigned id, const char *data,
 				     .mm_pid = h.mm_pid,
 				     .comm = h.comm[0] ? h.comm : NULL };
 	dp_fs_hist_add(fs, id, data + sizeof(h), len - sizeof(h), &meta);
+	dp_fs_trigger_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 }
 
 static void store_ack(struct dp_fs_lane *lane, int result)

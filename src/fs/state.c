@@ -78,6 +78,7 @@ void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 	pthread_mutex_init(&fs->mgr_lock, NULL);
 	pthread_cond_init(&fs->mgr_cond, NULL);
 	dp_registry_init(&fs->reg);
+	dp_fs_marker_init(fs);
 	dp_resolver_init(&fs->res, o->binary, false);
 	snprintf(fs->exe, sizeof(fs->exe), "%s", o->binary ? o->binary : "");
 	/* every definition is checked against the target's files */
@@ -93,9 +94,11 @@ void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 
 void dp_fs_fini(struct dp_fs *fs)
 {
-	dp_fs_buf_clear(fs);
+	dp_fs_buf_fini(fs);
 	dp_fs_log_clear(fs);
+	dp_fs_trigger_fini(fs);
 	dp_fs_hist_fini(fs);
+	dp_fs_marker_fini(fs);
 	dp_registry_free(&fs->reg);
 	dp_resolver_free(&fs->res);
 	dp_debugdef_free(fs->dbg);

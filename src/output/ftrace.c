@@ -99,6 +99,11 @@ static void put_context(FILE *out, const struct dp_rec_meta *meta,
 	fputs_unlocked(": ", out);
 }
 
+void dp_trace_context(FILE *out, const struct dp_rec_meta *meta)
+{
+	put_context(out, meta, DP_TS_US);	/* tracefs: the kernel's microseconds */
+}
+
 /*
  * seq_print_ip_sym(): "0" for 0, "sym+0xoff/0xsize" (or the bare name
  * without @offset), "0x%08lx" when no symbol covers @addr.

@@ -45,6 +45,10 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 		  size_t len, const struct dp_rec_meta *meta,
 		  const struct dp_trace_opts *opts);
 
+/* A line's "comm-pid [cpu] flags secs.usecs: " alone, for the entries a
+ * mount writes itself (trace_marker, stack traces). */
+void dp_trace_context(FILE *out, const struct dp_rec_meta *meta);
+
 /*
  * After a record's line: its user stack, if it has one (meta->stack), as
  * the kernel's `<user stack trace>` entry (options/userstacktrace), one

@@ -33,7 +33,7 @@ TPEX=$(realpath -m "$(dirname "$DPROBE")/examples/tracepoint_example")
 EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
-dynevents exec eprobes eprobes_ptrace hist hist_vars"
+dynevents exec eprobes eprobes_ptrace hist hist_vars triggers"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -553,7 +553,12 @@ case_set_event() {
 		cat "$MNT/buffer_size_kb"
 	} >"$WORK/got.trig"
 	check set_event.trig "$WORK/got.trig" || return 1
-	expect_fail "Invalid argument" a events/kprobes/b/trigger 'stacktrace' || return 1
+	# the kernel's errors: EINVAL, an error_log entry for a bad filter
+	expect_fail "Invalid argument" a events/kprobes/b/trigger 'stacktrace:foo' || return 1
+	expect_fail "Invalid argument" a events/kprobes/b/trigger 'traceon:unlimited' || return 1
+	expect_fail "Invalid argument" a events/kprobes/b/trigger 'nosuch' || return 1
+	expect_fail "Invalid argument" a events/kprobes/b/trigger 'traceon if nosuch == 1' || return 1
+	expect_fail "File exists" a events/kprobes/b/trigger 'traceon' || return 1
 	nolog_ts <"$MNT/error_log" >"$WORK/got.tlog"
 	check set_event.log "$WORK/got.tlog" || return 1
 	# a trigger makes its event busy, as in the kernel
@@ -860,6 +865,71 @@ case_eprobes_ptrace() {
 }
 
 # Hist triggers: one on an event that is not enabled (soft: "0*", no
+# Trigger commands: an enable_event with a count on an enabled event puts
+# a disabled one in soft mode ("0*") and turns it on at the first hit
+# ("1*"); a filtered stacktrace after its event's line; a counted
+# traceoff after its own line (6.12's post trigger); the listing with the
+# counts left; the kernel's errors; trace_marker's lines, the snapshot
+# buffer swapped in, and trace_marker refused while tracing is off.
+case_triggers() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:op do_sys_open'
+	a kprobe_events 'p:rd vfs_read'
+	w events/kprobes/op/trigger 'enable_event:kprobes:rd:1' || return 1
+	a events/kprobes/op/trigger 'stacktrace if common_pid > 0' || return 1
+	a events/kprobes/rd/trigger 'traceoff:1 if common_pid > 0' || return 1
+	expect_fail "File exists" a events/kprobes/op/trigger 'disable_event:kprobes:rd' || return 1
+	expect_fail "Invalid argument" a events/kprobes/op/trigger 'enable_event:kprobes:nosuch' || return 1
+	expect_fail "Invalid argument" a events/kprobes/op/trigger 'snapshot:x' || return 1
+	expect_fail "busy" a kprobe_events '-:kprobes/rd' || return 1
+	{
+		echo "before:"
+		cat "$MNT/events/kprobes/op/trigger" "$MNT/events/kprobes/rd/trigger"
+		cat "$MNT/events/kprobes/op/enable" "$MNT/events/kprobes/rd/enable"
+	} >"$WORK/got.trg"
+	w events/kprobes/op/enable 1
+	req "$R" "read /etc/hostname" || return 1
+	{
+		echo "after:"
+		cat "$MNT/tracing_on"
+		cat "$MNT/events/kprobes/op/trigger" "$MNT/events/kprobes/rd/trigger"
+		cat "$MNT/events/kprobes/op/enable" "$MNT/events/kprobes/rd/enable"
+		trace_body | norm_vals
+	} >>"$WORK/got.trg"
+	# gone: the triggers and soft mode; rd stays enabled (its soft bit)
+	a events/kprobes/op/trigger '!enable_event:kprobes:rd:count=0' || return 1
+	a events/kprobes/op/trigger '!stacktrace' || return 1
+	a events/kprobes/rd/trigger '!traceoff' || return 1
+	w events/kprobes/op/enable 0
+	{
+		echo "removed:"
+		cat "$MNT/events/kprobes/op/enable" "$MNT/events/kprobes/rd/enable"
+		cat "$MNT/events/kprobes/op/trigger"
+	} >>"$WORK/got.trg"
+	w events/kprobes/rd/enable 0
+	# trace_marker, the snapshot
+	w tracing_on 1
+	w trace ''
+	w trace_marker 'hello' || return 1
+	w snapshot 1 || return 1
+	w trace_marker 'world' || return 1
+	{
+		echo "marker:"
+		sed 1d "$MNT/events/ftrace/print/format"
+		norm <"$MNT/trace"
+		norm <"$MNT/snapshot"
+		w snapshot 0
+		norm <"$MNT/snapshot"
+	} >>"$WORK/got.trg"
+	w tracing_on 0
+	expect_fail "Bad file descriptor" w trace_marker 'off' || return 1
+	w tracing_on 1
+	check triggers.out "$WORK/got.trg" || return 1
+	quit_server "$R"
+	stop_mount
+}
+
 # trace line, every open counted), a second one on it and a paused one
 # on the enabled return probe (its lines in the trace, counted only once
 # continued), cleared; the hist files; the kernel's errors; the event busy

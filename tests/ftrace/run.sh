@@ -4,8 +4,9 @@
 # The kernel's own ftrace selftests against `dprobe mount` (issue 15):
 # ftracetest of the installed Linux source (Debian's linux-source-6.12,
 # /usr/src/linux-source-*.tar.xz; its tools/testing/selftests/ftrace is
-# extracted once into BUILD/ftrace/), run unmodified on the kprobe/ and
-# dynevent/ test folders against a mount served for tests/ftrace/target.c,
+# extracted once into BUILD/ftrace/), run unmodified on the kprobe/,
+# dynevent/ and trigger/ test folders against a mount served for
+# tests/ftrace/target.c,
 # whose functions carry the names the tests probe.
 #
 #   sh tests/ftrace/run.sh DPROBE [TEST.tc...]
@@ -57,7 +58,8 @@ W=$T_DIR
 if [ $# -gt 0 ]; then
 	ALL=$*
 else
-	ALL=$(cd "$FT" && ls test.d/kprobe/*.tc test.d/dynevent/*.tc)
+	ALL=$(cd "$FT" && ls test.d/kprobe/*.tc test.d/dynevent/*.tc \
+		test.d/trigger/*.tc)
 fi
 
 # Tests that need the kernel itself, not only its tracefs files: not
@@ -83,6 +85,21 @@ kernel_only() {
 			"/proc/kallsyms, and compares it with /proc/version" ;;
 	*/kprobe_module.tc | */add_remove_tprobe_module.tc)
 		echo "loads a kernel module (modprobe) and probes it" ;;
+	*/trigger-hist.tc | */trigger-multihist.tc | */trigger-hist-mod.tc)
+		echo "histograms of the test shell's own forks (its comm" \
+			"and pid as keys) and of kmem:kmalloc and" \
+			"raw_syscalls events of the kernel's" ;;
+	*) return 1 ;;
+	esac
+}
+# Tests that need what dprobe does not have yet: not run, each counted
+# as skipped with what it needs.
+not_yet() {
+	case $1 in
+	*/trigger-trace-marker-synthetic.tc)
+		echo "onmatch(ftrace.print): the hist actions find their" \
+			"events in the registry, events/ftrace/print is not" \
+			"there (issue 16, to join)" ;;
 	*) return 1 ;;
 	esac
 }
@@ -93,6 +110,9 @@ for c in $ALL; do
 		d=$(sed -n 's/^# description: //p' "$FT/$c")
 		printf '%s\t%s\n' "${d:-$c}" "needs the kernel itself: $why" \
 			>>"$W/kernel-only"
+	elif why=$(not_yet "$c"); then
+		d=$(sed -n 's/^# description: //p' "$FT/$c")
+		printf '%s\t%s\n' "${d:-$c}" "needs $why" >>"$W/kernel-only"
 	else
 		CASES="$CASES $c"
 	fi

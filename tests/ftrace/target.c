@@ -9,7 +9,8 @@
  * directory: tracefs_create_dir() gets "test", the name the char test
  * creates; the file opened is /dev/null, as in the user-memory test,
  * whose vfs_symlink() dentry is a pointer nothing can read),
- * tracepoints (dprobe's tracepoint.h) named as the kernel's, and the
+ * tracepoints (dprobe's tracepoint.h) named as the kernel's (the
+ * trigger tests' sched_process_fork among them), and the
  * system calls the event-probe tests put eprobes on.  No function does
  * anything else.
  */
@@ -56,6 +57,22 @@ DP_TRACE_EVENT(sched, sched_wakeup,
 	TP_PROTO(struct task_struct *p),
 	TP_ARGS(p),
 	TP_FIELDS(tp_field(unsigned long, p)))
+
+/* The event the trigger tests put their triggers on, fired in the loop
+ * as kernel_clone() is called (no process is made: the kernel's would
+ * fire for the test shell's own "( echo forked )"), and the one their
+ * enable_event triggers name. */
+DP_TRACE_EVENT(sched, sched_process_fork,
+	TP_PROTO(const char *parent_comm, int parent_pid,
+		 const char *child_comm, int child_pid),
+	TP_ARGS(parent_comm, parent_pid, child_comm, child_pid),
+	TP_FIELDS(tp_string(parent_comm) tp_field(int, parent_pid)
+		  tp_string(child_comm) tp_field(int, child_pid)))
+
+DP_TRACE_EVENT(sched, sched_switch,
+	TP_PROTO(int prev_pid, int next_pid),
+	TP_ARGS(prev_pid, next_pid),
+	TP_FIELDS(tp_field(int, prev_pid) tp_field(int, next_pid)))
 
 volatile long sink;
 
@@ -194,6 +211,9 @@ int main(void)
 		getname_flags("/dev/null", 0);
 		trace_kmem_cache_alloc(&cache, cache.object_size);
 		trace_sched_wakeup(&task);
+		trace_sched_process_fork("target", (int)getpid(), "target",
+					 (int)getpid() + 1);
+		trace_sched_switch((int)getpid(), 0);
 		trace_printk_irq_work(NULL);
 		schedule_timeout(1);
 		do_exit(0);

@@ -18,6 +18,9 @@
 static struct dp_fs_opts opts;
 static struct dp_fs fs;
 
+/* the main buffer (the other one is the snapshot's) */
+#define LIVE (fs.ring[fs.live])
+
 static void setup(void)
 {
 	opts = (struct dp_fs_opts){ .mountpoint = "/nowhere", .pid = getpid() };
@@ -199,7 +202,7 @@ Test(fs, busy_rules)
 	cr_expect_eq(wr("/kprobe_events", "-:b\n"), -EBUSY);
 	cr_expect_eq(wr("/events/kprobes/b/trigger", "!traceoff\n"), 0);
 	cr_expect_eq(wr("/kprobe_events", "-:b\n"), 0);
-	cr_expect_eq(wr("/events/kprobes/a/trigger", "stacktrace\n"), -EINVAL);
+	cr_expect_eq(wr("/events/kprobes/a/trigger", "stacktrace:foo\n"), -EINVAL);
 }
 
 Test(fs, set_event)
@@ -242,12 +245,12 @@ Test(fs, buffer)
 
 	dp_fs_buf_add(&fs, 1000, "one\n", 4);
 	dp_fs_buf_add(&fs, 1000, "two\n", 4);
-	cr_expect_eq(fs.entries, 2);
+	cr_expect_eq(LIVE.entries, 2);
 	/* trace_pipe takes whole lines and consumes them */
 	cr_expect_eq(dp_fs_buf_consume(&fs, buf, 6, NULL, NULL), 4);
 	cr_expect_eq(memcmp(buf, "one\n", 4), 0);
-	cr_expect_eq(fs.entries, 1);
-	cr_expect_eq(fs.written, 2);
+	cr_expect_eq(LIVE.entries, 1);
+	cr_expect_eq(LIVE.written, 2);
 	/* a line longer than the read comes in parts */
 	cr_expect_eq(dp_fs_buf_consume(&fs, buf, 2, NULL, NULL), 2);
 	cr_expect_eq(dp_fs_buf_consume(&fs, buf, 10, NULL, NULL), 2);
@@ -257,20 +260,20 @@ Test(fs, buffer)
 	dp_fs_buf_add(&fs, 1000, "aaa\n", 4);
 	dp_fs_buf_add(&fs, 1000, "bbb\n", 4);
 	dp_fs_buf_add(&fs, 1000, "ccc\n", 4);
-	cr_expect_eq(fs.entries, 2);
-	cr_expect_str_eq(fs.head->text[0] == 'b' ? "b" : "?", "b");
+	cr_expect_eq(LIVE.entries, 2);
+	cr_expect_str_eq(LIVE.head->text[0] == 'b' ? "b" : "?", "b");
 	/* tracing_on 0: nothing recorded */
 	cr_assert_eq(wr("/tracing_on", "0\n"), 0);
 	dp_fs_buf_add(&fs, 1000, "ddd\n", 4);
-	cr_expect_eq(fs.entries, 2);
+	cr_expect_eq(LIVE.entries, 2);
 	expect("/tracing_on", "0\n");
 	cr_assert_eq(wr("/tracing_on", "1\n"), 0);
 	cr_expect_eq(wr("/buffer_size_kb", "0\n"), -EINVAL);
 	cr_expect_eq(wr("/buffer_size_kb", "4\n"), 0);
 	expect("/buffer_size_kb", "4\n");
 	cr_expect_eq(dp_fs_truncate_file(&fs, &(struct dp_fs_path){ .kind = F_TRACE }), 0);
-	cr_expect_eq(fs.entries, 0);
-	cr_expect_eq(fs.written, 0);
+	cr_expect_eq(LIVE.entries, 0);
+	cr_expect_eq(LIVE.written, 0);
 }
 
 static bool stop_now(void *priv)
@@ -279,19 +282,163 @@ static bool stop_now(void *priv)
 	return true;
 }
 
+/* A record of a kprobe event: header and __probe_ip, then @extra. */
+static void hit(unsigned id, int pid)
+{
+	uint8_t rec[16] = { 0 };
+	struct dp_rec_meta meta = { .ts_ns = 1000, .pid = pid, .tgid = pid,
+				    .comm = "t" };
+
+	memcpy(rec, &id, 2);
+	memcpy(rec + 4, &pid, 4);
+	dp_fs_trigger_record(&fs, id, rec, sizeof(rec), &meta);
+}
+
 Test(fs, traceoff_and_empty_pipe)
 {
 	char buf[16];
+	unsigned id;
 
 	cr_assert_eq(wr("/kprobe_events", "p:a do_sys_open\n"), 0);
+	id = dp_registry_find(&fs.reg, "kprobes", "a")->id;
 	cr_assert_eq(wr("/events/kprobes/a/trigger", "traceoff\n"), 0);
-	dp_fs_buf_add(&fs, 1000, "hit\n", 4);
-	/* traceoff runs first: its own event is not recorded */
-	cr_expect_eq(fs.entries, 0);
+	cr_assert_eq(wr("/events/kprobes/a/enable", "1\n"), 0);
+	expect("/events/kprobes/a/enable", "1*\n");
+	hit(id, 7);
+	/* 6.12's traceoff runs after the record: its own event is in */
+	cr_expect_eq(LIVE.entries, 1);
 	expect("/tracing_on", "0\n");
+	hit(id, 7);
+	cr_expect_eq(LIVE.entries, 1);
 	/* an empty trace_pipe waits until told to stop */
+	cr_expect_eq(dp_fs_truncate_file(&fs, &(struct dp_fs_path){ .kind = F_TRACE }), 0);
 	cr_expect_eq(dp_fs_buf_consume(&fs, buf, sizeof(buf), stop_now, NULL),
 		     -EINTR);
+}
+
+Test(fs, trigger_counts_filters_and_soft_mode)
+{
+	unsigned a, b;
+
+	cr_assert_eq(wr("/kprobe_events", "p:a do_sys_open\np:b vfs_read\n"), 0);
+	a = dp_registry_find(&fs.reg, "kprobes", "a")->id;
+	b = dp_registry_find(&fs.reg, "kprobes", "b")->id;
+	cr_assert_eq(wr("/tracing_on", "0\n"), 0);
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "traceon:1 if common_pid == 5\n"), 0);
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "enable_event:kprobes:b:1\n"), 0);
+	expect("/events/kprobes/a/trigger",
+	       "enable_event:kprobes:b:count=1\ntraceon:count=1 if common_pid == 5\n");
+	expect("/events/kprobes/b/enable", "0*\n");
+	expect("/events/kprobes/b/trigger",
+	       "# Available triggers:\n# traceon traceoff snapshot stacktrace "
+	       "enable_event disable_event enable_hist disable_hist hist\n");
+	/* busy: in soft mode */
+	cr_expect_eq(wr("/kprobe_events", "-:b\n"), -EBUSY);
+	hit(a, 4);
+	expect("/tracing_on", "0\n");
+	expect("/events/kprobes/b/enable", "1*\n");
+	hit(a, 5);
+	expect("/tracing_on", "1\n");
+	/* soft-disabled a: its triggers ran, its line is not there */
+	cr_expect_eq(LIVE.entries, 0);
+	expect("/events/kprobes/a/trigger",
+	       "enable_event:kprobes:b:count=0\ntraceon:count=0 if common_pid == 5\n");
+	hit(b, 9);
+	cr_expect_eq(LIVE.entries, 1);
+	/* the same type again: EEXIST; a removal ignores count and filter */
+	cr_expect_eq(wr("/events/kprobes/a/trigger", "traceoff\n"), -EEXIST);
+	cr_expect_eq(wr("/events/kprobes/a/trigger", "disable_event:kprobes:b\n"), -EEXIST);
+	cr_expect_eq(wr("/events/kprobes/a/trigger", "!traceoff:count=3 if x\n"), 0);
+	cr_expect_eq(wr("/events/kprobes/a/trigger", "!enable_event:kprobes:b\n"), 0);
+	expect("/events/kprobes/a/trigger",
+	       "# Available triggers:\n# traceon traceoff snapshot stacktrace "
+	       "enable_event disable_event enable_hist disable_hist hist\n");
+	/* b leaves soft mode enabled, as its soft bit said */
+	expect("/events/kprobes/b/enable", "1\n");
+	expect("/events/kprobes/a/enable", "0\n");
+	cr_expect_eq(wr("/events/kprobes/a/trigger", "enable_event:nosuch:b\n"), -EINVAL);
+	cr_expect_eq(wr("/events/kprobes/a/trigger", "traceon:bad\n"), -EINVAL);
+}
+
+/* The kernel's order: unconditional triggers before the record is made,
+ * conditional ones on it. */
+Test(fs, trigger_order)
+{
+	unsigned a;
+	char *snap;
+
+	cr_assert_eq(wr("/kprobe_events", "p:a do_sys_open\n"), 0);
+	a = dp_registry_find(&fs.reg, "kprobes", "a")->id;
+	cr_assert_eq(wr("/events/kprobes/a/enable", "1\n"), 0);
+	/* snapshot first: each hit lands in the new main buffer */
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "snapshot\n"), 0);
+	hit(a, 1);
+	cr_expect_eq(LIVE.entries, 1);
+	hit(a, 2);
+	cr_expect_eq(LIVE.entries, 1);
+	cr_expect(strstr(LIVE.head->text, "t-2 "));
+	snap = rd("/snapshot");
+	cr_expect(strstr(snap, "t-1 "));
+	free(snap);
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "!snapshot\n"), 0);
+	cr_assert_eq(wr("/snapshot", "0\n"), 0);
+	cr_expect_eq(trunc_wr("/trace", ""), 0);
+	/* traceon without a filter: its own event is recorded */
+	cr_assert_eq(wr("/tracing_on", "0\n"), 0);
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "traceon\n"), 0);
+	hit(a, 3);
+	expect("/tracing_on", "1\n");
+	cr_expect_eq(LIVE.entries, 1);
+	/* with one: the record was not reserved, tracing being off */
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "!traceon\n"), 0);
+	cr_assert_eq(wr("/events/kprobes/a/trigger", "traceon if common_pid == 4\n"), 0);
+	cr_assert_eq(wr("/tracing_on", "0\n"), 0);
+	hit(a, 4);
+	expect("/tracing_on", "1\n");
+	cr_expect_eq(LIVE.entries, 1);
+	hit(a, 4);
+	cr_expect_eq(LIVE.entries, 2);
+}
+
+Test(fs, snapshot_and_marker)
+{
+	char *s;
+
+	s = rd("/snapshot");
+	cr_expect(strstr(s, "# * Snapshot is freed *\n"));
+	free(s);
+	cr_assert_eq(wr("/trace_marker", "hello\n"), 0);
+	cr_expect_eq(LIVE.entries, 1);
+	cr_expect(strstr(LIVE.head->text, ": tracing_mark_write: hello\n"));
+	cr_assert_eq(wr("/snapshot", "1\n"), 0);
+	cr_expect_eq(LIVE.entries, 0);
+	s = rd("/snapshot");
+	cr_expect(strstr(s, "# entries-in-buffer/entries-written: 1/1"));
+	cr_expect(strstr(s, "tracing_mark_write: hello\n"));
+	free(s);
+	cr_assert_eq(wr("/snapshot", "2\n"), 0);
+	s = rd("/snapshot");
+	cr_expect(strstr(s, "# * Snapshot is allocated *\n"));
+	free(s);
+	cr_assert_eq(wr("/snapshot", "0\n"), 0);
+	cr_expect_eq(wr("/snapshot", "x\n"), -EINVAL);
+	/* the print event: triggers, no enable */
+	cr_assert_eq(wr("/events/ftrace/print/trigger", "traceoff if buf == \"b\"\n"), 0);
+	cr_assert_eq(wr("/trace_marker", "a"), 0);
+	expect("/tracing_on", "1\n");
+	cr_assert_eq(wr("/trace_marker", "b"), 0);
+	expect("/tracing_on", "0\n");
+	cr_expect_eq(LIVE.entries, 2);
+	cr_expect_eq(wr("/trace_marker", "c"), -EBADF);
+	cr_assert_eq(wr("/tracing_on", "1\n"), 0);
+	cr_expect_eq(wr("/trace_marker_raw", "ab"), -EINVAL);
+	cr_assert_eq(wr("/trace_marker_raw", "AAAAab"), 0);
+	cr_expect(strstr(LIVE.tail->text, ": # 41414141 buf: 61 62 00 00 00 00 "
+			 "00 00 00 00 00 00 00 00 00 00\n"));
+	expect("/events/ftrace/print/id", "5\n");
+	struct dp_fs_path p;
+
+	cr_expect_eq(dp_fs_lookup(&fs, "/events/ftrace/print/enable", &p), -ENOENT);
 }
 
 Test(fs, deleting_an_enabled_event_clears_the_buffer)
@@ -301,7 +448,7 @@ Test(fs, deleting_an_enabled_event_clears_the_buffer)
 	cr_assert_eq(wr("/events/kprobes/a/enable", "0\n"), 0);
 	dp_fs_buf_add(&fs, 1001, "line\n", 5);
 	cr_expect_eq(wr("/kprobe_events", "-:b\n"), 0);
-	cr_expect_eq(fs.entries, 1);	/* b was never enabled */
+	cr_expect_eq(LIVE.entries, 1);	/* b was never enabled */
 	cr_expect_eq(wr("/kprobe_events", "-:a\n"), 0);
-	cr_expect_eq(fs.entries, 0);
+	cr_expect_eq(LIVE.entries, 0);
 }
