@@ -240,8 +240,10 @@ static int apply(struct dp_fs *fs, const struct dp_event *ev,
 	bool have = i != (size_t)-1;
 
 	if (del) {
+		/* 6.12's event_hist_trigger_parse(): removing a trigger
+		 * that is not there succeeds, doing nothing */
 		if (!have)
-			return -ENOENT;
+			return 1;
 		/* another trigger reads its variables */
 		if (dp_hist_referenced(fs->hists[i].h))
 			return -EBUSY;
