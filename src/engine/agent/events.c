@@ -36,12 +36,12 @@
 #include "engine/agent/clock.h"
 #include "engine/agent/events.h"
 #include "engine/agent/protocol.h"
+#include "event/agg.h"
 #include "event/record.h"
 #include "lang/layout.h"
 #include "lang/errors.h"
 #include "lang/fetch.h"
 #include "lang/lang.h"
-#include "event/agg.h"
 
 #define container_of(p, type, member) \
 	((type *)((char *)(p) - __builtin_offsetof(type, member)))
