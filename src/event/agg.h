@@ -11,12 +11,22 @@
  *
  * One memfd per session, mapped by every agent of it (a fork child keeps
  * its parent's mapping, an exec'd image is sent it again), so the tables
- * hold no pointers.  A table is a header and 2 << bits entries, of which
- * at most 1 << bits are used, as the kernel's tracing_map: a new key that
- * finds the table full is dropped and counted.  Entries are claimed with
- * a compare-and-swap of their tag (0: free, DP_AGG_TAG_BUSY: being
- * filled, else the key's hash with the top bit set, published after the
- * key) and never freed while the session runs.
+ * hold no pointers.  It starts with the owners' page, then each trigger's
+ * DP_AGG_SLOTS tables.  A thread claims a slot of its own the first time
+ * it aggregates (the owner word: its pid and tid, by compare-and-swap)
+ * and adds into that slot's tables with plain read-modify-write
+ * instructions: one writer, and a signal handler on the same thread runs
+ * between two instructions, never inside one.  A thread that finds every
+ * slot taken shares slot 0, whose adds are atomic.  dprobe sums the slots
+ * and frees the slot of a thread that is gone (its owner word back to 0):
+ * the next owner adds on top of what is there.
+ *
+ * A table is a header and 2 << bits entries, of which at most 1 << bits
+ * are used, as the kernel's tracing_map: a new key that finds the table
+ * full is dropped and counted.  Entries are claimed with a
+ * compare-and-swap of their tag (0: free, DP_AGG_TAG_BUSY: being filled,
+ * else the key's hash with the top bit set, published after the key)
+ * and never freed while the session runs.
  *
  * Like ring/ring_api.h, this is header-only and calls nothing (no libc, no
  * floating point): the agent runs it inside probe handlers.  The memory
@@ -37,6 +47,8 @@
 #define DP_AGG_BITS_MAX		17
 #define DP_AGG_TAG_BUSY		1ull
 #define DP_AGG_SPIN		256	/* waits for a busy entry, then drop */
+#define DP_AGG_SLOTS		32	/* tables per trigger: slot 0 shared */
+#define DP_AGG_OWNERS_SIZE	4096	/* the memfd's first page: owners */
 
 enum dp_agg_mode {
 	DP_AGG_RAW,
@@ -60,7 +72,8 @@ struct dp_agg_spec {
 	struct dp_agg_field val[DP_AGG_MAX_VALS];
 	uint32_t bits;		/* 2 << bits entries, 1 << bits used at most */
 	uint32_t rec_size;	/* the fields lie in this many bytes */
-	uint64_t off;		/* the table's offset in the shared memory */
+	uint64_t off;		/* slot 0's table in the shared memory; slot
+				 * k's lies k * dp_agg_stride(bits) after */
 };
 
 struct dp_agg_hdr {
@@ -78,10 +91,51 @@ struct dp_agg_entry {
 	uint64_t pad;
 };
 
+/* Slot k's owner: (pid << 32 | tid), 0 while free; slot 0 has none. */
+struct dp_agg_owners {
+	uint64_t owner[DP_AGG_SLOTS];
+};
+
 static inline uint64_t dp_agg_table_size(uint32_t bits)
 {
 	return sizeof(struct dp_agg_hdr) +
 	       ((uint64_t)2 << bits) * sizeof(struct dp_agg_entry);
+}
+
+/* From one slot's table to the next: whole cache lines, so that two
+ * threads' tables never share one. */
+static inline uint64_t dp_agg_stride(uint32_t bits)
+{
+	return (dp_agg_table_size(bits) + 63) & ~63ull;
+}
+
+/* A trigger's tables, every slot's. */
+static inline uint64_t dp_agg_group_size(uint32_t bits)
+{
+	return DP_AGG_SLOTS * dp_agg_stride(bits);
+}
+
+static inline uint64_t dp_agg_owner_word(int32_t pid, int32_t tid)
+{
+	return (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
+}
+
+/*
+ * *@p += @v: atomic in a shared table; in a table of the thread's own, one
+ * read-modify-write instruction without the bus lock (a tenth of the cost
+ * or less), which no signal handler of the thread can cut in two.
+ */
+static inline void dp_agg_inc(uint64_t *p, uint64_t v, bool own)
+{
+#if defined(__x86_64__)
+	if (own) {
+		__asm__ volatile("addq %1, %0" : "+m"(*p) : "er"(v));
+		return;
+	}
+#else
+	(void)own;
+#endif
+	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
 /* A field's value, sign-extended from its size. */
@@ -128,13 +182,40 @@ static inline uint64_t dp_agg_hash(const uint64_t *key, unsigned n)
 }
 
 /*
+ * The slot of the thread @me (dp_agg_owner_word()) in the owners' page at
+ * @base: the one it holds, else a free one it takes, else 0 (shared).
+ * Once per thread and session: a scan of DP_AGG_SLOTS words.
+ */
+static inline unsigned dp_agg_claim(void *base, uint64_t me)
+{
+	struct dp_agg_owners *o = (struct dp_agg_owners *)base;
+	unsigned k, n = DP_AGG_SLOTS - 1;
+
+	for (k = 1; k < DP_AGG_SLOTS; k++)
+		if (__atomic_load_n(&o->owner[k], __ATOMIC_RELAXED) == me)
+			return k;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t free_word = 0;
+
+		k = 1 + (unsigned)((me + i) % n);
+		if (__atomic_load_n(&o->owner[k], __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&o->owner[k], &free_word, me,
+						false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return k;
+	}
+	return 0;
+}
+
+/*
  * Add one hit of the record @rec (at least s->rec_size bytes) to the table
- * at @table, by a thread called @comm.  Bounded: a busy entry is waited
- * for DP_AGG_SPIN times (a signal handler may have interrupted its
- * filler on this very thread), then the hit is dropped and counted.
+ * at @table, by a thread called @comm; @own: the thread is the table's
+ * only writer.  Bounded: a busy entry is waited for DP_AGG_SPIN times (a
+ * signal handler may have interrupted its filler on this very thread),
+ * then the hit is dropped and counted.
  */
 static inline void dp_agg_add(void *table, const struct dp_agg_spec *s,
-			      const uint8_t *rec, const char *comm)
+			      const uint8_t *rec, const char *comm, bool own)
 {
 	struct dp_agg_hdr *h = (struct dp_agg_hdr *)table;
 	struct dp_agg_entry *e = (struct dp_agg_entry *)(h + 1);
@@ -182,10 +263,10 @@ static inline void dp_agg_add(void *table, const struct dp_agg_spec *s,
 			;
 		if (k < nk)
 			continue;
-		__atomic_fetch_add(&x->hits, 1, __ATOMIC_RELAXED);
+		dp_agg_inc(&x->hits, 1, own);
 		for (unsigned v = 0; v < nv; v++)
-			__atomic_fetch_add(&x->val[v], dp_agg_load(&s->val[v], rec),
-					   __ATOMIC_RELAXED);
+			dp_agg_inc(&x->val[v], dp_agg_load(&s->val[v], rec),
+				   own);
 		return;
 	}
 drop:

@@ -2,13 +2,16 @@
 /*
  * The hist tables kept in traced processes (event/agg.h): keys as the
  * histogram keys them, counts exact under threads, a full table dropping
- * and counting, and dp_hist_agg_spec() / dp_hist_add_sums() giving the
+ * and counting, slots of threads' own (claimed once, plain adds that a
+ * signal handler cannot split), and dp_hist_agg_spec() / dp_hist_add_sums() giving the
  * same `hist` text as records do.
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "event/agg.h"
 #include "event/hist.h"
@@ -81,7 +84,7 @@ Test(agg, counts_and_sums)
 	for (int i = 0; i < 100; i++) {
 		struct rec r = { .a = (uint64_t)(i % 3), .b = -i };
 
-		dp_agg_add(t, &s, (const uint8_t *)&r, "worker");
+		dp_agg_add(t, &s, (const uint8_t *)&r, "worker", false);
 	}
 	cr_assert_eq(((struct dp_agg_hdr *)t)->used, 3);
 	e = find(t, 7, 0);
@@ -102,7 +105,7 @@ Test(agg, a_full_table_drops_and_counts)
 	for (uint64_t i = 0; i < 200; i++) {
 		struct rec r = { .a = i };
 
-		dp_agg_add(t, &s, (const uint8_t *)&r, NULL);
+		dp_agg_add(t, &s, (const uint8_t *)&r, NULL, false);
 	}
 	cr_expect_eq(((struct dp_agg_hdr *)t)->used, 128);
 	cr_expect_eq(((struct dp_agg_hdr *)t)->drops, 72);
@@ -119,7 +122,7 @@ Test(agg, a_busy_entry_is_waited_for_then_dropped)
 
 	/* an insert interrupted between its claim and its key */
 	e[dp_agg_hash(&key, 1) & 255].tag = DP_AGG_TAG_BUSY;
-	dp_agg_add(t, &s, (const uint8_t *)&r, NULL);
+	dp_agg_add(t, &s, (const uint8_t *)&r, NULL, false);
 	cr_expect_eq(((struct dp_agg_hdr *)t)->drops, 1);
 	free(t);
 }
@@ -137,7 +140,7 @@ static void *work(void *arg)
 	for (uint64_t i = 0; i < 200000; i++) {
 		struct rec r = { .a = (i * 7 + w->id) % 50, .b = 1 };
 
-		dp_agg_add(w->t, w->s, (const uint8_t *)&r, "w");
+		dp_agg_add(w->t, w->s, (const uint8_t *)&r, "w", false);
 	}
 	return NULL;
 }
@@ -166,6 +169,128 @@ Test(agg, exact_under_threads)
 	cr_expect_eq(sum, 800000);
 	cr_expect_eq(((struct dp_agg_hdr *)t)->drops, 0);
 	free(t);
+}
+
+Test(agg, slots_claimed_once_each)
+{
+	struct dp_agg_owners *o = calloc(1, DP_AGG_OWNERS_SIZE);
+	unsigned seen[DP_AGG_SLOTS] = { 0 }, k;
+
+	cr_assert(o);
+	k = dp_agg_claim(o, dp_agg_owner_word(10, 11));
+	cr_expect_neq(k, 0, "slot 0 is never a thread's own");
+	cr_expect_eq(dp_agg_claim(o, dp_agg_owner_word(10, 11)), k,
+		     "a thread claiming again gets its slot back");
+	seen[k] = 1;
+	for (int tid = 12; tid < 12 + DP_AGG_SLOTS - 2; tid++) {
+		unsigned j = dp_agg_claim(o, dp_agg_owner_word(10, tid));
+
+		cr_expect(j > 0 && j < DP_AGG_SLOTS && !seen[j],
+			  "tid %d: slot %u", tid, j);
+		seen[j] = 1;
+	}
+	cr_expect_eq(dp_agg_claim(o, dp_agg_owner_word(10, 99)), 0,
+		     "every slot taken: the shared one");
+	o->owner[k] = 0;	/* dprobe frees a gone thread's slot */
+	cr_expect_eq(dp_agg_claim(o, dp_agg_owner_word(11, 99)), k);
+	free(o);
+}
+
+static void *own_work(void *arg)
+{
+	struct worker *w = arg;
+	unsigned k = dp_agg_claim(w->t, dp_agg_owner_word(1, 100 + w->id));
+	uint8_t *table = (uint8_t *)w->t + w->s->off +
+			 k * dp_agg_stride(w->s->bits);
+
+	for (uint64_t i = 0; i < 200000; i++) {
+		struct rec r = { .a = (i * 7 + w->id) % 50, .b = 1 };
+
+		dp_agg_add(table, w->s, (const uint8_t *)&r, "w", k != 0);
+	}
+	return NULL;
+}
+
+/* every slot's entries of key @key, summed */
+static uint64_t slot_sum(void *mem, const struct dp_agg_spec *s, bool vals)
+{
+	uint64_t n = 0;
+
+	for (unsigned k = 0; k < DP_AGG_SLOTS; k++) {
+		const struct dp_agg_hdr *h = (const void *)((uint8_t *)mem +
+					s->off + k * dp_agg_stride(s->bits));
+		const struct dp_agg_entry *e = (const void *)(h + 1);
+
+		for (uint64_t i = 0; i < (uint64_t)2 << s->bits; i++)
+			n += vals ? e[i].val[0] : e[i].hits;
+	}
+	return n;
+}
+
+Test(agg, exact_in_slots_of_their_own)
+{
+	struct dp_agg_spec s = spec_ab(7, DP_AGG_RAW, 0);
+	void *mem;
+	struct worker w[4];
+	pthread_t th[4];
+
+	s.off = DP_AGG_OWNERS_SIZE;
+	mem = calloc(1, s.off + dp_agg_group_size(s.bits));
+	cr_assert(mem);
+	for (unsigned i = 0; i < 4; i++) {
+		w[i] = (struct worker){ mem, &s, i };
+		cr_assert_eq(pthread_create(&th[i], NULL, own_work, &w[i]), 0);
+	}
+	for (unsigned i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	cr_expect_eq(slot_sum(mem, &s, false), 800000);
+	cr_expect_eq(slot_sum(mem, &s, true), 800000);
+	free(mem);
+}
+
+/* A signal handler adding into the table its thread is adding into. */
+static void *sig_table;
+static const struct dp_agg_spec *sig_spec;
+static volatile uint64_t sig_hits;
+
+static void on_alarm(int sig)
+{
+	struct rec r = { .a = 7, .b = 1 };
+
+	(void)sig;
+	dp_agg_add(sig_table, sig_spec, (const uint8_t *)&r, "h", true);
+	sig_hits++;
+}
+
+Test(agg, own_adds_whole_under_signals)
+{
+	struct dp_agg_spec s = spec_ab(7, DP_AGG_RAW, 0);
+	struct itimerval it = { { 0, 50 }, { 0, 50 } };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	uint64_t n = 0;
+	const struct dp_agg_entry *e;
+
+	sig_table = table_new(7);
+	sig_spec = &s;
+	sigemptyset(&sa.sa_mask);
+	cr_assert_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	cr_assert_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
+	for (uint64_t i = 0; i < 3000000 || sig_hits < 100; i++) {
+		struct rec r = { .a = 7, .b = 1 };
+
+		dp_agg_add(sig_table, &s, (const uint8_t *)&r, "m", true);
+		n++;
+	}
+	it = (struct itimerval){ 0 };
+	setitimer(ITIMER_REAL, &it, NULL);
+	signal(SIGALRM, SIG_DFL);
+	e = find(sig_table, 7, 7);
+	cr_assert(e);
+	cr_expect_eq(e->hits, n + sig_hits, "%llu hits for %llu + %llu",
+		     (unsigned long long)e->hits, (unsigned long long)n,
+		     (unsigned long long)sig_hits);
+	cr_expect_eq(e->val[0], n + sig_hits);
+	free(sig_table);
 }
 
 /* ---- the histogram's side ------------------------------------------------ */
@@ -265,7 +390,7 @@ Test(agg_hist, a_table_gives_the_records_hist)
 		memcpy(rec + fb->offset, &b, 8);
 		memcpy(rec + fp->offset, &pid, 4);
 		dp_hist_add(byrec, rec, k->fixed_size, &meta, NULL);
-		dp_agg_add(t, &s, rec, "worker");
+		dp_agg_add(t, &s, rec, "worker", false);
 	}
 	e = (const void *)((struct dp_agg_hdr *)t + 1);
 	for (uint64_t i = 0; i < (uint64_t)2 << s.bits; i++)

@@ -122,6 +122,7 @@ struct ev_thread {
 	unsigned gen;			/* ev_gen when the fields were set */
 	int tid;
 	struct dp_ring *ring;		/* NULL: none was free */
+	unsigned agg_slot;		/* 1 + its hist table slot; 0: none yet */
 	char comm[DP_TASK_COMM_LEN];
 };
 
@@ -155,6 +156,7 @@ thread_setup(struct ev_thread *t, unsigned gen)
 	struct dp_ring_set_hdr *hdr = __atomic_load_n(&ev_hdr, __ATOMIC_ACQUIRE);
 
 	t->ring = NULL;
+	t->agg_slot = 0;
 	t->tid = (int)dp_raw_syscall(SYS_gettid, 0, 0, 0);
 	dp_raw_syscall(SYS_prctl, PR_GET_NAME, (long)t->comm, 0);
 	t->comm[DP_TASK_COMM_LEN - 1] = '\0';
@@ -387,26 +389,45 @@ void dp_ev_spawning(unsigned flag, bool on)
 }
 
 /*
+ * The thread's hist table slot (event/agg.h), claimed at its first hit
+ * that aggregates, and again after a fork or new rings (thread_setup()).
+ * A vfork child runs on its parent thread's slot while the parent waits.
+ */
+static __attribute__((noinline, cold)) unsigned agg_claim(struct ev_thread *t,
+							  uint8_t *base)
+{
+	unsigned k = dp_agg_claim(base, dp_agg_owner_word(ev_pid, t->tid));
+
+	t->agg_slot = k + 1;
+	return k;
+}
+
+/*
  * A hit of a probe whose hist triggers are kept here: its record is made
  * on the stack, never in the ring, and added to each table.
  */
 static void agg_record(const struct ev_probe *p, const uint8_t *rec,
-		       size_t len, const struct ev_thread *t)
+		       size_t len, struct ev_thread *t)
 {
 	uint8_t *base = __atomic_load_n(&agg_base, __ATOMIC_ACQUIRE);
+	unsigned k;
 
 	if (!base)
 		return;
-	for (unsigned i = 0; i < p->nagg; i++)
-		if (len >= p->agg[i].rec_size)
-			dp_agg_add(base + p->agg[i].off, &p->agg[i], rec,
-				   t->comm);
+	k = t->agg_slot ? t->agg_slot - 1 : agg_claim(t, base);
+	for (unsigned i = 0; i < p->nagg; i++) {
+		const struct dp_agg_spec *s = &p->agg[i];
+
+		if (len >= s->rec_size)
+			dp_agg_add(base + s->off + k * dp_agg_stride(s->bits),
+				   s, rec, t->comm, k != 0);
+	}
 }
 
 /* ...its record made by the fetch program (@ctx set up for the hit) */
 static __attribute__((noinline)) void aggregate(const struct ev_probe *p,
 						struct dp_hit_ctx *ctx,
-						const struct ev_thread *t)
+						struct ev_thread *t)
 {
 	uint8_t buf[DP_AGG_REC_MAX] __attribute__((aligned(8)));
 
@@ -418,7 +439,7 @@ static __attribute__((noinline)) void aggregate(const struct ev_probe *p,
 /* ...or from registers alone (ev_fast) */
 static __attribute__((noinline)) void aggregate_fast(const struct ev_probe *p,
 						     const struct pt_regs *regs,
-						     const struct ev_thread *t,
+						     struct ev_thread *t,
 						     uint64_t ip, uint64_t ret_ip)
 {
 	uint8_t buf[DP_AGG_REC_MAX] __attribute__((aligned(8)));
@@ -663,7 +684,7 @@ int dp_ev_agg_mem(int fd)
 	/* a fork child goes on with its parent's mapping of the same tables */
 	if (agg_base)
 		return 0;
-	if (fstat(fd, &st) || st.st_size <= 0)
+	if (fstat(fd, &st) || st.st_size < DP_AGG_OWNERS_SIZE)
 		return -EINVAL;
 	m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 fd, 0);
@@ -694,9 +715,9 @@ int dp_ev_agg(unsigned slot, const struct dp_agg_spec *spec, char *why,
 	if (p->nagg == DP_AGG_PER_PROBE)
 		return snprintf(why, whylen, "too many tables"), -ENOSPC;
 	if (!agg_base || spec->bits < DP_AGG_BITS_MIN ||
-	    spec->bits > DP_AGG_BITS_MAX || spec->off % 8 ||
-	    spec->off > agg_size ||
-	    dp_agg_table_size(spec->bits) > agg_size - spec->off ||
+	    spec->bits > DP_AGG_BITS_MAX || spec->off % 64 ||
+	    spec->off < DP_AGG_OWNERS_SIZE || spec->off > agg_size ||
+	    dp_agg_group_size(spec->bits) > agg_size - spec->off ||
 	    spec->rec_size > DP_AGG_REC_MAX ||
 	    spec->nkeys > DP_AGG_MAX_KEYS || spec->nvals > DP_AGG_MAX_VALS)
 		return snprintf(why, whylen, "bad table"), -EINVAL;

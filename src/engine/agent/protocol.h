@@ -67,8 +67,9 @@
  *                                                  tables (event/agg.h), once
  *                     AGG <slot> <off> <bits> <recsize> <nkeys> <nvals>
  *                         <field>...               a DP_AGENT_F_AGG probe's
- *                                                  hits go to the table at
- *                                                  <off>; a <field> is
+ *                                                  hits go to the tables at
+ *                                                  <off> (a slot's each);
+ *                                                  a <field> is
  *                                                  OFF:SIZE:SIGNED:MODE:ARG,
  *                                                  keys then values
  *   dprobe -> agent   ARM                          register and enable
@@ -140,7 +141,7 @@
 
 #include <stdint.h>
 
-#define DP_AGENT_VERSION	5
+#define DP_AGENT_VERSION	6
 #define DP_AGENT_ENV_SOCK	"DPROBE_AGENT_SOCK"
 #define DP_AGENT_ATTACH_FN	"dprobe_agent_attach"
 #define DP_AGENT_MSG_MAX	8192

@@ -5,11 +5,17 @@
  * caller asked for (dp_inproc_opts.aggs), and what their entries went up
  * by handed to the sink (sink.agg) at each profile request and at the end.
  *
- * The memory is the traced programs' as much as dprobe's: dprobe maps it
- * read-only, walks each table by the size it made, and takes a count that
- * went down as no news (the shadow keeps the highest seen).
+ * A trigger has a table per slot (a thread's own, or slot 0 shared): its
+ * histogram gets the sum of what they went up by.  The slot of a thread
+ * that is gone is freed for the next (inproc_agg_reap()).
+ *
+ * The memory is the traced programs' as much as dprobe's: dprobe writes
+ * only the owners' words back to 0, walks each table by the size it
+ * made, and takes a count that went down as no news (the shadow keeps
+ * the highest seen).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,23 +30,19 @@ struct shadow {
 	uint64_t val[DP_AGG_MAX_VALS];
 };
 
+/* A trigger's tables, one per slot; shadows made at a slot's first use. */
 struct agg_table {
 	const struct dp_agg_req *req;
 	unsigned idx;			/* in req->spec[] */
-	struct dp_agg_spec spec;	/* with its offset */
-	struct shadow *sh;		/* 2 << bits */
-	uint64_t drops;
+	struct dp_agg_spec spec;	/* with slot 0's offset */
+	struct shadow *sh[DP_AGG_SLOTS];	/* 2 << bits each, or NULL */
+	uint64_t drops[DP_AGG_SLOTS];
 };
-
-static uint64_t align8(uint64_t v)
-{
-	return (v + 7) & ~7ull;
-}
 
 int inproc_agg_init(struct dp_inproc *t)
 {
 	struct inproc_agg *a = &t->agg;
-	uint64_t size = 0;
+	uint64_t size = DP_AGG_OWNERS_SIZE;
 	unsigned n = 0;
 
 	a->fd = -1;
@@ -59,15 +61,12 @@ int inproc_agg_init(struct dp_inproc *t)
 			x->idx = k;
 			x->spec = x->req->spec[k];
 			x->spec.off = size;
-			size = align8(size + dp_agg_table_size(x->spec.bits));
-			x->sh = calloc((size_t)2 << x->spec.bits, sizeof(*x->sh));
-			if (!x->sh)
-				return -ENOMEM;
+			size += dp_agg_group_size(x->spec.bits);
 		}
 	a->fd = memfd_create("dprobe-hist", MFD_CLOEXEC);
 	if (a->fd < 0 || ftruncate(a->fd, (off_t)size))
 		return -errno;
-	a->map = mmap(NULL, size, PROT_READ, MAP_SHARED, a->fd, 0);
+	a->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
 	if (a->map == MAP_FAILED) {
 		a->map = NULL;
 		return -errno;
@@ -81,7 +80,8 @@ void inproc_agg_free(struct dp_inproc *t)
 	struct inproc_agg *a = &t->agg;
 
 	for (unsigned i = 0; i < a->ntab; i++)
-		free(a->tab[i].sh);
+		for (unsigned k = 0; k < DP_AGG_SLOTS; k++)
+			free(a->tab[i].sh[k]);
 	free(a->tab);
 	if (a->map)
 		munmap(a->map, a->size);
@@ -146,22 +146,39 @@ static uint64_t delta(uint64_t now, uint64_t *seen)
 	return d;
 }
 
-static void drain_table(struct dp_inproc *t, struct agg_table *x)
+/* Slot @k's table of @x, or NULL if no hit ever reached it. */
+static const struct dp_agg_hdr *slot_table(struct dp_inproc *t,
+					   struct agg_table *x, unsigned k)
+{
+	const struct dp_agg_hdr *h = (const void *)(t->agg.map + x->spec.off +
+						    k * dp_agg_stride(x->spec.bits));
+
+	if (!__atomic_load_n(&h->used, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&h->drops, __ATOMIC_RELAXED))
+		return NULL;
+	if (!x->sh[k])
+		x->sh[k] = calloc((size_t)2 << x->spec.bits, sizeof(*x->sh[k]));
+	return x->sh[k] ? h : NULL;
+}
+
+static void drain_slot(struct dp_inproc *t, struct agg_table *x, unsigned k)
 {
 	const struct dp_sink *sink = &t->o.sink;
-	const struct dp_agg_hdr *h =
-		(const void *)(t->agg.map + x->spec.off);
-	const struct dp_agg_entry *e = (const void *)(h + 1);
+	const struct dp_agg_hdr *h = slot_table(t, x, k);
+	const struct dp_agg_entry *e;
 	uint64_t n = (uint64_t)2 << x->spec.bits, d;
 	void *cookie = x->req->cookie[x->idx];
 
-	d = delta(__atomic_load_n(&h->drops, __ATOMIC_RELAXED), &x->drops);
+	if (!h)
+		return;
+	e = (const void *)(h + 1);
+	d = delta(__atomic_load_n(&h->drops, __ATOMIC_RELAXED), &x->drops[k]);
 	if (d)
 		sink->agg(sink->priv, cookie, NULL, d, NULL, NULL);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t key[DP_AGG_MAX_KEYS], val[DP_AGG_MAX_VALS] = { 0 };
 		char comm[sizeof(e[i].comm) + 1];
-		struct shadow *sh = &x->sh[i];
+		struct shadow *sh = &x->sh[k][i];
 		bool news;
 
 		if (!(__atomic_load_n(&e[i].tag, __ATOMIC_ACQUIRE) >> 63))
@@ -179,8 +196,8 @@ static void drain_table(struct dp_inproc *t, struct agg_table *x)
 		}
 		if (!news)
 			continue;
-		for (unsigned k = 0; k < DP_AGG_MAX_KEYS; k++)
-			key[k] = e[i].key[k];
+		for (unsigned j = 0; j < DP_AGG_MAX_KEYS; j++)
+			key[j] = e[i].key[j];
 		memcpy(comm, e[i].comm, sizeof(e[i].comm));
 		comm[sizeof(e[i].comm)] = '\0';
 		sink->agg(sink->priv, cookie, key, d, val, comm);
@@ -192,5 +209,30 @@ void inproc_agg_drain(struct dp_inproc *t)
 	if (!t->agg.map || !t->o.sink.agg)
 		return;
 	for (unsigned i = 0; i < t->agg.ntab; i++)
-		drain_table(t, &t->agg.tab[i]);
+		for (unsigned k = 0; k < DP_AGG_SLOTS; k++)
+			drain_slot(t, &t->agg.tab[i], k);
+}
+
+void inproc_agg_reap(struct dp_inproc *t)
+{
+	struct dp_agg_owners *o = (void *)t->agg.map;
+
+	if (!o)
+		return;
+	for (unsigned k = 1; k < DP_AGG_SLOTS; k++) {
+		uint64_t w = __atomic_load_n(&o->owner[k], __ATOMIC_ACQUIRE);
+		char path[64];
+
+		if (!w)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d",
+			 (int)(w >> 32), (int)(uint32_t)w);
+		/* a dead thread writes no more: its counts stay for the next
+		 * owner to add to (a word the program changed meanwhile is
+		 * left as it is) */
+		if (access(path, F_OK) && errno == ENOENT)
+			__atomic_compare_exchange_n(&o->owner[k], &w, 0, false,
+						    __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED);
+	}
 }

@@ -129,7 +129,7 @@ struct pend {
 /* The session's hist tables (agg.c). */
 struct inproc_agg {
 	int fd;				/* -1: none */
-	uint8_t *map;			/* read-only */
+	uint8_t *map;			/* dprobe writes only owners */
 	uint64_t size;
 	struct agg_table *tab;
 	unsigned ntab;
@@ -237,6 +237,8 @@ int inproc_agg_send_mem(struct ip_proc *p);
 int inproc_agg_send(struct ip_proc *p, int slot, const struct dp_event *ev);
 /* What every table went up by since the last look, to sink.agg. */
 void inproc_agg_drain(struct dp_inproc *t);
+/* The table slots of threads that are gone, free again (reads /proc). */
+void inproc_agg_reap(struct dp_inproc *t);
 
 /* ---- channel.c ----------------------------------------------------------- */
 

@@ -297,8 +297,10 @@ static void pass_end(struct ip_proc *p, bool final)
 		return;
 	}
 	/* rings of threads that exited: every 64 passes (it reads /proc) */
-	if (!(p->pass % 64))
+	if (!(p->pass % 64)) {
 		dp_ring_reader_reap(p->rd);
+		inproc_agg_reap(p->tree);
+	}
 	dp_ring_reader_reclaim(p->rd);
 }
 

@@ -8,7 +8,8 @@ desc='hist triggers kept in the process (in-process engine): every hit counted, 
 # call, 100000 per thread, and t summed per key is t * 100000.  The
 # same trigger with DPROBE_AGG=0 has records made, and the ring loses
 # most of them: its histogram counts what came, the summary the rest
-# (hits + lost = 400000).
+# (hits + lost = 400000).  64 threads at once are more than the 31
+# tables of threads' own: the rest share table 0, and every hit counts.
 prog=threads
 levels=O2
 engines='auto agent'
@@ -49,4 +50,10 @@ case_check() {
 		[ $((hits + lost)) -eq 400000 ] || {
 		echo "records' way: $hits hits, $lost lost"
 		cat "$T/rec.out" "$T/rec.err"; return 1; }
+	"$DPROBE" trace -e 'p:tk tick t=%di:s64' --buffer-size 4096 \
+		--trigger 'tk=hist:keys=t' -- "$P" 64 5000 \
+		>"$T/many.out" 2>"$T/many.err" || { cat "$T/many.err"; return 1; }
+	grep -q '^    Hits: 320000$' "$T/many.out" &&
+		grep -q '^    Entries: 64$' "$T/many.out" || {
+		echo "64 threads:"; cat "$T/many.out" "$T/many.err"; return 1; }
 }
