@@ -30,6 +30,9 @@
 #   a2h a2 with `--trigger 'hist:keys=a.log2:vals=b'`: the histogram kept
 #       in the process (src/event/agg.h), no record made; its Hits must
 #       be N
+#   bt2h bpftrace on the kernel's uprobe, the same aggregation in its
+#       terms: @h = hist(arg0); @s = sum(arg1) (n/a without bpftrace,
+#       `apt-get install bpftrace`, or root); @s must be the loop's sum
 #   a2hr a2h with DPROBE_AGG=0: records made for the histogram (ring
 #       of 1 MiB, --overwrite), dprobe aggregating what it reads;
 #       events + lost must be N
@@ -208,6 +211,17 @@ run_once() {
 	l0)
 		out=$("$tmp/dl_bench" "$tmp/libbenchdl.so" "$n") || return 1
 		;;
+	bt2h)
+		bpftrace -e "uprobe:$LOOP:work { @h = hist(arg0); @s = sum(arg1); }" \
+			-c "$LOOP $n" >"$tmp/bt" 2>"$tmp/err" ||
+			{ cat "$tmp/err" >&2; return 1; }
+		out=$(grep -E '^[0-9]+ [0-9]+ [0-9]+$' "$tmp/bt" | head -n 1)
+		# work(i, 3 * i): b summed over the loop
+		want=$(awk -v n="$n" 'BEGIN { printf "%.0f", 3 * n * (n - 1) / 2 }')
+		grep -q "^@s: $want\$" "$tmp/bt" || {
+			echo "bench: bt2h: @s is not $want: $(grep '^@s' "$tmp/bt")" >&2
+			return 1; }
+		;;
 	k*)
 		mkdir "$INST" || return 1
 		defs "$id" | while IFS= read -r l; do
@@ -285,7 +299,7 @@ pilot() {
 	b0 | f0 | t0 | w0) echo 20000000 ;;
 	l*) echo 100 ;;
 	a* | t*) echo 1000000 ;;
-	k* | e*) echo 3000 ;;
+	k* | e* | bt*) echo 3000 ;;
 	*) echo 1000 ;;
 	esac
 }
@@ -296,7 +310,7 @@ dprobe_ok=1
 printf '%s\n' "machine: $(nproc) CPUs, $(uname -r); $REPEATS repeats, ~${SECONDS_PER_RUN} s per run" >&2
 results=$tmp/results
 : >"$results"
-for id in ${BENCH_IDS:-b0 f0 a2 a2s a2h a2hr a2n a2f a3 a4 a2i w0 a2w l0 l2 t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2p}; do
+for id in ${BENCH_IDS:-b0 f0 a2 a2s a2h a2hr bt2h a2n a2f a3 a4 a2i w0 a2w l0 l2 t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2p}; do
 	case $id in
 	t*) [ -n "$TPLOOP" ] ||
 		{ echo "$id n/a" >>"$results"; continue; } ;;
@@ -307,6 +321,8 @@ for id in ${BENCH_IDS:-b0 f0 a2 a2s a2h a2hr a2n a2f a3 a4 a2i w0 a2w l0 l2 t0 t
 	esac
 	case $id in
 	k*) [ $kernel = 1 ] || { echo "$id n/a" >>"$results"; continue; } ;;
+	bt*) [ "$(id -u)" = 0 ] && command -v bpftrace >/dev/null 2>&1 ||
+		{ echo "$id n/a" >>"$results"; continue; } ;;
 	e*) [ $kernel = 1 ] && [ $dprobe_ok = 1 ] ||
 		{ echo "$id n/a" >>"$results"; continue; } ;;
 	d*) [ $dprobe_ok = 1 ] || { echo "$id n/a" >>"$results"; continue; } ;;
@@ -322,6 +338,7 @@ BEGIN {
 	name["a2"] = "dprobe trace (agent): entry, a=%di:s32 b=%si:s64"
 	name["a2s"] = "dprobe stat (agent): a2 counted"
 	name["a2h"] = "a2 into a hist trigger (keys=a.log2:vals=b) kept in the process"
+	name["bt2h"] = "bpftrace: @h = hist(arg0); @s = sum(arg1) on the same call"
 	name["a2hr"] = "a2h the records way (DPROBE_AGG=0): dprobe aggregates what it reads"
 	name["a2n"] = "a2 by name: p:bench work a b (DWARF: a=%di:s32 b=%si:s64)"
 	name["a2f"] = "a2, the loop started by sh -c, -f (fork + exec followed)"
