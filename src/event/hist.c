@@ -1098,23 +1098,32 @@ static int find_sort_field(const struct dp_hist *h, const char *name,
 	return -ENOENT;
 }
 
+/* "F[.MOD],F[.MOD]" (create_sort_keys()): split as the kernel splits,
+ * so that an empty field ("a,") and a third one are refused, in its
+ * order. */
 static int parse_sort(struct parse *ps, struct dp_hist *h, const char *list)
 {
-	char *copy = strdup(list), *save = NULL;
+	char *copy = strdup(list), *rest = copy;
 	int ret = 0;
 
 	if (!copy)
 		return -ENOMEM;
 	h->nsort = 0;
-	for (char *t = strtok_r(copy, ",", &save); t && !ret;
-	     t = strtok_r(NULL, ",", &save)) {
-		char *mod = strchr(t, '.');
+	while (!ret && h->nsort < MAX_SORT) {
+		char *t = strsep(&rest, ","), *mod;
 		struct sort_key sk;
 
-		if (h->nsort == MAX_SORT) {
+		if (!t)
+			break;
+		if (!*t) {
+			ret = fail(ps, "Empty sort field", "sort=");
+			break;
+		}
+		if (h->nsort == MAX_SORT - 1 && rest) {
 			ret = fail(ps, "Too many sort fields (Max = 2)", "sort=");
 			break;
 		}
+		mod = strchr(t, '.');
 		if (mod)
 			*mod++ = '\0';
 		if (!*t) {
