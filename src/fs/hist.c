@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/deliver.h"
+#include "event/eprobe.h"
 #include "event/filter.h"
 #include "event/hist.h"
 #include "fs/internal.h"
@@ -66,26 +68,17 @@ static struct dp_hist *each(void *priv, size_t i)
 	return i < c->fs->nhists ? c->fs->hists[i].h : NULL;
 }
 
-/* A record of a synthetic event (buf_lock held): its triggers, then its
- * trace line if it is enabled and passes its filter. */
-static void fire(void *priv, const struct dp_event *ev, const void *rec,
-		 size_t len, const struct dp_rec_meta *meta)
+/* @ev's trace line for @rec, written once buf_lock is let go. */
+static void queue_line(struct dp_fs_hctx *c, const struct dp_event *ev,
+		       const void *rec, size_t len,
+		       const struct dp_rec_meta *meta)
 {
-	struct dp_fs_hctx *c = priv;
 	struct dp_trace_opts o = { .ncpus = 1 };
-	const struct synth_state *st = NULL;
 	struct pending *p;
 	char *text = NULL;
 	size_t n = 0;
 	FILE *f;
 
-	add_locked(c->fs, ev->id, rec, len, meta);
-	for (size_t i = 0; i < c->nss && !st; i++)
-		if (c->ss[i].id == ev->id && c->ss[i].serial == ev->serial)
-			st = &c->ss[i];
-	if (!st || !st->enabled ||
-	    (st->filter && !dp_filter_match(st->filter, ev, rec, len, meta)))
-		return;
 	f = open_memstream(&text, &n);
 	if (!f)
 		return;
@@ -101,6 +94,45 @@ static void fire(void *priv, const struct dp_event *ev, const void *rec,
 	free(text);
 	*c->tail = p;
 	c->tail = &p->next;
+}
+
+/* An event probe's record on a synthetic event (dp_eprobe_fire()'s sink). */
+static void eprobe_emit(void *priv, const struct dp_event *ev,
+			const void *rec, size_t len,
+			const struct dp_rec_meta *meta,
+			const struct dp_symbolizer *sym)
+{
+	(void)sym;
+	queue_line(priv, ev, rec, len, meta);
+}
+
+/*
+ * A record of a synthetic event (buf_lock held): its triggers, the event
+ * probes on it (they run here, where the event is made, as the session
+ * child runs those on the events it records), then its trace line if it
+ * is enabled and passes its filter.
+ */
+static void fire(void *priv, const struct dp_event *ev, const void *rec,
+		 size_t len, const struct dp_rec_meta *meta)
+{
+	struct dp_fs_hctx *c = priv;
+	const struct synth_state *st = NULL;
+
+	add_locked(c->fs, ev->id, rec, len, meta);
+	if (ev->neprobes) {
+		struct dp_sink sink = { .emit = eprobe_emit, .priv = c };
+		struct dp_stats stats = { 0 };
+		struct dp_deliver d = { &sink, &stats, false };
+
+		dp_eprobe_fire(&d, ev, rec, len, meta, NULL);
+	}
+	for (size_t i = 0; i < c->nss && !st; i++)
+		if (c->ss[i].id == ev->id && c->ss[i].serial == ev->serial)
+			st = &c->ss[i];
+	if (!st || !st->enabled ||
+	    (st->filter && !dp_filter_match(st->filter, ev, rec, len, meta)))
+		return;
+	queue_line(c, ev, rec, len, meta);
 }
 
 /* The context, made when first needed (buf_lock held). */
