@@ -89,6 +89,24 @@ kernel_only() {
 		echo "histograms of the test shell's own forks (its comm" \
 			"and pid as keys) and of kmem:kmalloc and" \
 			"raw_syscalls events of the kernel's" ;;
+	*/trigger-field-variable-support.tc | \
+	*/trigger-inter-event-combined-hist.tc | \
+	*/trigger-onmatch-action-hist.tc | */trigger-onmax-action-hist.tc | \
+	*/trigger-onmatch-onmax-action-hist.tc | \
+	*/trigger-trace-action-hist.tc)
+		echo "the kernel's sched_waking, sched_wakeup and sched_switch" \
+			"of a ping it runs (comm \"ping\"), another process" \
+			"than the served tree" ;;
+	*/trigger-onchange-action-hist.tc | */trigger-snapshot-action-hist.tc)
+		echo "the kernel's sched_waking of a ping it runs twice, the" \
+			"second under nice -n 1, and the prio change between" ;;
+	*/trigger-synthetic-event-dynstring.tc)
+		echo "the kernel's sched_process_exec and sched_process_exit" \
+			"of a ping it runs" ;;
+	*/trigger-trace-marker-synthetic-kernel.tc)
+		echo "the kernel's sched_waking of the test shell itself" \
+			"(woken from its sleep 1), its pid matched with" \
+			"the trace_marker write's common_pid" ;;
 	*) return 1 ;;
 	esac
 }
