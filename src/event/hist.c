@@ -373,6 +373,10 @@ static struct dp_hist *find_on_event(const struct dp_hist *self,
 static const struct dp_event *find_event(const struct dp_hist *h,
 					 const char *sys, const char *name)
 {
+	const struct dp_event *x = h->env ? h->env->extra : NULL;
+
+	if (x && !strcmp(x->group, sys) && !strcmp(x->name, name))
+		return x;
 	if (!h->env || !h->env->reg)
 		return NULL;
 	return dp_registry_find(h->env->reg, sys, name);

@@ -49,6 +49,9 @@ struct dp_hist_env {
 	void (*fire)(void *priv, const struct dp_event *ev, const void *rec,
 		     size_t len, const struct dp_rec_meta *meta);
 	void *priv;
+	/* an event outside @reg that triggers may be on and onmatch() may
+	 * name (the mount's ftrace/print); may be NULL */
+	const struct dp_event *extra;
 };
 
 /* Why a trigger was refused: the kernel's message and where in the

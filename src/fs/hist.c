@@ -146,7 +146,7 @@ static struct dp_fs_hctx *hctx(struct dp_fs *fs)
 	if (!c)
 		return NULL;
 	c->fs = fs;
-	c->env = (struct dp_hist_env){ &fs->reg, each, fire, c };
+	c->env = (struct dp_hist_env){ &fs->reg, each, fire, c, fs->marker };
 	c->tail = &c->head;
 	fs->hctx = c;
 	return c;

@@ -114,10 +114,6 @@ kernel_only() {
 # as skipped with what it needs.
 not_yet() {
 	case $1 in
-	*/trigger-trace-marker-synthetic.tc)
-		echo "onmatch(ftrace.print): the hist actions find their" \
-			"events in the registry, events/ftrace/print is not" \
-			"there (issue 16, to join)" ;;
 	*) return 1 ;;
 	esac
 }
