@@ -168,6 +168,10 @@ struct dp_hist {
 	char *filter_text;
 	struct dp_filter *filter;
 	struct htable *t;
+	/* snapshot(): the value and the key of the last snapshot taken */
+	bool snap_taken;
+	uint64_t snap_val;
+	char *snap_key;
 	/* pending var definitions while parsing: NAME, EXPR */
 	char *defs[MAX_VARS][2];
 	unsigned ndefs;
@@ -1206,9 +1210,7 @@ static int parse_action_part(struct parse *ps, struct haction *a, char *str)
 			return fail(ps, "No closing paren found", params);
 		if (a->handler == H_ONMATCH)
 			return fail(ps, "Handler doesn't support action", name);
-		/* the snapshot buffer is not dprobe's yet */
-		return fail(ps, "Not supported by dprobe yet (snapshot())",
-			    name);
+		a->action = A_SNAPSHOT;
 	} else {
 		params = strsep(&str, ")");
 		a->trace_kw = !strncmp(name, "trace", 5);
@@ -1401,6 +1403,35 @@ static int create_save(struct parse *ps, struct haction *a)
 }
 
 /* The actions made real once the fields are (create_actions()). */
+static bool has_snapshot(const struct dp_hist *h)
+{
+	for (unsigned i = 0; i < h->nacts; i++)
+		if (h->acts[i].action == A_SNAPSHOT)
+			return true;
+	return false;
+}
+
+/*
+ * snapshot(): the buffer's one conditional snapshot, as
+ * tracing_snapshot_cond_enable() has it: one trigger at a time holds it
+ * (another one: -EBUSY, with no error_log entry, as the kernel's).
+ */
+static int create_snapshot(struct parse *ps)
+{
+	struct dp_hist *h = ps->h, *o;
+
+	if (!h->env || !h->env->snapshot)
+		return fail(ps, "Not supported by dprobe yet (snapshot() "
+			    "outside dprobe mount: no snapshot buffer)",
+			    "snapshot");
+	if (h->remove)
+		return 0;
+	for (size_t i = 0; (o = env_each(h->env, i)); i++)
+		if (o != h && has_snapshot(o))
+			return -EBUSY;
+	return 0;
+}
+
 static int create_actions(struct parse *ps)
 {
 	struct dp_hist *h = ps->h;
@@ -1428,6 +1459,8 @@ static int create_actions(struct parse *ps)
 		}
 		if (a->action == A_TRACE)
 			ret = create_trace(ps, a);
+		else if (a->action == A_SNAPSHOT)
+			ret = create_snapshot(ps);
 		else
 			ret = create_save(ps, a);
 		if (ret)
@@ -1728,6 +1761,7 @@ void dp_hist_free(struct dp_hist *h)
 	if (!h)
 		return;
 	table_put(h->t);
+	free(h->snap_key);
 	for (unsigned i = 0; i < MAX_KEYS; i++)
 		hfield_free(&h->keys[i]);
 	for (unsigned i = 0; i < 1 + MAX_VALS; i++)
@@ -1758,6 +1792,11 @@ void dp_hist_free(struct dp_hist *h)
 	free(h->name);
 	free(h->text);
 	free(h);
+}
+
+bool dp_hist_snapshots(const struct dp_hist *h)
+{
+	return has_snapshot(h);
 }
 
 const struct dp_event *dp_hist_event(const struct dp_hist *h)
@@ -2054,6 +2093,45 @@ static void fire(struct dp_hist *h, const struct haction *a,
 	free(r);
 }
 
+static void print_key(const struct hfield *hf, const struct entry *e,
+		      unsigned k, FILE *out);
+
+/*
+ * snapshot() after its handler moved: taken when @val is a new maximum
+ * (onmax) or another value (onchange) against the one of the last
+ * snapshot, whatever the entry (cond_snapshot_update()), which the
+ * `hist` file then details with the entry's key.
+ */
+static void take_snapshot(struct dp_hist *h, const struct haction *a,
+			  const struct entry *e, uint64_t val)
+{
+	char *key = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	if (a->handler == H_ONMAX ? val <= h->snap_val : val == h->snap_val)
+		return;
+	h->snap_val = val;
+	h->snap_taken = true;
+	f = open_memstream(&key, &n);
+	if (f) {
+		fputs("{ ", f);
+		for (unsigned k = 0; k < h->nkeys; k++) {
+			if (k)
+				fputs(", ", f);
+			print_key(&h->keys[k], e, k, f);
+		}
+		fputs(" }", f);
+		if (fclose(f)) {
+			free(key);
+			key = NULL;
+		}
+	}
+	free(h->snap_key);
+	h->snap_key = key;
+	h->env->snapshot(h->env->priv);
+}
+
 static void run_actions(struct dp_hist *h, struct entry *e,
 			const uint8_t *rec, size_t len,
 			const struct dp_rec_meta *meta, const uint64_t *refv)
@@ -2077,6 +2155,10 @@ static void run_actions(struct dp_hist *h, struct entry *e,
 		*track = val;
 		if (a->action == A_TRACE) {
 			fire(h, a, rec, len, meta, refv);
+			continue;
+		}
+		if (a->action == A_SNAPSHOT) {
+			take_snapshot(h, a, e, val);
 			continue;
 		}
 		for (unsigned s = 0; s < h->nsaves; s++) {
@@ -2551,6 +2633,25 @@ static void print_entry(const struct dp_hist *h, const struct entry *e,
 	fputc('\n', out);
 }
 
+/* The last snapshot's details (track_data_snapshot_print(): no newline
+ * between the value and "triggered by", as the kernel's). */
+static void print_snapshot(const struct dp_hist *h, FILE *out)
+{
+	for (unsigned i = 0; i < h->nacts && h->snap_taken; i++) {
+		const struct haction *a = &h->acts[i];
+
+		if (a->action != A_SNAPSHOT)
+			continue;
+		fprintf(out, "\nSnapshot taken (see tracing/snapshot).  "
+			"Details:\n\ttriggering value { %s(%s) }: %10llu",
+			a->handler == H_ONMAX ? "onmax" : "onchange",
+			a->var_str, (unsigned long long)h->snap_val);
+		fprintf(out, "\ttriggered by event with key: %s\n",
+			h->snap_key ? h->snap_key : "");
+		return;
+	}
+}
+
 void dp_hist_print(const struct dp_hist *h, unsigned n, FILE *out)
 {
 	uint64_t total[1 + MAX_VALS] = { 0 }, max[1 + MAX_VALS] = { 0 };
@@ -2575,6 +2676,7 @@ void dp_hist_print(const struct dp_hist *h, unsigned n, FILE *out)
 	qsort_r(v, m, sizeof(*v), cmp_entries, (void *)h);
 	for (size_t i = 0; i < m; i++)
 		print_entry(h, v[i], total, max, out);
+	print_snapshot(h, out);
 	fprintf(out, "\nTotals:\n    Hits: %llu\n    Entries: %zu\n"
 		"    Dropped: %llu\n", (unsigned long long)t->hits, m,
 		(unsigned long long)t->drops);

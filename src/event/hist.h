@@ -52,6 +52,10 @@ struct dp_hist_env {
 	/* an event outside @reg that triggers may be on and onmatch() may
 	 * name (the mount's ftrace/print); may be NULL */
 	const struct dp_event *extra;
+	/* take a snapshot of the trace buffer (onmax()/onchange()
+	 * .snapshot()); NULL: there is no snapshot buffer, the action is
+	 * refused */
+	void (*snapshot)(void *priv);
 };
 
 /* Why a trigger was refused: the kernel's message and where in the
@@ -84,6 +88,8 @@ const struct dp_event *dp_hist_event(const struct dp_hist *h);
  * (it may not go: -EBUSY), or an action of @h generates event @id. */
 bool dp_hist_referenced(const struct dp_hist *h);
 bool dp_hist_generates(const struct dp_hist *h, unsigned id);
+/* Whether @h has a snapshot() action (it holds the snapshot buffer). */
+bool dp_hist_snapshots(const struct dp_hist *h);
 /* Whether the trigger has a name= (its table may be shared). */
 const char *dp_hist_name(const struct dp_hist *h);
 void dp_hist_free(struct dp_hist *h);

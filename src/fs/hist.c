@@ -135,6 +135,14 @@ static void fire(void *priv, const struct dp_event *ev, const void *rec,
 	queue_line(c, ev, rec, len, meta);
 }
 
+/* onmax()/onchange().snapshot() (buf_lock held). */
+static void snapshot(void *priv)
+{
+	struct dp_fs_hctx *c = priv;
+
+	dp_fs_snapshot_take(c->fs);
+}
+
 /* The context, made when first needed (buf_lock held). */
 static struct dp_fs_hctx *hctx(struct dp_fs *fs)
 {
@@ -146,7 +154,8 @@ static struct dp_fs_hctx *hctx(struct dp_fs *fs)
 	if (!c)
 		return NULL;
 	c->fs = fs;
-	c->env = (struct dp_hist_env){ &fs->reg, each, fire, c, fs->marker };
+	c->env = (struct dp_hist_env){ &fs->reg, each, fire, c, fs->marker,
+				       snapshot };
 	c->tail = &c->head;
 	fs->hctx = c;
 	return c;
@@ -248,11 +257,16 @@ static int add(struct dp_fs *fs, const struct dp_event *ev, struct dp_hist *h)
 		return -ENOMEM;
 	fs->hists = v;
 	v[fs->nhists++] = (struct dp_fs_hist){ ev->id, ev->serial, h };
+	/* a snapshot() action holds the snapshot buffer */
+	if (dp_hist_snapshots(h))
+		dp_fs_snapshot_arm_locked(fs);
 	return 0;
 }
 
 static void remove_at(struct dp_fs *fs, size_t i)
 {
+	if (dp_hist_snapshots(fs->hists[i].h))
+		dp_fs_snapshot_disarm_locked(fs);
 	dp_hist_free(fs->hists[i].h);
 	memmove(&fs->hists[i], &fs->hists[i + 1],
 		(fs->nhists - i - 1) * sizeof(fs->hists[0]));
