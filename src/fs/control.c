@@ -369,7 +369,8 @@ static const char readme[] =
 	"\t        onchange(var)         - var is not what it was\n"
 	"\t        trace(<synthetic_event>,param list), or\n"
 	"\t        <synthetic_event>(param list) - fire the synthetic event\n"
-	"\t        save(field,...)       - keep the fields with the entry\n";
+	"\t        save(field,...)       - keep the fields with the entry\n"
+	"\t        snapshot()            - take a snapshot of the buffer\n";
 
 /* The kernel's EVENT_FILE_FL_ENABLED: enabled, or armed in soft mode. */
 static bool registered(struct dp_fs *fs, const struct dp_event *ev)

@@ -128,6 +128,21 @@ static bool sync_soft(struct dp_fs *fs, struct dp_event *ev)
 	return changed;
 }
 
+/*
+ * The synthetic events after a hist write: one a removed trigger
+ * generated may leave soft mode now (its own triggers may have gone
+ * before, while it was still generated).  True if one changed.
+ */
+static bool sync_synth(struct dp_fs *fs)
+{
+	bool changed = false;
+
+	for (struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
+		if (ev->synth)
+			changed |= sync_soft(fs, ev);
+	return changed;
+}
+
 static const struct dp_event *find_target(void *priv, const char *sys,
 					  const char *name)
 {
@@ -204,7 +219,7 @@ int dp_fs_trigger_write(struct dp_fs *fs, struct dp_event *ev,
 		if (strcmp(word, "hist"))
 			return -EINVAL;	/* the kernel logs nothing */
 		ret = dp_fs_hist_write(fs, ev, text);
-		if (!ret && sync_soft(fs, ev))
+		if (!ret && (sync_soft(fs, ev) | sync_synth(fs)))
 			ret = rearm(fs, ev, NULL);
 		return ret;
 	}
