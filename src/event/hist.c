@@ -31,6 +31,7 @@
 #define KEY_STR_MAX	256	/* a string key's bytes, as MAX_FILTER_STR_VAL */
 #define DIV_SHIFT	20	/* HIST_DIV_SHIFT */
 #define FIRE_DEPTH	8	/* synthetic events firing synthetic events */
+#define STACK_DEPTH	16	/* HIST_STACKTRACE_DEPTH */
 
 enum {
 	HF_HEX		= 1 << 0,
@@ -45,6 +46,7 @@ enum {
 	HF_HITCOUNT	= 1 << 9,
 	HF_USECS	= 1 << 10,
 	HF_TS		= 1 << 11,	/* common_timestamp, or made of one */
+	HF_STACK	= 1 << 12,	/* common_stacktrace: the user stack */
 };
 
 /* An expression node: what a variable, a value or a key computes. */
@@ -919,6 +921,15 @@ static int parse_hfield(struct parse *ps, const char *spec, bool key,
 	int ret;
 
 	memset(hf, 0, sizeof(*hf));
+	if (key && (!strcmp(spec, "common_stacktrace") ||
+		    !strcmp(spec, "stacktrace"))) {
+		/* the record's user stack, keyed as a string of its return
+		 * addresses (stack_key()) */
+		hf->flags = HF_STACK;
+		hf->string = true;
+		strcpy(hf->name, "common_stacktrace");
+		return 0;
+	}
 	if (!strncmp(spec, "hitcount", 8) && (!spec[8] || spec[8] == '.')) {
 		/* hitcount again, with a modifier (hitcount.percent) */
 		hf->flags = HF_HITCOUNT;
@@ -1838,7 +1849,15 @@ enum dp_hist_cmd dp_hist_command(const struct dp_hist *h)
 bool dp_hist_wants_symbols(const struct dp_hist *h)
 {
 	for (unsigned k = 0; k < h->nkeys; k++)
-		if (h->keys[k].flags & (HF_SYM | HF_SYM_OFFSET))
+		if (h->keys[k].flags & (HF_SYM | HF_SYM_OFFSET | HF_STACK))
+			return true;
+	return false;
+}
+
+bool dp_hist_wants_stacks(const struct dp_hist *h)
+{
+	for (unsigned k = 0; k < h->nkeys; k++)
+		if (h->keys[k].flags & HF_STACK)
 			return true;
 	return false;
 }
@@ -1965,6 +1984,67 @@ static size_t ext_words(const struct htable *t)
 	       t->nsave * sizeof(char *) / sizeof(uint64_t);
 }
 
+/*
+ * A stack key: the first STACK_DEPTH return addresses of the record's
+ * user stack (innermost first) as hex words, so that it hashes and
+ * compares as a string key does; a record without one has the empty
+ * stack.  Addresses that would not fit are left out.
+ */
+static void stack_key(const struct dp_rec_meta *meta, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (unsigned i = 0; meta && meta->stack && i < meta->nstack &&
+	     i < STACK_DEPTH && meta->stack[i]; i++) {
+		int w = snprintf(out + n, size - n, "%llx,",
+				 (unsigned long long)meta->stack[i]);
+
+		if (w < 0 || (size_t)w >= size - n) {
+			out[n] = '\0';
+			break;
+		}
+		n += (size_t)w;
+	}
+}
+
+/*
+ * An entry's stack key: the key itself (compared by strcmp), then, after
+ * its NUL, the frames as the hist file prints them, each on a line of
+ * its own after nine spaces (hist_trigger_stacktrace_print()), resolved
+ * when the entry is made.
+ */
+static char *stack_text(const struct dp_symbolizer *sym, const char *key)
+{
+	size_t klen = strlen(key), n = 0;
+	char *text = NULL, *out;
+	const char *p = key;
+	FILE *f = open_memstream(&text, &n);
+
+	if (!f)
+		return NULL;
+	while (*p) {
+		char *end, *s;
+		uint64_t ip = strtoull(p, &end, 16);
+
+		if (end == p || *end != ',')
+			break;
+		p = end + 1;
+		s = sym_text(sym, ip, true);
+		fprintf(f, "%9c%s\n", ' ', s ? s : "");
+		free(s);
+	}
+	if (fclose(f))
+		return NULL;
+	out = malloc(klen + 1 + n + 1);
+	if (out) {
+		memcpy(out, key, klen + 1);
+		memcpy(out + klen + 1, text, n + 1);
+	}
+	free(text);
+	return out;
+}
+
 static int entry_fill(struct dp_hist *h, struct entry *e, const struct key *k,
 		      const struct dp_rec_meta *meta,
 		      const struct dp_symbolizer *sym)
@@ -1975,7 +2055,9 @@ static int entry_fill(struct dp_hist *h, struct entry *e, const struct key *k,
 		const struct hfield *hf = &h->keys[i];
 
 		e->num[i] = k->num[i];
-		if (hf->string)
+		if (hf->flags & HF_STACK)
+			e->str[i] = stack_text(sym, k->str[i]);
+		else if (hf->string)
 			e->str[i] = strdup(k->str[i]);
 		else if (hf->flags & (HF_SYM | HF_SYM_OFFSET))
 			e->str[i] = sym_text(sym, k->num[i],
@@ -2093,8 +2175,8 @@ static void fire(struct dp_hist *h, const struct haction *a,
 	free(r);
 }
 
-static void print_key(const struct hfield *hf, const struct entry *e,
-		      unsigned k, FILE *out);
+static void print_keys(const struct dp_hist *h, const struct entry *e,
+		       FILE *out);
 
 /*
  * snapshot() after its handler moved: taken when @val is a new maximum
@@ -2115,13 +2197,7 @@ static void take_snapshot(struct dp_hist *h, const struct haction *a,
 	h->snap_taken = true;
 	f = open_memstream(&key, &n);
 	if (f) {
-		fputs("{ ", f);
-		for (unsigned k = 0; k < h->nkeys; k++) {
-			if (k)
-				fputs(", ", f);
-			print_key(&h->keys[k], e, k, f);
-		}
-		fputs(" }", f);
+		print_keys(h, e, f);
 		if (fclose(f)) {
 			free(key);
 			key = NULL;
@@ -2197,7 +2273,9 @@ void dp_hist_add(struct dp_hist *h, const void *rec, size_t len,
 	for (unsigned i = 0; i < h->nkeys; i++) {
 		k->num[i] = 0;
 		k->str[i][0] = '\0';
-		if (h->keys[i].string)
+		if (h->keys[i].flags & HF_STACK)
+			stack_key(meta, k->str[i], KEY_STR_MAX);
+		else if (h->keys[i].string)
 			field_str(h->keys[i].f, rec, len, k->str[i],
 				  KEY_STR_MAX);
 		else
@@ -2471,7 +2549,10 @@ static void print_key(const struct hfield *hf, const struct entry *e,
 	unsigned long long v = e->num[k];
 	const struct dp_syscall *sc;
 
-	if (hf->flags & HF_HEX)
+	if (hf->flags & HF_STACK)
+		fprintf(out, "%s:\n%s", hf->name,
+			e->str[k] + strlen(e->str[k]) + 1);
+	else if (hf->flags & HF_HEX)
 		fprintf(out, "%s: %llx", hf->name, v);
 	else if (hf->flags & HF_SYM)
 		fprintf(out, "%s: [%llx] %-45s", hf->name, v, e->str[k]);
@@ -2610,16 +2691,27 @@ static void print_tracks(const struct dp_hist *h, const struct entry *e,
 	}
 }
 
-static void print_entry(const struct dp_hist *h, const struct entry *e,
-			const uint64_t *total, const uint64_t *max, FILE *out)
+/* "{ KEY, KEY }", or "{ ...\n}" after a stack's lines
+ * (hist_trigger_print_key()). */
+static void print_keys(const struct dp_hist *h, const struct entry *e,
+		       FILE *out)
 {
+	bool multiline = false;
+
 	fputs("{ ", out);
 	for (unsigned k = 0; k < h->nkeys; k++) {
 		if (k)
 			fputs(", ", out);
 		print_key(&h->keys[k], e, k, out);
+		multiline |= (h->keys[k].flags & HF_STACK) != 0;
 	}
-	fputs(" }", out);
+	fputs(multiline ? "}" : " }", out);
+}
+
+static void print_entry(const struct dp_hist *h, const struct entry *e,
+			const uint64_t *total, const uint64_t *max, FILE *out)
+{
+	print_keys(h, e, out);
 	if (!h->nohitcount)
 		print_val(&h->vals[0], e->sum[0], total[0], max[0], out);
 	for (unsigned v = 1; v < h->nvals; v++) {

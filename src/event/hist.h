@@ -104,6 +104,9 @@ enum dp_hist_cmd { DP_HIST_ADD, DP_HIST_PAUSE, DP_HIST_CONT, DP_HIST_CLEAR };
 enum dp_hist_cmd dp_hist_command(const struct dp_hist *h);
 /* Whether a key is shown as a symbol (dp_hist_add() wants @sym). */
 bool dp_hist_wants_symbols(const struct dp_hist *h);
+/* Whether a key is the user stack (common_stacktrace): the event's
+ * records must carry it (dp_event.stack, dp_rec_meta.stack). */
+bool dp_hist_wants_stacks(const struct dp_hist *h);
 /* Whether @a and @b are the same trigger (keys, values, sort, filter):
  * what a second write of it, or its pause/cont/clear, is matched to. */
 bool dp_hist_same(const struct dp_hist *a, const struct dp_hist *b);

@@ -217,6 +217,18 @@ static size_t find_same(const struct dp_fs *fs, unsigned id,
 	return (size_t)-1;
 }
 
+bool dp_fs_hist_stacks(struct dp_fs *fs, unsigned id)
+{
+	bool on = false;
+
+	pthread_mutex_lock(&fs->buf_lock);
+	for (size_t i = 0; i < fs->nhists && !on; i++)
+		on = fs->hists[i].id == id &&
+		     dp_hist_wants_stacks(fs->hists[i].h);
+	pthread_mutex_unlock(&fs->buf_lock);
+	return on;
+}
+
 bool dp_fs_hist_on(struct dp_fs *fs, unsigned id)
 {
 	bool on = false;
