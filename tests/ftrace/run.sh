@@ -5,9 +5,9 @@
 # ftracetest of the installed Linux source (Debian's linux-source-6.12,
 # /usr/src/linux-source-*.tar.xz; its tools/testing/selftests/ftrace is
 # extracted once into BUILD/ftrace/), run unmodified on the kprobe/,
-# dynevent/ and trigger/ test folders against a mount served for
-# tests/ftrace/target.c,
-# whose functions carry the names the tests probe.
+# dynevent/, trigger/ and trigger/inter-event/ test folders against a
+# mount served for tests/ftrace/target.c, whose functions carry the
+# names the tests probe.
 #
 #   sh tests/ftrace/run.sh DPROBE [TEST.tc...]
 #
@@ -59,7 +59,7 @@ if [ $# -gt 0 ]; then
 	ALL=$*
 else
 	ALL=$(cd "$FT" && ls test.d/kprobe/*.tc test.d/dynevent/*.tc \
-		test.d/trigger/*.tc)
+		test.d/trigger/*.tc test.d/trigger/inter-event/*.tc)
 fi
 
 # Tests that need the kernel itself, not only its tracefs files: not
@@ -87,8 +87,9 @@ kernel_only() {
 		echo "loads a kernel module (modprobe) and probes it" ;;
 	*/trigger-hist.tc | */trigger-multihist.tc | */trigger-hist-mod.tc)
 		echo "histograms of the test shell's own forks (its comm" \
-			"and pid as keys) and of kmem:kmalloc and" \
-			"raw_syscalls events of the kernel's" ;;
+			"and pid as keys; the target's kmem:kmalloc would" \
+			"do for the rest) and of the kernel's raw_syscalls" \
+			"events" ;;
 	*/trigger-field-variable-support.tc | \
 	*/trigger-inter-event-combined-hist.tc | \
 	*/trigger-onmatch-action-hist.tc | */trigger-onmax-action-hist.tc | \
