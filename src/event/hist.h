@@ -14,9 +14,11 @@
  * modifiers `.hex .sym .sym-offset .execname .syscall .log2 .buckets=N`
  * on keys and `.hex .percent .graph` on values, the limits (3 keys, 3
  * values, 2 sort keys, 128..131072 entries), the default sort
- * (hitcount, ascending), the error messages, and the text.  What is not
- * here yet: variables, expressions, actions, `name=`, stack traces and
- * common_timestamp.
+ * (hitcount, ascending), the error messages, and the text; variables
+ * and expressions (common_timestamp, common_cpu), the onmatch(),
+ * onmax() and onchange() actions (trace, save, snapshot), `name=`, and
+ * common_stacktrace keys from the records' user stacks.  Not here yet:
+ * stacks as variables and synthetic fields, string variables.
  *
  * Symbols and comms are taken when an entry is made (the process may be
  * gone when the histogram is read), as the kernel takes comms.
