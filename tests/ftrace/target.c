@@ -10,8 +10,11 @@
  * creates; the file opened is /dev/null, as in the user-memory test,
  * whose vfs_symlink() dentry is a pointer nothing can read),
  * tracepoints (dprobe's tracepoint.h) named as the kernel's (the
- * trigger tests' sched_process_fork among them), and the
- * system calls the event-probe tests put eprobes on.  No function does
+ * trigger tests' sched_process_fork among them, and the sched_switch,
+ * sched_wakeup, sched_process_exec and kmem:kmalloc of the hist tests,
+ * with the kernel's fields), the
+ * system calls the event-probe tests put eprobes on, and a thread named
+ * ls opening "." (the synthetic-eprobe test's ls).  No function does
  * anything else.
  */
 #include <errno.h>
