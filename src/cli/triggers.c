@@ -44,6 +44,9 @@ static int add_one(struct dp_cli_triggers *t, struct dp_event *ev,
 	t->v[t->n].ev = ev;
 	t->v[t->n++].hist = h;
 	ev->triggered = true;	/* the sink's trigger hook sees its records */
+	/* a common_stacktrace key: its records carry the user stack */
+	if (dp_hist_wants_stacks(h))
+		ev->stack = true;
 	return 0;
 }
 

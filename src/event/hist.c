@@ -31,6 +31,7 @@
 #define KEY_STR_MAX	256	/* a string key's bytes, as MAX_FILTER_STR_VAL */
 #define DIV_SHIFT	20	/* HIST_DIV_SHIFT */
 #define FIRE_DEPTH	8	/* synthetic events firing synthetic events */
+#define STACK_DEPTH	16	/* HIST_STACKTRACE_DEPTH */
 
 enum {
 	HF_HEX		= 1 << 0,
@@ -45,6 +46,7 @@ enum {
 	HF_HITCOUNT	= 1 << 9,
 	HF_USECS	= 1 << 10,
 	HF_TS		= 1 << 11,	/* common_timestamp, or made of one */
+	HF_STACK	= 1 << 12,	/* common_stacktrace: the user stack */
 };
 
 /* An expression node: what a variable, a value or a key computes. */
@@ -168,6 +170,10 @@ struct dp_hist {
 	char *filter_text;
 	struct dp_filter *filter;
 	struct htable *t;
+	/* snapshot(): the value and the key of the last snapshot taken */
+	bool snap_taken;
+	uint64_t snap_val;
+	char *snap_key;
 	/* pending var definitions while parsing: NAME, EXPR */
 	char *defs[MAX_VARS][2];
 	unsigned ndefs;
@@ -373,6 +379,10 @@ static struct dp_hist *find_on_event(const struct dp_hist *self,
 static const struct dp_event *find_event(const struct dp_hist *h,
 					 const char *sys, const char *name)
 {
+	const struct dp_event *x = h->env ? h->env->extra : NULL;
+
+	if (x && !strcmp(x->group, sys) && !strcmp(x->name, name))
+		return x;
 	if (!h->env || !h->env->reg)
 		return NULL;
 	return dp_registry_find(h->env->reg, sys, name);
@@ -911,6 +921,15 @@ static int parse_hfield(struct parse *ps, const char *spec, bool key,
 	int ret;
 
 	memset(hf, 0, sizeof(*hf));
+	if (key && (!strcmp(spec, "common_stacktrace") ||
+		    !strcmp(spec, "stacktrace"))) {
+		/* the record's user stack, keyed as a string of its return
+		 * addresses (stack_key()) */
+		hf->flags = HF_STACK;
+		hf->string = true;
+		strcpy(hf->name, "common_stacktrace");
+		return 0;
+	}
 	if (!strncmp(spec, "hitcount", 8) && (!spec[8] || spec[8] == '.')) {
 		/* hitcount again, with a modifier (hitcount.percent) */
 		hf->flags = HF_HITCOUNT;
@@ -1098,23 +1117,32 @@ static int find_sort_field(const struct dp_hist *h, const char *name,
 	return -ENOENT;
 }
 
+/* "F[.MOD],F[.MOD]" (create_sort_keys()): split as the kernel splits,
+ * so that an empty field ("a,") and a third one are refused, in its
+ * order. */
 static int parse_sort(struct parse *ps, struct dp_hist *h, const char *list)
 {
-	char *copy = strdup(list), *save = NULL;
+	char *copy = strdup(list), *rest = copy;
 	int ret = 0;
 
 	if (!copy)
 		return -ENOMEM;
 	h->nsort = 0;
-	for (char *t = strtok_r(copy, ",", &save); t && !ret;
-	     t = strtok_r(NULL, ",", &save)) {
-		char *mod = strchr(t, '.');
+	while (!ret && h->nsort < MAX_SORT) {
+		char *t = strsep(&rest, ","), *mod;
 		struct sort_key sk;
 
-		if (h->nsort == MAX_SORT) {
+		if (!t)
+			break;
+		if (!*t) {
+			ret = fail(ps, "Empty sort field", "sort=");
+			break;
+		}
+		if (h->nsort == MAX_SORT - 1 && rest) {
 			ret = fail(ps, "Too many sort fields (Max = 2)", "sort=");
 			break;
 		}
+		mod = strchr(t, '.');
 		if (mod)
 			*mod++ = '\0';
 		if (!*t) {
@@ -1193,9 +1221,7 @@ static int parse_action_part(struct parse *ps, struct haction *a, char *str)
 			return fail(ps, "No closing paren found", params);
 		if (a->handler == H_ONMATCH)
 			return fail(ps, "Handler doesn't support action", name);
-		/* the snapshot buffer is not dprobe's yet */
-		return fail(ps, "Not supported by dprobe yet (snapshot())",
-			    name);
+		a->action = A_SNAPSHOT;
 	} else {
 		params = strsep(&str, ")");
 		a->trace_kw = !strncmp(name, "trace", 5);
@@ -1388,6 +1414,35 @@ static int create_save(struct parse *ps, struct haction *a)
 }
 
 /* The actions made real once the fields are (create_actions()). */
+static bool has_snapshot(const struct dp_hist *h)
+{
+	for (unsigned i = 0; i < h->nacts; i++)
+		if (h->acts[i].action == A_SNAPSHOT)
+			return true;
+	return false;
+}
+
+/*
+ * snapshot(): the buffer's one conditional snapshot, as
+ * tracing_snapshot_cond_enable() has it: one trigger at a time holds it
+ * (another one: -EBUSY, with no error_log entry, as the kernel's).
+ */
+static int create_snapshot(struct parse *ps)
+{
+	struct dp_hist *h = ps->h, *o;
+
+	if (!h->env || !h->env->snapshot)
+		return fail(ps, "Not supported by dprobe yet (snapshot() "
+			    "outside dprobe mount: no snapshot buffer)",
+			    "snapshot");
+	if (h->remove)
+		return 0;
+	for (size_t i = 0; (o = env_each(h->env, i)); i++)
+		if (o != h && has_snapshot(o))
+			return -EBUSY;
+	return 0;
+}
+
 static int create_actions(struct parse *ps)
 {
 	struct dp_hist *h = ps->h;
@@ -1415,6 +1470,8 @@ static int create_actions(struct parse *ps)
 		}
 		if (a->action == A_TRACE)
 			ret = create_trace(ps, a);
+		else if (a->action == A_SNAPSHOT)
+			ret = create_snapshot(ps);
 		else
 			ret = create_save(ps, a);
 		if (ret)
@@ -1715,6 +1772,7 @@ void dp_hist_free(struct dp_hist *h)
 	if (!h)
 		return;
 	table_put(h->t);
+	free(h->snap_key);
 	for (unsigned i = 0; i < MAX_KEYS; i++)
 		hfield_free(&h->keys[i]);
 	for (unsigned i = 0; i < 1 + MAX_VALS; i++)
@@ -1745,6 +1803,11 @@ void dp_hist_free(struct dp_hist *h)
 	free(h->name);
 	free(h->text);
 	free(h);
+}
+
+bool dp_hist_snapshots(const struct dp_hist *h)
+{
+	return has_snapshot(h);
 }
 
 const struct dp_event *dp_hist_event(const struct dp_hist *h)
@@ -1786,7 +1849,15 @@ enum dp_hist_cmd dp_hist_command(const struct dp_hist *h)
 bool dp_hist_wants_symbols(const struct dp_hist *h)
 {
 	for (unsigned k = 0; k < h->nkeys; k++)
-		if (h->keys[k].flags & (HF_SYM | HF_SYM_OFFSET))
+		if (h->keys[k].flags & (HF_SYM | HF_SYM_OFFSET | HF_STACK))
+			return true;
+	return false;
+}
+
+bool dp_hist_wants_stacks(const struct dp_hist *h)
+{
+	for (unsigned k = 0; k < h->nkeys; k++)
+		if (h->keys[k].flags & HF_STACK)
 			return true;
 	return false;
 }
@@ -1913,6 +1984,67 @@ static size_t ext_words(const struct htable *t)
 	       t->nsave * sizeof(char *) / sizeof(uint64_t);
 }
 
+/*
+ * A stack key: the first STACK_DEPTH return addresses of the record's
+ * user stack (innermost first) as hex words, so that it hashes and
+ * compares as a string key does; a record without one has the empty
+ * stack.  Addresses that would not fit are left out.
+ */
+static void stack_key(const struct dp_rec_meta *meta, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (unsigned i = 0; meta && meta->stack && i < meta->nstack &&
+	     i < STACK_DEPTH && meta->stack[i]; i++) {
+		int w = snprintf(out + n, size - n, "%llx,",
+				 (unsigned long long)meta->stack[i]);
+
+		if (w < 0 || (size_t)w >= size - n) {
+			out[n] = '\0';
+			break;
+		}
+		n += (size_t)w;
+	}
+}
+
+/*
+ * An entry's stack key: the key itself (compared by strcmp), then, after
+ * its NUL, the frames as the hist file prints them, each on a line of
+ * its own after nine spaces (hist_trigger_stacktrace_print()), resolved
+ * when the entry is made.
+ */
+static char *stack_text(const struct dp_symbolizer *sym, const char *key)
+{
+	size_t klen = strlen(key), n = 0;
+	char *text = NULL, *out;
+	const char *p = key;
+	FILE *f = open_memstream(&text, &n);
+
+	if (!f)
+		return NULL;
+	while (*p) {
+		char *end, *s;
+		uint64_t ip = strtoull(p, &end, 16);
+
+		if (end == p || *end != ',')
+			break;
+		p = end + 1;
+		s = sym_text(sym, ip, true);
+		fprintf(f, "%9c%s\n", ' ', s ? s : "");
+		free(s);
+	}
+	if (fclose(f))
+		return NULL;
+	out = malloc(klen + 1 + n + 1);
+	if (out) {
+		memcpy(out, key, klen + 1);
+		memcpy(out + klen + 1, text, n + 1);
+	}
+	free(text);
+	return out;
+}
+
 static int entry_fill(struct dp_hist *h, struct entry *e, const struct key *k,
 		      const struct dp_rec_meta *meta,
 		      const struct dp_symbolizer *sym)
@@ -1923,7 +2055,9 @@ static int entry_fill(struct dp_hist *h, struct entry *e, const struct key *k,
 		const struct hfield *hf = &h->keys[i];
 
 		e->num[i] = k->num[i];
-		if (hf->string)
+		if (hf->flags & HF_STACK)
+			e->str[i] = stack_text(sym, k->str[i]);
+		else if (hf->string)
 			e->str[i] = strdup(k->str[i]);
 		else if (hf->flags & (HF_SYM | HF_SYM_OFFSET))
 			e->str[i] = sym_text(sym, k->num[i],
@@ -2041,6 +2175,39 @@ static void fire(struct dp_hist *h, const struct haction *a,
 	free(r);
 }
 
+static void print_keys(const struct dp_hist *h, const struct entry *e,
+		       FILE *out);
+
+/*
+ * snapshot() after its handler moved: taken when @val is a new maximum
+ * (onmax) or another value (onchange) against the one of the last
+ * snapshot, whatever the entry (cond_snapshot_update()), which the
+ * `hist` file then details with the entry's key.
+ */
+static void take_snapshot(struct dp_hist *h, const struct haction *a,
+			  const struct entry *e, uint64_t val)
+{
+	char *key = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	if (a->handler == H_ONMAX ? val <= h->snap_val : val == h->snap_val)
+		return;
+	h->snap_val = val;
+	h->snap_taken = true;
+	f = open_memstream(&key, &n);
+	if (f) {
+		print_keys(h, e, f);
+		if (fclose(f)) {
+			free(key);
+			key = NULL;
+		}
+	}
+	free(h->snap_key);
+	h->snap_key = key;
+	h->env->snapshot(h->env->priv);
+}
+
 static void run_actions(struct dp_hist *h, struct entry *e,
 			const uint8_t *rec, size_t len,
 			const struct dp_rec_meta *meta, const uint64_t *refv)
@@ -2064,6 +2231,10 @@ static void run_actions(struct dp_hist *h, struct entry *e,
 		*track = val;
 		if (a->action == A_TRACE) {
 			fire(h, a, rec, len, meta, refv);
+			continue;
+		}
+		if (a->action == A_SNAPSHOT) {
+			take_snapshot(h, a, e, val);
 			continue;
 		}
 		for (unsigned s = 0; s < h->nsaves; s++) {
@@ -2102,7 +2273,9 @@ void dp_hist_add(struct dp_hist *h, const void *rec, size_t len,
 	for (unsigned i = 0; i < h->nkeys; i++) {
 		k->num[i] = 0;
 		k->str[i][0] = '\0';
-		if (h->keys[i].string)
+		if (h->keys[i].flags & HF_STACK)
+			stack_key(meta, k->str[i], KEY_STR_MAX);
+		else if (h->keys[i].string)
 			field_str(h->keys[i].f, rec, len, k->str[i],
 				  KEY_STR_MAX);
 		else
@@ -2376,7 +2549,10 @@ static void print_key(const struct hfield *hf, const struct entry *e,
 	unsigned long long v = e->num[k];
 	const struct dp_syscall *sc;
 
-	if (hf->flags & HF_HEX)
+	if (hf->flags & HF_STACK)
+		fprintf(out, "%s:\n%s", hf->name,
+			e->str[k] + strlen(e->str[k]) + 1);
+	else if (hf->flags & HF_HEX)
 		fprintf(out, "%s: %llx", hf->name, v);
 	else if (hf->flags & HF_SYM)
 		fprintf(out, "%s: [%llx] %-45s", hf->name, v, e->str[k]);
@@ -2515,16 +2691,27 @@ static void print_tracks(const struct dp_hist *h, const struct entry *e,
 	}
 }
 
-static void print_entry(const struct dp_hist *h, const struct entry *e,
-			const uint64_t *total, const uint64_t *max, FILE *out)
+/* "{ KEY, KEY }", or "{ ...\n}" after a stack's lines
+ * (hist_trigger_print_key()). */
+static void print_keys(const struct dp_hist *h, const struct entry *e,
+		       FILE *out)
 {
+	bool multiline = false;
+
 	fputs("{ ", out);
 	for (unsigned k = 0; k < h->nkeys; k++) {
 		if (k)
 			fputs(", ", out);
 		print_key(&h->keys[k], e, k, out);
+		multiline |= (h->keys[k].flags & HF_STACK) != 0;
 	}
-	fputs(" }", out);
+	fputs(multiline ? "}" : " }", out);
+}
+
+static void print_entry(const struct dp_hist *h, const struct entry *e,
+			const uint64_t *total, const uint64_t *max, FILE *out)
+{
+	print_keys(h, e, out);
 	if (!h->nohitcount)
 		print_val(&h->vals[0], e->sum[0], total[0], max[0], out);
 	for (unsigned v = 1; v < h->nvals; v++) {
@@ -2536,6 +2723,25 @@ static void print_entry(const struct dp_hist *h, const struct entry *e,
 	}
 	print_tracks(h, e, out);
 	fputc('\n', out);
+}
+
+/* The last snapshot's details (track_data_snapshot_print(): no newline
+ * between the value and "triggered by", as the kernel's). */
+static void print_snapshot(const struct dp_hist *h, FILE *out)
+{
+	for (unsigned i = 0; i < h->nacts && h->snap_taken; i++) {
+		const struct haction *a = &h->acts[i];
+
+		if (a->action != A_SNAPSHOT)
+			continue;
+		fprintf(out, "\nSnapshot taken (see tracing/snapshot).  "
+			"Details:\n\ttriggering value { %s(%s) }: %10llu",
+			a->handler == H_ONMAX ? "onmax" : "onchange",
+			a->var_str, (unsigned long long)h->snap_val);
+		fprintf(out, "\ttriggered by event with key: %s\n",
+			h->snap_key ? h->snap_key : "");
+		return;
+	}
 }
 
 void dp_hist_print(const struct dp_hist *h, unsigned n, FILE *out)
@@ -2562,6 +2768,7 @@ void dp_hist_print(const struct dp_hist *h, unsigned n, FILE *out)
 	qsort_r(v, m, sizeof(*v), cmp_entries, (void *)h);
 	for (size_t i = 0; i < m; i++)
 		print_entry(h, v[i], total, max, out);
+	print_snapshot(h, out);
 	fprintf(out, "\nTotals:\n    Hits: %llu\n    Entries: %zu\n"
 		"    Dropped: %llu\n", (unsigned long long)t->hits, m,
 		(unsigned long long)t->drops);

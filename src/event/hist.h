@@ -14,9 +14,11 @@
  * modifiers `.hex .sym .sym-offset .execname .syscall .log2 .buckets=N`
  * on keys and `.hex .percent .graph` on values, the limits (3 keys, 3
  * values, 2 sort keys, 128..131072 entries), the default sort
- * (hitcount, ascending), the error messages, and the text.  What is not
- * here yet: variables, expressions, actions, `name=`, stack traces and
- * common_timestamp.
+ * (hitcount, ascending), the error messages, and the text; variables
+ * and expressions (common_timestamp, common_cpu), the onmatch(),
+ * onmax() and onchange() actions (trace, save, snapshot), `name=`, and
+ * common_stacktrace keys from the records' user stacks.  Not here yet:
+ * stacks as variables and synthetic fields, string variables.
  *
  * Symbols and comms are taken when an entry is made (the process may be
  * gone when the histogram is read), as the kernel takes comms.
@@ -49,6 +51,13 @@ struct dp_hist_env {
 	void (*fire)(void *priv, const struct dp_event *ev, const void *rec,
 		     size_t len, const struct dp_rec_meta *meta);
 	void *priv;
+	/* an event outside @reg that triggers may be on and onmatch() may
+	 * name (the mount's ftrace/print); may be NULL */
+	const struct dp_event *extra;
+	/* take a snapshot of the trace buffer (onmax()/onchange()
+	 * .snapshot()); NULL: there is no snapshot buffer, the action is
+	 * refused */
+	void (*snapshot)(void *priv);
 };
 
 /* Why a trigger was refused: the kernel's message and where in the
@@ -81,6 +90,8 @@ const struct dp_event *dp_hist_event(const struct dp_hist *h);
  * (it may not go: -EBUSY), or an action of @h generates event @id. */
 bool dp_hist_referenced(const struct dp_hist *h);
 bool dp_hist_generates(const struct dp_hist *h, unsigned id);
+/* Whether @h has a snapshot() action (it holds the snapshot buffer). */
+bool dp_hist_snapshots(const struct dp_hist *h);
 /* Whether the trigger has a name= (its table may be shared). */
 const char *dp_hist_name(const struct dp_hist *h);
 void dp_hist_free(struct dp_hist *h);
@@ -95,6 +106,9 @@ enum dp_hist_cmd { DP_HIST_ADD, DP_HIST_PAUSE, DP_HIST_CONT, DP_HIST_CLEAR };
 enum dp_hist_cmd dp_hist_command(const struct dp_hist *h);
 /* Whether a key is shown as a symbol (dp_hist_add() wants @sym). */
 bool dp_hist_wants_symbols(const struct dp_hist *h);
+/* Whether a key is the user stack (common_stacktrace): the event's
+ * records must carry it (dp_event.stack, dp_rec_meta.stack). */
+bool dp_hist_wants_stacks(const struct dp_hist *h);
 /* Whether @a and @b are the same trigger (keys, values, sort, filter):
  * what a second write of it, or its pause/cont/clear, is matched to. */
 bool dp_hist_same(const struct dp_hist *a, const struct dp_hist *b);

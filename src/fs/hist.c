@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/deliver.h"
+#include "event/eprobe.h"
 #include "event/filter.h"
 #include "event/hist.h"
 #include "fs/internal.h"
@@ -66,26 +68,17 @@ static struct dp_hist *each(void *priv, size_t i)
 	return i < c->fs->nhists ? c->fs->hists[i].h : NULL;
 }
 
-/* A record of a synthetic event (buf_lock held): its triggers, then its
- * trace line if it is enabled and passes its filter. */
-static void fire(void *priv, const struct dp_event *ev, const void *rec,
-		 size_t len, const struct dp_rec_meta *meta)
+/* @ev's trace line for @rec, written once buf_lock is let go. */
+static void queue_line(struct dp_fs_hctx *c, const struct dp_event *ev,
+		       const void *rec, size_t len,
+		       const struct dp_rec_meta *meta)
 {
-	struct dp_fs_hctx *c = priv;
 	struct dp_trace_opts o = { .ncpus = 1 };
-	const struct synth_state *st = NULL;
 	struct pending *p;
 	char *text = NULL;
 	size_t n = 0;
 	FILE *f;
 
-	add_locked(c->fs, ev->id, rec, len, meta);
-	for (size_t i = 0; i < c->nss && !st; i++)
-		if (c->ss[i].id == ev->id && c->ss[i].serial == ev->serial)
-			st = &c->ss[i];
-	if (!st || !st->enabled ||
-	    (st->filter && !dp_filter_match(st->filter, ev, rec, len, meta)))
-		return;
 	f = open_memstream(&text, &n);
 	if (!f)
 		return;
@@ -103,6 +96,53 @@ static void fire(void *priv, const struct dp_event *ev, const void *rec,
 	c->tail = &p->next;
 }
 
+/* An event probe's record on a synthetic event (dp_eprobe_fire()'s sink). */
+static void eprobe_emit(void *priv, const struct dp_event *ev,
+			const void *rec, size_t len,
+			const struct dp_rec_meta *meta,
+			const struct dp_symbolizer *sym)
+{
+	(void)sym;
+	queue_line(priv, ev, rec, len, meta);
+}
+
+/*
+ * A record of a synthetic event (buf_lock held): its triggers, the event
+ * probes on it (they run here, where the event is made, as the session
+ * child runs those on the events it records), then its trace line if it
+ * is enabled and passes its filter.
+ */
+static void fire(void *priv, const struct dp_event *ev, const void *rec,
+		 size_t len, const struct dp_rec_meta *meta)
+{
+	struct dp_fs_hctx *c = priv;
+	const struct synth_state *st = NULL;
+
+	add_locked(c->fs, ev->id, rec, len, meta);
+	if (ev->neprobes) {
+		struct dp_sink sink = { .emit = eprobe_emit, .priv = c };
+		struct dp_stats stats = { 0 };
+		struct dp_deliver d = { &sink, &stats, false };
+
+		dp_eprobe_fire(&d, ev, rec, len, meta, NULL);
+	}
+	for (size_t i = 0; i < c->nss && !st; i++)
+		if (c->ss[i].id == ev->id && c->ss[i].serial == ev->serial)
+			st = &c->ss[i];
+	if (!st || !st->enabled ||
+	    (st->filter && !dp_filter_match(st->filter, ev, rec, len, meta)))
+		return;
+	queue_line(c, ev, rec, len, meta);
+}
+
+/* onmax()/onchange().snapshot() (buf_lock held). */
+static void snapshot(void *priv)
+{
+	struct dp_fs_hctx *c = priv;
+
+	dp_fs_snapshot_take(c->fs);
+}
+
 /* The context, made when first needed (buf_lock held). */
 static struct dp_fs_hctx *hctx(struct dp_fs *fs)
 {
@@ -114,7 +154,8 @@ static struct dp_fs_hctx *hctx(struct dp_fs *fs)
 	if (!c)
 		return NULL;
 	c->fs = fs;
-	c->env = (struct dp_hist_env){ &fs->reg, each, fire, c };
+	c->env = (struct dp_hist_env){ &fs->reg, each, fire, c, fs->marker,
+				       snapshot };
 	c->tail = &c->head;
 	fs->hctx = c;
 	return c;
@@ -176,6 +217,18 @@ static size_t find_same(const struct dp_fs *fs, unsigned id,
 	return (size_t)-1;
 }
 
+bool dp_fs_hist_stacks(struct dp_fs *fs, unsigned id)
+{
+	bool on = false;
+
+	pthread_mutex_lock(&fs->buf_lock);
+	for (size_t i = 0; i < fs->nhists && !on; i++)
+		on = fs->hists[i].id == id &&
+		     dp_hist_wants_stacks(fs->hists[i].h);
+	pthread_mutex_unlock(&fs->buf_lock);
+	return on;
+}
+
 bool dp_fs_hist_on(struct dp_fs *fs, unsigned id)
 {
 	bool on = false;
@@ -216,11 +269,16 @@ static int add(struct dp_fs *fs, const struct dp_event *ev, struct dp_hist *h)
 		return -ENOMEM;
 	fs->hists = v;
 	v[fs->nhists++] = (struct dp_fs_hist){ ev->id, ev->serial, h };
+	/* a snapshot() action holds the snapshot buffer */
+	if (dp_hist_snapshots(h))
+		dp_fs_snapshot_arm_locked(fs);
 	return 0;
 }
 
 static void remove_at(struct dp_fs *fs, size_t i)
 {
+	if (dp_hist_snapshots(fs->hists[i].h))
+		dp_fs_snapshot_disarm_locked(fs);
 	dp_hist_free(fs->hists[i].h);
 	memmove(&fs->hists[i], &fs->hists[i + 1],
 		(fs->nhists - i - 1) * sizeof(fs->hists[0]));

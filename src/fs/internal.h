@@ -218,6 +218,8 @@ void dp_fs_trigger_filter_changed(struct dp_fs *fs, struct dp_event *ev);
 /* Set ev->soft and ev->triggered for the session child: an event in
  * soft mode is armed and sends its records raw (fs->lock held). */
 void dp_fs_trigger_mark(struct dp_fs *fs, struct dp_event *ev);
+/* Whether a hist trigger on event @id has a common_stacktrace key. */
+bool dp_fs_hist_stacks(struct dp_fs *fs, unsigned id);
 /* A record of event @id in soft mode (a reader thread): the triggers,
  * then the line, as the kernel orders them. */
 void dp_fs_trigger_record(struct dp_fs *fs, unsigned id, const void *rec,

@@ -56,10 +56,12 @@
 
 enum { FR_READY = 1, FR_ERROR, FR_LINE, FR_PROFILE, FR_ACK, FR_REC };
 
-/* FR_REC: a record for the hist triggers, after this. */
+/* FR_REC: a record for the hist triggers, after this, then @nstack
+ * return addresses (its user stack, when the event is marked for it). */
 struct rec_head {
 	uint64_t ts_ns;
 	int32_t cpu, pid, tgid, mm_pid;
+	uint32_t nstack, pad;
 	char comm[DP_TASK_COMM_LEN];
 };
 
@@ -161,15 +163,23 @@ static void child_trigger(void *priv, const struct dp_event *ev,
 	struct rec_head h = { .ts_ns = meta->ts_ns, .cpu = meta->cpu,
 			      .pid = meta->pid, .tgid = meta->tgid,
 			      .mm_pid = meta->mm_pid };
+	size_t sl;
 	char *buf;
 
 	(void)sym;
-	if (len > FRAME_MAX - sizeof(h) || !(buf = malloc(sizeof(h) + len)))
+	if (meta->stack)
+		h.nstack = meta->nstack < DP_STACK_MAX ? meta->nstack :
+			   DP_STACK_MAX;
+	sl = h.nstack * sizeof(uint64_t);
+	if (len > FRAME_MAX - sizeof(h) - sl ||
+	    !(buf = malloc(sizeof(h) + len + sl)))
 		return;
 	snprintf(h.comm, sizeof(h.comm), "%s", meta->comm ? meta->comm : "");
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), rec, len);
-	send_frame(c->fd, FR_REC, ev->id, buf, sizeof(h) + len);
+	if (sl)
+		memcpy(buf + sizeof(h) + len, meta->stack, sl);
+	send_frame(c->fd, FR_REC, ev->id, buf, sizeof(h) + len + sl);
 	free(buf);
 }
 
@@ -217,6 +227,7 @@ struct want {
 	unsigned id, serial;	/* the parent's event: its id and serial */
 	bool soft;		/* armed for its event probes only */
 	bool triggered;		/* its records go to the hist triggers */
+	bool stack;		/* ... with the user stack */
 	char *group, *name, *filter;
 	char **lines;
 	size_t nlines;
@@ -267,6 +278,8 @@ static int want_parse(char *text, struct want **out, size_t *nout)
 			cur->soft = true;
 		} else if (k == 'T') {
 			cur->triggered = true;
+		} else if (k == 'K') {
+			cur->stack = true;
 		} else if (k == 'L') {
 			char **t = realloc(cur->lines,
 					   (cur->nlines + 1) * sizeof(*t));
@@ -354,6 +367,15 @@ static int apply_wants(struct child_ctx *c, const struct want *w, size_t n)
 			return -EINVAL;
 		ev->soft = w[i].soft;
 		ev->triggered = w[i].triggered;
+		/* the probes capture the stack or not from when they are
+		 * armed: armed again when that changes */
+		if (ev->enabled && ev->stack != w[i].stack) {
+			ev->enabled = false;
+			ret = dp_engine_disable(g_tracer, ev);
+			if (ret)
+				return ret;
+		}
+		ev->stack = w[i].stack;
 		if (!ev->enabled) {
 			ev->enabled = true;
 			ret = dp_engine_enable(g_tracer, ev);
@@ -675,17 +697,28 @@ static void store_counts(struct dp_fs_lane *lane, const char *data,
 static void store_rec(struct dp_fs *fs, unsigned id, const char *data,
 		      size_t len)
 {
-	struct rec_head h;
+	uint64_t stack[DP_STACK_MAX];
 	struct dp_rec_meta meta;
+	struct rec_head h;
+	size_t sl;
 
 	if (len < sizeof(h))
 		return;
 	memcpy(&h, data, sizeof(h));
 	h.comm[sizeof(h.comm) - 1] = '\0';
+	sl = (size_t)h.nstack * sizeof(uint64_t);
+	if (h.nstack > DP_STACK_MAX || len - sizeof(h) < sl)
+		return;
+	len -= sl;
 	meta = (struct dp_rec_meta){ .ts_ns = h.ts_ns, .cpu = h.cpu,
 				     .pid = h.pid, .tgid = h.tgid,
 				     .mm_pid = h.mm_pid,
 				     .comm = h.comm[0] ? h.comm : NULL };
+	if (h.nstack) {
+		memcpy(stack, data + len, sl);
+		meta.stack = stack;
+		meta.nstack = h.nstack;
+	}
 	dp_fs_hist_add(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 	dp_fs_trigger_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 }
@@ -895,6 +928,8 @@ static char *wants_text(struct dp_fs *fs, int lane, size_t *len)
 			fputs("S\n", f);
 		if (ev->triggered)
 			fputs("T\n", f);
+		if (ev->stack)
+			fputs("K\n", f);
 		for (const struct dp_probe *p = ev->probes; !ev->kernel && p;
 		     p = p->next) {
 			char *line = dp_probe_canonical(&p->def);

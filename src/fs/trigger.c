@@ -128,6 +128,21 @@ static bool sync_soft(struct dp_fs *fs, struct dp_event *ev)
 	return changed;
 }
 
+/*
+ * The synthetic events after a hist write: one a removed trigger
+ * generated may leave soft mode now (its own triggers may have gone
+ * before, while it was still generated).  True if one changed.
+ */
+static bool sync_synth(struct dp_fs *fs)
+{
+	bool changed = false;
+
+	for (struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
+		if (ev->synth)
+			changed |= sync_soft(fs, ev);
+	return changed;
+}
+
 static const struct dp_event *find_target(void *priv, const char *sys,
 					  const char *name)
 {
@@ -204,7 +219,7 @@ int dp_fs_trigger_write(struct dp_fs *fs, struct dp_event *ev,
 		if (strcmp(word, "hist"))
 			return -EINVAL;	/* the kernel logs nothing */
 		ret = dp_fs_hist_write(fs, ev, text);
-		if (!ret && sync_soft(fs, ev))
+		if (!ret && (sync_soft(fs, ev) | sync_synth(fs)))
 			ret = rearm(fs, ev, NULL);
 		return ret;
 	}
@@ -346,12 +361,31 @@ void dp_fs_trigger_filter_changed(struct dp_fs *fs, struct dp_event *ev)
 	dp_filter_free(f);
 }
 
+/* Whether @id has a stacktrace trigger. */
+static bool stacktraced(struct dp_fs *fs, unsigned id)
+{
+	const struct dp_fs_trig *e;
+	bool on = false;
+
+	pthread_mutex_lock(&fs->buf_lock);
+	e = find(fs, id);
+	for (const struct dp_trigger *t = e ? e->set.head : NULL; t && !on;
+	     t = t->next)
+		on = t->cmd == DP_TRIG_STACKTRACE;
+	pthread_mutex_unlock(&fs->buf_lock);
+	return on;
+}
+
 void dp_fs_trigger_mark(struct dp_fs *fs, struct dp_event *ev)
 {
 	bool soft = dp_fs_triggered(fs, ev->id);
 
 	ev->triggered = soft || dp_fs_hist_on(fs, ev->id);
 	ev->soft = soft || (!ev->enabled && ev->triggered);
+	/* its records carry the user stack for the triggers that show it
+	 * (a stacktrace trigger, a common_stacktrace key) */
+	ev->stack = ev->triggered && (stacktraced(fs, ev->id) ||
+				      dp_fs_hist_stacks(fs, ev->id));
 }
 
 /* ---- running them (buf_lock held) ---------------------------------------- */
@@ -394,9 +428,10 @@ static void op_snapshot(void *priv)
 }
 
 /*
- * The frames dprobe knows of a record: the probe's own place, and for a
- * return probe the place it returns to.  The kernel's stack trace is the
- * kernel's; a user stack in the record's metadata is not there yet.
+ * The frames dprobe knows of a record: its user stack when it has one
+ * (the event is marked for it: dp_fs_trigger_mark()), else the probe's
+ * own place, and for a return probe the place it returns to.  The
+ * kernel's stack trace is the kernel's.
  */
 static void op_stack(void *priv)
 {
@@ -405,6 +440,11 @@ static void op_stack(void *priv)
 	uint64_t ips[2];
 	size_t n = 0;
 
+	if (r->meta->stack && r->meta->nstack) {
+		dp_fs_buf_stack_locked(r->fs, r->meta, r->meta->stack,
+				       r->meta->nstack, symbolizer(r->fs));
+		return;
+	}
 	if (ev != r->fs->marker && dp_event_placed(ev) &&
 	    ev->kind != DP_KIND_TRACEPOINT) {
 		if (ev->is_return && r->len >= DP_REC_RET_IP_OFF + 8) {

@@ -33,7 +33,7 @@ TPEX=$(realpath -m "$(dirname "$DPROBE")/examples/tracepoint_example")
 EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
-dynevents exec eprobes eprobes_ptrace hist hist_vars triggers"
+dynevents exec eprobes eprobes_ptrace hist hist_vars hist_stacks triggers"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -1030,6 +1030,52 @@ case_hist_vars() {
 	w events/kprobes/opret/trigger '' || return 1
 	a synthetic_events '!oplat' || return 1
 	check hist_vars.out "$WORK/got.hist_vars" || return 1
+	quit_server "$R"
+	stop_mount
+}
+
+# has FILE PATTERN WHAT: FILE (in the mount) has a line matching PATTERN.
+has() {
+	grep -q -- "$2" "$MNT/$1" && return 0
+	echo "  $1: no $3:" >>"$WORK/why"
+	sed 's/^/    /' "$MNT/$1" | head -n 30 >>"$WORK/why"
+	return 1
+}
+
+# The user stack in the mount: a common_stacktrace key (the event's
+# records carry it: do_sys_open's callers, one frame a line, "}" alone
+# before the hitcount), the stacktrace trigger's <stack trace> entry of
+# those frames, and onmax().snapshot() (the buffer swapped into the
+# snapshot, the hist file's details, a second one EBUSY).
+case_hist_stacks() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:op do_sys_open dfd=%di:s32 path=+0(%si):string' || return 1
+	w events/kprobes/op/trigger 'hist:keys=common_stacktrace' || return 1
+	a events/kprobes/op/trigger 'hist:keys=common_pid:x=dfd:onmax($x).snapshot()' || return 1
+	expect_fail "Device or resource busy" a events/kprobes/op/trigger 'hist:keys=path:y=dfd:onchange($y).snapshot()' || return 1
+	a events/kprobes/op/trigger 'stacktrace' || return 1
+	w events/kprobes/op/enable 1 || return 1
+	w trace_marker 'before' || return 1
+	req "$R" "open /etc/passwd" && req "$R" "open /etc/hostname" || return 1
+	has events/kprobes/op/hist '^{ common_stacktrace:$' "stack key" || return 1
+	has events/kprobes/op/hist '^         do_sys_open+0x0/0x[0-9a-f]*$' "innermost frame" || return 1
+	has events/kprobes/op/hist '^         main+0x[0-9a-f]*/0x[0-9a-f]*$' "caller frame" || return 1
+	has events/kprobes/op/hist '^} hitcount: *2$' "stack entry" || return 1
+	has events/kprobes/op/hist '^Snapshot taken (see tracing/snapshot).  Details:$' "snapshot details" || return 1
+	has events/kprobes/op/hist '	triggering value { onmax($x) }: 18446744073709551516	triggered by event with key: { common_pid: *[0-9]* }$' "snapshot value" || return 1
+	# the first hit took the snapshot (the second is no new maximum):
+	# the marker's line is there; the hits and their <stack trace>
+	# entries, the record's user stack, in the buffer
+	has snapshot ' tracing_mark_write: before$' "marker line" || return 1
+	has trace ' op: (do_sys_open+0x0/0x[0-9a-f]*) dfd=-100 path="/etc/hostname"' "second hit" || return 1
+	has trace '^ => do_sys_open$' "stack entry" || return 1
+	has trace '^ => serve_open$' "caller in the stack entry" || return 1
+	has trace '^ => main$' "main in the stack entry" || return 1
+	w events/kprobes/op/enable 0 || return 1
+	w events/kprobes/op/trigger '' || return 1
+	a events/kprobes/op/trigger '!stacktrace' || return 1
+	a kprobe_events '-:op' || return 1
 	quit_server "$R"
 	stop_mount
 }

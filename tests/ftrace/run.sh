@@ -5,9 +5,9 @@
 # ftracetest of the installed Linux source (Debian's linux-source-6.12,
 # /usr/src/linux-source-*.tar.xz; its tools/testing/selftests/ftrace is
 # extracted once into BUILD/ftrace/), run unmodified on the kprobe/,
-# dynevent/ and trigger/ test folders against a mount served for
-# tests/ftrace/target.c,
-# whose functions carry the names the tests probe.
+# dynevent/, trigger/ and trigger/inter-event/ test folders against a
+# mount served for tests/ftrace/target.c, whose functions carry the
+# names the tests probe.
 #
 #   sh tests/ftrace/run.sh DPROBE [TEST.tc...]
 #
@@ -59,7 +59,7 @@ if [ $# -gt 0 ]; then
 	ALL=$*
 else
 	ALL=$(cd "$FT" && ls test.d/kprobe/*.tc test.d/dynevent/*.tc \
-		test.d/trigger/*.tc)
+		test.d/trigger/*.tc test.d/trigger/inter-event/*.tc)
 fi
 
 # Tests that need the kernel itself, not only its tracefs files: not
@@ -87,8 +87,27 @@ kernel_only() {
 		echo "loads a kernel module (modprobe) and probes it" ;;
 	*/trigger-hist.tc | */trigger-multihist.tc | */trigger-hist-mod.tc)
 		echo "histograms of the test shell's own forks (its comm" \
-			"and pid as keys) and of kmem:kmalloc and" \
-			"raw_syscalls events of the kernel's" ;;
+			"and pid as keys; the target's kmem:kmalloc would" \
+			"do for the rest) and of the kernel's raw_syscalls" \
+			"events" ;;
+	*/trigger-field-variable-support.tc | \
+	*/trigger-inter-event-combined-hist.tc | \
+	*/trigger-onmatch-action-hist.tc | */trigger-onmax-action-hist.tc | \
+	*/trigger-onmatch-onmax-action-hist.tc | \
+	*/trigger-trace-action-hist.tc)
+		echo "the kernel's sched_waking, sched_wakeup and sched_switch" \
+			"of a ping it runs (comm \"ping\"), another process" \
+			"than the served tree" ;;
+	*/trigger-onchange-action-hist.tc | */trigger-snapshot-action-hist.tc)
+		echo "the kernel's sched_waking of a ping it runs twice, the" \
+			"second under nice -n 1, and the prio change between" ;;
+	*/trigger-synthetic-event-dynstring.tc)
+		echo "the kernel's sched_process_exec and sched_process_exit" \
+			"of a ping it runs" ;;
+	*/trigger-trace-marker-synthetic-kernel.tc)
+		echo "the kernel's sched_waking of the test shell itself" \
+			"(woken from its sleep 1), its pid matched with" \
+			"the trace_marker write's common_pid" ;;
 	*) return 1 ;;
 	esac
 }
@@ -96,10 +115,17 @@ kernel_only() {
 # as skipped with what it needs.
 not_yet() {
 	case $1 in
-	*/trigger-trace-marker-synthetic.tc)
-		echo "onmatch(ftrace.print): the hist actions find their" \
-			"events in the registry, events/ftrace/print is not" \
-			"there (issue 16, to join)" ;;
+	*/trigger-multi-actions-accept.tc)
+		echo "pid_t fields: dprobe's tracepoints (tracepoint.h)" \
+			"name an int field s32, and the kernel's" \
+			"check_synth_field() takes into the test's pid_t" \
+			"synthetic field only a pid_t or a signed field (a" \
+			"field variable is unsigned)" ;;
+	*/trigger-synthetic-event-stack.tc | \
+	*/trigger-synthetic-event-stack-legacy.tc)
+		echo "user stacks of tracepoint hits (the agent walks none" \
+			"there) as hist variables and synthetic" \
+			"'unsigned long[]' fields" ;;
 	*) return 1 ;;
 	esac
 }

@@ -10,14 +10,19 @@
  * creates; the file opened is /dev/null, as in the user-memory test,
  * whose vfs_symlink() dentry is a pointer nothing can read),
  * tracepoints (dprobe's tracepoint.h) named as the kernel's (the
- * trigger tests' sched_process_fork among them), and the
- * system calls the event-probe tests put eprobes on.  No function does
+ * trigger tests' sched_process_fork among them, and the sched_switch,
+ * sched_wakeup, sched_process_exec and kmem:kmalloc of the hist tests,
+ * with the kernel's fields), the
+ * system calls the event-probe tests put eprobes on, and a thread named
+ * ls opening "." (the synthetic-eprobe test's ls).  No function does
  * anything else.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,10 +58,32 @@ DP_TRACE_EVENT(kmem, kmem_cache_alloc,
 	TP_ARGS(s, bytes),
 	TP_FIELDS(tp_field(unsigned long, s) tp_field(unsigned long, bytes)))
 
+/* p for the tracepoint-probe test (p->se...), then the kernel's fields,
+ * which the inter-event tests' triggers name */
 DP_TRACE_EVENT(sched, sched_wakeup,
-	TP_PROTO(struct task_struct *p),
-	TP_ARGS(p),
-	TP_FIELDS(tp_field(unsigned long, p)))
+	TP_PROTO(struct task_struct *p, const char *comm, int pid, int prio,
+		 int target_cpu),
+	TP_ARGS(p, comm, pid, prio, target_cpu),
+	TP_FIELDS(tp_field(unsigned long, p) tp_string(comm) tp_field(int, pid)
+		  tp_field(int, prio) tp_field(int, target_cpu)))
+
+/* the fields the histogram syntax-error test names */
+DP_TRACE_EVENT(kmem, kmalloc,
+	TP_PROTO(unsigned long call_site, const void *ptr,
+		 unsigned long bytes_req, unsigned long bytes_alloc,
+		 unsigned long gfp_flags, int node),
+	TP_ARGS(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node),
+	TP_FIELDS(tp_field(unsigned long, call_site)
+		  tp_field(unsigned long, ptr)
+		  tp_field(unsigned long, bytes_req)
+		  tp_field(unsigned long, bytes_alloc)
+		  tp_field(unsigned long, gfp_flags) tp_field(int, node)))
+
+DP_TRACE_EVENT(sched, sched_process_exec,
+	TP_PROTO(const char *filename, int pid, int old_pid),
+	TP_ARGS(filename, pid, old_pid),
+	TP_FIELDS(tp_string(filename) tp_field(int, pid)
+		  tp_field(int, old_pid)))
 
 /* The event the trigger tests put their triggers on, fired in the loop
  * as kernel_clone() is called (no process is made: the kernel's would
@@ -69,10 +96,17 @@ DP_TRACE_EVENT(sched, sched_process_fork,
 	TP_FIELDS(tp_string(parent_comm) tp_field(int, parent_pid)
 		  tp_string(child_comm) tp_field(int, child_pid)))
 
+/* the kernel's fields (prev_state a long, as TASK_INTERRUPTIBLE 1) */
 DP_TRACE_EVENT(sched, sched_switch,
-	TP_PROTO(int prev_pid, int next_pid),
-	TP_ARGS(prev_pid, next_pid),
-	TP_FIELDS(tp_field(int, prev_pid) tp_field(int, next_pid)))
+	TP_PROTO(const char *prev_comm, int prev_pid, int prev_prio,
+		 long prev_state, const char *next_comm, int next_pid,
+		 int next_prio),
+	TP_ARGS(prev_comm, prev_pid, prev_prio, prev_state, next_comm,
+		next_pid, next_prio),
+	TP_FIELDS(tp_string(prev_comm) tp_field(int, prev_pid)
+		  tp_field(int, prev_prio) tp_field(long, prev_state)
+		  tp_string(next_comm) tp_field(int, next_pid)
+		  tp_field(int, next_prio)))
 
 volatile long sink;
 
@@ -173,8 +207,38 @@ KFN long schedule_timeout(long timeout)
 	return timeout;
 }
 
+/* A sleep and the wakeup after it, as two sched_switch events: pid - 1
+ * goes to sleep (prev_state 1, TASK_INTERRUPTIBLE) for the target, which
+ * then switches back to it. */
+KFN void __schedule(int self)
+{
+	trace_sched_switch("sleeper", self - 1, 120, 1, "target", self, 120);
+	trace_sched_switch("target", self, 120, 0, "sleeper", self - 1, 120);
+}
+
+KFN void schedule(void)
+{
+	__schedule((int)getpid());
+}
+
+/* The `ls` the synthetic-eprobe test runs and greps for ("ls-" lines
+ * with the files it opened): a thread of that name opening ".". */
+static void *ls_thread(void *arg)
+{
+	const struct timespec tick = { 0, 1000 * 1000 };
+
+	(void)arg;
+	prctl(PR_SET_NAME, "ls");
+	for (;;) {
+		close(openat(AT_FDCWD, ".", O_RDONLY | O_DIRECTORY));
+		nanosleep(&tick, NULL);
+	}
+	return NULL;
+}
+
 int main(void)
 {
+	pthread_t ls;
 	char buf[64] = "hello";
 	/* the VFS-type tests grep the name of the file whose enable they
 	 * write and read: "enable" */
@@ -193,6 +257,8 @@ int main(void)
 	task.se.group_node.next = task.se.group_node.prev =
 		&task.se.group_node;
 
+	if (pthread_create(&ls, NULL, ls_thread, NULL))
+		return 1;
 	printf("ftrace target %d ready\n", (int)getpid());
 	fflush(stdout);
 	for (;;) {
@@ -210,10 +276,13 @@ int main(void)
 		kfree(buf);
 		getname_flags("/dev/null", 0);
 		trace_kmem_cache_alloc(&cache, cache.object_size);
-		trace_sched_wakeup(&task);
+		trace_sched_wakeup(&task, "target", (int)getpid(), 120, 0);
+		trace_kmalloc(0, buf, 64, 64, 0xcc0, -1);
 		trace_sched_process_fork("target", (int)getpid(), "target",
 					 (int)getpid() + 1);
-		trace_sched_switch((int)getpid(), 0);
+		trace_sched_process_exec("/bin/target", (int)getpid(),
+					 (int)getpid());
+		schedule();
 		trace_printk_irq_work(NULL);
 		schedule_timeout(1);
 		do_exit(0);

@@ -165,12 +165,23 @@ static struct dp_hist *env_each(void *priv, size_t i)
 	return i == 0 ? base : NULL;
 }
 
-static const struct dp_hist_env env = { NULL, env_each, NULL, NULL };
+static void env_snapshot(void *priv)
+{
+	(void)priv;
+}
+
+/* snapshot() actions are taken (there is a snapshot buffer) */
+static const struct dp_hist_env env = { NULL, env_each, NULL, NULL, NULL,
+					env_snapshot };
 
 /* @text as a hist trigger: parsed, fed every record, printed. */
 static void run_hist(const char *text)
 {
-	static const struct dp_rec_meta meta = { .pid = 7, .comm = "bash" };
+	/* a user stack for common_stacktrace keys: frames in and out of
+	 * main, one of them 0 (where a stack ends) */
+	static const uint64_t stack[] = { 0x1010, 0x3000, 0x1fff, 0, 0x1004 };
+	static const struct dp_rec_meta meta = { .pid = 7, .comm = "bash",
+						 .stack = stack, .nstack = 5 };
 	struct dp_symbolizer sym = { sym_lookup, NULL };
 	struct dp_hist_error e;
 	struct dp_hist *h = NULL;

@@ -405,6 +405,14 @@ Test(hist, errors)
 		"Too many sort fields (Max = 2)", 14);
 	refused(openat, "hist:keys=dfd:sort=dfd.up", "Invalid sort modifier",
 		23);
+	/* split at every comma, as create_sort_keys(): an empty one, a
+	 * third one even when the second is no field */
+	refused(openat, "hist:keys=dfd:sort=dfd,", "Empty sort field", 14);
+	refused(openat, "hist:keys=dfd:sort=,dfd", "Empty sort field", 14);
+	refused(openat, "hist:keys=dfd:sort=.descending", "Empty sort field",
+		14);
+	refused(openat, "hist:keys=dfd:sort=dfd,nosuch,mode",
+		"Too many sort fields (Max = 2)", 14);
 	refused(openat, "hist:keys=dfd:vals=", "Empty assignment", 14);
 	refused(openat, "hist:keys=dfd:onmax($x).save(dfd)",
 		"Couldn't find onmax or onchange variable", 18);
@@ -417,6 +425,71 @@ Test(hist, errors)
 	refused(openat, "hist:keys=dfd,flags,mode,__syscall_nr", NULL, 0);
 	refused(openat, "histo:keys=dfd", NULL, 0);
 	refused(openat, "hist:keys=dfd if nosuch == 1", NULL, 0);
+}
+
+/* kp's record at @a with @n frames of user stack */
+static void kp_stack_hit(struct dp_hist *h, const uint64_t *stack, unsigned n,
+			 const struct dp_symbolizer *sym)
+{
+	const struct dp_field *fa = dp_event_field(kp, "a");
+	struct dp_rec_meta m = meta;
+	uint8_t rec[256] = { 0 };
+
+	m.stack = stack;
+	m.nstack = n;
+	dp_rec_put(rec, kp->id, 2);
+	dp_rec_put(rec + fa->offset, 1, 4);
+	dp_rec_put(rec + dp_event_field(kp, "s")->offset,
+		   dp_data_loc(1, kp->fixed_size), 4);
+	dp_hist_add(h, rec, kp->fixed_size + 1, &m, sym);
+}
+
+/* The user stack as a key: the frames one a line after nine spaces,
+ * "}" with no space before it (hist_trigger_print_key()). */
+Test(hist, stacktrace_keys)
+{
+	struct dp_symbolizer sym = { fake_lookup, NULL };
+	struct dp_hist *h = make(kp, "hist:keys=stacktrace,a");
+	const uint64_t one[] = { 0x1010, 0x2000, 0x10ff, 0 };
+	const uint64_t two[] = { 0x1020 };
+	char *got, *line;
+	struct cap c;
+
+	cr_assert(dp_hist_wants_stacks(h));
+	cr_assert(dp_hist_wants_symbols(h));
+	/* the legacy name prints as the current one */
+	dp_hist_print_trigger(h, cap_open(&c));
+	line = cap_close(&c);
+	cr_assert_str_eq(line, "hist:keys=common_stacktrace,a:vals=hitcount:"
+			 "sort=hitcount:size=2048 [active]\n");
+	free(line);
+	kp_stack_hit(h, one, 4, &sym);
+	kp_stack_hit(h, one, 3, &sym);		/* the same: up to a 0 */
+	kp_stack_hit(h, two, 1, &sym);
+	kp_stack_hit(h, NULL, 0, &sym);		/* none: the empty stack */
+	got = text_of(h);
+	cr_assert(strstr(got,
+		"{ common_stacktrace:\n"
+		"         work+0x10/0x100\n"
+		"         0x2000\n"
+		"         work+0xff/0x100\n"
+		", a:          1} hitcount:          2\n"), "%s", got);
+	cr_assert(strstr(got, "{ common_stacktrace:\n"
+			 "         work+0x20/0x100\n"
+			 ", a:          1} hitcount:          1\n"), "%s", got);
+	cr_assert(strstr(got, "{ common_stacktrace:\n, a:          1} "
+			 "hitcount:          1\n"), "%s", got);
+	cr_assert(strstr(got, "Hits: 4\n    Entries: 3\n"), "%s", got);
+	free(got);
+	dp_hist_free(h);
+	h = make(kp, "hist:keys=common_stacktrace:sort=common_stacktrace");
+	dp_hist_free(h);
+	h = make(kp, "hist:keys=a");
+	cr_assert_not(dp_hist_wants_stacks(h));
+	dp_hist_free(h);
+	/* a value or a field of that name is not one */
+	refused(kp, "hist:keys=a:vals=common_stacktrace", "Couldn't find field",
+		17);
 }
 
 /* ---- variables, references, actions, name= (one env of triggers) ---------- */
@@ -671,4 +744,86 @@ Test(hist_vars, errors)
 	vrefused(ke, "hist:keys=bb:x=bb:onmax($x).save(nosuch)",
 		 "Couldn't create field variable");
 	vrefused(ke, "hist:keys=bb:onmatch(kp.k)", "No action found");
+}
+
+/* onmax()/onchange().snapshot(): one trigger holds the snapshot, taken on
+ * a new maximum or another value against the last snapshot's, whatever
+ * the entry; the hist file details the last one. */
+static unsigned snaps;
+
+static void env_snapshot(void *priv)
+{
+	(void)priv;
+	snaps++;
+}
+
+Test(hist_vars, snapshot_action)
+{
+	static const struct dp_hist_env senv = { &reg, env_each, env_fire,
+						 NULL, NULL, env_snapshot };
+	struct dp_hist_error err;
+	struct dp_hist *h = NULL, *o = NULL;
+	char *got;
+
+	snaps = 0;
+	/* no snapshot buffer (trace --trigger): refused, said so */
+	vrefused(ke, "hist:keys=bb:x=bb:onmax($x).snapshot()",
+		 "Not supported by dprobe yet (snapshot() outside dprobe "
+		 "mount: no snapshot buffer)");
+	vrefused(ke, "hist:keys=bb:onmatch(kp.k).snapshot()",
+		 "Handler doesn't support action");
+	cr_assert_eq(dp_hist_new_in(&senv, ke, "hist:keys=bb:x=bb:"
+				    "onmax($x).snapshot()", false, &h, &err),
+		     0, "%s", err.msg ? err.msg : "");
+	env_v[env_n++] = h;
+	cr_assert(dp_hist_snapshots(h));
+	/* a second one: the buffer is taken (-EBUSY, nothing logged) */
+	err.msg = NULL;
+	cr_assert_eq(dp_hist_new_in(&senv, kp, "hist:keys=a:y=a:"
+				    "onchange($y).snapshot()", false, &o, &err),
+		     -EBUSY);
+	cr_assert_null(o);
+	cr_assert_null(err.msg);
+	hit_at(h, ke, 5, 0);
+	hit_at(h, ke, 5, 0);		/* no new maximum */
+	hit_at(h, ke, 3, 0);		/* a new entry, below the last */
+	cr_assert_eq(snaps, 1);
+	hit_at(h, ke, 9, 0);
+	cr_assert_eq(snaps, 2);
+	got = text_of(h);
+	cr_assert(strstr(got, "onmax($x).snapshot() [active]\n"), "%s", got);
+	cr_assert(strstr(got, "{ bb:          9 } hitcount:          1\n"
+			 "\tmax:          9\n"), "%s", got);
+	cr_assert(strstr(got, "\nSnapshot taken (see tracing/snapshot).  "
+			 "Details:\n\ttriggering value { onmax($x) }:"
+			 "          9\ttriggered by event with key: { bb:"
+			 "          9 }\n\nTotals:"), "%s", got);
+	free(got);
+}
+
+/* An event outside the registry (the mount's ftrace/print) that onmatch()
+ * may name. */
+Test(hist_vars, onmatch_an_event_outside_the_registry)
+{
+	static struct dp_event print;
+	struct dp_hist_env xenv = env;
+	struct dp_hist_error err;
+	struct dp_hist *h = NULL;
+
+	print = *kp;
+	snprintf(print.group, sizeof(print.group), "ftrace");
+	snprintf(print.name, sizeof(print.name), "print");
+	print.next = NULL;
+	cr_assert_eq(dp_hist_new_in(&env, ke, "hist:keys=bb:x=common_timestamp:"
+				    "onmatch(ftrace.print).lat($x,bb)", false,
+				    &h, &err), -EINVAL);
+	cr_assert_str_eq(err.msg, "Invalid subsystem or event name");
+	xenv.extra = &print;
+	cr_assert_eq(dp_hist_new_in(&xenv, ke, "hist:keys=bb:x=common_timestamp:"
+				    "onmatch(ftrace.print).lat($x,bb)", false,
+				    &h, &err), 0, "%s", err.msg ? err.msg : "");
+	env_v[env_n++] = h;
+	hit_at(h, ke, 5, 100);
+	cr_assert_eq(fired, 1);
+	cr_assert_str_eq(fired_text, "lat=100 bb=5");
 }
