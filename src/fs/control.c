@@ -75,7 +75,8 @@ static const struct {
 bool dp_fs_is_dir(enum dp_fs_kind k)
 {
 	return k == F_ROOT_DIR || k == F_EVENTS_DIR || k == F_GROUP_DIR ||
-	       k == F_EVENT_DIR || k == F_FTRACE_DIR || k == F_OPTIONS_DIR;
+	       k == F_EVENT_DIR || k == F_FTRACE_DIR || k == F_OPTIONS_DIR ||
+	       k == F_INSTANCES_DIR;
 }
 
 bool dp_fs_is_writable(enum dp_fs_kind k)
@@ -192,8 +193,11 @@ static int lookup_events(struct dp_fs *fs, char c[4][DP_MAX_EVENT_NAME_LEN],
 int dp_fs_lookup(struct dp_fs *fs, const char *path, struct dp_fs_path *p)
 {
 	char c[4][DP_MAX_EVENT_NAME_LEN];
-	int n = split_path(path, c);
+	int n;
 
+	if (dp_fs_inst_path(fs, path))
+		return dp_fs_inst_lookup(fs, path, p);
+	n = split_path(path, c);
 	memset(p, 0, sizeof(*p));
 	if (n < 0)
 		return -ENOENT;
@@ -212,7 +216,8 @@ int dp_fs_lookup(struct dp_fs *fs, const char *path, struct dp_fs_path *p)
 	if (n > 1)
 		return -ENOENT;
 	for (size_t i = 0; i < NR_ROOT_FILES; i++) {
-		if (!strcmp(c[0], root_files[i].name)) {
+		if (!strcmp(c[0], root_files[i].name) &&
+		    dp_fs_inst_root_file(fs, c[0])) {
 			p->kind = root_files[i].kind;
 			return 0;
 		}
@@ -230,8 +235,14 @@ void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 	case F_ROOT_DIR:
 		fill(priv, "events", true);
 		fill(priv, "options", true);
+		if (!fs->top)
+			fill(priv, "instances", true);
 		for (size_t i = 0; i < NR_ROOT_FILES; i++)
-			fill(priv, root_files[i].name, false);
+			if (dp_fs_inst_root_file(fs, root_files[i].name))
+				fill(priv, root_files[i].name, false);
+		break;
+	case F_INSTANCES_DIR:
+		dp_fs_inst_list(fs, fill, priv);
 		break;
 	case F_EVENTS_DIR:
 		fill(priv, "enable", false);
@@ -827,7 +838,9 @@ static int apply_delete(struct dp_fs *fs, enum dp_fs_kind file,
 	mine = soft + n + 1;
 	tail = &fs->reg.events;
 	for (i = 0; i < n; i++) {
-		soft[i] = !all[i]->enabled && dp_fs_triggered(fs, all[i]->id);
+		soft[i] = !all[i]->enabled &&
+			  (dp_fs_triggered(fs, all[i]->id) ||
+			   dp_fs_inst_busy(fs, all[i]->id));
 		all[i]->enabled |= soft[i];
 		mine[i] = file_has(file, all[i]);
 		if (mine[i]) {
@@ -1096,7 +1109,8 @@ static int clear_events(struct dp_fs *fs, enum dp_fs_kind file)
 
 	for (ev = fs->reg.events; ev; ev = ev->next)
 		if (file_has(file, ev) &&
-		    (ev->enabled || dp_fs_triggered(fs, ev->id)))
+		    (ev->enabled || dp_fs_triggered(fs, ev->id) ||
+		     dp_fs_inst_busy(fs, ev->id)))
 			return -EBUSY;
 	/* event probes first: the events they are on are busy till then */
 	for (int pass = 0; pass < 2; pass++) {
