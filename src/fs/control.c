@@ -32,6 +32,7 @@ static const struct {
 	{ "snapshot", F_SNAPSHOT },
 	{ "synthetic_events", F_SYNTH_EVENTS },
 	{ "trace", F_TRACE },
+	{ "trace_clock", F_TRACE_CLOCK },
 	{ "trace_marker", F_TRACE_MARKER },
 	{ "trace_marker_raw", F_TRACE_MARKER_RAW },
 	{ "trace_pipe", F_TRACE_PIPE },
@@ -53,6 +54,26 @@ static const struct {
 	{ "trigger", F_EV_TRIGGER },
 	{ "hist", F_EV_HIST },
 };
+
+/* The ring buffer's page and entry headers (ring_buffer.c's
+ * ring_buffer_print_page_header() and _entry_header() on x86-64 with
+ * 4 KiB sub-buffers): what tools size the kernel's records by. */
+static const char header_page_text[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static const char header_event_text[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
 
 static const char group_filter_text[] =
 	"### global filter ###\n"
@@ -85,6 +106,7 @@ bool dp_fs_is_writable(enum dp_fs_kind k)
 	case F_KPROBE_PROFILE: case F_UPROBE_PROFILE: case F_AVAILABLE_EVENTS:
 	case F_AVAILABLE_FUNCS: case F_README: case F_EV_FORMAT: case F_EV_ID:
 	case F_TRACE_PIPE: case F_AVAILABLE_TRACERS: case F_EV_HIST:
+	case F_HEADER_PAGE: case F_HEADER_EVENT:
 		return false;
 	default:
 		return !dp_fs_is_dir(k);
@@ -155,6 +177,14 @@ static int lookup_events(struct dp_fs *fs, char c[4][DP_MAX_EVENT_NAME_LEN],
 	}
 	if (n == 2 && !strcmp(c[1], "enable")) {
 		p->kind = F_ALL_ENABLE;
+		return 0;
+	}
+	if (n == 2 && !strcmp(c[1], "header_page")) {
+		p->kind = F_HEADER_PAGE;
+		return 0;
+	}
+	if (n == 2 && !strcmp(c[1], "header_event")) {
+		p->kind = F_HEADER_EVENT;
 		return 0;
 	}
 	if (!strcmp(c[1], "ftrace"))
@@ -246,6 +276,8 @@ void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 		break;
 	case F_EVENTS_DIR:
 		fill(priv, "enable", false);
+		fill(priv, "header_event", false);
+		fill(priv, "header_page", false);
 		fill(priv, "ftrace", true);
 		/* each group once, where its first event stands */
 		for (ev = fs->reg.events; ev; ev = ev->next) {
@@ -547,6 +579,17 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 	case F_AVAILABLE_TRACERS:
 		/* no function tracer yet: the nop tracer, events only */
 		fputs("nop\n", out);
+		break;
+	case F_TRACE_CLOCK:
+		/* the clock dprobe's timestamps count: CLOCK_MONOTONIC, what
+		 * the kernel's local clock (sched_clock) counts as well */
+		fputs("[local]\n", out);
+		break;
+	case F_HEADER_PAGE:
+		fputs(header_page_text, out);
+		break;
+	case F_HEADER_EVENT:
+		fputs(header_event_text, out);
 		break;
 	case F_ALL_ENABLE:
 		fprintf(out, "%c\n", enable_state(fs, NULL));
@@ -1275,13 +1318,14 @@ static int write_number(struct dp_fs *fs, enum dp_fs_kind kind,
 }
 
 /* current_tracer takes the tracers available_tracers lists, as the
- * kernel does (trailing blanks ignored); another name is EINVAL. */
-static int write_tracer(const char *buf, size_t len)
+ * kernel does (trailing blanks ignored), trace_clock the clocks
+ * trace_clock lists (blanks around ignored); another name is EINVAL. */
+static int write_name(const char *buf, size_t len, const char *name)
 {
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
 		       buf[len - 1] == '\t'))
 		len--;
-	return len == 3 && !memcmp(buf, "nop", 3) ? 0 : -EINVAL;
+	return len == strlen(name) && !memcmp(buf, name, len) ? 0 : -EINVAL;
 }
 
 int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
@@ -1308,8 +1352,16 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 		ret = write_number(fs, p->kind, buf, len);
 		break;
 	case F_CURRENT_TRACER:
-		ret = write_tracer(buf, len);
+		ret = write_name(buf, len, "nop");
 		break;
+	case F_TRACE_CLOCK: {
+		size_t skip = 0;
+
+		while (skip < len && strchr(" \t\n", buf[skip]) && buf[skip])
+			skip++;
+		ret = write_name(buf + skip, len - skip, "local");
+		break;
+	}
 	case F_ALL_ENABLE:
 	case F_GROUP_ENABLE:
 	case F_EV_ENABLE:

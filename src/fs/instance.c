@@ -49,8 +49,8 @@ bool dp_fs_inst_root_file(const struct dp_fs *fs, const char *name)
 {
 	static const char *const names[] = {
 		"available_tracers", "buffer_size_kb", "current_tracer",
-		"error_log", "set_event", "snapshot", "trace", "trace_marker",
-		"trace_marker_raw", "trace_pipe", "tracing_on",
+		"error_log", "set_event", "snapshot", "trace", "trace_clock",
+		"trace_marker", "trace_marker_raw", "trace_pipe", "tracing_on",
 	};
 
 	if (!fs->top)

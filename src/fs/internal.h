@@ -343,6 +343,7 @@ enum dp_fs_kind {
 	F_FTRACE_DIR,				/* events/ftrace/ */
 	F_OPTIONS_DIR, F_OPT_STACKTRACE,	/* options/ */
 	F_INSTANCES_DIR,			/* instances/ */
+	F_TRACE_CLOCK, F_HEADER_PAGE, F_HEADER_EVENT,
 };
 
 struct dp_fs_path {
