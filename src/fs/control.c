@@ -927,6 +927,7 @@ static void forget_deleted(struct dp_fs *fs)
 	}
 	if (clear)
 		dp_fs_buf_clear(fs);
+	dp_fs_inst_sync(fs);
 	/* an id is reused by the next new event: its counts start at 0 */
 	pthread_mutex_lock(&fs->buf_lock);
 	for (size_t i = 0; i < fs->ncounts;) {

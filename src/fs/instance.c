@@ -94,6 +94,19 @@ static struct dp_event *clone_of(struct dp_fs *inst,
 	return c && c->serial == orig->serial ? c : NULL;
 }
 
+/* A deleted event that was ever enabled in @inst clears its buffer, as
+ * the kernel's event_remove() marks each trace array it was enabled in. */
+static void forget(struct dp_fs *inst, unsigned id)
+{
+	for (size_t i = 0; i < inst->never; i++) {
+		if (inst->ever_enabled[i] != id)
+			continue;
+		inst->ever_enabled[i] = inst->ever_enabled[--inst->never];
+		dp_fs_buf_clear(inst);
+		return;
+	}
+}
+
 /*
  * The instance's events as the top level's are now, in their order: a
  * new event gets a clone, disabled and unfiltered; the clone of a deleted
@@ -129,9 +142,16 @@ static void sync_events(struct dp_fs *inst)
 	}
 	for (c = inst->reg.events; c; c = next) {
 		next = c->next;
+		forget(inst, c->id);
 		clone_free(c);
 	}
 	inst->reg.events = head;
+}
+
+void dp_fs_inst_sync(struct dp_fs *fs)
+{
+	for (struct dp_fs *i = fs->insts; i; i = i->inst_next)
+		sync_events(i);
 }
 
 /* ---- making and removing ----------------------------------------------- */
@@ -189,6 +209,7 @@ static void inst_free(struct dp_fs *inst)
 		clone_free(c);
 	}
 	plain_free(inst->plain, inst->nplain);
+	free(inst->ever_enabled);
 	pthread_mutex_destroy(&inst->lock);
 	pthread_mutex_destroy(&inst->buf_lock);
 	pthread_cond_destroy(&inst->buf_cond);

@@ -316,6 +316,8 @@ void dp_fs_inst_list(struct dp_fs *fs,
 int dp_fs_inst_mkdir(struct dp_fs *fs, const char *path);
 int dp_fs_inst_rmdir(struct dp_fs *fs, const char *path);
 void dp_fs_inst_fini(struct dp_fs *fs);
+/* The instances' events as the top level's are now (fs->lock held). */
+void dp_fs_inst_sync(struct dp_fs *fs);
 /* Is event @id enabled or in soft mode in an instance (fs->lock held)? */
 bool dp_fs_inst_busy(struct dp_fs *fs, unsigned id);
 /* The top level's @ev armed, raw, for the instances that want it. */

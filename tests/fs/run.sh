@@ -1143,6 +1143,14 @@ case_instances() {
 		cat "$MNT/$F/tracing_on"
 		grep -vc '^#' "$MNT/$F/trace"
 	} >>"$WORK/got.inst"
+	# deleting an event once enabled in it clears its buffer
+	w kprobe_events 'p:op do_sys_open' || return 1
+	w $F/events/kprobes/op/enable 1 || return 1
+	req "$R" "open /etc/passwd" || return 1
+	w $F/events/kprobes/op/enable 0 || return 1
+	grep -vc '^#' "$MNT/$F/trace" >>"$WORK/got.inst"
+	a kprobe_events '-:op' || return 1
+	grep -vc '^#' "$MNT/$F/trace" >>"$WORK/got.inst"
 	rmdir "$MNT/$F" || return 1
 	check instances.out "$WORK/got.inst" || return 1
 	quit_server "$R"
