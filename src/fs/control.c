@@ -1411,6 +1411,10 @@ int dp_fs_truncate_file(struct dp_fs *fs, const struct dp_fs_path *p)
 	case F_SET_EVENT:
 		return set_enabled(fs, pred_all, NULL, false);
 	case F_TRACE:
+		/* what the process did before is in the buffer first, as in
+		 * the kernel's, whose records are written at the hit: the
+		 * clear takes it too, and no line of before comes after */
+		dp_fs_update_profile(fs);
 		dp_fs_buf_clear(fs);
 		return 0;
 	case F_ERROR_LOG:
