@@ -1091,9 +1091,10 @@ case_by_name() {
 # its own enable, filter and triggers for the top level's events; an
 # event enabled in one goes to its buffer alone, a trigger there acts on
 # its tracing_on alone; trace_marker and set_event of its own; the
-# kernel's errors: EEXIST, EPERM outside instances/, ENOENT, EBUSY for
-# rmdir while one of its files is open and for deleting an event enabled
-# in it; rmdir takes its state with it.
+# kernel's errors: EEXIST, ENAMETOOLONG, EPERM outside instances/,
+# ENOENT, EBUSY for rmdir while one of its files is open and for deleting
+# an event enabled in it; rmdir takes its state with it, and deleting an
+# event once enabled in one clears its buffer.
 case_instances() {
 	R=$WORK/req
 	start_mount "$R" || return 1
@@ -1102,6 +1103,9 @@ case_instances() {
 	mkdir "$MNT/instances/foo" "$MNT/instances/bar" ||
 		{ echo "  mkdir failed" >>"$WORK/why"; return 1; }
 	expect_fail "File exists" mkdir "$MNT/instances/foo" || return 1
+	# a name the VFS refuses, as for the kernel's tracefs
+	expect_fail "File name too long" mkdir \
+		"$MNT/instances/$(printf '%0256d' 0)" || return 1
 	expect_fail "Operation not permitted" mkdir "$MNT/events/x" || return 1
 	expect_fail "Operation not permitted" rmdir "$MNT/events" || return 1
 	expect_fail "No such file" rmdir "$MNT/instances/nosuch" || return 1
