@@ -32,6 +32,7 @@ static const struct {
 	{ "snapshot", F_SNAPSHOT },
 	{ "synthetic_events", F_SYNTH_EVENTS },
 	{ "trace", F_TRACE },
+	{ "trace_clock", F_TRACE_CLOCK },
 	{ "trace_marker", F_TRACE_MARKER },
 	{ "trace_marker_raw", F_TRACE_MARKER_RAW },
 	{ "trace_pipe", F_TRACE_PIPE },
@@ -54,6 +55,26 @@ static const struct {
 	{ "hist", F_EV_HIST },
 };
 
+/* The ring buffer's page and entry headers (ring_buffer.c's
+ * ring_buffer_print_page_header() and _entry_header() on x86-64 with
+ * 4 KiB sub-buffers): what tools size the kernel's records by. */
+static const char header_page_text[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static const char header_event_text[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
 static const char group_filter_text[] =
 	"### global filter ###\n"
 	"# Use this to set filters for multiple events.\n"
@@ -75,7 +96,8 @@ static const struct {
 bool dp_fs_is_dir(enum dp_fs_kind k)
 {
 	return k == F_ROOT_DIR || k == F_EVENTS_DIR || k == F_GROUP_DIR ||
-	       k == F_EVENT_DIR || k == F_FTRACE_DIR || k == F_OPTIONS_DIR;
+	       k == F_EVENT_DIR || k == F_FTRACE_DIR || k == F_OPTIONS_DIR ||
+	       k == F_INSTANCES_DIR;
 }
 
 bool dp_fs_is_writable(enum dp_fs_kind k)
@@ -84,6 +106,7 @@ bool dp_fs_is_writable(enum dp_fs_kind k)
 	case F_KPROBE_PROFILE: case F_UPROBE_PROFILE: case F_AVAILABLE_EVENTS:
 	case F_AVAILABLE_FUNCS: case F_README: case F_EV_FORMAT: case F_EV_ID:
 	case F_TRACE_PIPE: case F_AVAILABLE_TRACERS: case F_EV_HIST:
+	case F_HEADER_PAGE: case F_HEADER_EVENT:
 		return false;
 	default:
 		return !dp_fs_is_dir(k);
@@ -156,6 +179,14 @@ static int lookup_events(struct dp_fs *fs, char c[4][DP_MAX_EVENT_NAME_LEN],
 		p->kind = F_ALL_ENABLE;
 		return 0;
 	}
+	if (n == 2 && !strcmp(c[1], "header_page")) {
+		p->kind = F_HEADER_PAGE;
+		return 0;
+	}
+	if (n == 2 && !strcmp(c[1], "header_event")) {
+		p->kind = F_HEADER_EVENT;
+		return 0;
+	}
 	if (!strcmp(c[1], "ftrace"))
 		return lookup_ftrace(c, n, p);
 	if (!group_exists(fs, c[1]))
@@ -192,8 +223,11 @@ static int lookup_events(struct dp_fs *fs, char c[4][DP_MAX_EVENT_NAME_LEN],
 int dp_fs_lookup(struct dp_fs *fs, const char *path, struct dp_fs_path *p)
 {
 	char c[4][DP_MAX_EVENT_NAME_LEN];
-	int n = split_path(path, c);
+	int n;
 
+	if (dp_fs_inst_path(fs, path))
+		return dp_fs_inst_lookup(fs, path, p);
+	n = split_path(path, c);
 	memset(p, 0, sizeof(*p));
 	if (n < 0)
 		return -ENOENT;
@@ -212,7 +246,8 @@ int dp_fs_lookup(struct dp_fs *fs, const char *path, struct dp_fs_path *p)
 	if (n > 1)
 		return -ENOENT;
 	for (size_t i = 0; i < NR_ROOT_FILES; i++) {
-		if (!strcmp(c[0], root_files[i].name)) {
+		if (!strcmp(c[0], root_files[i].name) &&
+		    dp_fs_inst_root_file(fs, c[0])) {
 			p->kind = root_files[i].kind;
 			return 0;
 		}
@@ -230,11 +265,19 @@ void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 	case F_ROOT_DIR:
 		fill(priv, "events", true);
 		fill(priv, "options", true);
+		if (!fs->top)
+			fill(priv, "instances", true);
 		for (size_t i = 0; i < NR_ROOT_FILES; i++)
-			fill(priv, root_files[i].name, false);
+			if (dp_fs_inst_root_file(fs, root_files[i].name))
+				fill(priv, root_files[i].name, false);
+		break;
+	case F_INSTANCES_DIR:
+		dp_fs_inst_list(fs, fill, priv);
 		break;
 	case F_EVENTS_DIR:
 		fill(priv, "enable", false);
+		fill(priv, "header_event", false);
+		fill(priv, "header_page", false);
 		fill(priv, "ftrace", true);
 		/* each group once, where its first event stands */
 		for (ev = fs->reg.events; ev; ev = ev->next) {
@@ -550,6 +593,17 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		/* no function tracer yet: the nop tracer, events only */
 		fputs("nop\n", out);
 		break;
+	case F_TRACE_CLOCK:
+		/* the clock dprobe's timestamps count: CLOCK_MONOTONIC, what
+		 * the kernel's local clock (sched_clock) counts as well */
+		fputs("[local]\n", out);
+		break;
+	case F_HEADER_PAGE:
+		fputs(header_page_text, out);
+		break;
+	case F_HEADER_EVENT:
+		fputs(header_event_text, out);
+		break;
 	case F_ALL_ENABLE:
 		fprintf(out, "%c\n", enable_state(fs, NULL));
 		break;
@@ -840,7 +894,9 @@ static int apply_delete(struct dp_fs *fs, enum dp_fs_kind file,
 	mine = soft + n + 1;
 	tail = &fs->reg.events;
 	for (i = 0; i < n; i++) {
-		soft[i] = !all[i]->enabled && dp_fs_triggered(fs, all[i]->id);
+		soft[i] = !all[i]->enabled &&
+			  (dp_fs_triggered(fs, all[i]->id) ||
+			   dp_fs_inst_busy(fs, all[i]->id));
 		all[i]->enabled |= soft[i];
 		mine[i] = file_has(file, all[i]);
 		if (mine[i]) {
@@ -884,6 +940,7 @@ static void forget_deleted(struct dp_fs *fs)
 	}
 	if (clear)
 		dp_fs_buf_clear(fs);
+	dp_fs_inst_sync(fs);
 	/* an id is reused by the next new event: its counts start at 0 */
 	pthread_mutex_lock(&fs->buf_lock);
 	for (size_t i = 0; i < fs->ncounts;) {
@@ -1109,7 +1166,8 @@ static int clear_events(struct dp_fs *fs, enum dp_fs_kind file)
 
 	for (ev = fs->reg.events; ev; ev = ev->next)
 		if (file_has(file, ev) &&
-		    (ev->enabled || dp_fs_triggered(fs, ev->id)))
+		    (ev->enabled || dp_fs_triggered(fs, ev->id) ||
+		     dp_fs_inst_busy(fs, ev->id)))
 			return -EBUSY;
 	/* event probes first: the events they are on are busy till then */
 	for (int pass = 0; pass < 2; pass++) {
@@ -1274,13 +1332,14 @@ static int write_number(struct dp_fs *fs, enum dp_fs_kind kind,
 }
 
 /* current_tracer takes the tracers available_tracers lists, as the
- * kernel does (trailing blanks ignored); another name is EINVAL. */
-static int write_tracer(const char *buf, size_t len)
+ * kernel does (trailing blanks ignored), trace_clock the clocks
+ * trace_clock lists (blanks around ignored); another name is EINVAL. */
+static int write_name(const char *buf, size_t len, const char *name)
 {
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
 		       buf[len - 1] == '\t'))
 		len--;
-	return len == 3 && !memcmp(buf, "nop", 3) ? 0 : -EINVAL;
+	return len == strlen(name) && !memcmp(buf, name, len) ? 0 : -EINVAL;
 }
 
 int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
@@ -1307,8 +1366,16 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 		ret = write_number(fs, p->kind, buf, len);
 		break;
 	case F_CURRENT_TRACER:
-		ret = write_tracer(buf, len);
+		ret = write_name(buf, len, "nop");
 		break;
+	case F_TRACE_CLOCK: {
+		size_t skip = 0;
+
+		while (skip < len && strchr(" \t\n", buf[skip]) && buf[skip])
+			skip++;
+		ret = write_name(buf + skip, len - skip, "local");
+		break;
+	}
 	case F_ALL_ENABLE:
 	case F_GROUP_ENABLE:
 	case F_EV_ENABLE:
@@ -1357,6 +1424,10 @@ int dp_fs_truncate_file(struct dp_fs *fs, const struct dp_fs_path *p)
 	case F_SET_EVENT:
 		return set_enabled(fs, pred_all, NULL, false);
 	case F_TRACE:
+		/* what the process did before is in the buffer first, as in
+		 * the kernel's, whose records are written at the hit: the
+		 * clear takes it too, and no line of before comes after */
+		dp_fs_update_profile(fs);
 		dp_fs_buf_clear(fs);
 		return 0;
 	case F_ERROR_LOG:

@@ -133,7 +133,7 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler,
 	if (!ret) {
 		filler(buf, ".", NULL, 0, 0);
 		filler(buf, "..", NULL, 0, 0);
-		dp_fs_list_dir(fs, &p, fill_one, &c);
+		dp_fs_list_dir(dp_fs_of(fs, &p), &p, fill_one, &c);
 	}
 	OP_EXIT(fs, old);
 	return ret;
@@ -154,7 +154,10 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 	if (!ret && dp_fs_is_dir(h->path.kind))
 		ret = -EISDIR;
 	if (!ret && wr && (fi->flags & O_TRUNC))
-		ret = dp_fs_truncate_file(fs, &h->path);
+		ret = dp_fs_truncate_file(dp_fs_of(fs, &h->path), &h->path);
+	/* an open file holds its instance: rmdir is EBUSY meanwhile */
+	if (!ret && h->path.tr)
+		h->path.tr->inst_refs++;
 	OP_EXIT(fs, old);
 	if (ret) {
 		pthread_mutex_destroy(&h->lock);
@@ -200,7 +203,7 @@ static int snapshot(struct dp_fs *fs, struct handle *h)
 	if (!f)
 		return -ENOMEM;
 	OP_ENTER(fs, old);
-	ret = dp_fs_read_file(fs, &h->path, f);
+	ret = dp_fs_read_file(dp_fs_of(fs, &h->path), &h->path, f);
 	OP_EXIT(fs, old);
 	if (fclose(f) && !ret)
 		ret = -ENOMEM;
@@ -218,8 +221,8 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off,
 
 	(void)path;
 	if (h->path.kind == F_TRACE_PIPE) {
-		ret = (int)dp_fs_buf_consume(fs, buf, size, pipe_should_stop,
-					     &stop);
+		ret = (int)dp_fs_buf_consume(dp_fs_of(fs, &h->path), buf, size,
+					     pipe_should_stop, &stop);
 		return ret == -EINTR && h->nonblock ? -EAGAIN : ret;
 	}
 	/* two threads may pread one handle: one snapshot at a time */
@@ -255,7 +258,8 @@ static int fs_write(const char *path, const char *buf, size_t size,
 	ret = dp_fs_lookup(fs, path, &p);
 	dp_fs_writer = fuse_get_context()->pid;	/* trace_marker's pid */
 	if (!ret)
-		ret = dp_fs_write_file(fs, &h->path, buf, size);
+		ret = dp_fs_write_file(dp_fs_of(fs, &h->path), &h->path, buf,
+				       size);
 	dp_fs_writer = 0;
 	OP_EXIT(fs, old);
 	return ret;
@@ -271,7 +275,7 @@ static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	OP_ENTER(fs, old);
 	ret = dp_fs_lookup(fs, path, &p);
 	if (!ret && size == 0)
-		ret = dp_fs_truncate_file(fs, &p);
+		ret = dp_fs_truncate_file(dp_fs_of(fs, &p), &p);
 	OP_EXIT(fs, old);
 	return ret;
 }
@@ -279,12 +283,43 @@ static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 static int fs_release(const char *path, struct fuse_file_info *fi)
 {
 	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+	struct dp_fs *fs = get_fs();
+	int old;
 
 	(void)path;
+	if (h->path.tr) {
+		OP_ENTER(fs, old);
+		h->path.tr->inst_refs--;
+		OP_EXIT(fs, old);
+	}
 	pthread_mutex_destroy(&h->lock);
 	free(h->data);
 	free(h);
 	return 0;
+}
+
+/* mkdir and rmdir make and remove instances (instances/NAME) alone. */
+static int fs_mkdir(const char *path, mode_t mode)
+{
+	struct dp_fs *fs = get_fs();
+	int ret, old;
+
+	(void)mode;
+	OP_ENTER(fs, old);
+	ret = dp_fs_inst_mkdir(fs, path);
+	OP_EXIT(fs, old);
+	return ret;
+}
+
+static int fs_rmdir(const char *path)
+{
+	struct dp_fs *fs = get_fs();
+	int ret, old;
+
+	OP_ENTER(fs, old);
+	ret = dp_fs_inst_rmdir(fs, path);
+	OP_EXIT(fs, old);
+	return ret;
 }
 
 static const struct fuse_operations ops = {
@@ -295,6 +330,8 @@ static const struct fuse_operations ops = {
 	.read = fs_read,
 	.write = fs_write,
 	.truncate = fs_truncate,
+	.mkdir = fs_mkdir,
+	.rmdir = fs_rmdir,
 	.release = fs_release,
 };
 

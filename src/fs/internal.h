@@ -144,6 +144,21 @@ struct dp_fs {
 	 * or the ptrace engine's syscall stops (DP_LANE_PROC) */
 	int sys_lane;
 
+	/* ---- instances (instance.c) ---- */
+	/* an instance: the top level it is in (NULL at the top level), its
+	 * name, its open files (under the top level's lock), the next one */
+	struct dp_fs *top;
+	char *inst_name;
+	unsigned inst_refs;
+	struct dp_fs *inst_next;
+	/* the top level's instances: changed under lock and inst_lock, read
+	 * by the reader threads under inst_lock */
+	struct dp_fs *insts;
+	pthread_mutex_t inst_lock;
+	/* an instance: its events enabled outside soft mode (buf_lock) */
+	struct dp_fs_plain *plain;
+	size_t nplain;
+
 	atomic_bool target_gone;
 	atomic_bool exiting;
 	int target_status;
@@ -229,6 +244,10 @@ int dp_fs_trigger_marker(struct dp_fs *fs, const void *rec, size_t len,
 			 const struct dp_rec_meta *meta, const char *line,
 			 size_t linelen);
 void dp_fs_trigger_fini(struct dp_fs *fs);
+/* @ev's trace line into the main buffer (buf_lock held). */
+void dp_fs_trigger_line_locked(struct dp_fs *fs, const struct dp_event *ev,
+			       const void *rec, size_t len,
+			       const struct dp_rec_meta *meta);
 
 /* marker.c: trace_marker and events/ftrace/print */
 /* The process writing, in a FUSE worker thread (0: this process). */
@@ -284,6 +303,33 @@ void dp_fs_update_profile(struct dp_fs *fs);
  * checked against the new one (fs->lock held). */
 void dp_fs_follow_exec(struct dp_fs *fs);
 
+/* instance.c: instances/ (an instance is a struct dp_fs with ->top) */
+struct dp_fs_path;
+/* Is @path in instances/ (the top level's)?  Then dp_fs_lookup() asks: */
+bool dp_fs_inst_path(const struct dp_fs *fs, const char *path);
+int dp_fs_inst_lookup(struct dp_fs *fs, const char *path,
+		      struct dp_fs_path *p);
+/* Has an instance the top level's root file @name? */
+bool dp_fs_inst_root_file(const struct dp_fs *fs, const char *name);
+void dp_fs_inst_list(struct dp_fs *fs,
+		     void (*fill)(void *priv, const char *name, bool dir),
+		     void *priv);
+/* mkdir(2) and rmdir(2) at @path (fs->lock held): 0 or -errno. */
+int dp_fs_inst_mkdir(struct dp_fs *fs, const char *path);
+int dp_fs_inst_rmdir(struct dp_fs *fs, const char *path);
+void dp_fs_inst_fini(struct dp_fs *fs);
+/* The instances' events as the top level's are now (fs->lock held). */
+void dp_fs_inst_sync(struct dp_fs *fs);
+/* Is event @id enabled or in soft mode in an instance (fs->lock held)? */
+bool dp_fs_inst_busy(struct dp_fs *fs, unsigned id);
+/* The top level's @ev armed, raw, for the instances that want it. */
+void dp_fs_inst_mark(struct dp_fs *fs, struct dp_event *ev);
+/* dp_fs_rearm() of an instance. */
+int dp_fs_inst_rearm(struct dp_fs *inst);
+/* A record of event @id for every instance (a reader thread). */
+void dp_fs_inst_record(struct dp_fs *fs, unsigned id, const void *rec,
+		       size_t len, const struct dp_rec_meta *meta);
+
 /* control.c: file contents and writes */
 enum dp_fs_kind {
 	F_NONE,
@@ -300,10 +346,13 @@ enum dp_fs_kind {
 	F_SNAPSHOT, F_TRACE_MARKER, F_TRACE_MARKER_RAW,
 	F_FTRACE_DIR,				/* events/ftrace/ */
 	F_OPTIONS_DIR, F_OPT_STACKTRACE,	/* options/ */
+	F_INSTANCES_DIR,			/* instances/ */
+	F_TRACE_CLOCK, F_HEADER_PAGE, F_HEADER_EVENT,
 };
 
 struct dp_fs_path {
 	enum dp_fs_kind kind;
+	struct dp_fs *tr;	/* the instance it is in; NULL: the top level */
 	char group[DP_MAX_EVENT_NAME_LEN];
 	char event[DP_MAX_EVENT_NAME_LEN];
 };
@@ -323,6 +372,12 @@ int dp_fs_truncate_file(struct dp_fs *fs, const struct dp_fs_path *p);
 void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 		    void (*fill)(void *priv, const char *name, bool dir),
 		    void *priv);
+/* The state a path's file is in: its instance's, or the top level's. */
+static inline struct dp_fs *dp_fs_of(struct dp_fs *fs,
+				     const struct dp_fs_path *p)
+{
+	return p->tr ? p->tr : fs;
+}
 /* available_filter_functions of the target (no lock needed). */
 void dp_fs_list_functions(struct dp_fs *fs, FILE *out);
 

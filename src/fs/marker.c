@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trace_marker: a write becomes an ftrace/print entry in the buffer, as
- * the kernel's tracing_mark_write() makes it (at most 4096 bytes a write,
+ * the kernel's tracing_mark_write() makes it (at most 4054 bytes a write,
  * a '\n' added when the text has none, "tracing_mark_write: TEXT" in the
  * trace), with the triggers of events/ftrace/print run on it (hist too;
  * the kernel's print event has no enable and no filter: neither here).
@@ -23,8 +23,12 @@
 #include "output/output.h"
 
 #define MARKER_ID		5	/* the kernel's TRACE_PRINT */
-#define MARKER_MAX		4096	/* TRACE_MARKER_MAX_SIZE */
 #define PRINT_FIXED		20	/* header, ip, the __data_loc word */
+/* The most one entry holds: ring_buffer_max_event_size() of a 4 KiB
+ * sub-buffer (4080 data bytes less two words), less the print entry's
+ * header, ip, '\0' and a possible '\n'.  A longer write is cut there
+ * and its rest written again, into the next entry, as the kernel's. */
+#define MARKER_ENTRY_MAX	(4072 - 18)
 
 static struct dp_field print_fields[] = {
 	{ .name = "ip", .type = "unsigned long", .fclass = DP_FC_NUM,
@@ -102,7 +106,7 @@ int dp_fs_marker_write(struct dp_fs *fs, const char *buf, size_t len)
 {
 	char comm[DP_TASK_COMM_LEN + 1];
 	struct dp_rec_meta meta;
-	size_t cnt = len > MARKER_MAX ? MARKER_MAX : len;
+	size_t cnt = len > MARKER_ENTRY_MAX ? MARKER_ENTRY_MAX : len;
 	size_t rlen = PRINT_FIXED + cnt + 1;
 	uint8_t *rec = calloc(1, rlen);
 	char *line = NULL;

@@ -439,8 +439,10 @@ static void mark_soft(struct dp_fs *fs)
 	struct dp_registry *reg = &fs->reg;
 	bool changed = true;
 
-	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
+	for (struct dp_event *ev = reg->events; ev; ev = ev->next) {
 		dp_fs_trigger_mark(fs, ev);
+		dp_fs_inst_mark(fs, ev);
+	}
 	while (changed) {
 		changed = false;
 		for (struct dp_event *ev = reg->events; ev; ev = ev->next) {
@@ -721,6 +723,7 @@ static void store_rec(struct dp_fs *fs, unsigned id, const char *data,
 	}
 	dp_fs_hist_add(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 	dp_fs_trigger_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
+	dp_fs_inst_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 }
 
 static void store_ack(struct dp_fs_lane *lane, int result)
@@ -789,6 +792,8 @@ void dp_fs_update_profile(struct dp_fs *fs)
 	bool asked[2] = { false, false };
 	struct timespec until;
 
+	if (fs->top)	/* an instance: the children are the top level's */
+		fs = fs->top;
 	pthread_mutex_lock(&fs->buf_lock);
 	for (int i = 0; i < 2; i++) {
 		struct dp_fs_lane *l = &fs->lanes[i];
@@ -1085,6 +1090,8 @@ int dp_fs_rearm(struct dp_fs *fs)
 	unsigned long req;
 	int ret;
 
+	if (fs->top)
+		return dp_fs_inst_rearm(fs);
 	dp_fs_hist_sync(fs);
 	pthread_mutex_lock(&fs->mgr_lock);
 	req = ++fs->mgr_req;

@@ -77,6 +77,7 @@ void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 	pthread_cond_init(&fs->buf_cond, NULL);
 	pthread_mutex_init(&fs->mgr_lock, NULL);
 	pthread_cond_init(&fs->mgr_cond, NULL);
+	pthread_mutex_init(&fs->inst_lock, NULL);
 	dp_registry_init(&fs->reg);
 	dp_fs_marker_init(fs);
 	dp_resolver_init(&fs->res, o->binary, false);
@@ -94,6 +95,7 @@ void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 
 void dp_fs_fini(struct dp_fs *fs)
 {
+	dp_fs_inst_fini(fs);
 	dp_fs_buf_fini(fs);
 	dp_fs_log_clear(fs);
 	dp_fs_trigger_fini(fs);
@@ -109,4 +111,5 @@ void dp_fs_fini(struct dp_fs *fs)
 	pthread_cond_destroy(&fs->buf_cond);
 	pthread_mutex_destroy(&fs->mgr_lock);
 	pthread_cond_destroy(&fs->mgr_cond);
+	pthread_mutex_destroy(&fs->inst_lock);
 }

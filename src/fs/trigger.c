@@ -603,3 +603,10 @@ void dp_fs_trigger_fini(struct dp_fs *fs)
 	dp_proc_close(fs->trig_proc);
 	fs->trig_proc = NULL;
 }
+
+void dp_fs_trigger_line_locked(struct dp_fs *fs, const struct dp_event *ev,
+			       const void *rec, size_t len,
+			       const struct dp_rec_meta *meta)
+{
+	add_line(fs, fs->live, ev, rec, len, meta);
+}

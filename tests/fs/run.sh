@@ -33,7 +33,8 @@ TPEX=$(realpath -m "$(dirname "$DPROBE")/examples/tracepoint_example")
 EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
-dynevents exec eprobes eprobes_ptrace hist hist_vars hist_stacks triggers"
+dynevents exec eprobes eprobes_ptrace hist hist_vars hist_stacks triggers \
+instances"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -1131,6 +1132,80 @@ case_by_name() {
 	diff -u "$WORK/want.trace" "$WORK/got.trace" >>"$WORK/why" || return 1
 	quit_server "$R"
 	stop_mount umount
+}
+
+# Instances: mkdir under instances/ makes one with buffers of its own and
+# its own enable, filter and triggers for the top level's events; an
+# event enabled in one goes to its buffer alone, a trigger there acts on
+# its tracing_on alone; trace_marker and set_event of its own; the
+# kernel's errors: EEXIST, ENAMETOOLONG, EPERM outside instances/,
+# ENOENT, EBUSY for rmdir while one of its files is open and for deleting
+# an event enabled in it; rmdir takes its state with it, and deleting an
+# event once enabled in one clears its buffer.
+case_instances() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:op do_sys_open path=+0(%si):string' || return 1
+	a kprobe_events 'p:rd vfs_read' || return 1
+	mkdir "$MNT/instances/foo" "$MNT/instances/bar" ||
+		{ echo "  mkdir failed" >>"$WORK/why"; return 1; }
+	expect_fail "File exists" mkdir "$MNT/instances/foo" || return 1
+	# a name the VFS refuses, as for the kernel's tracefs
+	expect_fail "File name too long" mkdir \
+		"$MNT/instances/$(printf '%0256d' 0)" || return 1
+	expect_fail "Operation not permitted" mkdir "$MNT/events/x" || return 1
+	expect_fail "Operation not permitted" rmdir "$MNT/events" || return 1
+	expect_fail "No such file" rmdir "$MNT/instances/nosuch" || return 1
+	F=instances/foo B=instances/bar
+	w events/kprobes/op/enable 1 || return 1
+	w $F/events/kprobes/op/enable 1 || return 1
+	w $F/events/kprobes/op/filter 'path ~ "*passwd"' || return 1
+	w $B/events/kprobes/rd/enable 1 || return 1
+	w $B/events/kprobes/op/trigger 'traceoff if path ~ "*hostname"' || return 1
+	w $F/trace_marker 'in foo' || return 1
+	req "$R" "read /etc/passwd" && req "$R" "open /etc/hostname" &&
+		req "$R" "read /etc/passwd" || return 1
+	{
+		(cd "$MNT" && ls instances $F $F/events/kprobes/op)
+		for d in . $F $B; do
+			echo "$d:"
+			cat "$MNT/$d/tracing_on" "$MNT/$d/set_event"
+			cat "$MNT/$d/events/kprobes/op/enable" \
+			    "$MNT/$d/events/kprobes/op/filter" \
+			    "$MNT/$d/events/kprobes/rd/enable"
+			# the first of rd's lines (one a read(2) of the server)
+			grep -v '^#' "$MNT/$d/trace" | norm_vals |
+				awk '/ rd: / && r++ { next } { print }'
+		done
+	} >"$WORK/got.inst"
+	w events/kprobes/op/enable 0 || return 1
+	expect_fail "Device or resource busy" a kprobe_events '-:op' || return 1
+	expect_fail "Device or resource busy" a kprobe_events '-:rd' || return 1
+	exec 3<"$MNT/$F/trace"
+	expect_fail "Device or resource busy" rmdir "$MNT/$F" || return 1
+	exec 3<&-
+	rmdir "$MNT/$F" "$MNT/$B" || return 1
+	a kprobe_events '-:op' || return 1
+	a kprobe_events '-:rd' || return 1
+	mkdir "$MNT/$F" || return 1
+	{
+		echo "again:"
+		ls "$MNT/$F/events"
+		cat "$MNT/$F/tracing_on"
+		grep -vc '^#' "$MNT/$F/trace"
+	} >>"$WORK/got.inst"
+	# deleting an event once enabled in it clears its buffer
+	w kprobe_events 'p:op do_sys_open' || return 1
+	w $F/events/kprobes/op/enable 1 || return 1
+	req "$R" "open /etc/passwd" || return 1
+	w $F/events/kprobes/op/enable 0 || return 1
+	grep -vc '^#' "$MNT/$F/trace" >>"$WORK/got.inst"
+	a kprobe_events '-:op' || return 1
+	grep -vc '^#' "$MNT/$F/trace" >>"$WORK/got.inst"
+	rmdir "$MNT/$F" || return 1
+	check instances.out "$WORK/got.inst" || return 1
+	quit_server "$R"
+	stop_mount
 }
 
 # ---- running -----------------------------------------------------------------

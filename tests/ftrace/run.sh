@@ -4,10 +4,10 @@
 # The kernel's own ftrace selftests against `dprobe mount` (issue 15):
 # ftracetest of the installed Linux source (Debian's linux-source-6.12,
 # /usr/src/linux-source-*.tar.xz; its tools/testing/selftests/ftrace is
-# extracted once into BUILD/ftrace/), run unmodified on the kprobe/,
-# dynevent/, trigger/ and trigger/inter-event/ test folders against a
-# mount served for tests/ftrace/target.c, whose functions carry the
-# names the tests probe.
+# extracted once into BUILD/ftrace/), run unmodified on the 00basic/,
+# event/, instances/, kprobe/, dynevent/, trigger/ and
+# trigger/inter-event/ test folders against a mount served for
+# tests/ftrace/target.c, whose functions carry the names the tests probe.
 #
 #   sh tests/ftrace/run.sh DPROBE [TEST.tc...]
 #
@@ -58,7 +58,8 @@ W=$T_DIR
 if [ $# -gt 0 ]; then
 	ALL=$*
 else
-	ALL=$(cd "$FT" && ls test.d/kprobe/*.tc test.d/dynevent/*.tc \
+	ALL=$(cd "$FT" && ls test.d/00basic/*.tc test.d/event/*.tc \
+		test.d/instances/*.tc test.d/kprobe/*.tc test.d/dynevent/*.tc \
 		test.d/trigger/*.tc test.d/trigger/inter-event/*.tc)
 fi
 
@@ -85,6 +86,12 @@ kernel_only() {
 			"/proc/kallsyms, and compares it with /proc/version" ;;
 	*/kprobe_module.tc | */add_remove_tprobe_module.tc)
 		echo "loads a kernel module (modprobe) and probes it" ;;
+	*/mount_options.tc | */test_ownership.tc)
+		echo "remounts the kernel's tracefs with its gid= option and" \
+			"checks the owners of its files and eventfs' inodes" ;;
+	*/trace_printk.tc)
+		echo "loads the trace-printk kernel module (modprobe) and" \
+			"looks for its trace_printk() lines" ;;
 	*/trigger-hist.tc | */trigger-multihist.tc | */trigger-hist-mod.tc)
 		echo "histograms of the test shell's own forks (its comm" \
 			"and pid as keys; the target's kmem:kmalloc would" \
@@ -126,6 +133,14 @@ not_yet() {
 		echo "user stacks of tracepoint hits (the agent walks none" \
 			"there) as hist variables and synthetic" \
 			"'unsigned long[]' fields" ;;
+	*/event-pid.tc | */event-no-pid.tc)
+		echo "set_event_pid, set_event_notrace_pid and" \
+			"options/event-fork (events by pid)" ;;
+	*/snapshot1.tc)
+		echo "tracing_cpumask (events by CPU)" ;;
+	*/ringbuffer_subbuf_size.tc)
+		echo "buffer_subbuf_size_kb (the ring buffer's sub-buffer" \
+			"size)" ;;
 	*) return 1 ;;
 	esac
 }
@@ -217,26 +232,46 @@ nth() {
 	eval "echo \${$_n}"
 }
 
+# the test file of result N: the cases in order, then those ftracetest
+# runs again inside an instance ("# flags: instance"), in order
+INST=
+for c in $CASES; do
+	grep -q '^#[[:space:]]*flags:.*instance' "$FT/$c" && INST="$INST $c"
+done
+# shellcheck disable=SC2086  # CASES: one word per test
+NC=$(echo $CASES | wc -w)
+case_of() {
+	# shellcheck disable=SC2086
+	if [ "$1" -le "$NC" ]; then
+		nth "$1" $CASES
+	else
+		nth $(($1 - NC)) $INST
+	fi
+}
+
 # shellcheck disable=SC2086  # CASES: one word per test
 run_cases "$W" $CASES
 # A test that greps the trace right after enabling an event depends on
 # the target calling the function in between (it does every 200 us, but
 # a loaded machine may not run it): a failed test runs once more, alone
-# with a fresh mount, and its second result counts.
+# with a fresh mount, and its second result, found by its description,
+# counts.
 AGAIN=
 while IFS="$(printf '\t')" read -r r n d; do
-	# shellcheck disable=SC2086
-	[ "$r" = FAIL ] && AGAIN="$AGAIN $(nth "$n" $CASES)"
+	[ "$r" = FAIL ] || continue
+	c=$(case_of "$n")
+	case " $AGAIN " in *" $c "*) ;; *) AGAIN="$AGAIN $c" ;; esac
 done <"$W/results"
 # shellcheck disable=SC2086
 run_cases "$W/again" $AGAIN
-k=0
 while IFS="$(printf '\t')" read -r r n d; do
 	dir=$W
 	if [ "$r" = FAIL ]; then
-		k=$((k + 1))
-		r=$(sed -n "${k}p" "$W/again/results" | cut -f1)
-		n=$k dir=$W/again
+		dir=$W/again
+		line=$(awk -F '\t' -v d="$d" '$3 == d { print; exit }' \
+			"$W/again/results")
+		r=$(echo "$line" | cut -f1)
+		n=$(echo "$line" | cut -f2)
 		[ -n "$r" ] || r=FAIL
 		[ "$r" = PASS ] && d="$d (passed on its second run)"
 	fi

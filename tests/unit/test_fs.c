@@ -48,7 +48,7 @@ static struct dp_fs_path path(const char *p)
 static int wr(const char *p, const char *text)
 {
 	struct dp_fs_path r = path(p);
-	int ret = dp_fs_write_file(&fs, &r, text, strlen(text));
+	int ret = dp_fs_write_file(dp_fs_of(&fs, &r), &r, text, strlen(text));
 
 	return ret < 0 ? ret : 0;
 }
@@ -57,7 +57,7 @@ static int wr(const char *p, const char *text)
 static int trunc_wr(const char *p, const char *text)
 {
 	struct dp_fs_path r = path(p);
-	int ret = dp_fs_truncate_file(&fs, &r);
+	int ret = dp_fs_truncate_file(dp_fs_of(&fs, &r), &r);
 
 	return ret ? ret : wr(p, text);
 }
@@ -69,7 +69,7 @@ static char *rd(const char *p)
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 
-	cr_assert_eq(dp_fs_read_file(&fs, &r, f), 0);
+	cr_assert_eq(dp_fs_read_file(dp_fs_of(&fs, &r), &r, f), 0);
 	fclose(f);
 	return buf;
 }
@@ -203,6 +203,54 @@ Test(fs, busy_rules)
 	cr_expect_eq(wr("/events/kprobes/b/trigger", "!traceoff\n"), 0);
 	cr_expect_eq(wr("/kprobe_events", "-:b\n"), 0);
 	cr_expect_eq(wr("/events/kprobes/a/trigger", "stacktrace:foo\n"), -EINVAL);
+}
+
+/* instances/: mkdir and rmdir and their errors, an instance's own files
+ * and its own enable, filter and tracing_on for the top level's events */
+Test(fs, instances)
+{
+	struct dp_fs_path r;
+
+	cr_assert_eq(wr("/kprobe_events", "p:a do_sys_open x=%di:s32\n"), 0);
+	cr_assert_eq(dp_fs_inst_mkdir(&fs, "/instances/foo"), 0);
+	cr_expect_eq(dp_fs_inst_mkdir(&fs, "/instances/foo"), -EEXIST);
+	cr_expect_eq(dp_fs_inst_mkdir(&fs, "/instances"), -EEXIST);
+	cr_expect_eq(dp_fs_inst_mkdir(&fs, "/events/x"), -EPERM);
+	cr_expect_eq(dp_fs_inst_mkdir(&fs, "/instances/foo/x"), -EPERM);
+	cr_expect_eq(dp_fs_inst_rmdir(&fs, "/events"), -EPERM);
+	cr_expect_eq(dp_fs_inst_rmdir(&fs, "/instances"), -EPERM);
+	cr_expect_eq(dp_fs_inst_rmdir(&fs, "/instances/foo/events"), -EPERM);
+	cr_expect_eq(dp_fs_inst_rmdir(&fs, "/instances/foo/trace"), -ENOTDIR);
+	cr_expect_eq(dp_fs_inst_rmdir(&fs, "/instances/nosuch"), -ENOENT);
+	/* the top level's definitions and profiles are not there */
+	cr_expect_eq(dp_fs_lookup(&fs, "/instances/foo/kprobe_events", &r), -ENOENT);
+	cr_expect_eq(dp_fs_lookup(&fs, "/instances/foo/instances", &r), -ENOENT);
+	cr_expect_eq(dp_fs_lookup(&fs, "/instances/foo/README", &r), -ENOENT);
+	r = path("/instances/foo/events/kprobes/a/trigger");
+	cr_expect_not_null(r.tr);
+	cr_assert_eq(wr("/instances/foo/events/kprobes/a/enable", "1\n"), 0);
+	cr_assert_eq(wr("/instances/foo/events/kprobes/a/filter", "x == 3\n"), 0);
+	expect("/instances/foo/events/kprobes/a/enable", "1\n");
+	expect("/instances/foo/events/kprobes/a/filter", "x == 3\n");
+	expect("/instances/foo/set_event", "kprobes:a\n");
+	expect("/events/kprobes/a/enable", "0\n");
+	expect("/events/kprobes/a/filter", "none\n");
+	expect("/set_event", "");
+	/* enabled there: busy */
+	cr_expect_eq(wr("/kprobe_events", "-:a\n"), -EBUSY);
+	cr_assert_eq(wr("/instances/foo/tracing_on", "0\n"), 0);
+	expect("/instances/foo/tracing_on", "0\n");
+	expect("/tracing_on", "1\n");
+	expect("/instances/foo/trace_clock", "[local]\n");
+	cr_expect_eq(wr("/instances/foo/trace_clock", "global\n"), -EINVAL);
+	cr_expect_eq(wr("/instances/foo/trace_clock", " local\n"), 0);
+	/* an open file holds it */
+	r.tr->inst_refs++;
+	cr_expect_eq(dp_fs_inst_rmdir(&fs, "/instances/foo"), -EBUSY);
+	r.tr->inst_refs--;
+	cr_expect_eq(dp_fs_inst_rmdir(&fs, "/instances/foo"), 0);
+	cr_expect_eq(dp_fs_lookup(&fs, "/instances/foo", &r), -ENOENT);
+	cr_expect_eq(wr("/kprobe_events", "-:a\n"), 0);
 }
 
 Test(fs, set_event)
