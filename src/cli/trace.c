@@ -603,11 +603,6 @@ static int setup_stacks(struct dp_registry *reg, const struct trace_opts *o)
 {
 	bool all = o->stack_all || (o->format->stacks && !o->nstacks);
 
-	if ((all || o->nstacks) && o->kernel) {
-		fprintf(stderr, "dprobe: --stack: the kernel engine records no "
-			"user stacks\n");
-		return -1;
-	}
 	for (struct dp_event *ev = reg->events; all && ev; ev = ev->next)
 		ev->stack = true;
 	for (int i = 0; i < o->nstacks; i++) {
