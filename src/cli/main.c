@@ -179,7 +179,7 @@ static const struct {
 	  "  --interval SECS      print the histograms every SECS seconds too\n"
 	  "  --duration SECS      stop after SECS seconds\n"
 	  "  -f, --follow-forks   time calls in forked children too\n"
-	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  --engine E           auto, agent, ptrace or kernel (as trace's)\n"
 	  "  -p, --pid PID[,PID]  attach to running processes\n"
 	  "\n"
 	  "The summary line of trace (events, filtered, missed, lost) ends the\n"
