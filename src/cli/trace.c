@@ -387,10 +387,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			else if (o->nstacks < MAX_DEFS)
 				o->stacks[o->nstacks++] = optarg;
 			break;
-		case OPT_FLAMEGRAPH:
-			o->format = dp_renderer_by_name("flamegraph");
-			flame = optarg;
-			break;
+		case OPT_FLAMEGRAPH: flame = optarg; break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -406,8 +403,16 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			"outputs\n", cmd);
 		goto usage;
 	}
-	if (flame)
+	if (flame && o->format != dp_renderer_by_name("text") &&
+	    o->format != dp_renderer_by_name("flamegraph")) {
+		fprintf(stderr, "dprobe %s: --flamegraph writes the flamegraph "
+			"format, not %s\n", cmd, o->format->name);
+		goto usage;
+	}
+	if (flame) {
+		o->format = dp_renderer_by_name("flamegraph");
 		o->output = flame;
+	}
 	if (!o->ndefs) {
 		fprintf(stderr, "dprobe %s: no probe given (-e DEF)\n", cmd);
 		goto usage;

@@ -13,4 +13,10 @@ echo "-> $?"
 "$DPROBE" flamegraph --width 100 "$IN/in.folded" 2>&1 | head -n 1
 "$DPROBE" flamegraph /nonexistent.folded
 echo "-> $?"
+# trace's --flamegraph is the flamegraph format to one file
+"$DPROBE" trace -e 'p:w work' --flamegraph "$IN/t.svg" --format json \
+	-- "$EXAMPLE" 2>&1 | head -n 1
+"$DPROBE" trace -e 'p:w work' --flamegraph "$IN/t.svg" -o "$IN/t2" \
+	-- "$EXAMPLE" 2>&1 | head -n 1
+echo "-> $(ls "$IN")"
 rm -rf "$IN"
