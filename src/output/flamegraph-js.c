@@ -7,7 +7,8 @@
  *   rest is hidden; "Reset zoom" (or Escape) undoes it;
  * - "Search" or Ctrl-F asks for a regular expression and colours the
  *   frames whose name matches, with the share of samples under them
- *   ("Matched: P%"); ?s=REGEX in the file's address searches at load;
+ *   ("Matched: P%"); ?s=REGEX in the file's address searches at load,
+ *   ?z=NAME zooms on the first frame called NAME (in document order);
  * - the name and counts of the frame under the pointer on the bottom
  *   line; labels cut again to each frame's new width.
  *
@@ -136,6 +137,12 @@ const char dp_flame_script[] =
 "  if (m) {\n"
 "    try { search(new RegExp(decodeURIComponent(m[1]))); }\n"
 "    catch (e) { detailsEl.textContent = 'bad expression: ' + e.message; }\n"
+"  }\n"
+"  m = /[?&]z=([^&]*)/.exec(window.location.search);\n"
+"  if (m) {\n"
+"    var want = decodeURIComponent(m[1]);\n"
+"    for (var j = 0; j < frames.length; j++)\n"
+"      if (frames[j].name === want) { zoom(frames[j]); break; }\n"
 "  }\n"
 "  svg.setAttribute('data-ready', String(frames.length));\n"
 "}\n"
