@@ -8,9 +8,11 @@ PKGS="gcc make pkg-config clang libelf-dev libdw-dev libzydis-dev libcriterion-d
 [ "${1:-}" = "--test" ] && PKGS="$PKGS libc6-dbg libclang-rt-14-dev binutils systemtap-sdt-dev valgrind qemu-system-x86 cpio xz-utils man-db"
 
 # The kernel's own ftrace selftests (tests/ftrace/run.sh) come from its
-# source package: wanted, not needed (that runner skips, saying why).
+# source package, and the flame graph's headless-browser test
+# (tests/e2e/cases/flamegraph-browser.sh) needs Chromium (about 25 s to
+# install): wanted, not needed (those tests skip, saying why).
 OPTIONAL=""
-[ "${1:-}" = "--test" ] && OPTIONAL="linux-source-6.12"
+[ "${1:-}" = "--test" ] && OPTIONAL="linux-source-6.12 chromium"
 
 installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"

@@ -85,7 +85,8 @@ static const struct {
 	  "stream probe events from a program or running processes",
 	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]...\n"
 	  "             [--trigger [EVENT=]hist:...]... [-o FILE]\n"
-	  "             [--format text|json|folded] [-g|--stack[=EVENT,...]]\n"
+	  "             [--format text|json|folded|flamegraph]\n"
+	  "             [-g|--stack[=EVENT,...]] [--flamegraph OUT.svg]\n"
 	  "             [--duration SECS] [-f] [--profile]\n"
 	  "             [--engine auto|agent|ptrace|kernel] [--kernel]\n"
 	  "             [--buffer-size SIZE] [--overwrite] [--no-demangle] [--dry-run]\n"
@@ -111,8 +112,11 @@ static const struct {
 	  "  -o, --output FILE    write events to FILE\n"
 	  "  --format F           text (the default): lines as trace_pipe prints\n"
 	  "                       them; json: one JSON object per event;\n"
-	  "                       folded: the stacks counted, for flame graphs\n"
-	  "                       (implies -g)\n"
+	  "                       folded: the stacks counted, for flame graphs;\n"
+	  "                       flamegraph: those drawn as an SVG (both imply\n"
+	  "                       -g)\n"
+	  "  --flamegraph OUT     --format flamegraph -o OUT: an interactive\n"
+	  "                       flame graph of the stacks (dprobe flamegraph)\n"
 	  "  -g, --stack[=EVENTS] the user stack at each hit of every event (or\n"
 	  "                       of the EVENTS named: NAME or GROUP/NAME, comma\n"
 	  "                       separated), as ftrace's userstacktrace prints\n"
@@ -175,7 +179,7 @@ static const struct {
 	  "  --interval SECS      print the histograms every SECS seconds too\n"
 	  "  --duration SECS      stop after SECS seconds\n"
 	  "  -f, --follow-forks   time calls in forked children too\n"
-	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  --engine E           auto, agent, ptrace or kernel (as trace's)\n"
 	  "  -p, --pid PID[,PID]  attach to running processes\n"
 	  "\n"
 	  "The summary line of trace (events, filtered, missed, lost) ends the\n"
@@ -223,6 +227,26 @@ static const struct {
 	  "  -f, --follow-forks   count in forked children too\n"
 	  "  --engine E           auto, agent or ptrace (as trace's)\n"
 	  "  -p, --pid PID[,PID]  attach to running processes\n" },
+	{ "flamegraph", dp_cmd_flamegraph,
+	  "draw folded stacks as an interactive flame graph (SVG)",
+	  "dprobe flamegraph [FILE|-] [-o OUT.svg] [--title TITLE] [--width N]",
+	  "Read folded stacks (the lines of 'dprobe trace --format folded', or\n"
+	  "of any stack collapser: FRAME;FRAME;... COUNT, the outermost frame\n"
+	  "first) from FILE or standard input and write a flame graph: one\n"
+	  "self-contained SVG (no network) where each frame is as wide as its\n"
+	  "share of the samples, its callers below it.  In a browser a click\n"
+	  "zooms on a frame, 'Reset zoom' or Escape undoes it, 'Search' or\n"
+	  "Ctrl-F colours the frames matching a regular expression (also\n"
+	  "FILE.svg?s=REGEX; FILE.svg?z=NAME opens zoomed on NAME), and the\n"
+	  "frame under the pointer is named below.\n"
+	  "A line that is not a folded stack stops it with the line's number,\n"
+	  "before anything is written.\n"
+	  "\n"
+	  "  -o, --output OUT     write the SVG to OUT (default: standard output)\n"
+	  "  --title TITLE        the title above the graph (default: Flame Graph)\n"
+	  "  --width N            the width in pixels (200 to 100000; default 1200)\n"
+	  "\n"
+	  "'dprobe trace --stack --flamegraph OUT.svg' does both steps in one.\n" },
 	{ "mount", dp_cmd_mount,
 	  "serve tracefs' files for one process tree over FUSE",
 	  "dprobe mount DIR [--syscalls SRC] (-p PID | -- CMD [ARGS...])",

@@ -222,7 +222,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
-       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_TS, OPT_STACK };
+       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_TS, OPT_STACK, OPT_FLAMEGRAPH };
 
 /* auto (NULL), or an engine of dp_engines[] by name */
 static int parse_engine(const char *arg, const struct dp_engine_ops **e)
@@ -289,10 +289,11 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "ts", required_argument, NULL, OPT_TS },
 		{ "stack", optional_argument, NULL, OPT_STACK },
+		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *cmd = o->name, *env;
+	const char *cmd = o->name, *env, *flame = NULL;
 	char *end;
 	int c;
 
@@ -386,6 +387,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			else if (o->nstacks < MAX_DEFS)
 				o->stacks[o->nstacks++] = optarg;
 			break;
+		case OPT_FLAMEGRAPH: flame = optarg; break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -395,6 +397,22 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
+	/* --flamegraph OUT: --format flamegraph -o OUT */
+	if (flame && o->output && strcmp(flame, o->output)) {
+		fprintf(stderr, "dprobe %s: --flamegraph and -o name two "
+			"outputs\n", cmd);
+		goto usage;
+	}
+	if (flame && o->format != dp_renderer_by_name("text") &&
+	    o->format != dp_renderer_by_name("flamegraph")) {
+		fprintf(stderr, "dprobe %s: --flamegraph writes the flamegraph "
+			"format, not %s\n", cmd, o->format->name);
+		goto usage;
+	}
+	if (flame) {
+		o->format = dp_renderer_by_name("flamegraph");
+		o->output = flame;
+	}
 	if (!o->ndefs) {
 		fprintf(stderr, "dprobe %s: no probe given (-e DEF)\n", cmd);
 		goto usage;
@@ -590,11 +608,6 @@ static int setup_stacks(struct dp_registry *reg, const struct trace_opts *o)
 {
 	bool all = o->stack_all || (o->format->stacks && !o->nstacks);
 
-	if ((all || o->nstacks) && o->kernel) {
-		fprintf(stderr, "dprobe: --stack: the kernel engine records no "
-			"user stacks\n");
-		return -1;
-	}
 	for (struct dp_event *ev = reg->events; all && ev; ev = ev->next)
 		ev->stack = true;
 	for (int i = 0; i < o->nstacks; i++) {

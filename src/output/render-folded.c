@@ -116,7 +116,7 @@ static bool put(struct folded *f, const char *s, size_t n, bool name)
 	return true;
 }
 
-static int folded_event(struct dp_renderer *r, const struct dp_event *ev,
+int dp_folded_event(struct dp_renderer *r, const struct dp_event *ev,
 			const void *rec, size_t len,
 			const struct dp_rec_meta *meta,
 			const struct dp_symbolizer *sym)
@@ -155,7 +155,7 @@ static int folded_event(struct dp_renderer *r, const struct dp_event *ev,
 	return 0;
 }
 
-static void folded_lost(struct dp_renderer *r, int cpu, unsigned long n)
+void dp_folded_lost(struct dp_renderer *r, int cpu, unsigned long n)
 {
 	(void)r;
 	(void)cpu;
@@ -168,7 +168,9 @@ static int by_key(const void *a, const void *b)
 		      ((const struct stack_ent *)b)->key);
 }
 
-static void folded_end(struct dp_renderer *r)
+void dp_folded_drain(struct dp_renderer *r,
+		     void (*fn)(void *arg, const char *stack, uint64_t count),
+		     void *arg)
 {
 	struct folded *f = r->priv;
 	size_t n = 0;
@@ -182,8 +184,7 @@ static void folded_end(struct dp_renderer *r)
 	if (n)
 		qsort(f->tab, n, sizeof(*f->tab), by_key);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(r->out, "%s %" PRIu64 "\n", f->tab[i].key,
-			f->tab[i].count);
+		fn(arg, f->tab[i].key, f->tab[i].count);
 		free(f->tab[i].key);
 	}
 	if (f->oom)
@@ -195,10 +196,20 @@ static void folded_end(struct dp_renderer *r)
 	r->priv = NULL;
 }
 
+static void put_line(void *arg, const char *stack, uint64_t count)
+{
+	fprintf(arg, "%s %" PRIu64 "\n", stack, count);
+}
+
+static void folded_end(struct dp_renderer *r)
+{
+	dp_folded_drain(r, put_line, r->out);
+}
+
 const struct dp_renderer_ops dp_render_folded = {
 	.name = "folded",
 	.stacks = true,
-	.event = folded_event,
-	.lost = folded_lost,
+	.event = dp_folded_event,
+	.lost = dp_folded_lost,
 	.end = folded_end,
 };

@@ -15,6 +15,7 @@
 
 #include "event/record.h"
 #include "output/output.h"
+#include "output/renderer.h"
 
 /* Symbolize @addr through @opts; false if there is no symbol for it. */
 bool dp_out_lookup(const struct dp_trace_opts *opts, uint64_t addr,
@@ -62,5 +63,20 @@ static inline void dp_out_hex(FILE *out, uint64_t v)
 	*--q = '0';
 	fwrite_unlocked(q, 1, buf + sizeof(buf) - q, out);
 }
+
+/*
+ * The folded format's counting, which the flamegraph format shares
+ * (render-folded.c): its event and lost hooks, and at the end each
+ * distinct stack ("outer;...;inner") with its count to @fn, sorted by
+ * stack, the counts freed after.
+ */
+int dp_folded_event(struct dp_renderer *r, const struct dp_event *ev,
+		    const void *rec, size_t len,
+		    const struct dp_rec_meta *meta,
+		    const struct dp_symbolizer *sym);
+void dp_folded_lost(struct dp_renderer *r, int cpu, unsigned long n);
+void dp_folded_drain(struct dp_renderer *r,
+		     void (*fn)(void *arg, const char *stack, uint64_t count),
+		     void *arg);
 
 #endif

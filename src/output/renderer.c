@@ -9,13 +9,14 @@
 #include "output/renderer.h"
 
 extern const struct dp_renderer_ops dp_render_text, dp_render_json,
-	dp_render_folded;
+	dp_render_folded, dp_render_flamegraph;
 
 /* The first row is the default format. */
 static const struct dp_renderer_ops *const formats[] = {
 	&dp_render_text,
 	&dp_render_json,
 	&dp_render_folded,
+	&dp_render_flamegraph,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))

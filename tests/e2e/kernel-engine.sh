@@ -48,7 +48,7 @@ t_begin kernel-engine
 t_require root tracefs instances setarch
 [ -x "$DPROBE" ] || t_skip_all "$DPROBE is not built"
 [ -x "$WORK_EX" ] || t_skip_all "$WORK_EX is not built (make run)"
-for p in forkexec waiter sdt spin args libc; do
+for p in forkexec waiter sdt spin args libc stack lat; do
 	build_prog_real "$p" >/dev/null || t_skip_all "cannot build $p"
 done
 
@@ -541,6 +541,56 @@ if build_prog_real jmp >/dev/null; then
 else
 	t_skip "longjmp" "cannot build jmp"
 fi
+
+# ---- user stacks, latency --------------------------------------------------
+
+# --stack: the kernel's user_stack entries after the records.  The kernel
+# walks from the registers: at leaf's first instruction it lacks the
+# direct caller (middle) that the other engines read at [sp], and keeps
+# 8 frames; so its frames are theirs without the second, to main
+ustack_syms() {
+	sed -n 's/.*"event":"lf".*"stack":\[\(.*\)\].*/\1/p' "$1" |
+		awk '{ n = split($0, f, /"sym":"/); s = ""
+		       for (i = 2; i <= n; i++) {
+			       a = f[i]; sub(/".*/, "", a); s = s " " a
+			       if (a ~ /^main\+/) break
+		       }
+		       print s }'
+}
+dp default ustack trace --json --stack=lf -e 'p:lf leaf' -e 'p:ot other' \
+	-- "$O2/stack" 2
+dp kernel ustack trace --json --stack=lf -e 'p:lf leaf' -e 'p:ot other' \
+	-- "$O2/stack" 2
+ustack_syms "$T/ustack.default" |
+	awk '{ s = $1; for (i = 3; i <= NF; i++) s = s " " $i; print s }' >"$T/us.d"
+ustack_syms "$T/ustack.kernel" | sed 's/^ //' >"$T/us.k"
+[ "$(grep -c '^leaf+0x0/[^ ]* outer+[^ ]* main+' "$T/us.k")" = 2 ] ||
+	why "kernel engine stacks: $(cat "$T/us.k") ($(head -c 300 "$T/ustack.kernel.err"))"
+diff -u "$T/us.d" "$T/us.k" >>"$T/why" || why "frames differ from the default engine's"
+grep '"event":"ot"' "$T/ustack.kernel" | grep -q '"stack":\[' &&
+	why "a stack on ot, which --stack did not name"
+dp kernel ufold trace --format folded -e 'p:lf leaf' -- "$O2/stack" 3
+grep -Eq '(^|;)main;outer;leaf 3$' "$T/ufold.kernel" ||
+	why "folded: $(cat "$T/ufold.kernel")"
+dp kernel uflame trace --flamegraph "$T/k.svg" -e 'p:lf leaf' -- "$O2/stack" 3
+grep -q '<title>leaf (3 samples' "$T/k.svg" 2>/dev/null ||
+	why "no leaf frame in --flamegraph's SVG"
+result "--stack: the kernel's <user stack trace>, folded, --flamegraph"
+
+# dprobe latency: entry and return paired by the stack pointer, across
+# recursion (rec: 4 nested calls of 3 to 12 ms) and longjmp (jumper: 4
+# calls never return, 4 take microseconds)
+dp kernel lrec latency rec -- "$O2/lat"
+[ "$rc" = 0 ] || why "rec: exit status $rc: $(head -c 300 "$T/lrec.kernel.err")"
+grep -q '^count 4, min ' "$T/lrec.kernel" || why "rec: $(cat "$T/lrec.kernel")"
+sed -n 's/^{ lat: ~ 2^\([0-9]*\) *} hitcount: *\([0-9]*\) .*/\1 \2/p' \
+	"$T/lrec.kernel" | awk '$1 >= 24 { n += $2 } END { exit n < 2 }' ||
+	why "rec: fewer than 2 calls over 8.39 ms"
+dp kernel ljmp latency jumper -- "$O2/lat"
+grep -q '^count 4, min ' "$T/ljmp.kernel" || why "jumper: $(cat "$T/ljmp.kernel")"
+grep -q '^dprobe latency: 4 calls never returned' "$T/ljmp.kernel.err" ||
+	why "jumper: $(cat "$T/ljmp.kernel.err")"
+result "dprobe latency --engine kernel: recursion, longjmp"
 
 if command -v setpriv >/dev/null 2>&1; then
 	cp "$WORK_EX" "$T/work" && chmod 755 "$T" "$T/work"

@@ -492,3 +492,51 @@ Test(kraw, tracepoint_strings_converted_and_overlaps_refused)
 	cr_assert_null(dp_ktp_convert(&k, &k.kevs[0], rec, sizeof(rec), &n));
 	tp_session_end(&k, &reg, dir);
 }
+
+/* ---- user_stack entries (ustack.c) ---------------------------------------- */
+
+#include "engine/kernel/session.h"
+
+/* The kernel's entry on x86-64: header, tgid, pad, caller[8]. */
+static size_t ustack_entry(uint8_t *b, uint16_t type, int32_t pid,
+			   const uint64_t *ips, unsigned n)
+{
+	memset(b, 0, 80);
+	memcpy(b, &type, 2);
+	memcpy(b + 4, &pid, 4);
+	memcpy(b + 8, &pid, 4);
+	memcpy(b + 16, ips, 8 * (size_t)n);
+	return 80;
+}
+
+Test(kustack, frames)
+{
+	static const uint64_t ips[8] = { 0x1000, 0x2000, 0x3000 };
+	static const uint64_t full[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct dp_kernel *k = calloc(1, sizeof(*k));
+	uint64_t out[DP_KUSTACK_MAX];
+	uint8_t b[80];
+	size_t len = ustack_entry(b, 13, 42, ips, 3);
+
+	cr_assert_not_null(k);
+	/* not on: nothing, whatever the record */
+	cr_expect_eq(dp_kustack_frames(k, b, len, 42, out), 0);
+	k->ustack.on = true;
+	k->ustack.id = 13;
+	k->ustack.off = 16;
+	k->ustack.n = 8;
+	/* ended by the first 0, as the kernel prints it */
+	cr_assert_eq(dp_kustack_frames(k, b, len, 42, out), 3);
+	cr_expect_eq(out[0], 0x1000);
+	cr_expect_eq(out[2], 0x3000);
+	/* another thread's, another entry type, a short record: none */
+	cr_expect_eq(dp_kustack_frames(k, b, len, 43, out), 0);
+	ustack_entry(b, 12, 42, ips, 3);
+	cr_expect_eq(dp_kustack_frames(k, b, len, 42, out), 0);
+	ustack_entry(b, 13, 42, full, 8);
+	cr_expect_eq(dp_kustack_frames(k, b, 79, 42, out), 0);
+	/* all eight */
+	cr_expect_eq(dp_kustack_frames(k, b, len, 42, out), 8);
+	cr_expect_eq(out[7], 8);
+	free(k);
+}

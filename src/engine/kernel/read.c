@@ -36,6 +36,7 @@ struct krec {
 	size_t seq;		/* order of reading, for equal times */
 	size_t off, len;	/* in the arena */
 	int cpu;
+	unsigned held;		/* rounds it waited for its user stack */
 };
 
 /* ---- threads ------------------------------------------------------------- */
@@ -211,7 +212,7 @@ static struct kev *kev_of(struct dp_kernel *k, unsigned kid)
 }
 
 static void record(struct dp_kernel *k, uint8_t *data, size_t len,
-		   uint64_t ts, int cpu)
+		   uint64_t ts, int cpu, const uint64_t *stack, unsigned nstack)
 {
 	struct dp_deliver d = { &k->o.sink, &k->stats, k->o.count_only };
 	struct dp_symbolizer sym;
@@ -266,6 +267,10 @@ static void record(struct dp_kernel *k, uint8_t *data, size_t len,
 		.comm = t->has_comm ? t->comm : NULL,
 		.mm_pid = tid,		/* the kernel's word */
 	};
+	if (ev->stack && nstack) {
+		meta.stack = stack;
+		meta.nstack = nstack;
+	}
 	/* it only names the process whose symbols a lookup uses */
 	dp_ksym_symbolizer(k->ksym, meta.tgid, &sym);
 	dp_event_deliver(&d, pr, rec, len, &meta, &sym);
@@ -298,7 +303,7 @@ static int keep(struct dp_kernel *k, const struct dp_kraw_rec *r, int cpu)
 	}
 	memcpy(k->arena + k->arena_len, r->data, r->len);
 	k->recs[k->nrecs] = (struct krec){ r->ts, k->nrecs, k->arena_len,
-					   r->len, cpu };
+					   r->len, cpu, 0 };
 	k->nrecs++;
 	k->arena_len += r->len;
 	return 0;
@@ -401,11 +406,45 @@ static int hold(struct dp_kernel *k, size_t from)
 	memcpy(k->arena, tmp, len);
 	free(tmp);
 	memmove(k->recs, k->recs + from, n * sizeof(*k->recs));
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		k->recs[i].seq = i;
+		k->recs[i].held++;
+	}
 	k->nrecs = n;
 	k->arena_len = len;
 	return 0;
+}
+
+/*
+ * The user stack of record @i (sorted) into @st: the kernel writes it
+ * as the next entry of the same CPU, a user_stack entry of the same
+ * thread.  Its frames, 0 if it has none (not an event --stack named,
+ * or the next entry of its CPU is something else: the kernel dropped
+ * the stack), or -1 if no later entry of its CPU is read yet: it waits
+ * for the next round, at most twice, never at the end.
+ */
+static int user_stack(struct dp_kernel *k, size_t i, bool final,
+		      uint64_t *st)
+{
+	const struct krec *r = &k->recs[i];
+	const uint8_t *data = k->arena + r->off;
+	struct kev *e;
+
+	if (!k->ustack.on || r->len < DP_TP_HEAD_SIZE)
+		return 0;
+	e = kev_of(k, (unsigned)dp_rec_load(data + DP_REC_TYPE_OFF, 2));
+	if (!e || !e->ev->stack)
+		return 0;
+	for (size_t j = i + 1; j < k->nrecs; j++) {
+		const struct krec *s = &k->recs[j];
+
+		if (s->cpu == r->cpu)
+			return (int)dp_kustack_frames(k, k->arena + s->off,
+				s->len, (pid_t)dp_rec_load(data +
+							   DP_REC_PID_OFF, 4),
+				st);
+	}
+	return final || r->held >= 2 ? 0 : -1;
 }
 
 /* CLOCK_MONOTONIC in ns, the instance's trace_clock "mono". */
@@ -455,8 +494,13 @@ int dp_kread_drain(struct dp_kernel *k, bool final)
 		qsort(k->recs, k->nrecs, sizeof(*k->recs), rec_cmp);
 	for (out = 0; out < k->nrecs && k->recs[out].ts <= mark; out++) {
 		const struct krec *r = &k->recs[out];
+		uint64_t st[DP_KUSTACK_MAX];
+		int n = user_stack(k, out, final, st);
 
-		record(k, k->arena + r->off, r->len, r->ts, r->cpu);
+		if (n < 0)
+			break;		/* its stack is not read yet */
+		record(k, k->arena + r->off, r->len, r->ts, r->cpu, st,
+		       (unsigned)n);
 	}
 	if (hold(k, out) && !ret)
 		ret = -ENOMEM;

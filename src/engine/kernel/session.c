@@ -556,6 +556,8 @@ static int session_new(const struct dp_kernel_opts *o, struct dp_kernel **out,
 		ret = check_kernel(k, why, whylen);
 	if (!ret)
 		ret = read_layout(k, why, whylen);
+	if (!ret)
+		ret = dp_kustack_prepare(k, why, whylen);
 	if (ret) {
 		dp_kernel_free(k);
 		return ret;
@@ -569,6 +571,11 @@ static int arm(struct dp_kernel *k, char *why, size_t whylen)
 {
 	int ret = make_instance(k, why, whylen);
 
+	/* a user_stack entry after each record, in this instance only */
+	if (!ret && k->ustack.on &&
+	    (ret = inst_write(k, "options/userstacktrace", "1")))
+		dp_say(why, whylen, "--stack: cannot set %s/options/"
+		    "userstacktrace: %s", k->inst, dp_kstrerror(ret));
 	if (!ret)
 		ret = create_events(k, why, whylen);
 	if (!ret)

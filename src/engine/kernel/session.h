@@ -84,6 +84,12 @@ struct dp_kernel {
 	size_t conv_cap;
 	/* retmiss.c: per thread, the entries whose return is pending */
 	struct dp_tidmap stacks;	/* tid -> struct kstack */
+	/* ustack.c: the kernel's user_stack entries (--stack) */
+	struct {
+		bool on;		/* options/userstacktrace is set */
+		unsigned id;		/* the entry's event id */
+		unsigned off, n;	/* its caller array: offset, length */
+	} ustack;
 };
 
 /* read.c: wait for data (signals in @mask may come), read what is there. */
@@ -103,6 +109,15 @@ void dp_kret_finish(struct dp_kernel *k);
 /* Add the skipped returns to the return probes' nmiss. */
 void dp_kret_missed(struct dp_kernel *k);
 void dp_kret_free(struct dp_kernel *k);
+
+/* ustack.c: user stacks.  The most frames an entry gives. */
+#define DP_KUSTACK_MAX	64
+/* Some event wants its stack: the entry's layout, or -errno (@why). */
+int dp_kustack_prepare(struct dp_kernel *k, char *why, size_t whylen);
+/* The frames of @rec if it is the user_stack entry of thread @tid, into
+ * @out (DP_KUSTACK_MAX); 0 if it is not one. */
+unsigned dp_kustack_frames(const struct dp_kernel *k, const uint8_t *rec,
+			   size_t len, pid_t tid, uint64_t *out);
 
 /* tp.c: kernel tracepoints named in opts.tracepoints. */
 int dp_ktp_translate(struct dp_kernel *k, char *why, size_t whylen);
