@@ -421,12 +421,17 @@ void dp_signals_guard(void)
 	if (!is_installed() || !next || dp_in_self((uint64_t)(uintptr_t)next))
 		return;
 	for (size_t i = 0; i < NGUARDS; i++) {
-		if (!register_kprobe(&guards[i]))
-			guarding = true;
-		else
+		if (register_kprobe(&guards[i])) {
 			dp_warn("libdprobe: cannot guard libc's signal functions; "
 				"the program may remove libdprobe's handlers\n");
+			continue;
+		}
+		guarding = true;
+		/* a jump where it can be: no int3 on the mask functions */
+		if (guards[i].pre_handler == guard_sigmask)
+			dp_maskguard_build((uint64_t)(uintptr_t)guards[i].addr);
 	}
+	pthread_atfork(NULL, NULL, dp_maskguard_forked);
 }
 
 bool dp_signals_is_guard(const struct kprobe *p)
@@ -544,6 +549,7 @@ static void guards_apply(void)
 	if (!on)
 		wait_traps_delivered();
 	guards_on = on;
+	dp_maskguard_arm(on);
 	for (size_t i = 0; i < NGUARDS; i++)
 		if (guards[i].__site)
 			dp_site_update(guards[i].__site);
@@ -577,6 +583,7 @@ void dp_signals_guard_session(bool on)
 void dp_signals_guard_forget(void)
 {
 	sites_want = session_wants = guards_on = false;
+	dp_maskguard_arm(false);
 }
 
 bool dp_signals_guard_armed(void)
