@@ -428,11 +428,13 @@ DP_HIDDEN void dp_chain(int sig, siginfo_t *si, ucontext_t *uc);
 
 /*
  * Jump guards on libc's mask functions (no int3: a thread may meet them
- * with SIGTRAP blocked).  Built at load for the function at @addr (0 or
+ * with SIGTRAP blocked).  Built at load for the function at @fn (0 or
  * -errno: then the int3 guard does it), armed with the other guards.
  */
-DP_HIDDEN int dp_maskguard_build(uint64_t addr);
-DP_HIDDEN bool dp_maskguard_has(uint64_t addr);
+DP_HIDDEN int dp_maskguard_build(uint64_t fn);
+/* ...or none for @fn, which only calls @to, guarded by a jump. */
+DP_HIDDEN int dp_maskguard_cover(uint64_t fn, uint64_t to);
+DP_HIDDEN bool dp_maskguard_has(uint64_t fn);
 DP_HIDDEN void dp_maskguard_arm(bool on);
 DP_HIDDEN void dp_maskguard_forked(void);
 /* The jump's byte at @addr when armed (what a site's disarm puts back). */

@@ -10,8 +10,8 @@
  * sigprocmask() (glibc 2.36's __spawni_child: once to read the mask, and
  * again to set the one asked for with POSIX_SPAWN_SETSIGMASK).
  *
- * So the first byte of the function becomes a jmp rel32 and nothing
- * else changes: the four bytes after it, which stay the code's own, are
+ * So the first byte of the function (after an endbr64) becomes a jmp
+ * rel32 and nothing else changes: the four bytes after it, which stay the code's own, are
  * its displacement.  The jump lands where they say, and a stub of ours
  * is mapped there when that address is free.  A one-byte write: a thread
  * runs either the old instruction or the jump, never a mix, and threads
@@ -29,10 +29,13 @@
  * next session.
  *
  * Where the stub cannot go (the address is taken, the first instruction
- * is a branch or cannot be relocated), signal.c's int3 guard stays.
+ * is a branch or cannot be relocated), a function that only calls another
+ * guarded by a jump needs no guard of its own (glibc's sigprocmask()
+ * calls pthread_sigmask()); otherwise signal.c's int3 guard stays.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -48,8 +51,10 @@
 #define MAX_GUARDS 4
 
 struct maskguard {
-	uint64_t addr;		/* the guarded function */
-	uint8_t orig;		/* its first byte */
+	uint64_t fn;		/* the guarded function */
+	uint64_t addr;		/* the byte that jumps: fn's, or after endbr64 */
+	uint8_t orig;		/* its own value */
+	bool covered;		/* no jump: it only calls a guarded one */
 	bool armed;		/* the jmp is what the code has at addr */
 };
 
@@ -98,25 +103,40 @@ static int write_code(uint64_t at, const struct dp_insn *in)
 	return dp_text_write(at, buf, sizeof(buf), NULL);
 }
 
-/*
- * A jump guard for the function at @addr; 0, or -errno when it cannot
- * have one.  At load, before any guard is armed.
- */
-int dp_maskguard_build(uint64_t addr)
+/* The guard of the function at @fn. */
+static struct maskguard *find(uint64_t fn)
 {
-	uint8_t code[DP_INSN_MAX_LEN];
+	for (int i = 0; i < nmg; i++)
+		if (mg[i].fn == fn)
+			return &mg[i];
+	return NULL;
+}
+
+/*
+ * A jump guard for the function at @fn; 0, or -errno when it cannot have
+ * one.  At load, before any guard is armed.  After an endbr64, the jump
+ * is the next instruction's first byte: a thread through the endbr64
+ * meets it there.
+ */
+int dp_maskguard_build(uint64_t fn)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	uint8_t code[DP_INSN_MAX_LEN + sizeof(endbr64)];
+	uint64_t addr = fn, at;
 	struct dp_insn in;
 	int32_t rel;
-	uint64_t at;
 	int err;
 
+	if (find(fn))
+		return 0;
 	if (nmg == MAX_GUARDS)
 		return -ENOSPC;
-	for (int i = 0; i < nmg; i++)
-		if (mg[i].addr == addr)
-			return 0;
-	dp_site_recover(addr, code, sizeof(code));
-	if (dp_insn_analyze(code, sizeof(code), addr, &in, NULL) ||
+	dp_site_recover(fn, code, sizeof(code));
+	if (!memcmp(code, endbr64, sizeof(endbr64))) {
+		addr += sizeof(endbr64);
+		memmove(code, code + sizeof(endbr64), DP_INSN_MAX_LEN);
+	}
+	if (dp_insn_analyze(code, DP_INSN_MAX_LEN, addr, &in, NULL) ||
 	    !dp_insn_needs_slot(&in))
 		return -EOPNOTSUPP;	/* a branch: it cannot be relocated */
 	memcpy(&rel, code + 1, sizeof(rel));
@@ -127,40 +147,94 @@ int dp_maskguard_build(uint64_t addr)
 	/* (pages that could not be written stay: they are never freed) */
 	if (err)
 		return err;
+	mg[nmg].fn = fn;
 	mg[nmg].addr = addr;
 	mg[nmg].orig = code[0];
 	nmg++;
 	return 0;
 }
 
-static struct maskguard *find(uint64_t addr)
+/* A system call instruction (syscall, sysenter, int $0x80). */
+static bool is_syscall(const struct dp_insn *in)
 {
-	for (int i = 0; i < nmg; i++)
-		if (mg[i].addr == addr)
-			return &mg[i];
-	return NULL;
+	const uint8_t *b = in->bytes;
+
+	return (b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) ||
+	       (b[0] == 0xcd && b[1] == 0x80);
 }
 
-bool dp_maskguard_has(uint64_t addr)
+/*
+ * The function at @fn changes no mask itself: no system call, every
+ * branch and call inside it or to @to (glibc's sigprocmask() is
+ * pthread_sigmask() and errno).
+ */
+static bool only_calls(uint64_t fn, uint64_t to)
 {
-	return find(addr) != NULL;
+	uint64_t start, size;
+	uint8_t *code;
+	bool ok = true;
+
+	if (dp_sym_func_bounds(fn, &start, &size) || start != fn ||
+	    size > 4096 || !(code = malloc(size)))
+		return false;
+	dp_site_recover(start, code, size);
+	for (uint64_t off = 0; ok && off < size;) {
+		struct dp_insn in;
+
+		if (dp_insn_analyze(code + off, size - off, start + off, &in,
+				    NULL) || is_syscall(&in) ||
+		    in.op == DP_OP_CALL_IND || in.op == DP_OP_JMP_IND)
+			ok = false;
+		else if (dp_insn_has_target(&in) && in.target != to &&
+			 in.target - start >= size)
+			ok = false;
+		off += in.len;
+	}
+	free(code);
+	return ok;
+}
+
+/*
+ * No jump for @fn, which only calls @to: @to's jump guards it, if it has
+ * one; then neither guard is an int3.  0 or -errno.
+ */
+int dp_maskguard_cover(uint64_t fn, uint64_t to)
+{
+	struct maskguard *g = find(to);
+
+	if (find(fn))
+		return 0;
+	if (!g || g->covered || nmg == MAX_GUARDS || !only_calls(fn, to))
+		return -EOPNOTSUPP;
+	mg[nmg].fn = fn;
+	mg[nmg].covered = true;
+	nmg++;
+	return 0;
+}
+
+bool dp_maskguard_has(uint64_t fn)
+{
+	return find(fn) != NULL;
 }
 
 /* The byte at @addr while no int3 of ours is there, into *@b. */
 bool dp_maskguard_resting(uint64_t addr, uint8_t *b)
 {
-	struct maskguard *g = find(addr);
-
-	if (!g || !g->armed)
-		return false;
-	*b = JMP_REL32;
-	return true;
+	for (int i = 0; i < nmg; i++) {
+		if (mg[i].covered || mg[i].addr != addr)
+			continue;
+		if (!mg[i].armed)
+			return false;
+		*b = JMP_REL32;
+		return true;
+	}
+	return false;
 }
 
 void dp_maskguard_recover(uint64_t addr, uint8_t *buf, size_t len)
 {
 	for (int i = 0; i < nmg; i++)
-		if (mg[i].armed && mg[i].addr - addr < len)
+		if (!mg[i].covered && mg[i].armed && mg[i].addr - addr < len)
 			buf[mg[i].addr - addr] = mg[i].orig;
 }
 
@@ -179,7 +253,7 @@ void dp_maskguard_arm(bool on)
 		struct maskguard *g = &mg[i];
 		struct dp_site *s = dp_site_lookup(g->addr);
 
-		if (g->armed == on)
+		if (g->covered || g->armed == on)
 			continue;
 		if (!(s && s->armed) &&
 		    dp_text_write(g->addr, on ? &jmp : &g->orig, 1,

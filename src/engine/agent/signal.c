@@ -30,6 +30,11 @@
  * and does their work from the pre handler: the "interposition" then
  * happens at the instruction level, with a trap per call.
  *
+ * On sigprocmask() and pthread_sigmask() the guards are jumps where the
+ * code allows (maskguard.c): glibc's posix_spawn() child calls them with
+ * every signal blocked, and an int3 there kills it.  guard_sigmask()
+ * works only where a jump cannot go, or a probe's int3 covers it.
+ *
  * Those guards are int3s in libc, there only while some other probe is
  * armed (site.c counts them) or a session of dprobe's is on (channel.c):
  * every byte of the process is its own again once dprobe detaches, and a
@@ -414,6 +419,28 @@ static struct kprobe guards[] = {
 #define NGUARDS (sizeof(guards) / sizeof(guards[0]))
 static bool guarding;		/* some guard is registered (->__site set) */
 
+/*
+ * A jump where it can be: no int3 on the mask functions (maskguard.c).
+ * Where it cannot, a function that only calls one that has a jump needs
+ * no guard.
+ */
+static void mask_jumps(void)
+{
+	uint64_t fn[NGUARDS];
+	bool jump[NGUARDS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < NGUARDS; i++)
+		if (guards[i].__site && guards[i].pre_handler == guard_sigmask)
+			fn[n++] = (uint64_t)(uintptr_t)guards[i].addr;
+	for (size_t i = 0; i < n; i++)
+		jump[i] = !dp_maskguard_build(fn[i]);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n && !jump[i]; j++)
+			if (jump[j] && !dp_maskguard_cover(fn[i], fn[j]))
+				break;
+}
+
 void dp_signals_guard(void)
 {
 	void *next = dlsym(RTLD_DEFAULT, "sigaction");
@@ -427,10 +454,8 @@ void dp_signals_guard(void)
 			continue;
 		}
 		guarding = true;
-		/* a jump where it can be: no int3 on the mask functions */
-		if (guards[i].pre_handler == guard_sigmask)
-			dp_maskguard_build((uint64_t)(uintptr_t)guards[i].addr);
 	}
+	mask_jumps();
 	pthread_atfork(NULL, NULL, dp_maskguard_forked);
 }
 
