@@ -42,6 +42,16 @@ static int count_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+static volatile int mask_hits;
+
+static int count_mask(struct kprobe *p, struct pt_regs *regs)
+{
+	(void)p;
+	(void)regs;
+	mask_hits++;
+	return 0;
+}
+
 static int spawn_true(const posix_spawnattr_t *attr)
 {
 	char *argv[] = { "true", NULL };
@@ -239,6 +249,39 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++)
 		CHECK(!memcmp(fns[i], code[i], 16), "function %d changed", i);
 	CHECK_EQ(failed_children(CHILDREN / 10), 0);
+	END();
+
+	BEGIN("a probe on pthread_sigmask() itself: its int3 over the jump, "
+	      "the guard working from it; the jump back after, then nothing");
+	{
+		struct kprobe mp = { .symbol_name = "libc.so.6:pthread_sigmask",
+				     .pre_handler = count_mask };
+		sigset_t all, old, now;
+
+		/* the first probe: the guards come with it */
+		CHECK_EQ(reg(&mp), 0);
+		CHECK_EQ(fns[2][0], 0xcc);
+		CHECK_EQ(fns[1][0], 0xe9);
+		sigfillset(&all);
+		mask_hits = 0;
+		CHECK_EQ(pthread_sigmask(SIG_BLOCK, &all, &old), 0);
+		pthread_sigmask(SIG_SETMASK, NULL, &now);
+		CHECK(!sigismember(&now, SIGTRAP), "SIGTRAP blocked");
+		CHECK(sigismember(&now, SIGUSR1), "SIGUSR1 not blocked");
+		CHECK_EQ(pthread_sigmask(SIG_SETMASK, &old, NULL), 0);
+		/* (the guard's handler may end the SIG_BLOCK call before it) */
+		CHECK(mask_hits >= 2, "%d hits", mask_hits);
+		/* (a kprobe registered again must be reset, as the kernel's) */
+		kp = (struct kprobe){ .symbol_name = "probed",
+				      .pre_handler = count_pre };
+		CHECK_EQ(reg(&kp), 0);
+		unreg(&mp);
+		CHECK_EQ(fns[2][0], 0xe9);
+		CHECK(!memcmp(fns[2] + 1, code[2] + 1, 15), "bytes after the first");
+		unreg(&kp);
+		for (int i = 0; i < 3; i++)
+			CHECK(!memcmp(fns[i], code[i], 16), "function %d changed", i);
+	}
 	END();
 	return t_exit();
 }

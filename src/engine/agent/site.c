@@ -134,12 +134,14 @@ int dp_site_update(struct dp_site *s)
 {
 	const uint8_t int3 = DP_INT3;
 	bool user, want = wants_arming(s, &user);
-	uint8_t rest = resting_byte(s);
+	uint8_t rest;
 	int err;
 
 	/* the guards are in before this int3 */
 	if (user && !s->counted)
 		count(s);
+	/* (after them: their jump may be the byte this int3 replaces) */
+	rest = resting_byte(s);
 	if (want && !s->armed) {
 		dp_opt_make_room(s->addr);
 		__atomic_store_n(&s->armed, 1, __ATOMIC_RELEASE);
