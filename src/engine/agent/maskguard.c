@@ -41,7 +41,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "arch/x86_64/emit.h"
+#include "arch/arch.h"
 #include "engine/agent/agent.h"
 
 #define JMP_REL32 0xe9
