@@ -658,6 +658,36 @@ runtime_addr() {
 	return 1
 }
 
+# counters PID ADDR...: the 8-byte counters at the ADDRs (as the
+# program printed them) in PID, as decimal numbers, one a line
+counters() {
+	_cp=$1
+	shift
+	for _ca in "$@"; do
+		dd if="/proc/$_cp/mem" bs=8 count=1 iflag=skip_bytes \
+			skip=$((_ca)) 2>/dev/null | od -An -tu8 | tr -d ' \n'
+		echo
+	done
+}
+
+# code_sums PID [PATH...]: "RANGE PATH MD5" for each executable mapping of
+# a file (of the PATHs only, when given)
+code_sums() {
+	_sp=$1
+	shift
+	_want=" $* "
+	while read -r _range _perm _off _dev _ino _path; do
+		case $_perm in *x*) ;; *) continue ;; esac
+		case $_path in /*) ;; *) continue ;; esac
+		[ $# = 0 ] || case $_want in *" $_path "*) ;; *) continue ;; esac
+		_lo=$((0x${_range%-*}))
+		_hi=$((0x${_range#*-}))
+		echo "$_range $_path $(dd if="/proc/$_sp/mem" bs=65536 \
+			iflag=skip_bytes,count_bytes skip=$_lo count=$((_hi - _lo)) \
+			2>/dev/null | md5sum | cut -d' ' -f1)"
+	done <"/proc/$_sp/maps"
+}
+
 # peek PID ADDR -> the byte at ADDR in PID, two hex digits.
 peek() {
 	dd if="/proc/$1/mem" bs=1 skip="$2" count=1 2>/dev/null |

@@ -27,6 +27,10 @@
  *               signal that asks each thread where it is
  *   opt_entry.S what a detour calls: saves the extended state if needed
  *   xstate.h    the extended-state save and restore of the .S files
+ *   maskguard.c jump guards on libc's mask functions, where the int3
+ *               guards of signal.c would kill a thread (a posix_spawn
+ *               child) that meets them with SIGTRAP blocked
+ *   maskguard_entry.S where their jumps lead
  *   tracepoint.c application tracepoints (include/dprobe/tracepoint.h):
  *               probe arrays, static keys, the objects' jump tables
  *
@@ -419,6 +423,27 @@ DP_HIDDEN void dp_signals_guard_forget(void);
 /* The signal return trampoline our actions use (never probed). */
 DP_HIDDEN uint64_t dp_sigreturn_addr(void);
 DP_HIDDEN void dp_chain(int sig, siginfo_t *si, ucontext_t *uc);
+
+/* ---- maskguard.c, maskguard_entry.S -------------------------------------- */
+
+/*
+ * Jump guards on libc's mask functions (no int3: a thread may meet them
+ * with SIGTRAP blocked).  Built at load for the function at @fn (0 or
+ * -errno: then the int3 guard does it), armed with the other guards.
+ */
+DP_HIDDEN int dp_maskguard_build(uint64_t fn);
+/* ...or none for @fn, which only calls @to, guarded by a jump. */
+DP_HIDDEN int dp_maskguard_cover(uint64_t fn, uint64_t to);
+DP_HIDDEN bool dp_maskguard_has(uint64_t fn);
+DP_HIDDEN void dp_maskguard_arm(bool on);
+DP_HIDDEN void dp_maskguard_forked(void);
+/* The jump's byte at @addr when armed (what a site's disarm puts back). */
+DP_HIDDEN bool dp_maskguard_resting(uint64_t addr, uint8_t *b);
+/* @buf (the code at @addr) with the functions' own first bytes. */
+DP_HIDDEN void dp_maskguard_recover(uint64_t addr, uint8_t *buf, size_t len);
+DP_HIDDEN const sigset_t *dp_maskguard_set(int how, const sigset_t *set,
+					   sigset_t *copy);
+DP_HIDDEN extern const char dp_maskguard_entry[];
 
 /* ---- nofault.c, nofault_copy.S ------------------------------------------- */
 

@@ -30,6 +30,11 @@
  * and does their work from the pre handler: the "interposition" then
  * happens at the instruction level, with a trap per call.
  *
+ * On sigprocmask() and pthread_sigmask() the guards are jumps where the
+ * code allows (maskguard.c): glibc's posix_spawn() child calls them with
+ * every signal blocked, and an int3 there kills it.  guard_sigmask()
+ * works only where a jump cannot go, or a probe's int3 covers it.
+ *
  * Those guards are int3s in libc, there only while some other probe is
  * armed (site.c counts them) or a session of dprobe's is on (channel.c):
  * every byte of the process is its own again once dprobe detaches, and a
@@ -414,6 +419,28 @@ static struct kprobe guards[] = {
 #define NGUARDS (sizeof(guards) / sizeof(guards[0]))
 static bool guarding;		/* some guard is registered (->__site set) */
 
+/*
+ * A jump where it can be: no int3 on the mask functions (maskguard.c).
+ * Where it cannot, a function that only calls one that has a jump needs
+ * no guard.
+ */
+static void mask_jumps(void)
+{
+	uint64_t fn[NGUARDS];
+	bool jump[NGUARDS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < NGUARDS; i++)
+		if (guards[i].__site && guards[i].pre_handler == guard_sigmask)
+			fn[n++] = (uint64_t)(uintptr_t)guards[i].addr;
+	for (size_t i = 0; i < n; i++)
+		jump[i] = !dp_maskguard_build(fn[i]);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n && !jump[i]; j++)
+			if (jump[j] && !dp_maskguard_cover(fn[i], fn[j]))
+				break;
+}
+
 void dp_signals_guard(void)
 {
 	void *next = dlsym(RTLD_DEFAULT, "sigaction");
@@ -421,12 +448,15 @@ void dp_signals_guard(void)
 	if (!is_installed() || !next || dp_in_self((uint64_t)(uintptr_t)next))
 		return;
 	for (size_t i = 0; i < NGUARDS; i++) {
-		if (!register_kprobe(&guards[i]))
-			guarding = true;
-		else
+		if (register_kprobe(&guards[i])) {
 			dp_warn("libdprobe: cannot guard libc's signal functions; "
 				"the program may remove libdprobe's handlers\n");
+			continue;
+		}
+		guarding = true;
 	}
+	mask_jumps();
+	pthread_atfork(NULL, NULL, dp_maskguard_forked);
 }
 
 bool dp_signals_is_guard(const struct kprobe *p)
@@ -544,6 +574,7 @@ static void guards_apply(void)
 	if (!on)
 		wait_traps_delivered();
 	guards_on = on;
+	dp_maskguard_arm(on);
 	for (size_t i = 0; i < NGUARDS; i++)
 		if (guards[i].__site)
 			dp_site_update(guards[i].__site);
@@ -577,6 +608,7 @@ void dp_signals_guard_session(bool on)
 void dp_signals_guard_forget(void)
 {
 	sites_want = session_wants = guards_on = false;
+	dp_maskguard_arm(false);
 }
 
 bool dp_signals_guard_armed(void)

@@ -21,7 +21,9 @@
  * not ours (passed on to the program).
  *
  * The guards of signal.c (int3s on libc's sigaction() and mask functions,
- * when the library was dlopen()ed) are there for the other probes: they
+ * when the library was dlopen()ed, or jumps on the mask functions:
+ * maskguard.c, whose byte a probe's int3 covers and gives back when it
+ * goes) are there for the other probes: they
  * are armed before the first site with another enabled probe is, and
  * disarmed after the last such site is (armed_users), so that nothing of
  * ours stays in the code when nothing is probed (dprobe detached).
@@ -63,6 +65,7 @@ struct dp_site *dp_sites_first(void)
 void dp_site_recover(uint64_t addr, uint8_t *buf, size_t len)
 {
 	memcpy(buf, (const void *)(uintptr_t)addr, len);
+	dp_maskguard_recover(addr, buf, len);
 	for (struct dp_site *s = all_sites; s; s = s->all_next) {
 		if (s->armed && s->addr - addr < len)
 			buf[s->addr - addr] = s->insn.bytes[0];
@@ -77,7 +80,9 @@ void dp_site_recover(uint64_t addr, uint8_t *buf, size_t len)
 
 /*
  * Some probe on @s is enabled (a guard counts only while the guards are
- * to be armed); *@user: one that is not a guard.
+ * to be armed, and not where a jump does its work: maskguard.c); *@user:
+ * one that is not a guard.  A guard whose jump an int3 covers still runs
+ * from the int3.
  */
 static bool wants_arming(const struct dp_site *s, bool *user)
 {
@@ -89,7 +94,8 @@ static bool wants_arming(const struct dp_site *s, bool *user)
 			continue;
 		if (!dp_signals_is_guard(p))
 			*user = true;
-		else if (!dp_signals_guard_armed())
+		else if (!dp_signals_guard_armed() ||
+			 dp_maskguard_has(s->addr))
 			continue;
 		want = true;
 	}
@@ -115,19 +121,31 @@ static void uncount(struct dp_site *s)
 		dp_signals_guard_set(false);
 }
 
+/* What the code has at @s->addr while our int3 is not there. */
+static uint8_t resting_byte(const struct dp_site *s)
+{
+	uint8_t b = s->insn.bytes[0];
+
+	dp_maskguard_resting(s->addr, &b);
+	return b;
+}
+
 int dp_site_update(struct dp_site *s)
 {
 	const uint8_t int3 = DP_INT3;
 	bool user, want = wants_arming(s, &user);
+	uint8_t rest;
 	int err;
 
 	/* the guards are in before this int3 */
 	if (user && !s->counted)
 		count(s);
+	/* (after them: their jump may be the byte this int3 replaces) */
+	rest = resting_byte(s);
 	if (want && !s->armed) {
 		dp_opt_make_room(s->addr);
 		__atomic_store_n(&s->armed, 1, __ATOMIC_RELEASE);
-		err = dp_text_write(s->addr, &int3, 1, s->insn.bytes);
+		err = dp_text_write(s->addr, &int3, 1, &rest);
 		if (err) {
 			__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 			if (s->counted)
@@ -137,7 +155,7 @@ int dp_site_update(struct dp_site *s)
 	} else if (!want && s->armed) {
 		dp_opt_unoptimize(s);
 		/* not our int3 any more (the code was replaced): leave it */
-		dp_text_write(s->addr, s->insn.bytes, 1, &int3);
+		dp_text_write(s->addr, &rest, 1, &int3);
 		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 	}
 	/* ...and out after it */
@@ -152,11 +170,13 @@ void dp_sites_disarm_all(void)
 	const uint8_t int3 = DP_INT3;
 
 	for (struct dp_site *s = all_sites; s; s = s->all_next) {
+		uint8_t rest = resting_byte(s);
+
 		s->counted = false;
 		if (!s->armed)
 			continue;
 		dp_opt_unoptimize(s);
-		dp_text_write(s->addr, s->insn.bytes, 1, &int3);
+		dp_text_write(s->addr, &rest, 1, &int3);
 		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 	}
 	/* the guards' sites went above with the rest: none is wanted now */

@@ -32,35 +32,6 @@ engines='auto agent'
 ROUNDS=${E2E_CHURN_ROUNDS:-40}
 defs='p:tk tick n=%di:u64'
 
-# counters PID ADDRS: the three counters, as decimal numbers
-counters() {
-	_cp=$1
-	shift
-	for _ca in "$@"; do
-		dd if="/proc/$_cp/mem" bs=8 count=1 iflag=skip_bytes \
-			skip=$((_ca)) 2>/dev/null | od -An -tu8 | tr -d ' \n'
-		echo
-	done
-}
-
-# code_sums PID [PATH...]: "RANGE PATH MD5" for each executable mapping of
-# a file (of the PATHs only, when given)
-code_sums() {
-	_sp=$1
-	shift
-	_want=" $* "
-	while read -r _range _perm _off _dev _ino _path; do
-		case $_perm in *x*) ;; *) continue ;; esac
-		case $_path in /*) ;; *) continue ;; esac
-		[ $# = 0 ] || case $_want in *" $_path "*) ;; *) continue ;; esac
-		_lo=$((0x${_range%-*}))
-		_hi=$((0x${_range#*-}))
-		echo "$_range $_path $(dd if="/proc/$_sp/mem" bs=65536 \
-			iflag=skip_bytes,count_bytes skip=$_lo count=$((_hi - _lo)) \
-			2>/dev/null | md5sum | cut -d' ' -f1)"
-	done <"/proc/$_sp/maps"
-}
-
 case_run() {
 	_e=$(defs_eargs)
 	eval "set -- $_e"
