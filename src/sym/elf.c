@@ -865,6 +865,12 @@ const char *dp_elf_path(const struct dp_elf *e)
 	return e->path;
 }
 
+const uint8_t *dp_elf_image(const struct dp_elf *e, size_t *size)
+{
+	*size = e->size;
+	return e->map;
+}
+
 uint64_t dp_elf_file_size(const struct dp_elf *e)
 {
 	return e->size;

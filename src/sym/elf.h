@@ -57,6 +57,8 @@ void dp_elf_close(struct dp_elf *e);
 
 const char *dp_elf_path(const struct dp_elf *e);
 uint64_t dp_elf_file_size(const struct dp_elf *e);
+/* The file's bytes as read (a private copy that lives as long as @e). */
+const uint8_t *dp_elf_image(const struct dp_elf *e, size_t *size);
 /* ET_DYN: loaded at a base chosen at run time (a PIE or a library). */
 bool dp_elf_is_pie(const struct dp_elf *e);
 /* The entry point's link-time address (e_entry). */
