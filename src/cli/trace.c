@@ -5,6 +5,7 @@
  * dprobe stat: count them, as `perf stat -e` does.
  */
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -34,6 +35,7 @@
 #include "ring/ring.h"
 #include "sym/debugdef.h"
 #include "sym/demangle.h"
+#include "sym/unwind.h"
 
 #define MAX_DEFS 1024
 #define MAX_PIDS 64
@@ -64,6 +66,10 @@ struct trace_opts {
 	bool stack_all;
 	const char *stacks[MAX_DEFS];
 	int nstacks;
+	/* --call-graph dwarf[,SIZE]: the stack bytes copied at a hit for
+	 * DWARF unwinding (dp_event.stack_dwarf); 0: frame pointers */
+	unsigned stack_dwarf;
+	bool call_graph;	/* given: it implies -g */
 };
 
 struct trace_ctx {
@@ -222,7 +228,35 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
-       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_TS, OPT_STACK, OPT_FLAMEGRAPH };
+       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_TS, OPT_STACK, OPT_FLAMEGRAPH,
+       OPT_CALL_GRAPH };
+
+/*
+ * --call-graph fp|dwarf[,SIZE], as perf record spells it: how stacks are
+ * taken; SIZE, the stack bytes copied at each hit, 8 to
+ * DP_UNWIND_MAX_SIZE, rounded up to 8 (perf's rule).  0, or -1.
+ */
+static int parse_call_graph(const char *arg, unsigned *dwarf)
+{
+	unsigned long size = DP_UNWIND_DEFAULT_SIZE;
+	char *end;
+
+	if (!strcmp(arg, "fp")) {
+		*dwarf = 0;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		return -1;
+	if (arg[5]) {
+		errno = 0;
+		size = strtoul(arg + 6, &end, 10);
+		if (errno || end == arg + 6 || *end || !isdigit(arg[6]) ||
+		    !size || size > DP_UNWIND_MAX_SIZE)
+			return -1;
+	}
+	*dwarf = (unsigned)((size + 7) & ~7ul);
+	return 0;
+}
 
 /* auto (NULL), or an engine of dp_engines[] by name */
 static int parse_engine(const char *arg, const struct dp_engine_ops **e)
@@ -290,6 +324,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "ts", required_argument, NULL, OPT_TS },
 		{ "stack", optional_argument, NULL, OPT_STACK },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -381,6 +416,15 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			}
 			break;
 		case 'g': o->stack_all = true; break;
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(optarg, &o->stack_dwarf)) {
+				fprintf(stderr, "dprobe: bad --call-graph '%s' "
+					"(fp, dwarf or dwarf,SIZE: 8 to %u "
+					"bytes)\n", optarg, DP_UNWIND_MAX_SIZE);
+				goto usage;
+			}
+			o->call_graph = true;
+			break;
 		case OPT_STACK:
 			if (!optarg)
 				o->stack_all = true;
@@ -606,10 +650,21 @@ static bool names_kernel_tracepoint(const struct trace_ctx *c, const char *f)
  */
 static int setup_stacks(struct dp_registry *reg, const struct trace_opts *o)
 {
-	bool all = o->stack_all || (o->format->stacks && !o->nstacks);
+	bool all = o->stack_all || (o->format->stacks && !o->nstacks) ||
+		   (o->call_graph && !o->nstacks);
 
-	for (struct dp_event *ev = reg->events; all && ev; ev = ev->next)
-		ev->stack = true;
+	/* the kernel walks its stacks itself: there is no copy to unwind */
+	if (o->stack_dwarf && (o->kernel || (o->engine &&
+					     o->engine->flags & DP_ENGINE_KERNEL))) {
+		fprintf(stderr, "dprobe: --call-graph dwarf: the kernel engine "
+			"takes no stack copies (its stacks are frame "
+			"pointers)\n");
+		return -1;
+	}
+	for (struct dp_event *ev = reg->events; ev; ev = ev->next) {
+		ev->stack |= all;
+		ev->stack_dwarf = o->stack_dwarf;
+	}
 	for (int i = 0; i < o->nstacks; i++) {
 		char *list = strdup(o->stacks[i]), *save = NULL, *name;
 

@@ -71,6 +71,10 @@ struct dp_event {
 	 * --stack): engines capture it for this event only, and hand it on
 	 * in dp_rec_meta.stack (record.h) */
 	bool stack;
+	/* with @stack: not the frame-pointer chain but a snapshot of the
+	 * registers and of this many stack bytes, unwound by dprobe with
+	 * the CFI (--call-graph dwarf, sym/unwind.h); 0: frame pointers */
+	unsigned stack_dwarf;
 	/* a kernel tracepoint (events/syscalls/ in a dprobe mount): no
 	 * probes, its records made by the kernel engine; its print fmt is
 	 * the kernel's own */

@@ -19,8 +19,8 @@
  *               C half of the return trampoline (trampoline.S)
  *   nofault.c   dp_probe_read(), over the copies of nofault_copy.S that
  *               return -EFAULT instead of crashing
- *   stack.c     the user stack at a hit (frame pointers), for the probe
- *               events that ask for it
+ *   stack.c     the user stack at a hit (frame pointers, or a snapshot
+ *               for DWARF unwinding), for the probe events that ask for it
  *   opt.c       jump optimisation of armed sites (the kernel's optprobes):
  *               analysis, detours, the live patching protocol
  *   opt_hit.c   the hit path of optimised sites, and the handler of the
@@ -518,6 +518,10 @@ DP_HIDDEN void dp_kretprobe_unhijack_thread(void);
  * address if it is our trampoline and this thread has that call in
  * flight, else @ret (the hit path: no call, no lock). */
 DP_HIDDEN uint64_t dp_kretprobe_real_ret(uint64_t ret, uint64_t slot);
+/* The same for a copy of the @len stack bytes at @from: every slot of
+ * this thread's calls in flight inside it gets its real return address. */
+DP_HIDDEN void dp_kretprobe_real_rets(uint8_t *copy, uint64_t from,
+				      size_t len);
 
 /* ---- stack.c --------------------------------------------------------------- */
 
@@ -533,6 +537,16 @@ DP_HIDDEN uint64_t dp_kretprobe_real_ret(uint64_t ret, uint64_t slot);
 DP_HIDDEN unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
 				 uint64_t ret_ip, bool at_entry,
 				 uint64_t *out, unsigned max);
+/*
+ * A snapshot for DWARF unwinding into @dst, as protocol.h lays it out
+ * (DP_AGENT_F_DWARF): struct dp_agent_snap_head with @first, @ret_ip and
+ * the registers, up to @size bytes of the stack from @regs->sp (fewer
+ * where it is not mapped; fault-safe), the word.  @dst has room for
+ * DP_AGENT_SNAP_BYTES(@size) - 7 bytes.  Returns the bytes written.
+ */
+DP_HIDDEN size_t dp_user_stack_snap(const struct pt_regs *regs,
+				    uint64_t first, uint64_t ret_ip,
+				    uint8_t *dst, size_t size);
 /* Every thread's spare instance back to its pool (after a grace period
  * that follows the unregistering of kretprobes: under the mutex). */
 DP_HIDDEN void dp_kretprobe_spares_return(void);

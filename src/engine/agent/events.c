@@ -81,6 +81,7 @@ struct ev_probe {
 	bool off;			/* switched off (SLOT): records nothing */
 	bool stack;			/* DP_AGENT_F_STACK: the user stack too */
 	bool at_entry;			/* DP_AGENT_F_ENTRY: at a function's start */
+	uint32_t snap;			/* DP_AGENT_F_DWARF: stack bytes to copy */
 	struct ev_fast fp;
 	uint64_t addr, foffs;
 	struct dp_probe_def def;
@@ -216,6 +217,12 @@ static void ctx_init(struct dp_hit_ctx *ctx, const struct pt_regs *regs,
 /* Room a stack takes after a record: padding to 8, frames, the word. */
 #define EV_STACK_ROOM (7u + DP_AGENT_STACK_BYTES(DP_STACK_MAX))
 
+/* The same for @p: the frames, or its snapshot (DP_AGENT_F_DWARF). */
+static inline uint32_t stack_room(const struct ev_probe *p)
+{
+	return p->snap ? DP_AGENT_SNAP_BYTES(p->snap) : EV_STACK_ROOM;
+}
+
 /*
  * The user stack after the @len bytes of the record at @buf, as
  * protocol.h lays it out; the record's new length.  The frame pointers
@@ -232,6 +239,11 @@ add_stack(uint8_t *buf, size_t len, const struct ev_probe *p,
 
 	for (size_t i = len; i < at; i++)
 		buf[i] = 0;
+	if (p->snap)
+		return at + dp_user_stack_snap(
+			(const struct pt_regs *)(const void *)ctx->regs,
+			p->def.is_return ? ctx->func : ctx->ip,
+			p->def.is_return ? ctx->ret_ip : 0, buf + at, p->snap);
 	/* struct dp_regs is laid out as struct pt_regs */
 	n = dp_user_stack((const struct pt_regs *)(const void *)ctx->regs,
 			  p->def.is_return ? ctx->func : ctx->ip,
@@ -246,7 +258,7 @@ static void record(struct dp_ring *r, const struct ev_probe *p,
 		   struct dp_hit_ctx *ctx, uint64_t ts, uint32_t cpu)
 {
 	void *buf = dp_ring_reserve(r, p->rec_max +
-				    (p->stack ? EV_STACK_ROOM : 0), ts,
+				    (p->stack ? stack_room(p) : 0), ts,
 				    DP_AGENT_INFO(cpu, p->slot));
 	size_t len = 0;
 
@@ -752,6 +764,17 @@ void dp_ev_rings_taken(void)
 	dp_unlock();
 }
 
+/* The stack bytes a snapshot copies: what dprobe asked, as far as half a
+ * ring record holds it (the other half is the record's own). */
+static uint32_t snap_size(uint32_t asked)
+{
+	uint32_t fit = (rings.max_record - DP_RING_HDR_SIZE) / 2 -
+		DP_AGENT_SNAP_BYTES(0);
+
+	fit &= ~7u;
+	return asked < 8 ? 8 : asked < fit ? asked : fit;
+}
+
 /* The largest payload a hit of @def can need: strings at their limit. */
 static uint32_t record_max(const struct dp_probe_def *def, uint32_t cap)
 {
@@ -947,11 +970,13 @@ int dp_ev_add(unsigned slot, unsigned id, uint64_t addr, uint64_t foffs,
 		p->def.kind != DP_KIND_TRACEPOINT &&
 		rings.max_record > DP_RING_HDR_SIZE + 2 * EV_STACK_ROOM;
 	p->at_entry = (flags & DP_AGENT_F_ENTRY) && !p->def.is_return;
+	if (p->stack && (flags & DP_AGENT_F_DWARF))
+		p->snap = snap_size(DP_AGENT_DWARF_SIZE(flags));
 	p->fast = !(flags & DP_AGENT_F_COUNT) && !p->stack &&
 		fast_recipe(&p->def, &p->fp);
 	p->rec_max = flags & DP_AGENT_F_COUNT ? 0 :
 		record_max(&p->def, rings.max_record - DP_RING_HDR_SIZE -
-			   (p->stack ? EV_STACK_ROOM : 0));
+			   (p->stack ? stack_room(p) : 0));
 	s = site_for(addr);
 	ret = s ? site_append(s, p) : -ENOMEM;
 	if (ret) {

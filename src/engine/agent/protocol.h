@@ -133,7 +133,14 @@
  * first), then one 8-byte word DP_AGENT_STACK_WORD(N).  dprobe knows
  * which slots carry one and believes none of it: N must be at most
  * DP_STACK_MAX and fit in the record with the word, else the record is
- * counted lost.  If the channel closes without DETACH (dprobe died), the
+ * counted lost.  With DP_AGENT_F_DWARF too (dprobe trace --call-graph
+ * dwarf) the agent walks nothing: it appends a snapshot instead, for
+ * dprobe to unwind with the CFI (sym/unwind.h): after the padded record,
+ * struct dp_agent_snap_head (the first frames as above and the
+ * registers), then the L bytes copied from the stack pointer up (as many
+ * of DP_AGENT_DWARF_SIZE(flags) as are mapped), padded to 8, then one
+ * word DP_AGENT_SNAP_WORD(L).  dprobe believes none of it either.
+ * If the channel closes without DETACH (dprobe died), the
  * agent restores every probed byte and goes quiet.
  */
 #ifndef DPROBE_AGENT_PROTOCOL_H
@@ -153,6 +160,12 @@
 					 * [sp], not yet in the frame chain */
 #define DP_AGENT_F_AGG		8u	/* counted and added to hist tables
 					 * (AGG), never recorded */
+#define DP_AGENT_F_DWARF	16u	/* with F_STACK: a snapshot of the
+					 * registers and the stack instead */
+/* The stack bytes a DP_AGENT_F_DWARF probe copies, in the flags' high half
+ * (8-byte units). */
+#define DP_AGENT_DWARF_FLAGS(bytes)	((uint32_t)((bytes) / 8u) << 16)
+#define DP_AGENT_DWARF_SIZE(flags)	(((uint32_t)(flags) >> 16) * 8u)
 
 /* The last word of a record with a stack: a tag and the frame count. */
 #define DP_AGENT_STACK_TAG	0x4b545344u	/* "DSTK" */
@@ -186,6 +199,51 @@ static inline int dp_agent_stack_take(const void *rec, uint32_t *len,
 	*len -= 8 + cnt * 8;
 	__builtin_memcpy(out, b + *len, (size_t)cnt * 8);
 	*n = cnt;
+	return 0;
+}
+
+/* What a snapshot starts with (DP_AGENT_F_DWARF). */
+#define DP_AGENT_SNAP_NREGS	17	/* x86-64's DWARF numbers 0-16 */
+struct dp_agent_snap_head {
+	uint64_t first;			/* the probed address (or function) */
+	uint64_t ret_ip;		/* a return probe: where it returned */
+	uint64_t regs[DP_AGENT_SNAP_NREGS];	/* rax rdx rcx rbx rsi rdi rbp
+						 * rsp r8-r15 rip */
+};
+#define DP_AGENT_SNAP_TAG	0x46524744u	/* "DGRF" */
+#define DP_AGENT_SNAP_WORD(len) \
+	(((uint64_t)DP_AGENT_SNAP_TAG << 32) | (uint32_t)(len))
+/* Bytes a snapshot of @size stack bytes adds to a record at most. */
+#define DP_AGENT_SNAP_BYTES(size) \
+	(7u + (uint32_t)sizeof(struct dp_agent_snap_head) + \
+	 (((uint32_t)(size) + 7u) & ~7u) + 8u)
+
+/*
+ * dprobe's side: the snapshot at the end of the @*len bytes of a record
+ * at @rec into @head, and where its @*slen stack bytes are (inside
+ * @rec); *@len becomes the record's own length.  -1 (nothing changed)
+ * unless the tag is there, the length is at most @max and it all fits.
+ */
+static inline int dp_agent_snap_take(const void *rec, uint32_t *len,
+				     uint32_t max,
+				     struct dp_agent_snap_head *head,
+				     const uint8_t **stack, uint32_t *slen)
+{
+	const unsigned char *b = (const unsigned char *)rec;
+	uint64_t w, need;
+	uint32_t n;
+
+	if (*len < 8)
+		return -1;
+	__builtin_memcpy(&w, b + *len - 8, 8);
+	n = (uint32_t)w;
+	need = sizeof(*head) + (((uint64_t)n + 7) & ~7ull) + 8;
+	if ((uint32_t)(w >> 32) != DP_AGENT_SNAP_TAG || n > max || need > *len)
+		return -1;
+	*len -= (uint32_t)need;
+	__builtin_memcpy(head, b + *len, sizeof(*head));
+	*stack = b + *len + sizeof(*head);
+	*slen = n;
 	return 0;
 }
 

@@ -223,6 +223,22 @@ uint64_t dp_kretprobe_real_ret(uint64_t ret, uint64_t slot)
 	return ret;
 }
 
+void dp_kretprobe_real_rets(uint8_t *copy, uint64_t from, size_t len)
+{
+	for (const struct kretprobe_instance *ri = dp_tls.ri; ri;
+	     ri = ri->__next) {
+		uint64_t slot = (uint64_t)(uintptr_t)ri->fp, ret;
+
+		if (len < 8 || slot < from || slot - from > len - 8)
+			continue;
+		__builtin_memcpy(&ret, copy + (slot - from), 8);
+		if (hijacked(ret)) {
+			ret = (uint64_t)(uintptr_t)ri->ret_addr;
+			__builtin_memcpy(copy + (slot - from), &ret, 8);
+		}
+	}
+}
+
 /* ---- stacks ------------------------------------------------------------- */
 
 /* The thread's sigaltstack, asked of the kernel at most once per hit. */

@@ -3,11 +3,14 @@
  * The user stack at a hit (dprobe trace --stack), for the probes of the
  * events that ask for it: the frame-pointer chain from the probe's saved
  * registers, as the kernel's arch_stack_walk_user() walks it, read with
- * dp_probe_read() so that a bad frame pointer never faults the program.
+ * dp_probe_read() so that a bad frame pointer never faults the program;
+ * or, for --call-graph dwarf, a snapshot of the registers and the stack
+ * above the stack pointer that dprobe unwinds later (sym/unwind.h).
  *
  * Part of the hit path: no lock, no allocation, no library call.
  */
 #include "engine/agent/agent.h"
+#include "engine/agent/protocol.h"
 
 /*
  * How far above the stack pointer a frame may be: a thread's stack is
@@ -74,4 +77,57 @@ unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
 		fp = f.next_fp;
 	}
 	return n;
+}
+
+/*
+ * The stack above @sp into @dst, at most @size bytes: up to the end of
+ * its page, then page by page, so that a stack ending sooner (the main
+ * thread's, near its top) gives what there is.  The bytes copied.
+ */
+static size_t copy_stack(uint8_t *dst, uint64_t sp, size_t size)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		uint64_t at = sp + done;
+		size_t chunk = DP_PAGE_SIZE - (at & (DP_PAGE_SIZE - 1));
+
+		if (at < sp)
+			break;			/* wrapped: not a stack */
+		if (chunk > size - done)
+			chunk = size - done;
+		if (dp_probe_read(dst + done, (const void *)(uintptr_t)at, chunk))
+			break;
+		done += chunk;
+	}
+	return done;
+}
+
+size_t dp_user_stack_snap(const struct pt_regs *regs, uint64_t first,
+			  uint64_t ret_ip, uint8_t *dst, size_t size)
+{
+	struct dp_agent_snap_head h = {
+		.first = first,
+		.ret_ip = ret_ip,
+		.regs = {
+			regs->ax, regs->dx, regs->cx, regs->bx, regs->si,
+			regs->di, regs->bp, regs->sp, regs->r8, regs->r9,
+			regs->r10, regs->r11, regs->r12, regs->r13, regs->r14,
+			regs->r15,
+			/* a return probe: the caller, just returned to */
+			ret_ip ? ret_ip : first,
+		},
+	};
+	uint8_t *stk = dst + sizeof(h);
+	size_t n = copy_stack(stk, regs->sp, size), pad = (n + 7) & ~(size_t)7;
+	uint64_t w = DP_AGENT_SNAP_WORD(n);
+
+	__builtin_memcpy(dst, &h, sizeof(h));
+	for (size_t i = n; i < pad; i++)
+		stk[i] = 0;
+	/* a call under a pending return probe returns to our trampoline:
+	 * the copy gets the real address, as the walk above does */
+	dp_kretprobe_real_rets(stk, regs->sp, n);
+	__builtin_memcpy(stk + pad, &w, 8);
+	return sizeof(h) + pad + 8;
 }

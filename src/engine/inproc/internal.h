@@ -13,6 +13,7 @@
 #include "engine/inproc/inproc.h"
 #include "ring/ring.h"
 #include "sym/proc.h"
+#include "sym/unwind.h"
 
 /* One probe location the agent knows, by slot number. */
 struct slot {
@@ -21,6 +22,8 @@ struct slot {
 	char *how;		/* the agent's answer to PROBE */
 	bool counter;		/* hits are counted in the rings' counters */
 	bool stack;		/* its records end with a stack (protocol.h) */
+	unsigned snap;		/* ... a snapshot of this many stack bytes at
+				 * most (DP_AGENT_F_DWARF), to unwind */
 	bool dropped;		/* its object went (DROP): no more hits */
 	uint64_t counted;	/* of them, already added to the probe */
 	uint64_t missed;	/* its misses, as the agent last said */
@@ -89,6 +92,8 @@ struct ip_proc {
 	 * dlclose() still name their symbols */
 	struct old_objs *old_objs;
 	struct dp_symbolizer symbolizer;
+	struct dp_unwinder *unw;	/* over @proc, made at the first
+					 * snapshot (reader.c) */
 	struct slot *slots;
 	unsigned nslots;
 	unsigned pending;	/* probes whose place is not in this image */

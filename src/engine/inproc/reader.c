@@ -198,6 +198,37 @@ static void lost(struct ip_proc *p, const struct dp_ring_entry *e)
 		      e->lost);
 }
 
+/*
+ * The snapshot at the end of a record of slot @s (DP_AGENT_F_DWARF),
+ * unwound into @out: the first frames the agent gives, then the callers
+ * the CFI finds.  -1 when the record does not end as the agent writes.
+ */
+static int unwind_snap(struct ip_proc *p, const struct slot *s, pid_t tid,
+		       const void *rec, uint32_t *len, uint64_t *out,
+		       unsigned *n)
+{
+	struct dp_agent_snap_head h;
+	struct dp_stack_snap snap;
+	uint32_t slen;
+	unsigned k = 0;
+
+	if (dp_agent_snap_take(rec, len, s->snap, &h, &snap.stack, &slen))
+		return -1;
+	memcpy(snap.regs, h.regs, sizeof(snap.regs));
+	snap.len = slen;
+	if (h.ret_ip)
+		out[k++] = h.first;	/* the function, then the caller */
+	if (!p->unw && p->proc && dp_unwinder_new(p->proc, &p->unw))
+		p->unw = NULL;
+	if (p->unw)
+		k += dp_unwind(p->unw, tid, &snap, out + k, DP_STACK_MAX - k,
+			       NULL);
+	else
+		out[k++] = snap.regs[DP_UNWIND_RIP];
+	*n = k;
+	return 0;
+}
+
 static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 {
 	unsigned slot = DP_AGENT_INFO_SLOT(e->info);
@@ -215,8 +246,13 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 	pr->nhit++;
 	if (dp_event_deliver_counted(&d, pr))
 		return;
+	dp_ring_stats(&p->rings, e->ring, &st);
 	if (p->slots[slot].stack &&
-	    dp_agent_stack_take(e->data, &len, stack, DP_STACK_MAX, &nstack)) {
+	    (p->slots[slot].snap ?
+	     unwind_snap(p, &p->slots[slot], st.tid, e->data, &len, stack,
+			 &nstack) :
+	     dp_agent_stack_take(e->data, &len, stack, DP_STACK_MAX,
+				 &nstack))) {
 		dp_event_lost_record(&d);	/* not what the agent writes */
 		return;
 	}
@@ -224,7 +260,6 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 		dp_event_lost_record(&d);	/* not what the agent writes */
 		return;
 	}
-	dp_ring_stats(&p->rings, e->ring, &st);
 	meta = (struct dp_rec_meta){
 		.ts_ns = clk_ns(&p->tree->clk, e->ts),
 		.cpu = (int)DP_AGENT_INFO_CPU(e->info),

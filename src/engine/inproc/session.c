@@ -389,9 +389,13 @@ static int send_location(struct ip_proc *p, struct dp_probe *pr,
 	 * tracepoint's frame is made up: it has none) */
 	if (!flags && pr->event->stack && pr->def.kind != DP_KIND_TRACEPOINT) {
 		flags = DP_AGENT_F_STACK;
-		if (!pr->def.is_return && at_func_entry(p->proc, l->addr))
+		if (pr->event->stack_dwarf)
+			flags |= DP_AGENT_F_DWARF |
+				DP_AGENT_DWARF_FLAGS(pr->event->stack_dwarf);
+		else if (!pr->def.is_return && at_func_entry(p->proc, l->addr))
 			flags |= DP_AGENT_F_ENTRY;
 		p->slots[slot].stack = true;
+		p->slots[slot].snap = pr->event->stack_dwarf;
 	}
 	ret = chan_send(p, -1, "PROBE %d %u %llx %llx %x %s", slot,
 		       pr->event->id, (unsigned long long)l->addr,
@@ -698,6 +702,8 @@ static int own_objects(struct ip_proc *p, char *why, size_t whylen)
 		return ret;
 	p->proc = mine;
 	p->proc_borrowed = false;
+	dp_unwinder_free(p->unw);	/* it read the parent's */
+	p->unw = NULL;
 	set_symbolizer(p);
 	return 0;
 }
@@ -1073,6 +1079,7 @@ void proc_free(struct ip_proc *p)
 		dp_proc_objs_free(o->objs);
 		free(o);
 	}
+	dp_unwinder_free(p->unw);	/* before the objects it reads */
 	if (p->proc && !p->proc_borrowed)
 		dp_proc_close(p->proc);
 	for (unsigned i = 0; i < p->nslots; i++)

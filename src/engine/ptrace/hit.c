@@ -195,6 +195,73 @@ static void hit_stack(struct hit *h)
 	h->nstack = n;
 }
 
+/*
+ * The stack above @sp into @dst, at most @size bytes, a page at a time
+ * up to the first that cannot be read: the bytes copied.
+ */
+static size_t copy_stack(const struct dp_mm *mm, uint64_t sp, uint8_t *dst,
+			 size_t size)
+{
+	size_t done = 0;
+
+	while (done < size && sp + done >= sp) {
+		size_t chunk = 4096 - ((sp + done) & 4095);
+
+		if (chunk > size - done)
+			chunk = size - done;
+		if (dp_mm_read(mm, sp + done, dst + done, chunk))
+			break;
+		done += chunk;
+	}
+	return done;
+}
+
+/*
+ * --call-graph dwarf: the registers and @size bytes of the stack, read at
+ * the stop as the agent copies them at a hit, unwound with the CFI
+ * (sym/unwind.h).  Slots of pending return probes get their real return
+ * addresses first, as in the frame-pointer walk.
+ */
+static void hit_stack_dwarf(struct hit *h, unsigned size)
+{
+	const struct dp_regs *r = h->ctx.regs;
+	struct thread *t = h->t;
+	struct proc *p = t->proc;
+	bool ret = h->ctx.ret_ip != 0;
+	struct dp_stack_snap s = {
+		.regs = { r->ax, r->dx, r->cx, r->bx, r->si, r->di, r->bp,
+			  r->sp, r->r8, r->r9, r->r10, r->r11, r->r12, r->r13,
+			  r->r14, r->r15, ret ? h->ctx.ret_ip : h->ctx.ip },
+	};
+	uint8_t *buf = malloc(size);
+	unsigned n = 0;
+
+	h->have_stack = true;
+	if (ret)
+		h->stack[n++] = h->ctx.func;
+	if (buf)
+		s.len = copy_stack(&p->mm, r->sp, buf, size);
+	s.stack = buf;
+	for (unsigned i = 0; i < t->nrets && s.len >= 8; i++) {
+		uint64_t at = t->rets[i].sp, v;
+
+		if (at < r->sp || at - r->sp > s.len - 8)
+			continue;
+		memcpy(&v, buf + (at - r->sp), 8);
+		v = real_ret(t, v, at);
+		memcpy(buf + (at - r->sp), &v, 8);
+	}
+	if (!p->unw && p->sym && dp_unwinder_new(p->sym, &p->unw))
+		p->unw = NULL;
+	if (p->unw)
+		n += dp_unwind(p->unw, t->tid, &s, h->stack + n,
+			       DP_STACK_MAX - n, NULL);
+	else
+		h->stack[n++] = s.regs[DP_UNWIND_RIP];
+	h->nstack = n;
+	free(buf);
+}
+
 static void emit(struct hit *h, struct dp_probe *pr)
 {
 	struct proc *p = h->t->proc;
@@ -212,8 +279,12 @@ static void emit(struct hit *h, struct dp_probe *pr)
 		return;
 	}
 	/* walked once per hit, for the events that ask (--stack) */
-	if (pr->event->stack && !h->have_stack)
-		hit_stack(h);
+	if (pr->event->stack && !h->have_stack) {
+		if (pr->event->stack_dwarf)
+			hit_stack_dwarf(h, pr->event->stack_dwarf);
+		else
+			hit_stack(h);
+	}
 	h->meta.stack = pr->event->stack ? h->stack : NULL;
 	h->meta.nstack = pr->event->stack ? h->nstack : 0;
 	dp_event_deliver(&d, pr, tr->rec, len, &h->meta, &p->symbolizer);

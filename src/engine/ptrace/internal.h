@@ -11,6 +11,7 @@
 #include "engine/ptrace/ptrace.h"
 #include "engine/ptrace/remote.h"
 #include "sym/proc.h"
+#include "sym/unwind.h"
 
 #define SITE_HASH 256
 
@@ -84,6 +85,7 @@ struct proc {
 	bool shared_mm;
 	struct dp_mm mm;
 	struct dp_proc *sym;		/* maps, objects, symbols */
+	struct dp_unwinder *unw;	/* over @sym: --call-graph dwarf */
 	struct dp_symbolizer symbolizer;
 	struct site *sites[SITE_HASH];
 	struct xol_page *pages;

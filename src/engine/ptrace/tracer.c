@@ -117,6 +117,7 @@ static void proc_del(struct proc *p)
 	if (*pp)
 		*pp = p->next;
 	sites_forget(p);
+	dp_unwinder_free(p->unw);
 	dp_proc_close(p->sym);
 	dp_mm_close(&p->mm);
 	free(p);
@@ -306,6 +307,8 @@ static void on_exec(struct thread *t, bool initial, char *why, size_t whylen,
 	p->vfork_parent = 0;
 	p->trap_watch = false;
 	dp_mm_close(&p->mm);
+	dp_unwinder_free(p->unw);
+	p->unw = NULL;
 	dp_proc_close(p->sym);
 	p->sym = NULL;
 	if (p->detach_after_exec) {
