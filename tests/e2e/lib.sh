@@ -22,7 +22,8 @@ prog_flags() {
 	case $1 in
 	threads | busy) echo "-pthread" ;;
 	dl) echo "-ldl" ;;
-	stack) echo "-fno-omit-frame-pointer" ;;
+	stack | unwindfp) echo "-fno-omit-frame-pointer" ;;
+	unwind) echo "-fomit-frame-pointer" ;;
 	# tracepoint.h, and libdprobe.so's runtime next to dprobe
 	tpoints) echo "-pthread -I$E2E/../../include -L$(dirname "$DPROBE")" \
 		"-ldprobe -Wl,-rpath,$(dirname "$DPROBE")" ;;
