@@ -110,3 +110,99 @@ Test(agent_stack, tiny)
 			     -1);
 	}
 }
+
+/* ---- snapshots (DP_AGENT_F_DWARF) ----------------------------------------- */
+
+/* A record of @reclen bytes (padded to 8), a snapshot head, @slen stack
+ * bytes (padded to 8) and the word @word, in a buffer of exactly that
+ * size. */
+static uint8_t *make_snap(uint32_t reclen, uint32_t slen, uint64_t word,
+			  uint32_t *len)
+{
+	uint32_t at = (reclen + 7) & ~7u;
+	struct dp_agent_snap_head h = { .first = 0x1000, .ret_ip = 0 };
+	uint8_t *b;
+
+	*len = at + (uint32_t)sizeof(h) + ((slen + 7) & ~7u) + 8;
+	b = malloc(*len);
+	cr_assert_not_null(b);
+	memset(b, 0xab, at);
+	for (int i = 0; i < DP_AGENT_SNAP_NREGS; i++)
+		h.regs[i] = 0x100 + (uint64_t)i;
+	memcpy(b + at, &h, sizeof(h));
+	for (uint32_t i = 0; i < ((slen + 7) & ~7u); i++)
+		b[at + sizeof(h) + i] = (uint8_t)i;
+	memcpy(b + *len - 8, &word, 8);
+	return b;
+}
+
+Test(agent_snap, round_trip)
+{
+	struct dp_agent_snap_head h;
+	const uint8_t *stk = NULL;
+	uint32_t len, slen = 0;
+	uint8_t *b = make_snap(29, 4093, DP_AGENT_SNAP_WORD(4093), &len);
+
+	cr_assert_eq(dp_agent_snap_take(b, &len, 8192, &h, &stk, &slen), 0);
+	cr_expect_eq(len, 32, "the record, padded: %u", len);
+	cr_expect_eq(slen, 4093);
+	cr_expect_eq(h.first, 0x1000);
+	cr_expect_eq(h.regs[16], 0x110);
+	cr_expect_eq(stk, b + 32 + sizeof(h));
+	cr_expect_eq(stk[4092], (uint8_t)4092);
+	/* an empty stack (nothing mapped above the stack pointer) */
+	free(b);
+	b = make_snap(8, 0, DP_AGENT_SNAP_WORD(0), &len);
+	cr_assert_eq(dp_agent_snap_take(b, &len, 8192, &h, &stk, &slen), 0);
+	cr_expect_eq(len, 8);
+	cr_expect_eq(slen, 0);
+	free(b);
+}
+
+/* A ring's scribbles: refused, nothing changed. */
+Test(agent_snap, hostile)
+{
+	static const struct {
+		uint32_t reclen, slen;
+		uint64_t word;
+	} bad[] = {
+		{ 16, 64, 64 },					/* no tag */
+		{ 16, 64, DP_AGENT_STACK_WORD(8) },		/* a frame list */
+		{ 16, 64, DP_AGENT_SNAP_WORD(8200) },		/* over the max */
+		{ 0, 64, DP_AGENT_SNAP_WORD(72) },		/* more than there */
+		{ 0, 0, DP_AGENT_SNAP_WORD(8) },		/* 8 bytes missing */
+		{ 16, 64, DP_AGENT_SNAP_WORD(0xffffffffu) },	/* wraps */
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct dp_agent_snap_head h;
+		const uint8_t *stk = NULL;
+		uint32_t len, before, slen = 77;
+		uint8_t *b = make_snap(bad[i].reclen, bad[i].slen, bad[i].word,
+				       &len);
+
+		before = len;
+		cr_expect_eq(dp_agent_snap_take(b, &len, 8192, &h, &stk, &slen),
+			     -1, "case %zu", i);
+		cr_expect_eq(len, before, "case %zu", i);
+		cr_expect_eq(slen, 77, "case %zu", i);
+		cr_expect_null(stk, "case %zu", i);
+		free(b);
+	}
+}
+
+/* Shorter than a head: refused without a read before the record. */
+Test(agent_snap, shorter_than_head)
+{
+	struct dp_agent_snap_head h;
+	const uint8_t *stk = NULL;
+	uint64_t b[4] = { 0, 0, 0, DP_AGENT_SNAP_WORD(0) };
+	uint32_t slen = 0;
+
+	for (uint32_t len = 0; len <= sizeof(b); len += 8) {
+		uint32_t l = len;
+
+		cr_expect_eq(dp_agent_snap_take(b, &l, 8192, &h, &stk, &slen),
+			     -1, "%u bytes", len);
+	}
+}
