@@ -191,18 +191,22 @@ Test(agent_snap, hostile)
 	}
 }
 
-/* Shorter than a head: refused without a read before the record. */
+/* Shorter than a head and its word: refused, whatever the word says. */
 Test(agent_snap, shorter_than_head)
 {
 	struct dp_agent_snap_head h;
 	const uint8_t *stk = NULL;
-	uint64_t b[4] = { 0, 0, 0, DP_AGENT_SNAP_WORD(0) };
+	uint64_t *b = calloc(32, 8);
 	uint32_t slen = 0;
 
-	for (uint32_t len = 0; len <= sizeof(b); len += 8) {
+	cr_assert_not_null(b);
+	for (uint32_t len = 0; len < sizeof(h) + 8; len += 8) {
 		uint32_t l = len;
 
+		if (len)
+			b[len / 8 - 1] = DP_AGENT_SNAP_WORD(0);
 		cr_expect_eq(dp_agent_snap_take(b, &l, 8192, &h, &stk, &slen),
 			     -1, "%u bytes", len);
 	}
+	free(b);
 }
