@@ -8,7 +8,8 @@
 #
 # bench/stack_loop.c (frame pointers) calls work(a, b, s) N times from
 # BENCH_DEPTH (default 10) nested calls: a stack of about DEPTH + 3
-# frames.  Rows, each `dprobe trace --engine agent --overwrite -o
+# frames, with 16 KiB of main's stack above them (so that the dwarf rows
+# copy all they ask for).  Rows, each `dprobe trace --engine agent --overwrite -o
 # /dev/null` (every hit writes its record; events + lost must be N):
 #
 #   b0  no probe
@@ -16,6 +17,14 @@
 #   g2  n2 with --stack                     (the fetch program + the walk)
 #   n3  p work a=%di:s32 c=+0(%dx):u8       (the fetch program)
 #   g3  n3 with --stack                     (+ the walk alone)
+#   d2  n2 with --call-graph dwarf          (registers + 8 KiB of stack
+#                                            copied into the record)
+#   k2  n2 with --call-graph dwarf,1024     (the same, 1 KiB)
+#   d3  n3 with --call-graph dwarf
+#
+# The dwarf rows time the hit path only (the copy): dprobe unwinds each
+# record it reads later, in its own process, and with --overwrite the
+# records it does not get to are overwritten, counted as lost.
 #
 # ovh ns/hit = median(probed) - median(b0), medians of BENCH_REPEATS
 # (default 5) runs of about BENCH_SECONDS (default 1) s; then the ratios
@@ -42,8 +51,8 @@ gcc -O2 -fno-omit-frame-pointer -o "$LOOP" "$here/stack_loop.c" || exit 2
 
 defs() {
 	case $1 in
-	*n2 | g2) echo "p:bench work a=%di:s32 b=%si:s64" ;;
-	*n3 | g3) echo "p:bench work a=%di:s32 c=+0(%dx):u8" ;;
+	*n2 | g2 | d2 | k2) echo "p:bench work a=%di:s32 b=%si:s64" ;;
+	*n3 | g3 | d3) echo "p:bench work a=%di:s32 c=+0(%dx):u8" ;;
 	esac
 }
 
@@ -51,15 +60,19 @@ defs() {
 run_once() {
 	id=$1 n=$2
 	if [ "$id" = b0 ]; then
-		"$LOOP" "$n" "$DEPTH"
+		"$LOOP" "$n" "$DEPTH" 16384
 		return
 	fi
 	dp=$DPROBE stk=
 	case $id in b-*) dp=$BASE ;; esac
-	case $id in g*) stk=--stack ;; esac
+	case $id in
+	g*) stk=--stack ;;
+	d*) stk="--call-graph dwarf" ;;
+	k*) stk="--call-graph dwarf,1024" ;;
+	esac
 	# shellcheck disable=SC2086  # $stk: an option or nothing
 	out=$("$dp" trace --engine agent --overwrite -o /dev/null $stk \
-		-e "$(defs "$id")" -- "$LOOP" "$n" "$DEPTH" 2>"$tmp/err") ||
+		-e "$(defs "$id")" -- "$LOOP" "$n" "$DEPTH" 16384 2>"$tmp/err") ||
 		{ cat "$tmp/err" >&2; return 1; }
 	got=$(sed -n 's/^dprobe: \([0-9]*\) events, 0 filtered, 0 missed, \([0-9]*\) lost$/\1 \2/p' \
 		"$tmp/err" | awk '{ print $1 + $2 }')
@@ -71,7 +84,7 @@ run_once() {
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 
-ids="b0 n2 g2 n3 g3"
+ids="b0 n2 g2 d2 k2 n3 g3 d3"
 [ -n "$BASE" ] && ids="$ids b-n2 b-n3"
 cat >"$tmp/names" <<EOF2
 b0	baseline, no probe (work() under $DEPTH nested calls)
@@ -79,6 +92,9 @@ n2	p work a=%di:s32 b=%si:s64 (registers: the fast path)
 g2	n2 with --stack
 n3	p work a=%di:s32 c=+0(%dx):u8 (fetch program)
 g3	n3 with --stack
+d2	n2 with --call-graph dwarf (8 KiB copied)
+k2	n2 with --call-graph dwarf,1024 (1 KiB copied)
+d3	n3 with --call-graph dwarf (8 KiB copied)
 b-n2	n2 on BENCH_BASE ($BASE)
 b-n3	n3 on BENCH_BASE ($BASE)
 EOF2
@@ -95,6 +111,12 @@ awk '{ m[$1] = $4; mn[$1] = $3 } END {
 		printf "g2 / n2 (over base): %.2f\n", (m["g2"] - b) / (m["n2"] - b)
 	if (m["n3"] > b && m["g3"] != "")
 		printf "g3 / n3 (over base): %.2f\n", (m["g3"] - b) / (m["n3"] - b)
+	if (m["n2"] > b && m["d2"] != "")
+		printf "d2 / n2 (over base): %.2f\n", (m["d2"] - b) / (m["n2"] - b)
+	if (m["g2"] > b && m["d2"] != "")
+		printf "d2 / g2 (over base): %.2f\n", (m["d2"] - b) / (m["g2"] - b)
+	if (m["n2"] > b && m["k2"] != "")
+		printf "k2 / n2 (over base): %.2f\n", (m["k2"] - b) / (m["n2"] - b)
 	if (m["b-n2"] != "" && m["b-n2"] > b)
 		printf "n2 / b-n2 (over base): %.2f\n", (m["n2"] - b) / (m["b-n2"] - b)
 	if (m["b-n3"] != "" && m["b-n3"] > b)
@@ -113,8 +135,11 @@ awk '{ m[$1] = $4; mn[$1] = $3 } END {
 }' "$tmp/results"
 # the frames one hit records
 "$DPROBE" trace --engine agent --json --stack -e "$(defs g2)" \
-	-- "$LOOP" 1 "$DEPTH" 2>/dev/null |
+	-- "$LOOP" 1 "$DEPTH" 16384 2>/dev/null |
 	awk -F '"ip":' '/"stack"/ { print "frames per hit: " NF - 2; exit }'
+"$DPROBE" trace --engine agent --json --call-graph dwarf -e "$(defs d2)" \
+	-- "$LOOP" 1 "$DEPTH" 16384 2>/dev/null |
+	awk -F '"ip":' '/"stack"/ { print "frames per hit (dwarf): " NF - 2; exit }'
 # what the agent's hit path runs on here
 lib=$(dirname "$DPROBE")
 if [ -f "$lib/libdprobe.so" ] &&

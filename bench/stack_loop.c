@@ -5,12 +5,17 @@
  * on work() with --stack walks DEPTH + 3 frames or so (work, the chain,
  * main, the C library's start code).  Built with frame pointers.
  *
- *   stack_loop N [DEPTH]   prints "<ns for the loop> <N> <checksum>"
+ *   stack_loop N [DEPTH [PAD]]   prints "<ns for the loop> <N> <checksum>"
  *
- * Only the calls of work() are timed; the chain is entered once.
+ * Only the calls of work() are timed; the chain is entered once.  PAD
+ * bytes of stack (default 0) are taken in main before the chain, so that
+ * a snapshot of the stack above work() (--call-graph dwarf,SIZE) has
+ * SIZE bytes to copy and does not end at the stack's top.
  */
+#include <alloca.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static long long now_ns(void)
@@ -52,7 +57,13 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000;
 	int depth = argc > 2 ? atoi(argv[2]) : 10;
-	long sum = chain(depth, n);
+	size_t pad = argc > 3 ? (size_t)atol(argv[3]) : 0;
+	char *p = alloca(pad + 1);
+	long sum;
+
+	memset(p, 0, pad + 1);
+	sink = p[pad];
+	sum = chain(depth, n);
 
 	printf("%lld %ld %ld\n", elapsed, n, sum);
 	return 0;

@@ -72,6 +72,8 @@ struct dp_tls {
 	bool segv_blocked;		/* the probed code blocks SIGSEGV/BUS */
 	int prog_fault;			/* in the program's SIGSEGV/BUS handler */
 	ucontext_t *uc;			/* the trap's context, in pre handlers */
+	uint64_t stack_end;		/* where a stack snapshot last found
+					 * its end (stack.c) */
 };
 
 extern __thread struct dp_tls dp_tls

@@ -83,10 +83,20 @@ unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
  * The stack above @sp into @dst, at most @size bytes: up to the end of
  * its page, then page by page, so that a stack ending sooner (the main
  * thread's, near its top) gives what there is.  The bytes copied.
+ *
+ * Where the copy stopped is kept for the thread: a fault costs a signal,
+ * tens of microseconds, and a thread near the top of its stack would
+ * pay it at every hit.  A stack's top does not move; a thread on
+ * another stack (a coroutine's, a sigaltstack) is below or far from the
+ * end kept and copies as far as it can again.
  */
 static size_t copy_stack(uint8_t *dst, uint64_t sp, size_t size)
 {
+	uint64_t end = dp_tls.stack_end;
 	size_t done = 0;
+
+	if (end > sp && end - sp < size)
+		size = (size_t)(end - sp);
 
 	while (done < size) {
 		uint64_t at = sp + done;
@@ -96,8 +106,11 @@ static size_t copy_stack(uint8_t *dst, uint64_t sp, size_t size)
 			break;			/* wrapped: not a stack */
 		if (chunk > size - done)
 			chunk = size - done;
-		if (dp_probe_read(dst + done, (const void *)(uintptr_t)at, chunk))
+		if (dp_probe_read(dst + done, (const void *)(uintptr_t)at,
+				  chunk)) {
+			dp_tls.stack_end = at;
 			break;
+		}
 		done += chunk;
 	}
 	return done;
