@@ -60,7 +60,8 @@ struct dp_rec_meta {
 	 * probe hit (a return probe: the probed function, then the
 	 * address it returned to); the rest come from the frame-pointer
 	 * chain, so a program built without frame pointers gives a short
-	 * or wrong one.  The frames are the traced process's own
+	 * or wrong one, or with dp_event.stack_dwarf from the CFI over a
+	 * copy of the stack (sym/unwind.h).  The frames are the traced process's own
 	 * addresses (meta->mm_pid), to symbolize with the same
 	 * dp_symbolizer as the record.  Only valid during the call that
 	 * hands them on: a consumer that keeps them (a hist key) copies.
