@@ -30,7 +30,7 @@
 # The time-namespace stages (timens-*) run the suites again in a time
 # namespace whose monotonic and boot clocks read a few seconds (e2e at
 # -O2 only: the clock, not the compiler, is what changes; the soak
-# cases, which print no trace line, for 5 rounds instead of 50-100), so
+# cases, which print no trace line, for 4 or 5 rounds instead of 10-100), so
 # that no expected output can depend on the machine's uptime (the width
 # of the seconds column of a trace line changes below 10,000 s).
 #
@@ -47,35 +47,37 @@ B=$top/build
 MK="make --no-print-directory"
 
 # NAME|COMMAND, longest first (seconds measured on 2 CPUs, in a full
-# run): a lane that finishes takes the next one, so the long ones must
+# run: e2e-auto 310, e2e-ptrace 295, ftrace 175, timens-e2e 150,
+# unit-asan 115, agent 105, e2e-kernel-ref 75, fuzz 60, fs and timens-fs
+# 60 each, kernel-engine 35, unit-release 30, qemu 20, the rest 10 or
+# less): a lane that finishes takes the next one, so the long ones must
 # not come last.  A stage marked "&" runs beside the one before it, in
-# the same lane: fs and timens-fs (~45 s each) and kernel-engine and
-# qemu (~35 s, ~20 s) mostly wait (on FUSE requests, the kernel, a
-# booting VM), using half a CPU or so, and take little longer side by
-# side than alone.
+# the same lane: fs and timens-fs, and kernel-engine and qemu, mostly
+# wait (on FUSE requests, the kernel, a booting VM), using half a CPU
+# or so, and take little longer side by side than alone.
 stages() {
 	cat <<EOF
 e2e-auto|sh tests/e2e/run.sh $B/dprobe
 e2e-ptrace|DPROBE_ENGINE=ptrace sh tests/e2e/run.sh $B/dprobe
-timens-e2e|E2E_LEVELS=O2 E2E_REATTACH_ROUNDS=5 E2E_DETACH_ROUNDS=5 sh tests/timens.sh sh tests/e2e/run.sh $B/dprobe
-agent|$MK agent-test
-fuzz|$MK fuzz-short
-e2e-kernel-ref|E2E_BUILD=$B/tests/e2e-kref E2E_SYMCACHE=$B/tests/e2e/symcache sh tests/e2e/kernel-ref.sh $B/dprobe
 ftrace|$MK ftracetest
+timens-e2e|E2E_LEVELS=O2 E2E_REATTACH_ROUNDS=5 E2E_DETACH_ROUNDS=5 E2E_SPAWN_ROUNDS=4 sh tests/timens.sh sh tests/e2e/run.sh $B/dprobe
 unit-asan|$MK BUILD=asan unit
+agent|$MK agent-test
+e2e-kernel-ref|E2E_BUILD=$B/tests/e2e-kref E2E_SYMCACHE=$B/tests/e2e/symcache sh tests/e2e/kernel-ref.sh $B/dprobe
 fs|$MK fs-test
 &timens-fs|sh tests/timens.sh sh tests/fs/run.sh $B/dprobe
+fuzz|$MK fuzz-short
 kernel-engine|E2E_BUILD=$B/tests/e2e-kengine E2E_SYMCACHE=$B/tests/e2e/symcache $MK kernel-engine
 &qemu|$MK qemu-test
 unit-release|$MK unit
 install|$MK install-test
 kernel-diff|$MK kernel-diff
-safety|$MK safety
 golden-asan|$MK BUILD=asan golden
 lib|sh tests/lib-test.sh
+safety|$MK safety
+timens-golden|sh tests/timens.sh sh tests/golden/run.sh $B/dprobe
 golden-release|$MK golden
 layers|sh tests/layers.sh
-timens-golden|sh tests/timens.sh sh tests/golden/run.sh $B/dprobe
 EOF
 }
 
