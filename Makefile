@@ -394,7 +394,7 @@ fuzz: $(FUZZ_BINS)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZERS)
 
 fuzz-short: $(FUZZ_BINS)
-	@sh tests/fuzz/run.sh $${FUZZ_SHORT_SECONDS:-12} $(FUZZERS)
+	@sh tests/fuzz/run.sh $${FUZZ_SHORT_SECONDS:-8} $(FUZZERS)
 
 # The whole suite (tests/run-all.sh): `test-build` builds everything the
 # stages run, release and ASan, then the stages run two (or nproc) at a

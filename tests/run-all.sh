@@ -2,19 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make test's scheduler: runs every test stage, LANES at a time (default:
-# the number of CPUs, at least 2), each into its own log, and ends with the
-# one closing line of tests/summary.sh.
+# the number of CPUs, at least 2; two stages that mostly wait share a
+# lane), each into its own log, and ends with the one closing line of
+# tests/summary.sh.
 #
-#   sh tests/run-all.sh [STAGE...]      (default: every stage)
+#   sh tests/run-all.sh [STAGE...]      (default: every stage; the named
+#                                        ones each in a lane of its own)
 #
 # Everything the stages run is built first by `make test-builds` (release
-# and ASan, side by side), so no two stages ever build the same file.  A stage is a
-# command line whose runners record "NAME P F S" lines in a results file
-# of the stage's own; they are added to $DPROBE_RESULTS when it ends.  A
-# stage that exits non-zero without having recorded a failure, or that
-# recorded nothing at all, counts as one failure of its own ("make-NAME"),
-# so a runner that dies early can never pass.  When a stage
-# fails, the tail of its log is printed.  Nothing is cached between runs:
+# and ASan, side by side), so no two stages ever build the same file.  A
+# stage is a command line whose runners record "NAME P F S" lines in a
+# results file of the stage's own; they are added to $DPROBE_RESULTS when
+# it ends.  A stage that exits non-zero without having recorded a
+# failure, or that recorded nothing at all, counts as one failure of its
+# own ("make-NAME"), so a runner that dies early can never pass.  When a
+# stage fails, the tail of its log is printed.  Nothing is cached between runs:
 # the results file and the logs are made anew.
 #
 # The e2e programs are built once, by test-build (tests/e2e/progs.sh),
@@ -28,7 +30,7 @@
 # The time-namespace stages (timens-*) run the suites again in a time
 # namespace whose monotonic and boot clocks read a few seconds (e2e at
 # -O2 only: the clock, not the compiler, is what changes; the soak
-# cases, which print no trace line, for 5 rounds instead of 50-100), so
+# cases, which print no trace line, for 4 or 5 rounds instead of 10-100), so
 # that no expected output can depend on the machine's uptime (the width
 # of the seconds column of a trace line changes below 10,000 s).
 #
@@ -44,31 +46,38 @@ lanes=${TEST_LANES:-$(nproc 2>/dev/null || echo 2)}
 B=$top/build
 MK="make --no-print-directory"
 
-# NAME|COMMAND, longest first (minutes measured on 2 CPUs): a lane that
-# finishes takes the next one, so the long ones must not come last.
+# NAME|COMMAND, longest first (seconds measured on 2 CPUs, in a full
+# run: e2e-auto 310, e2e-ptrace 295, ftrace 175, timens-e2e 150,
+# unit-asan 115, agent 105, e2e-kernel-ref 75, fuzz 60, fs and timens-fs
+# 60 each, kernel-engine 35, unit-release 30, qemu 20, the rest 10 or
+# less): a lane that finishes takes the next one, so the long ones must
+# not come last.  A stage marked "&" runs beside the one before it, in
+# the same lane: fs and timens-fs, and kernel-engine and qemu, mostly
+# wait (on FUSE requests, the kernel, a booting VM), using half a CPU
+# or so, and take little longer side by side than alone.
 stages() {
 	cat <<EOF
 e2e-auto|sh tests/e2e/run.sh $B/dprobe
 e2e-ptrace|DPROBE_ENGINE=ptrace sh tests/e2e/run.sh $B/dprobe
-timens-e2e|E2E_LEVELS=O2 E2E_REATTACH_ROUNDS=5 E2E_DETACH_ROUNDS=5 sh tests/timens.sh sh tests/e2e/run.sh $B/dprobe
-agent|$MK agent-test
-kernel-engine|E2E_BUILD=$B/tests/e2e-kengine E2E_SYMCACHE=$B/tests/e2e/symcache $MK kernel-engine
-e2e-kernel-ref|E2E_BUILD=$B/tests/e2e-kref E2E_SYMCACHE=$B/tests/e2e/symcache sh tests/e2e/kernel-ref.sh $B/dprobe
-fuzz|$MK fuzz-short
-fs|$MK fs-test
 ftrace|$MK ftracetest
-timens-fs|sh tests/timens.sh sh tests/fs/run.sh $B/dprobe
+timens-e2e|E2E_LEVELS=O2 E2E_REATTACH_ROUNDS=5 E2E_DETACH_ROUNDS=5 E2E_SPAWN_ROUNDS=4 sh tests/timens.sh sh tests/e2e/run.sh $B/dprobe
 unit-asan|$MK BUILD=asan unit
+agent|$MK agent-test
+e2e-kernel-ref|E2E_BUILD=$B/tests/e2e-kref E2E_SYMCACHE=$B/tests/e2e/symcache sh tests/e2e/kernel-ref.sh $B/dprobe
+fs|$MK fs-test
+&timens-fs|sh tests/timens.sh sh tests/fs/run.sh $B/dprobe
+fuzz|$MK fuzz-short
+kernel-engine|E2E_BUILD=$B/tests/e2e-kengine E2E_SYMCACHE=$B/tests/e2e/symcache $MK kernel-engine
+&qemu|$MK qemu-test
 unit-release|$MK unit
-qemu|$MK qemu-test
-safety|$MK safety
 install|$MK install-test
 kernel-diff|$MK kernel-diff
-golden-release|$MK golden
 golden-asan|$MK BUILD=asan golden
 lib|sh tests/lib-test.sh
-layers|sh tests/layers.sh
+safety|$MK safety
 timens-golden|sh tests/timens.sh sh tests/golden/run.sh $B/dprobe
+golden-release|$MK golden
+layers|sh tests/layers.sh
 EOF
 }
 
@@ -115,14 +124,30 @@ take() {
 	echo "$_n"
 }
 
+# A line of the queue is one stage, or stages that share a lane (tabs
+# between them), run side by side.
 lane() {
 	while :; do
 		_i=$(take)
 		_line=$(sed -n "${_i}p" "$queue/list")
 		[ -n "$_line" ] || return 0
-		run_stage "${_line%%|*}" "${_line#*|}"
+		case $_line in
+		*"$tab"*)
+			while [ -n "$_line" ]; do
+				_one=${_line%%"$tab"*}
+				case $_line in
+				*"$tab"*) _line=${_line#*"$tab"} ;;
+				*) _line= ;;
+				esac
+				run_stage "${_one%%|*}" "${_one#*|}" &
+			done
+			wait
+			;;
+		*) run_stage "${_line%%|*}" "${_line#*|}" ;;
+		esac
 	done
 }
+tab=$(printf '\t')
 
 rm -rf "$logs"
 mkdir -p "$logs" || exit 2
@@ -134,10 +159,13 @@ trap 'exit 143' TERM
 
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
-		stages | grep "^$s|" || { echo "no stage $s" >&2; exit 2; }
+		stages | sed -n "s/^&\{0,1\}\($s|\)/\1/p" | grep . ||
+			{ echo "no stage $s" >&2; exit 2; }
 	done >"$queue/list"
 else
-	stages >"$queue/list"
+	# a stage marked "&" shares the lane of the one before it
+	stages | awk '/^&/ { l = l "\t" substr($0, 2); next }
+		{ if (n++) print l; l = $0 } END { if (n) print l }' >"$queue/list"
 fi
 echo 1 >"$queue/next"
 
@@ -151,7 +179,7 @@ if ! $MK -j"$lanes" test-builds >"$logs/build.log" 2>&1; then
 	sh tests/summary.sh
 	exit 1
 fi
-echo "[$(elapsed)] built; running $(wc -l <"$queue/list") stages, $lanes at a time"
+echo "[$(elapsed)] built; running $(tr '\t' '\n' <"$queue/list" | grep -c .) stages, $lanes at a time"
 
 i=0
 while [ $i -lt "$lanes" ]; do
