@@ -248,7 +248,10 @@ int main(void)
 	struct file f = { { NULL, &d }, 0 };
 	struct sock sk = { 2 };
 	struct kernel_clone_args ca = { 0x11, 17 };
-	const struct timespec tick = { 0, 200 * 1000 };
+	/* a thousand rounds a second: the tests wait a second or more for
+	 * their events, and every hit of an enabled event is a line dprobe
+	 * formats for the whole stage */
+	const struct timespec tick = { 0, 1000 * 1000 };
 	struct kmem_cache cache = { 64, "kmalloc-64" };
 	struct task_struct task = { 1, { 0, { NULL, NULL } } };
 	long pos = 0;

@@ -12,7 +12,7 @@ desc='in-process engine: attaches to a process that starts children without paus
 # the mask functions are jumps now, which need no signal.
 #
 # Each round exits 0 and leaves the process alive; children are started
-# meanwhile (at least 300 over the rounds); at the end the program says
+# meanwhile (at least 30 a round, 300 over the default rounds); at the end the program says
 # every child of every way exited 0, and the code of the program and of
 # every object it had loaded (libc, where the guards were) is what it was
 # before the first attach.
@@ -55,7 +55,7 @@ case_run() {
 	# shellcheck disable=SC2086
 	counters "$pid" $addrs >"$T/count1"
 	if paste "$T/count0" "$T/count1" |
-	    awk 'NF != 2 || $2 <= $1 { bad = 1 } NR == 1 && $2 - $1 < 300 { bad = 1 }
+	    awk -v min=$((30 * ROUNDS)) 'NF != 2 || $2 <= $1 { bad = 1 } NR == 1 && $2 - $1 < min { bad = 1 }
 		 END { exit bad + (NR != 2) }'; then
 		echo "# children started and tick() called while attached" >>"$T/result"
 	else
