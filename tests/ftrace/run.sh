@@ -16,11 +16,13 @@
 # mount namespace of its own where the kernel's tracefs is unmounted and
 # the dprobe mount sits in its place, /sys/kernel/tracing (the eprobe
 # test cds there).  The mount's kernel lane reads the kernel's tracefs
-# in a namespace of its own.  Each test is one line: PASS for ftracetest's PASS and
-# XFAIL, FAIL for FAIL (the log follows), SKIP with the reason for
-# UNSUPPORTED, UNRESOLVED and UNTESTED (what the test needs that dprobe
-# does not serve yet), and SKIP with what it needs for the tests that
-# need the kernel itself (kernel_only(): not run).  Then the counts.
+# in a namespace of its own.  The tests run on two mounts, with and
+# without the syscall events (see run_group below).  Each test is one
+# line: PASS for ftracetest's PASS and XFAIL, FAIL for FAIL (the log
+# follows), SKIP with the reason for UNSUPPORTED, UNRESOLVED and
+# UNTESTED (what the test needs that dprobe does not serve yet), and
+# SKIP with what it needs for the tests that need the kernel itself
+# (kernel_only(): not run).  Then the counts.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
@@ -169,8 +171,8 @@ done
 # ftracetest
 cat >"$W/inner.sh" <<'INNER'
 set -u
-W=$1 DPROBE=$2 TARGET=$3 FT=$4
-shift 4
+W=$1 DPROBE=$2 TARGET=$3 FT=$4 SYSCALLS=$5
+shift 5
 # every mount of this private namespace's copy that ftracetest could
 # take for its tracefs: the kernel's, wherever a stage mounted one, and
 # another stage's dprobe mount (fsname dprobe-tracefs), which stays
@@ -186,7 +188,7 @@ T=/sys/kernel/tracing
 [ -d $T ] || { echo "no $T to mount on" >"$W/why"; exit 3; }
 "$TARGET" >"$W/target.out" 2>&1 &
 tpid=$!
-"$DPROBE" mount $T -p "$tpid" >"$W/mount.out" 2>&1 &
+"$DPROBE" mount $T --syscalls "$SYSCALLS" -p "$tpid" >"$W/mount.out" 2>&1 &
 mpid=$!
 for _ in $(seq 1 100); do
 	[ -e $T/kprobe_events ] && break
@@ -207,16 +209,18 @@ wait "$mpid" 2>/dev/null
 exit 0
 INNER
 
-# run_cases DIR CASE...: ftracetest on those cases, a mount and a target
-# of their own, into DIR/results as "RESULT<TAB>N<TAB>description" lines.
+# run_cases DIR SYSCALLS CASE...: ftracetest on those cases, a mount
+# (its --syscalls SYSCALLS) and a target of their own, into DIR/results
+# as "RESULT<TAB>N<TAB>description" lines.
 run_cases() {
 	_dir=$1
-	shift
+	_sys=$2
+	shift 2
 	mkdir -p "$_dir"
 	: >"$_dir/results"
 	[ $# -gt 0 ] || return 0
 	unshare -m --propagation private sh "$W/inner.sh" "$_dir" "$DPROBE" \
-		"$TARGET" "$FT" "$@"
+		"$TARGET" "$FT" "$_sys" "$@"
 	if [ $? = 3 ]; then
 		t_skip_all "$(cat "$_dir/why")"
 	fi
@@ -238,58 +242,84 @@ nth() {
 	eval "echo \${$_n}"
 }
 
-# the test file of result N: the cases in order, then those ftracetest
-# runs again inside an instance ("# flags: instance"), in order
-INST=
-for c in $CASES; do
-	grep -q '^#[[:space:]]*flags:.*instance' "$FT/$c" && INST="$INST $c"
-done
-# shellcheck disable=SC2086  # CASES: one word per test
-NC=$(echo $CASES | wc -w)
+# case_of N CASE...: the test file of result N of a run of CASE...: the
+# cases in order, then those ftracetest runs again inside an instance
+# ("# flags: instance"), in order
 case_of() {
-	# shellcheck disable=SC2086
-	if [ "$1" -le "$NC" ]; then
-		nth "$1" $CASES
-	else
-		nth $(($1 - NC)) $INST
+	_n=$1
+	shift
+	if [ "$_n" -le $# ]; then
+		nth "$_n" "$@"
+		return
 	fi
+	_n=$((_n - $#))
+	for _c in "$@"; do
+		grep -q '^#[[:space:]]*flags:.*instance' "$FT/$_c" || continue
+		_n=$((_n - 1))
+		[ "$_n" = 0 ] && { echo "$_c"; return; }
+	done
 }
 
-# shellcheck disable=SC2086  # CASES: one word per test
-run_cases "$W" $CASES
-# A test that greps the trace right after enabling an event depends on
-# the target calling the function in between (it does every 200 us, but
-# a loaded machine may not run it): a failed test runs once more, alone
-# with a fresh mount, and its second result, found by its description,
-# counts.
-AGAIN=
-while IFS="$(printf '\t')" read -r r n d; do
-	[ "$r" = FAIL ] || continue
-	c=$(case_of "$n")
-	case " $AGAIN " in *" $c "*) ;; *) AGAIN="$AGAIN $c" ;; esac
-done <"$W/results"
-# shellcheck disable=SC2086
-run_cases "$W/again" $AGAIN
-while IFS="$(printf '\t')" read -r r n d; do
-	dir=$W
-	if [ "$r" = FAIL ]; then
-		dir=$W/again
-		line=$(awk -F '\t' -v d="$d" '$3 == d { print; exit }' \
-			"$W/again/results")
-		r=$(echo "$line" | cut -f1)
-		n=$(echo "$line" | cut -f2)
-		[ -n "$r" ] || r=FAIL
-		[ "$r" = PASS ] && d="$d (passed on its second run)"
+# run_group DIR SYSCALLS CASE...: the cases on one mount, a failed one
+# once more, alone with a fresh mount (a test that greps the trace right
+# after enabling an event depends on the target calling the function in
+# between, which a loaded machine may not do in time): its second
+# result, found by its description, counts.  One line per test.
+run_group() {
+	_gdir=$1
+	_gsys=$2
+	shift 2
+	run_cases "$_gdir" "$_gsys" "$@"
+	_again=
+	while IFS="$(printf '\t')" read -r r n d; do
+		[ "$r" = FAIL ] || continue
+		c=$(case_of "$n" "$@")
+		case " $_again " in *" $c "*) ;; *) _again="$_again $c" ;; esac
+	done <"$_gdir/results"
+	# shellcheck disable=SC2086
+	run_cases "$_gdir/again" "$_gsys" $_again
+	while IFS="$(printf '\t')" read -r r n d; do
+		dir=$_gdir
+		if [ "$r" = FAIL ]; then
+			dir=$_gdir/again
+			line=$(awk -F '\t' -v d="$d" '$3 == d { print; exit }' \
+				"$_gdir/again/results")
+			r=$(echo "$line" | cut -f1)
+			n=$(echo "$line" | cut -f2)
+			[ -n "$r" ] || r=FAIL
+			[ "$r" = PASS ] && d="$d (passed on its second run)"
+		fi
+		case $r in
+		PASS | XFAIL) t_pass "$d" ;;
+		FAIL)
+			t_fail "$d"
+			tail -n 20 "$dir/logs/$n"-* 2>/dev/null | sed 's/^/    /'
+			;;
+		*) t_skip "$d" "$r" ;;
+		esac
+	done <"$_gdir/results"
+}
+
+# The tests that use the syscall events run on a mount that serves
+# them (the kernel's, 700-odd events); the others on a mount without
+# them, --syscalls none.  The tests are the same either way, but
+# ftracetest resets every event's trigger and filter file before and
+# after each test (initialize_ftrace), and 700 events more make that
+# some 4,000 FUSE requests per test, a second of the CPU's time each
+# on a virtual machine, 100 times over.
+SYS=
+NOSYS=
+for c in $CASES; do
+	if grep -q -e 'syscalls' -e 'sys_enter' "$FT/$c"; then
+		SYS="$SYS $c"
+	else
+		NOSYS="$NOSYS $c"
 	fi
-	case $r in
-	PASS | XFAIL) t_pass "$d" ;;
-	FAIL)
-		t_fail "$d"
-		tail -n 20 "$dir/logs/$n"-* 2>/dev/null | sed 's/^/    /'
-		;;
-	*) t_skip "$d" "$r" ;;
-	esac
-done <"$W/results"
+done
+# shellcheck disable=SC2086  # one word per test
+run_group "$W/nosys" none $NOSYS
+# shellcheck disable=SC2086
+run_group "$W/sys" auto $SYS
 while IFS="$(printf '\t')" read -r d why; do
 	t_skip "$d" "$why"
 done <"$W/kernel-only"

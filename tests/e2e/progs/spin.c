@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -36,10 +37,25 @@ __attribute__((noipa)) long twice(long i)
 	return square(i) + square(i);
 }
 
+/*
+ * A busy thread runs at the lowest priority (nice 19): it only soaks up
+ * CPU time nobody else wants, so the test stages that run beside it on
+ * a shared machine are not slowed.  Only the busy threads: the main
+ * thread, from which a tracer's injected code starts its own thread,
+ * keeps its priority, so attaching and detaching stay as quick.
+ */
+static void lowest_priority(void)
+{
+	/* on Linux, "0" is the calling thread alone: a thread has a
+	 * nice value of its own */
+	setpriority(PRIO_PROCESS, 0, 19);
+}
+
 static void *worker(void *arg)
 {
 	long t = (long)arg;
 
+	lowest_priority();
 	for (long i = 0;; i++) {
 		long v = i & 0xffff;
 
