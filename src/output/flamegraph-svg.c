@@ -172,8 +172,10 @@ static void draw(const struct draw *d, struct dp_flame_node *n, double x,
 	if (!n->count || w < MIN_FRAME_W)
 		return;
 	put_frame(d, n, x, w, level);
-	if (n->nkids > 1)
+	if (n->nkids > 1) {
 		qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
+		dp_flame_reindex(n);
+	}
 	for (size_t i = 0; i < n->nkids; i++) {
 		draw(d, &n->kids[i], x, level + 1);
 		x += (double)n->kids[i].count * d->scale;

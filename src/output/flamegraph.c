@@ -33,6 +33,7 @@ static void node_free(struct dp_flame_node *n)
 	for (size_t i = 0; i < n->nkids; i++)
 		node_free(&n->kids[i]);
 	free(n->kids);
+	free(n->slots);
 	free(n->name);
 }
 
@@ -49,21 +50,90 @@ uint64_t dp_flame_total(const struct dp_flame *f)
 	return f->root.count;
 }
 
+void dp_flame_reindex(struct dp_flame_node *n)
+{
+	free(n->slots);
+	n->slots = NULL;
+	n->nslots = 0;
+}
+
+/* Up to this many callees a frame is searched without an index. */
+#define INDEX_FROM	8
+
+static bool named(const struct dp_flame_node *k, const char *name,
+		  size_t len)
+{
+	return !strncmp(k->name, name, len) && !k->name[len];
+}
+
+/* FNV-1a of the @len bytes at @name. */
+static size_t name_hash(const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+/* The slot of @n's index that holds the callee named @name, or the
+ * empty one where it would go. */
+static size_t *slot_of(struct dp_flame_node *n, const char *name, size_t len)
+{
+	size_t mask = n->nslots - 1, i = name_hash(name, len) & mask;
+
+	while (n->slots[i] && !named(&n->kids[n->slots[i] - 1], name, len))
+		i = (i + 1) & mask;
+	return &n->slots[i];
+}
+
+/* Index @n's callees in a table at most a quarter full with one more;
+ * -ENOMEM leaves the old index (or none) as it was. */
+static int index_kids(struct dp_flame_node *n)
+{
+	size_t want = 16, *old = n->slots;
+
+	while (want < 4 * (n->nkids + 1))
+		want *= 2;
+	n->slots = calloc(want, sizeof(*n->slots));
+	if (!n->slots) {
+		n->slots = old;
+		return -ENOMEM;
+	}
+	n->nslots = want;
+	for (size_t i = 0; i < n->nkids; i++)
+		*slot_of(n, n->kids[i].name, strlen(n->kids[i].name)) = i + 1;
+	free(old);
+	return 0;
+}
+
+/* @n's callee named by the @len bytes at @name, or NULL: from the index,
+ * or from the last (sorted input adds to the one added last). */
+static struct dp_flame_node *find_kid(struct dp_flame_node *n,
+				      const char *name, size_t len)
+{
+	if (n->nslots) {
+		size_t s = *slot_of(n, name, len);
+
+		return s ? &n->kids[s - 1] : NULL;
+	}
+	for (size_t i = n->nkids; i-- > 0;)
+		if (named(&n->kids[i], name, len))
+			return &n->kids[i];
+	return NULL;
+}
+
 /*
  * @n's callee named by the @len bytes at @name, made (with no samples
- * yet) if it has none.  Callees are searched from the last: sorted input
- * adds to the one added last.  NULL if out of memory.
+ * yet) if it has none.  NULL if out of memory.
  */
 static struct dp_flame_node *kid(struct dp_flame_node *n, const char *name,
 				 size_t len)
 {
-	struct dp_flame_node *k;
+	struct dp_flame_node *k = find_kid(n, name, len);
 
-	for (size_t i = n->nkids; i-- > 0;) {
-		k = &n->kids[i];
-		if (!strncmp(k->name, name, len) && !k->name[len])
-			return k;
-	}
+	if (k)
+		return k;
 	if (n->nkids == n->cap) {
 		size_t cap = n->cap ? 2 * n->cap : 4;
 
@@ -73,10 +143,17 @@ static struct dp_flame_node *kid(struct dp_flame_node *n, const char *name,
 		n->kids = k;
 		n->cap = cap;
 	}
+	/* the index, grown before the callee is added: a failure there
+	 * adds nothing */
+	if (n->nkids >= INDEX_FROM && 4 * (n->nkids + 1) > n->nslots &&
+	    index_kids(n))
+		return NULL;
 	k = &n->kids[n->nkids];
 	*k = (struct dp_flame_node){ .name = strndup(name, len) };
 	if (!k->name)
 		return NULL;
+	if (n->nslots)
+		*slot_of(n, name, len) = n->nkids + 1;
 	n->nkids++;
 	return k;
 }

@@ -17,12 +17,17 @@
 #define DP_FLAME_MAX_DEPTH	1024
 
 /* A frame: its name, the samples of the stacks through it, its callees
- * (flamegraph.c builds them, flamegraph-svg.c draws them). */
+ * (flamegraph.c builds them, flamegraph-svg.c draws them, sorted by
+ * name), and, for a frame with many callees, a hash index of them by
+ * name (slots: index + 1, 0 empty; nslots a power of two, 0 none) so
+ * that a wide frame (thousands of distinct callees) is not searched
+ * from end to end for each line. */
 struct dp_flame_node {
 	char *name;
 	uint64_t count;
 	struct dp_flame_node *kids;
 	size_t nkids, cap;
+	size_t *slots, nslots;
 };
 
 struct dp_flame {
@@ -58,11 +63,16 @@ struct dp_flame_opts {
 	unsigned width;		/* in pixels; 0: 1200 */
 };
 
+/* Drop @n's index of its callees, after they were moved (sorted); the
+ * next dp_flame_add() through @n builds it anew. */
+void dp_flame_reindex(struct dp_flame_node *n);
+
 #define DP_FLAME_MIN_WIDTH	200
 #define DP_FLAME_MAX_WIDTH	100000
 
 /* The SVG of @f on @out (each frame's callees get sorted by name on the
- * way).  0, or -EIO if the stream failed. */
+ * way, and their index dropped: dp_flame_reindex()).  0, or -EIO if the
+ * stream failed. */
 int dp_flame_write_svg(struct dp_flame *f, FILE *out,
 		       const struct dp_flame_opts *o);
 

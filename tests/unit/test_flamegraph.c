@@ -90,6 +90,36 @@ Test(flamegraph, lines)
 }
 
 /* Too deep, or a total past 2^53: refused, and nothing changes. */
+/* A frame with thousands of callees (found through its index): every
+ * line in shuffled order lands on its own callee, and so do lines added
+ * after an SVG sorted them. */
+Test(flamegraph, wide_frame)
+{
+	enum { N = 3000 };
+	struct dp_flame *f = dp_flame_new();
+	const struct dp_flame_node *main_;
+	char line[64];
+
+	free(svg_of(f, 0));	/* an empty graph draws */
+	for (unsigned round = 0; round < 2; round++) {
+		for (unsigned i = 0; i < N; i++) {
+			/* 7 is prime to N: each name once a round */
+			snprintf(line, sizeof(line), "main;leaf%u %u",
+				 (i * 7) % N, round + 1);
+			cr_assert_eq(dp_flame_add_line(f, line), 0);
+		}
+		if (!round)
+			free(svg_of(f, 0));	/* sorts, drops the index */
+	}
+	cr_assert_eq(f->root.nkids, 1);
+	main_ = &f->root.kids[0];
+	cr_assert_eq(main_->nkids, N);
+	for (size_t i = 0; i < main_->nkids; i++)
+		cr_expect_eq(main_->kids[i].count, 3, "%s", main_->kids[i].name);
+	cr_expect_eq(dp_flame_total(f), 3ull * N);
+	dp_flame_free(f);
+}
+
 Test(flamegraph, limits)
 {
 	struct dp_flame *f = dp_flame_new();
