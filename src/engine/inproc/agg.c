@@ -37,6 +37,7 @@ struct agg_table {
 	struct dp_agg_spec spec;	/* with slot 0's offset */
 	struct shadow *sh[DP_AGG_SLOTS];	/* 2 << bits each, or NULL */
 	uint64_t drops[DP_AGG_SLOTS];
+	uint64_t unread[DP_AGG_SLOTS];	/* hits counted as dropped */
 };
 
 int inproc_agg_init(struct dp_inproc *t)
@@ -146,7 +147,29 @@ static uint64_t delta(uint64_t now, uint64_t *seen)
 	return d;
 }
 
-/* Slot @k's table of @x, or NULL if no hit ever reached it. */
+/*
+ * The hits of a slot's table that no shadow can follow (it could not be
+ * allocated) are dropped, as the kernel counts an entry its full table
+ * could not take: what they went up by since the last look.
+ */
+static void count_unread(struct dp_inproc *t, struct agg_table *x,
+			 unsigned k, const struct dp_agg_hdr *h)
+{
+	const struct dp_sink *sink = &t->o.sink;
+	const struct dp_agg_entry *e = (const void *)(h + 1);
+	uint64_t n = (uint64_t)2 << x->spec.bits, hits = 0, d;
+
+	for (uint64_t i = 0; i < n; i++)
+		if (__atomic_load_n(&e[i].tag, __ATOMIC_ACQUIRE) >> 63)
+			hits += __atomic_load_n(&e[i].hits, __ATOMIC_RELAXED);
+	d = delta(hits, &x->unread[k]);
+	if (d)
+		sink->agg(sink->priv, x->req->cookie[x->idx], NULL, d, NULL,
+			  NULL);
+}
+
+/* Slot @k's table of @x, or NULL if no hit ever reached it (or none can
+ * be read: see count_unread()). */
 static const struct dp_agg_hdr *slot_table(struct dp_inproc *t,
 					   struct agg_table *x, unsigned k)
 {
@@ -158,7 +181,7 @@ static const struct dp_agg_hdr *slot_table(struct dp_inproc *t,
 		return NULL;
 	if (!x->sh[k])
 		x->sh[k] = calloc((size_t)2 << x->spec.bits, sizeof(*x->sh[k]));
-	return x->sh[k] ? h : NULL;
+	return h;
 }
 
 static void drain_slot(struct dp_inproc *t, struct agg_table *x, unsigned k)
@@ -175,6 +198,10 @@ static void drain_slot(struct dp_inproc *t, struct agg_table *x, unsigned k)
 	d = delta(__atomic_load_n(&h->drops, __ATOMIC_RELAXED), &x->drops[k]);
 	if (d)
 		sink->agg(sink->priv, cookie, NULL, d, NULL, NULL);
+	if (!x->sh[k]) {
+		count_unread(t, x, k, h);
+		return;
+	}
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t key[DP_AGG_MAX_KEYS], val[DP_AGG_MAX_VALS] = { 0 };
 		char comm[sizeof(e[i].comm) + 1];
