@@ -138,6 +138,7 @@ struct inproc_agg {
 	uint64_t size;
 	struct agg_table *tab;
 	unsigned ntab;
+	unsigned passes;		/* the tree's, for inproc_agg_reap() */
 };
 
 struct dp_inproc {

@@ -332,10 +332,8 @@ static void pass_end(struct ip_proc *p, bool final)
 		return;
 	}
 	/* rings of threads that exited: every 64 passes (it reads /proc) */
-	if (!(p->pass % 64)) {
+	if (!(p->pass % 64))
 		dp_ring_reader_reap(p->rd);
-		inproc_agg_reap(p->tree);
-	}
 	dp_ring_reader_reclaim(p->rd);
 }
 
@@ -393,6 +391,10 @@ void reader_drain(struct dp_inproc *t, struct ip_proc *only, bool final)
 	for (struct ip_proc *q = t->procs; q; q = q->next)
 		if (q->rd && (!only || q == only))
 			pass_end(q, final);
+	/* the tables' slots of threads that exited, once for the tree (its
+	 * images share them): every 64 passes, as it reads /proc */
+	if (!final && !(++t->agg.passes % 64))
+		inproc_agg_reap(t);
 	if (n && !p && t->o.sink.idle)
 		t->o.sink.idle(t->o.sink.priv);
 }
