@@ -23,6 +23,7 @@ static const struct {
 	{ "available_filter_functions", F_AVAILABLE_FUNCS },
 	{ "available_tracers", F_AVAILABLE_TRACERS },
 	{ "buffer_size_kb", F_BUFFER_SIZE },
+	{ "buffer_subbuf_size_kb", F_SUBBUF_SIZE },
 	{ "current_tracer", F_CURRENT_TRACER },
 	{ "dynamic_events", F_DYNAMIC_EVENTS },
 	{ "error_log", F_ERROR_LOG },
@@ -56,13 +57,14 @@ static const struct {
 };
 
 /* The ring buffer's page and entry headers (ring_buffer.c's
- * ring_buffer_print_page_header() and _entry_header() on x86-64 with
- * 4 KiB sub-buffers): what tools size the kernel's records by. */
+ * ring_buffer_print_page_header() and _entry_header() on x86-64; the
+ * data's size is the sub-buffer's, less its header): what tools size
+ * the kernel's records by. */
 static const char header_page_text[] =
 	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
 	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+	"\tfield: char data;\toffset:16;\tsize:%u;\tsigned:1;\n";
 
 static const char header_event_text[] =
 	"# compressed entry header\n"
@@ -599,7 +601,14 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		fputs("[local]\n", out);
 		break;
 	case F_HEADER_PAGE:
-		fputs(header_page_text, out);
+		pthread_mutex_lock(&fs->buf_lock);
+		fprintf(out, header_page_text, (unsigned)dp_fs_subbuf_data(fs));
+		pthread_mutex_unlock(&fs->buf_lock);
+		break;
+	case F_SUBBUF_SIZE:
+		pthread_mutex_lock(&fs->buf_lock);
+		fprintf(out, "%u\n", (DP_FS_PAGE_SIZE << fs->subbuf_order) >> 10);
+		pthread_mutex_unlock(&fs->buf_lock);
 		break;
 	case F_HEADER_EVENT:
 		fputs(header_event_text, out);
@@ -1307,6 +1316,27 @@ static int write_snapshot(struct dp_fs *fs, const char *buf, size_t len)
 
 /* ---- writing ---------------------------------------------------------------- */
 
+/*
+ * buffer_subbuf_size_kb, as the kernel's buffer_subbuf_size_write(): the
+ * KiB rounded up to a power of two of pages, 1 to 128 of them (0 is
+ * EINVAL too).  What it changes here is the largest entry, so how a
+ * trace_marker write is cut (marker.c), and header_page.
+ */
+static int write_subbuf_size(struct dp_fs *fs, uint64_t kb)
+{
+	uint64_t pages = (kb * 1024 + DP_FS_PAGE_SIZE - 1) / DP_FS_PAGE_SIZE;
+	unsigned order = 0;
+
+	if (!pages || pages > (1u << DP_FS_SUBBUF_ORDER_MAX))
+		return -EINVAL;
+	while ((1ull << order) < pages)
+		order++;
+	pthread_mutex_lock(&fs->buf_lock);
+	fs->subbuf_order = order;
+	pthread_mutex_unlock(&fs->buf_lock);
+	return 0;
+}
+
 static int write_number(struct dp_fs *fs, enum dp_fs_kind kind,
 			const char *buf, size_t len)
 {
@@ -1325,6 +1355,8 @@ static int write_number(struct dp_fs *fs, enum dp_fs_kind kind,
 		pthread_mutex_unlock(&fs->buf_lock);
 		return 0;
 	}
+	if (kind == F_SUBBUF_SIZE)
+		return write_subbuf_size(fs, v);
 	if (!v || v > (1ULL << 22))	/* at most 4 GiB of text */
 		return -EINVAL;
 	dp_fs_buf_set_limit(fs, (size_t)v << 10);
@@ -1363,6 +1395,7 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 		break;
 	case F_TRACING_ON:
 	case F_BUFFER_SIZE:
+	case F_SUBBUF_SIZE:
 		ret = write_number(fs, p->kind, buf, len);
 		break;
 	case F_CURRENT_TRACER:

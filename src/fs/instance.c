@@ -48,7 +48,8 @@ struct dp_fs_plain {
 bool dp_fs_inst_root_file(const struct dp_fs *fs, const char *name)
 {
 	static const char *const names[] = {
-		"available_tracers", "buffer_size_kb", "current_tracer",
+		"available_tracers", "buffer_size_kb", "buffer_subbuf_size_kb",
+		"current_tracer",
 		"error_log", "set_event", "snapshot", "trace", "trace_clock",
 		"trace_marker", "trace_marker_raw", "trace_pipe", "tracing_on",
 	};

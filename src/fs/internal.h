@@ -34,6 +34,15 @@ struct dp_proc;
 
 #define DP_FS_LOG_MAX		8	/* error_log entries, as the kernel */
 #define DP_FS_DEFAULT_KB	1408	/* buffer_size_kb of a fresh tracefs */
+/* The kernel's ring buffer sub-buffers: 4 KiB pages, 1 to 128 of them
+ * (buffer_subbuf_size_kb); a sub-buffer's header takes 16 bytes, and
+ * the largest entry is what is left less two words. */
+#define DP_FS_PAGE_SIZE		4096
+#define DP_FS_SUBBUF_ORDER_MAX	7
+#define DP_FS_SUBBUF_HDR	16
+#define dp_fs_subbuf_data(fs)	((DP_FS_PAGE_SIZE << (fs)->subbuf_order) - \
+				 DP_FS_SUBBUF_HDR)
+#define dp_fs_max_entry(fs)	(dp_fs_subbuf_data(fs) - 8)
 
 /* One rendered `trace` line in the buffer. */
 struct dp_fs_line {
@@ -108,6 +117,7 @@ struct dp_fs {
 	bool snap_alloc;
 	unsigned snap_refs;
 	size_t limit;			/* buffer_size_kb * 1024 */
+	unsigned subbuf_order;		/* buffer_subbuf_size_kb: 4 KiB << it */
 	bool tracing_on;
 	struct dp_fs_count *counts;
 	size_t ncounts;
@@ -347,7 +357,7 @@ enum dp_fs_kind {
 	F_FTRACE_DIR,				/* events/ftrace/ */
 	F_OPTIONS_DIR, F_OPT_STACKTRACE,	/* options/ */
 	F_INSTANCES_DIR,			/* instances/ */
-	F_TRACE_CLOCK, F_HEADER_PAGE, F_HEADER_EVENT,
+	F_TRACE_CLOCK, F_HEADER_PAGE, F_HEADER_EVENT, F_SUBBUF_SIZE,
 };
 
 struct dp_fs_path {

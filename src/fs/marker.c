@@ -24,11 +24,12 @@
 
 #define MARKER_ID		5	/* the kernel's TRACE_PRINT */
 #define PRINT_FIXED		20	/* header, ip, the __data_loc word */
-/* The most one entry holds: ring_buffer_max_event_size() of a 4 KiB
- * sub-buffer (4080 data bytes less two words), less the print entry's
- * header, ip, '\0' and a possible '\n'.  A longer write is cut there
- * and its rest written again, into the next entry, as the kernel's. */
-#define MARKER_ENTRY_MAX	(4072 - 18)
+/* What one entry holds of a write: ring_buffer_max_event_size() (the
+ * sub-buffer's data less two words: 4072 bytes for 4 KiB) less the
+ * print entry's header, ip, '\0' and a possible '\n'.  A longer write
+ * is cut there and its rest written again, into the next entry, as the
+ * kernel's. */
+#define MARKER_META		18
 
 static struct dp_field print_fields[] = {
 	{ .name = "ip", .type = "unsigned long", .fclass = DP_FC_NUM,
@@ -102,11 +103,23 @@ static void writer(struct dp_rec_meta *meta, char *comm, size_t size)
 	meta->comm = comm[0] ? comm : NULL;
 }
 
+/* ring_buffer_max_event_size() of @fs's buffer. */
+static size_t marker_max(struct dp_fs *fs)
+{
+	size_t max;
+
+	pthread_mutex_lock(&fs->buf_lock);
+	max = dp_fs_max_entry(fs);
+	pthread_mutex_unlock(&fs->buf_lock);
+	return max;
+}
+
 int dp_fs_marker_write(struct dp_fs *fs, const char *buf, size_t len)
 {
 	char comm[DP_TASK_COMM_LEN + 1];
 	struct dp_rec_meta meta;
-	size_t cnt = len > MARKER_ENTRY_MAX ? MARKER_ENTRY_MAX : len;
+	size_t max = marker_max(fs) - MARKER_META;
+	size_t cnt = len > max ? max : len;
 	size_t rlen = PRINT_FIXED + cnt + 1;
 	uint8_t *rec = calloc(1, rlen);
 	char *line = NULL;
@@ -160,7 +173,6 @@ int dp_fs_marker_write(struct dp_fs *fs, const char *buf, size_t len)
  */
 #define RAW_HEAD	12	/* struct trace_entry, the id */
 #define RAW_MIN		13	/* FAULT_SIZE_ID: "<faulted>" and an id */
-#define RAW_MAX		4064	/* what one ring-buffer page holds */
 
 int dp_fs_marker_raw_write(struct dp_fs *fs, const char *buf, size_t len)
 {
@@ -176,7 +188,8 @@ int dp_fs_marker_raw_write(struct dp_fs *fs, const char *buf, size_t len)
 	if (len < sizeof(id))
 		return -EINVAL;
 	size = RAW_HEAD + (len < RAW_MIN ? RAW_MIN : len);
-	if (size > RAW_MAX)
+	/* as the kernel's: more than the largest entry is EINVAL */
+	if (size > marker_max(fs))
 		return -EINVAL;
 	pthread_mutex_lock(&fs->buf_lock);
 	on = fs->tracing_on;

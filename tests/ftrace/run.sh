@@ -146,9 +146,6 @@ not_yet() {
 			"options/event-fork (events by pid)" ;;
 	*/snapshot1.tc)
 		echo "tracing_cpumask (events by CPU)" ;;
-	*/ringbuffer_subbuf_size.tc)
-		echo "buffer_subbuf_size_kb (the ring buffer's sub-buffer" \
-			"size)" ;;
 	*) return 1 ;;
 	esac
 }

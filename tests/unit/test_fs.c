@@ -489,6 +489,34 @@ Test(fs, snapshot_and_marker)
 	cr_expect_eq(dp_fs_lookup(&fs, "/events/ftrace/print/enable", &p), -ENOENT);
 }
 
+/* buffer_subbuf_size_kb: rounded up as the kernel's, 4 to 512 KiB; the
+ * largest entry follows it (header_page, where a marker write is cut) */
+Test(fs, subbuf_size_sets_the_largest_entry)
+{
+	struct dp_fs_path r = path("/trace_marker");
+	char *big = malloc(9000), *s;
+
+	cr_assert_not_null(big);
+	memset(big, 'x', 9000);
+	expect("/buffer_subbuf_size_kb", "4\n");
+	s = rd("/events/header_page");
+	cr_expect(strstr(s, "\tfield: char data;\toffset:16;\tsize:4080;"), "%s", s);
+	free(s);
+	cr_expect_eq(dp_fs_write_file(&fs, &r, big, 9000), 4054);
+	cr_assert_eq(wr("/buffer_subbuf_size_kb", "5\n"), 0);
+	expect("/buffer_subbuf_size_kb", "8\n");
+	s = rd("/events/header_page");
+	cr_expect(strstr(s, "\tsize:8176;"), "%s", s);
+	free(s);
+	cr_expect_eq(dp_fs_write_file(&fs, &r, big, 9000), 8192 - 24 - 18);
+	cr_expect_eq(wr("/buffer_subbuf_size_kb", "0\n"), -EINVAL);
+	cr_expect_eq(wr("/buffer_subbuf_size_kb", "513\n"), -EINVAL);
+	cr_assert_eq(wr("/buffer_subbuf_size_kb", "512\n"), 0);
+	expect("/buffer_subbuf_size_kb", "512\n");
+	cr_expect_eq(dp_fs_write_file(&fs, &r, big, 9000), 9000);
+	free(big);
+}
+
 Test(fs, deleting_an_enabled_event_clears_the_buffer)
 {
 	cr_assert_eq(wr("/kprobe_events", "p:a do_sys_open\np:b vfs_read\n"), 0);
