@@ -38,13 +38,14 @@ static void ring_clear(struct dp_fs_ring *r)
 	r->written = 0;
 }
 
-void dp_fs_ring_add_locked(struct dp_fs *fs, int which, const char *text,
-			   size_t len)
+void dp_fs_ring_add_locked(struct dp_fs *fs, int which, int cpu,
+			   const char *text, size_t len)
 {
 	struct dp_fs_ring *r = &fs->ring[which];
 	struct dp_fs_line *l;
 
-	if (!len || !(l = malloc(sizeof(*l) + len)))
+	if (!len || !dp_fs_cpu_traced(fs, cpu) ||
+	    !(l = malloc(sizeof(*l) + len)))
 		return;
 	l->next = NULL;
 	l->len = len;
@@ -65,13 +66,13 @@ void dp_fs_ring_add_locked(struct dp_fs *fs, int which, const char *text,
 
 /* A line of an event without triggers: in the buffer if tracing is on
  * (the triggered ones go through trigger.c). */
-void dp_fs_buf_add(struct dp_fs *fs, unsigned id, const char *text,
+void dp_fs_buf_add(struct dp_fs *fs, unsigned id, int cpu, const char *text,
 		   size_t len)
 {
 	(void)id;
 	pthread_mutex_lock(&fs->buf_lock);
 	if (fs->tracing_on)
-		dp_fs_ring_add_locked(fs, fs->live, text, len);
+		dp_fs_ring_add_locked(fs, fs->live, cpu, text, len);
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
@@ -273,7 +274,7 @@ int dp_fs_snapshot_take(struct dp_fs *fs)
 		dp_trace_context(f, &meta);
 		fprintf(f, "tracing_snapshot_instance_cond: %s", msg[i]);
 		if (!fclose(f))
-			dp_fs_ring_add_locked(fs, fs->live, s, n);
+			dp_fs_ring_add_locked(fs, fs->live, meta.cpu, s, n);
 		free(s);
 	}
 	fs->tracing_on = false;
@@ -310,7 +311,7 @@ void dp_fs_buf_stack_locked(struct dp_fs *fs, const struct dp_rec_meta *meta,
 			fprintf(f, " => 0x%" PRIx64 "\n", ips[i]);
 	}
 	if (!fclose(f))
-		dp_fs_ring_add_locked(fs, fs->live, s, len);
+		dp_fs_ring_add_locked(fs, fs->live, meta->cpu, s, len);
 	free(s);
 }
 

@@ -37,6 +37,7 @@ static const struct {
 	{ "trace_marker", F_TRACE_MARKER },
 	{ "trace_marker_raw", F_TRACE_MARKER_RAW },
 	{ "trace_pipe", F_TRACE_PIPE },
+	{ "tracing_cpumask", F_CPUMASK },
 	{ "tracing_on", F_TRACING_ON },
 	{ "uprobe_events", F_UPROBE_EVENTS },
 	{ "uprobe_profile", F_UPROBE_PROFILE },
@@ -603,6 +604,11 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 	case F_HEADER_PAGE:
 		pthread_mutex_lock(&fs->buf_lock);
 		fprintf(out, header_page_text, (unsigned)dp_fs_subbuf_data(fs));
+		pthread_mutex_unlock(&fs->buf_lock);
+		break;
+	case F_CPUMASK:
+		pthread_mutex_lock(&fs->buf_lock);
+		dp_fs_cpumask_print(out, fs->cpumask, fs->cpumask_bits);
 		pthread_mutex_unlock(&fs->buf_lock);
 		break;
 	case F_SUBBUF_SIZE:
@@ -1316,6 +1322,19 @@ static int write_snapshot(struct dp_fs *fs, const char *buf, size_t len)
 
 /* ---- writing ---------------------------------------------------------------- */
 
+static int write_cpumask(struct dp_fs *fs, const char *buf, size_t len)
+{
+	uint64_t mask[DP_FS_CPUMASK_WORDS];
+	int ret = dp_fs_cpumask_parse(buf, len, mask, fs->cpumask_bits);
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&fs->buf_lock);
+	memcpy(fs->cpumask, mask, sizeof(mask));
+	pthread_mutex_unlock(&fs->buf_lock);
+	return 0;
+}
+
 /*
  * buffer_subbuf_size_kb, as the kernel's buffer_subbuf_size_write(): the
  * KiB rounded up to a power of two of pages, 1 to 128 of them (0 is
@@ -1400,6 +1419,9 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 		break;
 	case F_CURRENT_TRACER:
 		ret = write_name(buf, len, "nop");
+		break;
+	case F_CPUMASK:
+		ret = write_cpumask(fs, buf, len);
 		break;
 	case F_TRACE_CLOCK: {
 		size_t skip = 0;

@@ -46,6 +46,7 @@ struct synth_state {
 struct pending {
 	struct pending *next;
 	unsigned id;
+	int cpu;
 	size_t len;
 	char text[];
 };
@@ -89,6 +90,7 @@ static void queue_line(struct dp_fs_hctx *c, const struct dp_event *ev,
 	}
 	p->next = NULL;
 	p->id = ev->id;
+	p->cpu = meta->cpu;
 	p->len = n;
 	memcpy(p->text, text, n);
 	free(text);
@@ -465,7 +467,7 @@ void dp_fs_hist_add(struct dp_fs *fs, unsigned id, const void *rec,
 	/* the synthetic events' lines, as their session child would */
 	for (; p; p = next) {
 		next = p->next;
-		dp_fs_buf_add(fs, p->id, p->text, p->len);
+		dp_fs_buf_add(fs, p->id, p->cpu, p->text, p->len);
 		free(p);
 	}
 }

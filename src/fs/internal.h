@@ -34,6 +34,7 @@ struct dp_proc;
 
 #define DP_FS_LOG_MAX		8	/* error_log entries, as the kernel */
 #define DP_FS_DEFAULT_KB	1408	/* buffer_size_kb of a fresh tracefs */
+#define DP_FS_CPUMASK_WORDS	16	/* tracing_cpumask: 1024 CPUs at most */
 /* The kernel's ring buffer sub-buffers: 4 KiB pages, 1 to 128 of them
  * (buffer_subbuf_size_kb); a sub-buffer's header takes 16 bytes, and
  * the largest entry is what is left less two words. */
@@ -117,6 +118,8 @@ struct dp_fs {
 	bool snap_alloc;
 	unsigned snap_refs;
 	size_t limit;			/* buffer_size_kb * 1024 */
+	uint64_t cpumask[DP_FS_CPUMASK_WORDS];	/* tracing_cpumask */
+	unsigned cpumask_bits;		/* the CPUs it has: nr_cpu_ids */
 	unsigned subbuf_order;		/* buffer_subbuf_size_kb: 4 KiB << it */
 	bool tracing_on;
 	struct dp_fs_count *counts;
@@ -180,11 +183,12 @@ void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o);
 void dp_fs_fini(struct dp_fs *fs);
 
 /* buffer.c: the trace buffers and the error log */
-void dp_fs_buf_add(struct dp_fs *fs, unsigned id, const char *text,
+void dp_fs_buf_add(struct dp_fs *fs, unsigned id, int cpu, const char *text,
 		   size_t len);
-/* A line into ring[@which] (buf_lock held), tracing on or not. */
-void dp_fs_ring_add_locked(struct dp_fs *fs, int which, const char *text,
-			   size_t len);
+/* A line of a hit on @cpu (-1: not known) into ring[@which] (buf_lock
+ * held), tracing on or not: not if tracing_cpumask leaves @cpu out. */
+void dp_fs_ring_add_locked(struct dp_fs *fs, int which, int cpu,
+			   const char *text, size_t len);
 void dp_fs_buf_clear(struct dp_fs *fs);		/* the main buffer */
 void dp_fs_buf_fini(struct dp_fs *fs);		/* both */
 void dp_fs_buf_set_limit(struct dp_fs *fs, size_t bytes);
@@ -221,6 +225,20 @@ void dp_fs_buf_stack_locked(struct dp_fs *fs, const struct dp_rec_meta *meta,
 			    const struct dp_symbolizer *sym);
 /* Metadata for an entry made now by @comm (this process's pid). */
 void dp_fs_now_meta(struct dp_rec_meta *meta, const char *comm);
+
+/* cpumask.c: tracing_cpumask */
+/* The CPUs the kernel's cpumasks have (nr_cpu_ids), 1024 at most. */
+unsigned dp_fs_possible_cpus(void);
+/* Every one of @nbits CPUs. */
+void dp_fs_cpumask_all(uint64_t *mask, unsigned nbits);
+/* A write to tracing_cpumask: 0, -EINVAL or -EOVERFLOW (bitmap_parse()). */
+int dp_fs_cpumask_parse(const char *buf, size_t len, uint64_t *mask,
+			unsigned nbits);
+/* The mask as the kernel's "%*pb\n". */
+void dp_fs_cpumask_print(FILE *out, const uint64_t *mask, unsigned nbits);
+/* Does @fs record the lines of @cpu (buf_lock held)?  A negative @cpu
+ * (not known) is recorded. */
+bool dp_fs_cpu_traced(const struct dp_fs *fs, int cpu);
 
 /* trigger.c: trigger commands other than hist (event/trigger.h), the
  * events' soft mode, and the records of the events in it */
@@ -358,6 +376,7 @@ enum dp_fs_kind {
 	F_OPTIONS_DIR, F_OPT_STACKTRACE,	/* options/ */
 	F_INSTANCES_DIR,			/* instances/ */
 	F_TRACE_CLOCK, F_HEADER_PAGE, F_HEADER_EVENT, F_SUBBUF_SIZE,
+	F_CPUMASK,
 };
 
 struct dp_fs_path {

@@ -213,7 +213,7 @@ int dp_fs_marker_raw_write(struct dp_fs *fs, const char *buf, size_t len)
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&fs->buf_lock);
-	dp_fs_ring_add_locked(fs, fs->live, line, n);
+	dp_fs_ring_add_locked(fs, fs->live, meta.cpu, line, n);
 	pthread_mutex_unlock(&fs->buf_lock);
 	free(line);
 	return (int)len;

@@ -69,7 +69,7 @@ struct frame {
 	uint32_t type;
 	uint32_t len;		/* payload bytes after the header */
 	uint32_t id;		/* FR_LINE: event id */
-	uint32_t pad;
+	int32_t cpu;		/* FR_LINE: the hit's CPU (-1: not known) */
 };
 
 #define FRAME_MAX	(1u << 20)
@@ -113,10 +113,11 @@ static void on_usr2(int sig)
 		dp_engine_request_profile(g_tracer);
 }
 
-static int send_frame(int fd, uint32_t type, uint32_t id, const void *data,
-		      size_t len)
+static int send_frame_cpu(int fd, uint32_t type, uint32_t id, int32_t cpu,
+			  const void *data, size_t len)
 {
-	struct frame h = { .type = type, .len = (uint32_t)len, .id = id };
+	struct frame h = { .type = type, .len = (uint32_t)len, .id = id,
+			   .cpu = cpu };
 	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)data, len } };
 	int n = 2;
 
@@ -140,6 +141,12 @@ static int send_frame(int fd, uint32_t type, uint32_t id, const void *data,
 	return 0;
 }
 
+static int send_frame(int fd, uint32_t type, uint32_t id, const void *data,
+		      size_t len)
+{
+	return send_frame_cpu(fd, type, id, -1, data, len);
+}
+
 static void child_emit(void *priv, const struct dp_event *ev, const void *rec,
 		       size_t len, const struct dp_rec_meta *meta,
 		       const struct dp_symbolizer *sym)
@@ -150,7 +157,7 @@ static void child_emit(void *priv, const struct dp_event *ev, const void *rec,
 	rewind(c->mem);
 	if (dp_trace_line(c->mem, ev, rec, len, meta, &o) || fflush(c->mem))
 		return;
-	send_frame(c->fd, FR_LINE, ev->id, c->buf, c->size);
+	send_frame_cpu(c->fd, FR_LINE, ev->id, meta->cpu, c->buf, c->size);
 }
 
 /* Every record of a triggered event, raw, for the hist triggers. */
@@ -746,7 +753,7 @@ static void *reader_main(void *arg)
 
 	while (!read_frame(lane->child_fd, &h, &data)) {
 		if (h.type == FR_LINE)
-			dp_fs_buf_add(fs, h.id, data, h.len);
+			dp_fs_buf_add(fs, h.id, h.cpu, data, h.len);
 		else if (h.type == FR_PROFILE)
 			store_counts(lane, data, h.len);
 		else if (h.type == FR_ACK)

@@ -67,6 +67,8 @@ void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 	fs->o = o;
 	fs->ncpus = get_nprocs();
 	fs->limit = (size_t)DP_FS_DEFAULT_KB << 10;
+	fs->cpumask_bits = dp_fs_possible_cpus();
+	dp_fs_cpumask_all(fs->cpumask, fs->cpumask_bits);
 	fs->tracing_on = true;
 	for (int i = 0; i < 2; i++)
 		fs->lanes[i] = (struct dp_fs_lane){ .fs = fs, .which = i,

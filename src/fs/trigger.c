@@ -507,7 +507,7 @@ static void add_line(struct dp_fs *fs, int which, const struct dp_event *ev,
 		free(s);
 		return;
 	}
-	dp_fs_ring_add_locked(fs, which, s, n);
+	dp_fs_ring_add_locked(fs, which, meta->cpu, s, n);
 	free(s);
 }
 
@@ -584,7 +584,7 @@ int dp_fs_trigger_marker(struct dp_fs *fs, const void *rec, size_t len,
 	if (e)
 		tt = dp_trigger_set_call(&e->set, fs->marker, rec, len, meta,
 					 &ops, &r);
-	dp_fs_ring_add_locked(fs, where, line, linelen);
+	dp_fs_ring_add_locked(fs, where, meta->cpu, line, linelen);
 	if (tt)
 		dp_trigger_set_post_call(&e->set, tt, &ops, &r);
 	pthread_mutex_unlock(&fs->buf_lock);

@@ -144,8 +144,6 @@ not_yet() {
 	*/event-pid.tc | */event-no-pid.tc)
 		echo "set_event_pid, set_event_notrace_pid and" \
 			"options/event-fork (events by pid)" ;;
-	*/snapshot1.tc)
-		echo "tracing_cpumask (events by CPU)" ;;
 	*) return 1 ;;
 	esac
 }

@@ -291,8 +291,8 @@ Test(fs, buffer)
 {
 	char buf[64];
 
-	dp_fs_buf_add(&fs, 1000, "one\n", 4);
-	dp_fs_buf_add(&fs, 1000, "two\n", 4);
+	dp_fs_buf_add(&fs, 1000, -1, "one\n", 4);
+	dp_fs_buf_add(&fs, 1000, -1, "two\n", 4);
 	cr_expect_eq(LIVE.entries, 2);
 	/* trace_pipe takes whole lines and consumes them */
 	cr_expect_eq(dp_fs_buf_consume(&fs, buf, 6, NULL, NULL), 4);
@@ -305,14 +305,14 @@ Test(fs, buffer)
 	cr_expect_eq(memcmp(buf, "o\n", 2), 0);
 	/* the oldest go when it is full */
 	dp_fs_buf_set_limit(&fs, 8);
-	dp_fs_buf_add(&fs, 1000, "aaa\n", 4);
-	dp_fs_buf_add(&fs, 1000, "bbb\n", 4);
-	dp_fs_buf_add(&fs, 1000, "ccc\n", 4);
+	dp_fs_buf_add(&fs, 1000, -1, "aaa\n", 4);
+	dp_fs_buf_add(&fs, 1000, -1, "bbb\n", 4);
+	dp_fs_buf_add(&fs, 1000, -1, "ccc\n", 4);
 	cr_expect_eq(LIVE.entries, 2);
 	cr_expect_str_eq(LIVE.head->text[0] == 'b' ? "b" : "?", "b");
 	/* tracing_on 0: nothing recorded */
 	cr_assert_eq(wr("/tracing_on", "0\n"), 0);
-	dp_fs_buf_add(&fs, 1000, "ddd\n", 4);
+	dp_fs_buf_add(&fs, 1000, -1, "ddd\n", 4);
 	cr_expect_eq(LIVE.entries, 2);
 	expect("/tracing_on", "0\n");
 	cr_assert_eq(wr("/tracing_on", "1\n"), 0);
@@ -517,12 +517,62 @@ Test(fs, subbuf_size_sets_the_largest_entry)
 	free(big);
 }
 
+/* tracing_cpumask: the kernel's bitmap_parse() and "%*pb" */
+Test(fs, cpumask_parse_and_print)
+{
+	uint64_t m[DP_FS_CPUMASK_WORDS];
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	cr_expect_eq(dp_fs_cpumask_parse("3\n", 2, m, 2), 0);
+	cr_expect_eq(m[0], 3);
+	cr_expect_eq(dp_fs_cpumask_parse("7", 1, m, 2), -EOVERFLOW);
+	cr_expect_eq(dp_fs_cpumask_parse("", 0, m, 2), 0);
+	cr_expect_eq(m[0], 0);
+	cr_expect_eq(dp_fs_cpumask_parse("x", 1, m, 2), -EINVAL);
+	cr_expect_eq(dp_fs_cpumask_parse("1,0", 3, m, 2), -EOVERFLOW);
+	cr_expect_eq(dp_fs_cpumask_parse("f,0000000f", 10, m, 36), 0);
+	cr_expect_eq(m[0], 0xf0000000full);
+	cr_expect_eq(dp_fs_cpumask_parse("100000000", 9, m, 64), -EOVERFLOW);
+	cr_expect_eq(dp_fs_cpumask_parse(" 5 , 1 ", 7, m, 64), 0);
+	cr_expect_eq(m[0], 0x500000001ull);
+	f = open_memstream(&buf, &n);
+	m[0] = 3;
+	dp_fs_cpumask_print(f, m, 2);
+	m[0] = 0xf0000000full;
+	dp_fs_cpumask_print(f, m, 36);
+	m[0] = 1;
+	dp_fs_cpumask_print(f, m, 64);
+	fclose(f);
+	cr_expect_str_eq(buf, "3\nf,0000000f\n00000000,00000001\n");
+	free(buf);
+}
+
+/* a line of a CPU tracing_cpumask leaves out is not recorded */
+Test(fs, cpumask_leaves_lines_out)
+{
+	char *all = rd("/tracing_cpumask"), *none;
+
+	cr_assert_eq(wr("/tracing_cpumask", "0\n"), 0);
+	none = rd("/tracing_cpumask");
+	cr_expect_eq(strspn(none, "0,"), strlen(none) - 1, "%s", none);
+	free(none);
+	dp_fs_buf_add(&fs, 1000, 0, "cpu0\n", 5);
+	dp_fs_buf_add(&fs, 1000, -1, "mine\n", 5);
+	cr_expect_eq(LIVE.entries, 1);
+	cr_assert_eq(wr("/tracing_cpumask", all), 0);
+	dp_fs_buf_add(&fs, 1000, 0, "cpu0\n", 5);
+	cr_expect_eq(LIVE.entries, 2);
+	free(all);
+}
+
 Test(fs, deleting_an_enabled_event_clears_the_buffer)
 {
 	cr_assert_eq(wr("/kprobe_events", "p:a do_sys_open\np:b vfs_read\n"), 0);
 	cr_assert_eq(wr("/events/kprobes/a/enable", "1\n"), 0);
 	cr_assert_eq(wr("/events/kprobes/a/enable", "0\n"), 0);
-	dp_fs_buf_add(&fs, 1001, "line\n", 5);
+	dp_fs_buf_add(&fs, 1001, -1, "line\n", 5);
 	cr_expect_eq(wr("/kprobe_events", "-:b\n"), 0);
 	cr_expect_eq(LIVE.entries, 1);	/* b was never enabled */
 	cr_expect_eq(wr("/kprobe_events", "-:a\n"), 0);
