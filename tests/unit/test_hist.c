@@ -513,7 +513,7 @@ static void env_fire(void *priv, const struct dp_event *ev, const void *rec,
 	(void)m;
 	fired++;
 	cr_assert_eq(dp_rec_check(ev, rec, len), 0);
-	dp_synth_print(f, ev, rec, len);
+	dp_synth_print(f, ev, rec, len, NULL);
 	fclose(f);
 }
 

@@ -140,12 +140,12 @@ Test(synth, fired_record_and_its_fields)
 	cr_assert_eq(dp_registry_synth(&reg, "s:lat pid_t pid; u64 lat; "
 				       "int delta; u8 small", true, NULL), 0);
 	ev = dp_registry_find(&reg, "synthetic", "lat");
-	rec = dp_synth_record(ev, vals, NULL, 4, &meta, &len);
+	rec = dp_synth_record(ev, vals, NULL, NULL, 4, &meta, &len);
 	cr_assert_not_null(rec);
 	cr_assert_eq(len, ev->fixed_size);
 	cr_assert_eq(dp_rec_check(ev, rec, len), 0);
 	f = fmemopen(buf, sizeof(buf), "w");
-	dp_synth_print(f, ev, rec, len);
+	dp_synth_print(f, ev, rec, len, NULL);
 	fclose(f);
 	cr_assert_str_eq(buf, "pid=77 lat=1234 delta=-5 small=250");
 	free(rec);
@@ -168,12 +168,12 @@ Test(synth, fired_record_strings)
 	cr_assert_eq(dp_registry_synth(&reg, "s:st char name[]; u32 n; "
 				       "char c[4]", true, NULL), 0);
 	ev = dp_registry_find(&reg, "synthetic", "st");
-	rec = dp_synth_record(ev, vals, strs, 3, NULL, &len);
+	rec = dp_synth_record(ev, vals, strs, NULL, 3, NULL, &len);
 	cr_assert_not_null(rec);
 	cr_assert_eq(len, ev->fixed_size + strlen(strs[0]) + 1);
 	cr_assert_eq(dp_rec_check(ev, rec, len), 0);
 	f = fmemopen(buf, sizeof(buf), "w");
-	dp_synth_print(f, ev, rec, len);
+	dp_synth_print(f, ev, rec, len, NULL);
 	fclose(f);
 	cr_assert_str_eq(buf, "name=a long name n=9 c=tru");
 	free(rec);
