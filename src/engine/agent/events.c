@@ -230,20 +230,26 @@ static inline uint32_t stack_room(const struct ev_probe *p)
 /*
  * The user stack at a tracepoint: from the function that fired it, as
  * the kernel's stacks of its tracepoints start (the tracepoint's own
- * frames skipped).  on_tracepoint() passes in %bp the frame pointer of
- * its caller, the tracepoint's __dp_tp_call_NAME(), whose frame holds
- * the return into that function and the frame pointer to walk on from
- * (a program built without frame pointers gives a wrong or short
- * stack, as anywhere).
+ * frames skipped).  on_tracepoint() passes its own frame in %bp: the
+ * frame pointer of its caller, the tracepoint's __dp_tp_call_NAME(),
+ * and the return into it.  That caller's frame holds the return into
+ * the function that fired the tracepoint and the frame pointer to walk
+ * on from.  A program built without frame pointers gives a wrong or
+ * short stack, as anywhere; at least the return into
+ * __dp_tp_call_NAME(), when its frame pointer is none.
  */
 static unsigned tp_stack(const struct dp_hit_ctx *ctx, uint64_t *out)
 {
 	struct pt_regs r = *(const struct pt_regs *)(const void *)ctx->regs;
-	uint64_t fp = r.bp, f[2];
+	const uint64_t *own = (const uint64_t *)(uintptr_t)r.bp;
+	uint64_t fp = own[0], f[2];
 
-	if ((fp & 7) || fp <= r.sp || fp - r.sp > TP_FRAME_SPAN ||
-	    dp_probe_read(f, (const void *)(uintptr_t)fp, sizeof(f)) || !f[1])
-		return 0;
+	if ((fp & 7) || fp <= r.bp || fp - r.bp > TP_FRAME_SPAN ||
+	    dp_probe_read(f, (const void *)(uintptr_t)fp, sizeof(f)) ||
+	    !f[1]) {
+		out[0] = own[1];
+		return 1;
+	}
 	r.bp = f[0];
 	return dp_user_stack(&r, dp_kretprobe_real_ret(f[1], fp + 8), 0,
 			     false, out, DP_STACK_MAX);
@@ -595,10 +601,10 @@ static void on_tracepoint(void *data, uint64_t a1, uint64_t a2, uint64_t a3,
 	regs.r9 = a6;
 	regs.sp = (uintptr_t)stack;
 	regs.ip = s->addr;
-	/* the frame pointer our caller (__dp_tp_call_NAME) had, saved by
-	 * our prologue (built with frame pointers): where a stack is
-	 * walked from (tp_stack()) */
-	regs.bp = *(const uint64_t *)__builtin_frame_address(0);
+	/* our frame (built with frame pointers): our caller's frame
+	 * pointer and the return into it, where a stack is walked from
+	 * (tp_stack()) */
+	regs.bp = (uintptr_t)__builtin_frame_address(0);
 	regs.ax = regs.bx = regs.orig_ax = 0;
 	regs.r10 = regs.r11 = regs.r12 = regs.r13 = regs.r14 = regs.r15 = 0;
 	regs.flags = regs.fs_base = regs.gs_base = 0;
