@@ -37,7 +37,9 @@
  *
  * Fields.  Every argument is one field, in the prototype's order, named
  * as the argument: tp_field(type, arg) an integer (a pointer argument may
- * be recorded as an integer of its size), tp_string(arg) a pointer to a
+ * be recorded as an integer of its size), tp_pid(arg) a process or thread
+ * id (an int or pid_t argument, a field the `format` file calls pid_t as
+ * the kernel's sched events do), tp_string(arg) a pointer to a
  * NUL-terminated string, tp_array(type, arg, count) a pointer to count
  * (1 to DP_TP_MAX_ARRAY) integers of that type.  Arguments are integers or pointers, 1 to
  * DP_TP_MAX_ARGS of them; the compiler checks that TP_FIELDS names the
@@ -138,6 +140,12 @@ extern "C" {
 #define DP_TP_MAX_ARRAY		64
 
 enum dp_tp_field_kind { DP_TPF_INT = 1, DP_TPF_STRING = 2, DP_TPF_ARRAY = 3 };
+/* The C type an INT field's `format` line names: by default s32, u64...
+ * from its size and sign; DP_TPT_PID_T "pid_t", as the kernel's own
+ * tracepoints declare their pids (hist triggers match synthetic event
+ * fields by that name).  A reader that knows no such value keeps the
+ * default. */
+enum dp_tp_field_type { DP_TPT_DEFAULT = 0, DP_TPT_PID_T = 1 };
 
 struct dp_tp_field {			/* 40 bytes */
 	char name[DP_TP_FIELD_NAME_LEN];	/* the argument's name */
@@ -145,7 +153,7 @@ struct dp_tp_field {			/* 40 bytes */
 	uint8_t size;			/* INT: sizeof the integer (1, 2, 4, 8);
 					 * ARRAY: sizeof one element; STRING: 1 */
 	uint8_t is_signed;		/* integer / element signedness */
-	uint8_t reserved;
+	uint8_t type;			/* INT: enum dp_tp_field_type */
 	uint16_t count;			/* ARRAY: number of elements; else 0 */
 	uint16_t reserved2;
 };
@@ -298,6 +306,7 @@ void __dp_jump_table_unregister(const struct dp_jump_entry *start);
 #define TP_ARGS(...) __VA_ARGS__
 #define TP_FIELDS(...) __VA_ARGS__
 #define tp_field(type, arg) (__dp_int, type, arg, 0)
+#define tp_pid(arg) (__dp_pid, int, arg, 0)
 #define tp_string(arg) (__dp_string, char, arg, 0)
 #define tp_array(type, arg, count) (__dp_array, type, arg, count)
 
@@ -309,6 +318,9 @@ void __dp_jump_table_unregister(const struct dp_jump_entry *start);
 #define __DP_DESC___dp_int(t_, a_, n_)					\
 	{ .name = #a_, .kind = DP_TPF_INT, .size = sizeof(t_),		\
 	  .is_signed = __DP_SIGNED(t_) },
+#define __DP_DESC___dp_pid(t_, a_, n_)					\
+	{ .name = #a_, .kind = DP_TPF_INT, .size = sizeof(t_),		\
+	  .is_signed = 1, .type = DP_TPT_PID_T },
 #define __DP_DESC___dp_string(t_, a_, n_)				\
 	{ .name = #a_, .kind = DP_TPF_STRING, .size = 1 },
 #define __DP_DESC___dp_array(t_, a_, n_)				\
@@ -347,6 +359,11 @@ void __dp_jump_table_unregister(const struct dp_jump_entry *start);
 	_Static_assert(sizeof(type) == sizeof(arg),			\
 		       "tp_field(" #type ", " #arg "): the argument has "	\
 		       "another size");
+#define __DP_CHECK___dp_pid(type, arg, count)				\
+	_Static_assert(__DP_IS_INT(arg) && sizeof(arg) == 4 &&		\
+		       __DP_SIGNED(__typeof__(arg)),			\
+		       "tp_pid(" #arg "): not a 4-byte signed integer "	\
+		       "(pid_t)");
 #define __DP_CHECK___dp_string(type, arg, count)			\
 	_Static_assert(__DP_IS_PTR(arg) &&				\
 		       __DP_IS_CHAR(__typeof__(*(arg))),		\

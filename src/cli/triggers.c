@@ -44,7 +44,8 @@ static int add_one(struct dp_cli_triggers *t, struct dp_event *ev,
 	t->v[t->n].ev = ev;
 	t->v[t->n++].hist = h;
 	ev->triggered = true;	/* the sink's trigger hook sees its records */
-	/* a common_stacktrace key: its records carry the user stack */
+	/* a common_stacktrace key or variable: its records carry the user
+	 * stack */
 	if (dp_hist_wants_stacks(h))
 		ev->stack = true;
 	return 0;
@@ -65,7 +66,7 @@ static void fire(void *priv, const struct dp_event *ev, const void *rec,
 	struct dp_cli_triggers *t = priv;
 
 	if (ev->triggered)
-		dp_cli_triggers_add(t, ev, rec, len, meta, NULL);
+		dp_cli_triggers_add(t, ev, rec, len, meta, t->sym);
 	if (!ev->enabled || ev->soft)
 		return;
 	if (ev->filter && !dp_filter_match(ev->filter, ev, rec, len, meta)) {
@@ -76,7 +77,7 @@ static void fire(void *priv, const struct dp_event *ev, const void *rec,
 	if (t->stats)
 		t->stats->events++;
 	if (t->emit)
-		t->emit(t->emit_priv, ev, rec, len, meta, NULL);
+		t->emit(t->emit_priv, ev, rec, len, meta, t->sym);
 }
 
 int dp_cli_triggers_setup(struct dp_cli_triggers *t, struct dp_registry *reg,
@@ -116,9 +117,13 @@ void dp_cli_triggers_add(struct dp_cli_triggers *t, const struct dp_event *ev,
 			 const struct dp_rec_meta *meta,
 			 const struct dp_symbolizer *sym)
 {
+	const struct dp_symbolizer *was = t->sym;
+
+	t->sym = sym;
 	for (unsigned i = 0; i < t->n; i++)
 		if (t->v[i].ev == ev)
 			dp_hist_add(t->v[i].hist, rec, len, meta, sym);
+	t->sym = was;
 }
 
 /* @ev's triggers as one request, if they all can be kept in processes. */

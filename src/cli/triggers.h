@@ -26,6 +26,9 @@ struct dp_cli_triggers {
 		     const struct dp_symbolizer *sym);
 	void *emit_priv;
 	struct dp_stats *stats;
+	/* the symbols of the record being added: a synthetic event it
+	 * makes names its stack fields' frames with them */
+	const struct dp_symbolizer *sym;
 };
 
 /* Every --trigger, in order (a variable is there for the triggers after

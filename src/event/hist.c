@@ -32,6 +32,7 @@
 #define DIV_SHIFT	20	/* HIST_DIV_SHIFT */
 #define FIRE_DEPTH	8	/* synthetic events firing synthetic events */
 #define STACK_DEPTH	16	/* HIST_STACKTRACE_DEPTH */
+#define STACK_SLOT	(1 + STACK_DEPTH)	/* a stack variable: count, frames */
 
 enum {
 	HF_HEX		= 1 << 0,
@@ -50,7 +51,7 @@ enum {
 };
 
 /* An expression node: what a variable, a value or a key computes. */
-enum xop { X_FIELD, X_TS, X_CPU, X_CONST, X_REF,
+enum xop { X_FIELD, X_TS, X_CPU, X_CONST, X_REF, X_STACK,
 	   X_PLUS, X_MINUS, X_MULT, X_DIV, X_NEG };
 
 struct hexpr {
@@ -84,6 +85,12 @@ struct hvar {
 	char name[DP_MAX_EVENT_NAME_LEN];
 	struct hexpr *x;
 	bool alias;			/* NAME=$OTHER */
+	/* a stack (common_stacktrace, or $ another one): its value is the
+	 * address of the entry's stack slot @slot (stack_slot()), where
+	 * the frames are copied as the kernel keeps them: their count,
+	 * then the frames, 0 after the last */
+	bool stack;
+	unsigned slot;
 };
 
 /* A reference to a variable, of this trigger (self) or another. */
@@ -137,8 +144,9 @@ struct htable {
 	struct entry *slots;
 	size_t nslots, used;
 	uint64_t hits, drops;
-	/* ext layout: varset word, vars, tracks, saves; then save strings */
-	unsigned nvars, ntrack, nsave;
+	/* ext layout: varset word, vars, tracks, saves; then save strings,
+	 * then the stack variables' slots (STACK_SLOT words each) */
+	unsigned nvars, ntrack, nsave, nstack;
 };
 
 struct dp_hist {
@@ -278,8 +286,19 @@ static bool field_is_string(const struct dp_field *f)
 		strstr(f->type, "char"));
 }
 
+/* common_stacktrace, or its old name stacktrace (or STACKTRACE) where
+ * the event has no field of that name (parse_field()). */
+static bool is_stack_name(const struct dp_event *ev, const char *name)
+{
+	if (!strcmp(name, "common_stacktrace"))
+		return true;
+	return (!strcmp(name, "stacktrace") || !strcmp(name, "STACKTRACE")) &&
+	       !dp_event_field(ev, name);
+}
+
 /* A field with its modifier, as the kernel's parse_field(): an event
- * field, common_timestamp, common_cpu (hitcount is the caller's). */
+ * field, common_timestamp, common_cpu, common_stacktrace in a variable
+ * (hitcount is the caller's). */
 static struct hexpr *parse_field_x(struct parse *ps, const char *spec,
 				   bool key, bool var, int *ret)
 {
@@ -303,7 +322,18 @@ static struct hexpr *parse_field_x(struct parse *ps, const char *spec,
 		}
 	}
 	*ret = -ENOMEM;
-	if (!strcmp(buf, "common_timestamp")) {
+	if (var && !mod && is_stack_name(ps->h->ev, buf)) {
+		/* the record's user stack, as a variable's value */
+		if (!(x = xnew(X_STACK)))
+			goto out;
+		flags |= HF_STACK;
+		x->type = "unsigned long[]";
+		x->size = STACK_DEPTH * 8;
+		free(buf);
+		buf = strdup("common_stacktrace");
+		if (!buf)
+			goto out;
+	} else if (!strcmp(buf, "common_timestamp")) {
 		if (!(x = xnew(X_TS)))
 			goto out;
 		flags |= HF_TS;
@@ -473,7 +503,7 @@ static struct hexpr *ref_x(struct dp_hist *h, int ref)
 	x->ref = (unsigned)ref;
 	x->name = strdup(r->name);
 	if (vx) {
-		x->flags = vx->flags & (HF_TS | HF_USECS);
+		x->flags = vx->flags & (HF_TS | HF_USECS | HF_STACK);
 		x->type = vx->type;
 		x->size = vx->size;
 		x->is_signed = vx->is_signed;
@@ -674,7 +704,8 @@ static struct hexpr *parse_unary(struct parse *ps, char *str, bool key,
 	a = parse_expr(ps, str, key, var, nsub, ret);
 	if (!a)
 		return NULL;
-	if (a->op == X_FIELD && field_is_string(a->f)) {
+	if ((a->op == X_FIELD && field_is_string(a->f)) ||
+	    (a->flags & HF_STACK)) {
 		*ret = fail(ps, "String type can not be an operand in "
 			    "expression", str);
 		xfree(a);
@@ -768,7 +799,8 @@ static struct hexpr *parse_expr(struct parse *ps, char *str, bool key,
 	a = parse_expr(ps, str, false, false, nsub, ret);
 	if (!a)
 		return NULL;
-	if (a->op == X_FIELD && field_is_string(a->f)) {
+	if ((a->op == X_FIELD && field_is_string(a->f)) ||
+	    (a->flags & HF_STACK)) {
 		*ret = fail(ps, "String type can not be an operand in "
 			    "expression", str);
 		xfree(a);
@@ -779,7 +811,8 @@ static struct hexpr *parse_expr(struct parse *ps, char *str, bool key,
 		xfree(a);
 		return NULL;
 	}
-	if (b->op == X_FIELD && field_is_string(b->f)) {
+	if ((b->op == X_FIELD && field_is_string(b->f)) ||
+	    (b->flags & HF_STACK)) {
 		*ret = fail(ps, "String type can not be an operand in "
 			    "expression", rhs);
 		goto free_ab;
@@ -880,6 +913,8 @@ static uint64_t xeval(const struct dp_hist *h, const struct hexpr *x,
 		break;
 	case X_CONST:
 		return x->constant;
+	case X_STACK:
+		return 0;	/* no number: set_stack_var() copies it */
 	case X_REF:
 		return refv ? refv[x->ref] : 0;
 	case X_NEG:
@@ -956,7 +991,7 @@ static int parse_hfield(struct parse *ps, const char *spec, bool key,
 			    "supported", spec);
 	}
 	if (!key && (x->flags & (HF_BUCKET | HF_LOG2 | HF_SYM | HF_SYM_OFFSET |
-				 HF_SYSCALL))) {
+				 HF_SYSCALL | HF_STACK))) {
 		xfree(x);
 		return fail(ps, "Invalid field modifier", spec);
 	}
@@ -1078,6 +1113,9 @@ static int make_vars(struct parse *ps)
 		if (!v->x)
 			return ret;
 		v->alias = v->x->op == X_REF;
+		v->stack = (v->x->flags & HF_STACK) != 0;
+		for (unsigned k = 0; v->stack && k < h->nvars; k++)
+			v->slot += h->vars[k].stack;
 		if (v->x->op == X_FIELD && field_is_string(v->x->f))
 			/* string variables are not here yet */
 			ret = fail(ps, "Not supported by dprobe yet (string "
@@ -1277,8 +1315,11 @@ static bool synth_field_ok(const struct dp_synth_field *sf,
 	if (str && strstr(x->type, "char[") && sf->is_string &&
 	    sf->is_dynamic)
 		return true;
-	/* stacks, and strings where numbers go: not these */
-	if (sf->is_stack || str != sf->is_string)
+	/* a stack field takes a stack, and a stack goes nowhere else */
+	if (sf->is_stack || (x->flags & HF_STACK))
+		return sf->is_stack && (x->flags & HF_STACK);
+	/* strings where numbers go: not these */
+	if (str != sf->is_string)
 		return false;
 	if (x->type && !strcmp(x->type, sf->type))
 		return true;
@@ -1615,6 +1656,8 @@ static struct htable *table_new(const struct dp_hist *h)
 	t->nslots = (size_t)2 << h->bits;
 	t->slots = calloc(t->nslots, sizeof(*t->slots));
 	t->nvars = h->nvars;
+	for (unsigned i = 0; i < h->nvars; i++)
+		t->nstack += h->vars[i].stack;
 	for (unsigned i = 0; i < h->nacts; i++)
 		t->ntrack += h->acts[i].handler != H_ONMATCH;
 	t->nsave = h->nsaves;
@@ -1714,8 +1757,13 @@ int dp_hist_new_in(const struct dp_hist_env *env, const struct dp_event *ev,
 	if (!ret) {
 		filter = strstr(body, " if ");
 		if (filter) {
-			*filter = '\0';
-			filter += 4;
+			/* the trigger ends at its first blank, where the
+			 * kernel finds the filter (trigger_separate_filter()) */
+			while (filter > body && (filter[-1] == ' ' ||
+						 filter[-1] == '\t'))
+				filter--;
+			*filter++ = '\0';
+			filter += strspn(filter, " \t") + 3;
 		}
 		ret = parse(&ps, h, body + (body[4] ? 5 : 4), filter);
 	}
@@ -1859,6 +1907,10 @@ bool dp_hist_wants_stacks(const struct dp_hist *h)
 	for (unsigned k = 0; k < h->nkeys; k++)
 		if (h->keys[k].flags & HF_STACK)
 			return true;
+	/* a stack variable's own, not one referring to another */
+	for (unsigned i = 0; i < h->nvars; i++)
+		if (h->vars[i].x && h->vars[i].x->op == X_STACK)
+			return true;
 	return false;
 }
 
@@ -1979,9 +2031,52 @@ static char *sym_text(const struct dp_symbolizer *sym, uint64_t addr,
 
 static size_t ext_words(const struct htable *t)
 {
-	/* the set-variables word, the values, then the saved strings */
+	/* the set-variables word, the values, the saved strings, then
+	 * the stack variables' frames */
 	return 1 + t->nvars + t->ntrack + t->nsave +
-	       t->nsave * sizeof(char *) / sizeof(uint64_t);
+	       t->nsave * sizeof(char *) / sizeof(uint64_t) +
+	       (size_t)t->nstack * STACK_SLOT;
+}
+
+/* Stack slot @j of @e: its count of frames, then STACK_DEPTH words. */
+static uint64_t *stack_slot(const struct htable *t, const struct entry *e,
+			    unsigned j)
+{
+	return e->ext + ext_words(t) - (size_t)(t->nstack - j) * STACK_SLOT;
+}
+
+/*
+ * Stack variable @i of @e set: the record's user stack
+ * (common_stacktrace), or a copy of the frames of the variable it
+ * refers to, whose entry may go before this one does.  Its value is its
+ * slot's address, which references and trace() params hand on.
+ */
+static void set_stack_var(const struct dp_hist *h, struct entry *e,
+			  unsigned i, const struct dp_rec_meta *meta,
+			  const uint64_t *refv)
+{
+	const struct hvar *v = &h->vars[i];
+	uint64_t *slot = stack_slot(h->t, e, v->slot);
+	const uint64_t *src = NULL;
+	unsigned n = 0;
+
+	if (v->x->op == X_STACK) {
+		while (meta && meta->stack && n < meta->nstack &&
+		       n < STACK_DEPTH && meta->stack[n]) {
+			slot[1 + n] = meta->stack[n];
+			n++;
+		}
+	} else if (v->x->op == X_REF) {
+		src = (const uint64_t *)(uintptr_t)refv[v->x->ref];
+		while (src && n < src[0] && n < STACK_DEPTH) {
+			slot[1 + n] = src[1 + n];
+			n++;
+		}
+	}
+	slot[0] = n;
+	for (unsigned k = n; k < STACK_DEPTH; k++)
+		slot[1 + k] = 0;
+	e->ext[1 + i] = (uint64_t)(uintptr_t)slot;
 }
 
 /*
@@ -2146,6 +2241,7 @@ static void fire(struct dp_hist *h, const struct haction *a,
 	static __thread unsigned depth;
 	char (*str)[KEY_STR_MAX] = NULL;
 	const char *strs[MAX_PARAMS] = { NULL };
+	const uint64_t *stacks[MAX_PARAMS] = { NULL };
 	uint64_t v[MAX_PARAMS];
 	void *r;
 	size_t len;
@@ -2164,8 +2260,12 @@ static void fire(struct dp_hist *h, const struct haction *a,
 			continue;
 		}
 		v[i] = xeval(h, x, rec, meta, refv);
+		/* a stack variable's value: its frames' address */
+		if (x->flags & HF_STACK)
+			stacks[i] = (const uint64_t *)(uintptr_t)v[i];
 	}
-	r = dp_synth_record(a->synth, v, strs, a->nparams, meta, &len);
+	r = dp_synth_record(a->synth, v, strs, stacks, a->nparams, meta,
+			    &len);
 	free(str);
 	if (!r)
 		return;
@@ -2297,7 +2397,11 @@ void dp_hist_add(struct dp_hist *h, const void *rec, size_t len,
 			     hf->f ? field_num(hf->f, rec) : 1;
 	}
 	for (unsigned i = 0; e->ext && i < h->nvars; i++) {
-		e->ext[1 + i] = xeval(h, h->vars[i].x, rec, meta, refv);
+		if (h->vars[i].stack)
+			set_stack_var(h, e, i, meta, refv);
+		else
+			e->ext[1 + i] = xeval(h, h->vars[i].x, rec, meta,
+					      refv);
 		e->ext[0] |= 1ull << i;
 	}
 	if (h->nacts && resolve_refs(h, k, true, refv))

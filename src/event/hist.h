@@ -17,8 +17,10 @@
  * (hitcount, ascending), the error messages, and the text; variables
  * and expressions (common_timestamp, common_cpu), the onmatch(),
  * onmax() and onchange() actions (trace, save, snapshot), `name=`, and
- * common_stacktrace keys from the records' user stacks.  Not here yet:
- * stacks as variables and synthetic fields, string variables.
+ * common_stacktrace keys from the records' user stacks, and stack
+ * variables (common_stacktrace, or the older stacktrace) that trace()
+ * hands to synthetic events' 'unsigned long[]' fields.  Not here yet:
+ * string variables.
  *
  * Symbols and comms are taken when an entry is made (the process may be
  * gone when the histogram is read), as the kernel takes comms.
@@ -106,8 +108,8 @@ enum dp_hist_cmd { DP_HIST_ADD, DP_HIST_PAUSE, DP_HIST_CONT, DP_HIST_CLEAR };
 enum dp_hist_cmd dp_hist_command(const struct dp_hist *h);
 /* Whether a key is shown as a symbol (dp_hist_add() wants @sym). */
 bool dp_hist_wants_symbols(const struct dp_hist *h);
-/* Whether a key is the user stack (common_stacktrace): the event's
- * records must carry it (dp_event.stack, dp_rec_meta.stack). */
+/* Whether a key or a variable is the user stack (common_stacktrace): the
+ * event's records must carry it (dp_event.stack, dp_rec_meta.stack). */
 bool dp_hist_wants_stacks(const struct dp_hist *h);
 /* Whether @a and @b are the same trigger (keys, values, sort, filter):
  * what a second write of it, or its pause/cont/clear, is matched to. */

@@ -24,6 +24,8 @@ enum dp_field_class {
 	DP_FC_ARRAY,		/* count elements of elem_size */
 	DP_FC_STRING,		/* __data_loc char[] */
 	DP_FC_STRING_ARRAY,	/* count __data_loc words */
+	DP_FC_STACK,		/* __data_loc unsigned long[]: a synthetic
+				 * event's stack, its frame count first */
 };
 
 struct dp_field {

@@ -431,6 +431,9 @@ static int synth_fields(struct dp_event *ev)
 		if (sf->is_string && sf->is_dynamic) {
 			f->fclass = DP_FC_STRING;
 			f->elem_size = 4;
+		} else if (sf->is_stack) {
+			f->fclass = DP_FC_STACK;
+			f->elem_size = 8;
 		} else if (sf->is_string) {
 			f->fclass = DP_FC_ARRAY;
 			f->elem_size = 1;

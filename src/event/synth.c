@@ -17,8 +17,32 @@ static void store(uint8_t *p, uint64_t v, unsigned size)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* The words of a stack field's data: the count and the frames up to the
+ * first 0, DP_SYNTH_STACK_DEPTH at most (trace_stack()). */
+static size_t stack_words(const uint64_t *stack)
+{
+	size_t n = 0;
+
+	while (stack && n < DP_SYNTH_STACK_DEPTH && stack[n])
+		n++;
+	return n;
+}
+
+/* The bytes field @i's dynamic data take after the fixed part. */
+static size_t dyn_size(const struct dp_synth_field *sf, unsigned i,
+		       unsigned n, const char *const *strs,
+		       const uint64_t *const *stacks)
+{
+	if (sf->is_stack)
+		return 8 * stack_words(i < n && stacks ? stacks[i] : NULL);
+	/* a string with its NUL */
+	return (i < n && strs && strs[i] ?
+		strnlen(strs[i], DP_SYNTH_STR_MAX - 1) : 0) + 1;
+}
+
 void *dp_synth_record(const struct dp_event *ev, const uint64_t *vals,
-		      const char *const *strs, unsigned n,
+		      const char *const *strs,
+		      const uint64_t *const *stacks, unsigned n,
 		      const struct dp_rec_meta *meta, size_t *len)
 {
 	const struct dp_synth_def *d = ev->synth;
@@ -27,11 +51,9 @@ void *dp_synth_record(const struct dp_event *ev, const uint64_t *vals,
 
 	if (!d)
 		return NULL;
-	/* the dynamic strings after the fixed part, each with its NUL */
 	for (unsigned i = 0; i < d->nfields; i++)
 		if (d->fields[i].is_dynamic)
-			size += (i < n && strs && strs[i] ?
-				 strnlen(strs[i], DP_SYNTH_STR_MAX - 1) : 0) + 1;
+			size += dyn_size(&d->fields[i], i, n, strs, stacks);
 	r = calloc(1, size);
 	if (!r)
 		return NULL;
@@ -43,6 +65,17 @@ void *dp_synth_record(const struct dp_event *ev, const uint64_t *vals,
 		const struct dp_field *f = &ev->fields[i];
 		const char *s = i < n && strs ? strs[i] : NULL;
 
+		if (sf->is_stack) {
+			const uint64_t *st = i < n && stacks ? stacks[i] : NULL;
+			size_t l = 8 * stack_words(st);
+
+			for (size_t w = 0; w < l / 8; w++)
+				store(r + dyn + 8 * w, st[w], 8);
+			store(r + f->offset, dp_data_loc((unsigned)l,
+							 (unsigned)dyn), 4);
+			dyn += l;
+			continue;
+		}
 		if (sf->is_dynamic) {
 			size_t l = s ? strnlen(s, DP_SYNTH_STR_MAX - 1) : 0;
 
@@ -67,8 +100,38 @@ void *dp_synth_record(const struct dp_event *ev, const uint64_t *vals,
 	return r;
 }
 
+/* A frame as %pS prints it: name+0xoff/0xsize, else the address. */
+static void put_frame(FILE *out, uint64_t ip, const struct dp_symbolizer *sym)
+{
+	const char *name = NULL;
+	uint64_t off = 0, size = 0;
+
+	if (sym && sym->lookup &&
+	    !sym->lookup(sym->priv, ip, &name, &off, &size) && name)
+		fprintf(out, "=> %s+0x%llx/0x%llx\n", name,
+			(unsigned long long)off, (unsigned long long)size);
+	else
+		fprintf(out, "=> 0x%llx\n", (unsigned long long)ip);
+}
+
+/* "NAME=STACK:" and a line per frame, the count word skipped, with no
+ * separator after (print_synth_event()). */
+static void put_stack(FILE *out, const struct dp_synth_field *sf,
+		      const struct dp_field *f, const uint8_t *r, size_t len,
+		      const struct dp_symbolizer *sym)
+{
+	uint32_t loc = (uint32_t)dp_rec_load(r + f->offset, 4);
+	size_t off = dp_data_loc_off(loc), l = dp_data_loc_len(loc);
+
+	fprintf(out, "%s=STACK:\n", sf->name);
+	if (off > len || l > len - off)
+		return;
+	for (size_t j = 1; j < l / 8; j++)
+		put_frame(out, dp_rec_load(r + off + 8 * j, 8), sym);
+}
+
 void dp_synth_print(FILE *out, const struct dp_event *ev, const void *rec,
-		    size_t len)
+		    size_t len, const struct dp_symbolizer *sym)
 {
 	const struct dp_synth_def *d = ev->synth;
 	const uint8_t *r = rec;
@@ -80,6 +143,10 @@ void dp_synth_print(FILE *out, const struct dp_event *ev, const void *rec,
 		const char *fmt = dp_synth_field_fmt(sf->type);
 		uint64_t v;
 
+		if (sf->is_stack) {
+			put_stack(out, sf, f, r, len, sym);
+			continue;
+		}
 		if (sf->is_string) {
 			const char *s = "";
 			size_t sl = 0;

@@ -61,6 +61,16 @@ struct dp_fs_hctx {
 
 static void add_locked(struct dp_fs *fs, unsigned id, const void *rec,
 		       size_t len, const struct dp_rec_meta *meta);
+static const struct dp_symbolizer *symbolizer(struct dp_fs *fs);
+
+/* Whether @ev has a stack field, whose frames its line names. */
+static bool has_stack(const struct dp_event *ev)
+{
+	for (unsigned i = 0; ev->synth && i < ev->synth->nfields; i++)
+		if (ev->synth->fields[i].is_stack)
+			return true;
+	return false;
+}
 
 static struct dp_hist *each(void *priv, size_t i)
 {
@@ -80,6 +90,11 @@ static void queue_line(struct dp_fs_hctx *c, const struct dp_event *ev,
 	size_t n = 0;
 	FILE *f;
 
+	/* the frames are the served process's: named in its maps now,
+	 * while it is there (the kernel's %pS at read time names kernel
+	 * code, which does not go) */
+	if (has_stack(ev))
+		o.sym = symbolizer(c->fs);
 	f = open_memstream(&text, &n);
 	if (!f)
 		return;
@@ -423,7 +438,8 @@ void dp_fs_hist_read(struct dp_fs *fs, unsigned id, FILE *out)
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
-/* The served process's symbols, opened when a .sym key first needs them. */
+/* The served process's symbols, opened when a .sym key or a stack first
+ * needs them. */
 static const struct dp_symbolizer *symbolizer(struct dp_fs *fs)
 {
 	char why[256];

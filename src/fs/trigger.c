@@ -266,10 +266,11 @@ int dp_fs_trigger_truncate(struct dp_fs *fs, struct dp_event *ev)
 	size_t n = 0;
 	bool changed;
 	struct dp_fs_trig *e;
+	bool hist = dp_fs_hist_on(fs, ev->id);
 
 	if (ev != fs->marker && dp_fs_triggered(fs, ev->id))
 		dp_fs_update_profile(fs);
-	if (dp_fs_hist_on(fs, ev->id))
+	if (hist)
 		dp_fs_hist_remove_event(fs, ev->id);
 	pthread_mutex_lock(&fs->buf_lock);
 	e = find(fs, ev->id);
@@ -289,6 +290,10 @@ int dp_fs_trigger_truncate(struct dp_fs *fs, struct dp_event *ev)
 	changed = sync_soft(fs, ev);
 	for (size_t i = 0; i < n; i++)
 		changed |= sync_soft(fs, targets[i]);
+	/* the synthetic events its hist triggers generated may leave soft
+	 * mode (may be deleted) */
+	if (hist)
+		changed |= sync_synth(fs);
 	return changed ? rearm(fs, ev, n ? targets[0] : NULL) : 0;
 }
 

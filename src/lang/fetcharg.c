@@ -354,7 +354,8 @@ static int parse_type(struct arg_ctx *c, char *arg, char **type)
 			return fail(c, c->offset + offs, DP_ERR_NEED_STRING_TYPE,
 				    EINVAL);
 		dp_find_type("string", c->pc->kernel, &pa->type);
-	} else if (dp_find_type(t, c->pc->kernel, &pa->type)) {
+	} else if ((c->pc->tracepoint ? dp_find_tp_type : dp_find_type)(
+			   t, c->pc->kernel, &pa->type)) {
 		return fail(c, c->offset + offs, DP_ERR_BAD_TYPE, EINVAL);
 	}
 	pa->type.count = (uint16_t)count;

@@ -13,6 +13,7 @@ struct dp_parse_ctx {
 	bool is_return;
 	bool fentry;		/* at a function entry: $argN allowed */
 	bool fprobe;		/* f: and t: lines: no registers (BAD_VAR) */
+	bool tracepoint;	/* t: lines: the pid_t type too */
 	/* e: lines: $NAME is a field of the attached event (the kernel's
 	 * TPARG_FL_TEVENT), looked up here */
 	const struct dp_attach_lookup *tevent;

@@ -63,6 +63,10 @@ struct dp_type {
 	uint8_t size;		/* bytes per element in the fixed part */
 	uint8_t bf_width;	/* bitfield: W */
 	uint8_t bf_offset;	/* bitfield: O */
+	/* an application tracepoint's pid (tracepoint.h's tp_pid()): an
+	 * s32 the `format` file calls pid_t, as the kernel's sched
+	 * events do; written "pid_t" in t: lines only */
+	bool pid_t_name;
 	uint16_t count;		/* array elements; 0 for a scalar */
 };
 

@@ -354,6 +354,7 @@ static int parse_args(struct line_ctx *c, bool kernel, bool fentry)
 		.fentry = fentry, .line = c->line, .err = c->err,
 		.fprobe = def->fprobe || def->kind == DP_KIND_TRACEPOINT ||
 			  def->kind == DP_KIND_EPROBE,
+		.tracepoint = def->kind == DP_KIND_TRACEPOINT,
 	};
 	int n = (c->words ? c->words : c->a.argc) - 2, ret;
 

@@ -163,8 +163,10 @@ static int field_type(const struct synth_ctx *c, struct dp_synth_field *f,
 		f->type = strdup(buf);
 	}
 	f->size = (unsigned)size;
-	/* synth_field_signed(): the type as written, before __data_loc */
-	f->is_signed = buf[0] != 'u' && strcmp(buf, "gfp_t");
+	/* synth_field_signed() of the type the format shows: a dynamic
+	 * field's starts with __data_loc, signed whatever follows */
+	f->is_signed = f->type && f->type[0] != 'u' &&
+		       strcmp(f->type, "gfp_t");
 	return f->type ? 0 : -ENOMEM;
 }
 

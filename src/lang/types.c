@@ -63,6 +63,15 @@ int dp_find_type(const char *name, bool kernel_place, struct dp_type *t)
 	return -1;
 }
 
+int dp_find_tp_type(const char *name, bool kernel_place, struct dp_type *t)
+{
+	if (!name || strcmp(name, "pid_t"))
+		return dp_find_type(name, kernel_place, t);
+	dp_find_type("s32", kernel_place, t);
+	t->pid_t_name = true;
+	return 0;
+}
+
 static const char *int_prefix(enum dp_type_kind k)
 {
 	return k == DP_T_S ? "s" : k == DP_T_X ? "x" : "u";
@@ -73,7 +82,13 @@ void dp_type_name(const struct dp_type *t, char *buf, size_t len)
 	int n;
 
 	switch (t->kind) {
-	case DP_T_U: case DP_T_S: case DP_T_X:
+	case DP_T_S:
+		if (t->pid_t_name) {
+			n = snprintf(buf, len, "pid_t");
+			break;
+		}
+		__attribute__((fallthrough));
+	case DP_T_U: case DP_T_X:
 		n = snprintf(buf, len, "%s%u", int_prefix(t->kind), t->size * 8);
 		break;
 	case DP_T_BITFIELD:
@@ -100,7 +115,7 @@ static const char *format_elem(const struct dp_type *t)
 
 	switch (t->kind) {
 	case DP_T_S:
-		return s[t->size - 1];
+		return t->pid_t_name ? "pid_t" : s[t->size - 1];
 	case DP_T_STRING: case DP_T_USTRING: case DP_T_SYMSTR:
 		return "__data_loc char[]";
 	default:	/* u, x, char, bitfield containers, symbol */

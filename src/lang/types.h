@@ -10,5 +10,7 @@
 
 /* 0, or -1 if @name is no type (BAD_TYPE). */
 int dp_find_type(const char *name, bool kernel_place, struct dp_type *t);
+/* The same in a t: line, which also takes "pid_t" (an s32). */
+int dp_find_tp_type(const char *name, bool kernel_place, struct dp_type *t);
 
 #endif

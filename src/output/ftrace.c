@@ -310,7 +310,8 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 	if (ev->synth) {
 		/* a synthetic event: print_synth_event()'s fields */
 		fputc_unlocked(' ', out);
-		dp_synth_print(out, ev, rec, len);
+		dp_synth_print(out, ev, rec, len,
+			       opts ? opts->sym : NULL);
 		fputc_unlocked('\n', out);
 		funlockfile(out);
 		return 0;

@@ -50,6 +50,9 @@ static int get_arg(struct dp_tp_arg *a, const uint8_t *f)
 	a->kind = f[name_len];
 	a->size = f[name_len + 1];
 	a->is_signed = f[name_len + 2] != 0;
+	/* a type name this dprobe does not know keeps the default */
+	a->pid = a->kind == DP_TP_INT &&
+		 f[name_len + 3] == DP_TP_FILE_TYPE_PID_T;
 	a->count = load16(f + name_len + 4);
 	switch (a->kind) {
 	case DP_TP_STRING:
@@ -60,6 +63,8 @@ static int get_arg(struct dp_tp_arg *a, const uint8_t *f)
 		/* elements are integers */
 		__attribute__((fallthrough));
 	case DP_TP_INT:
+		if (a->pid && (a->size != 4 || !a->is_signed))
+			return -EINVAL;
 		return a->size == 1 || a->size == 2 || a->size == 4 ||
 		       a->size == 8 ? 0 : -EINVAL;
 	default:
@@ -150,6 +155,7 @@ bool dp_tp_same_fields(const struct dp_tp_desc *a, const struct dp_tp_desc *b)
 
 		if (strcmp(x->name, y->name) || x->kind != y->kind ||
 		    x->size != y->size || x->is_signed != y->is_signed ||
+		    x->pid != y->pid ||
 		    x->count != y->count)
 			return false;
 	}
@@ -184,7 +190,10 @@ char *dp_tp_default_args(const struct dp_tp_desc *tp)
 			break;
 		default:
 			fprintf(f, "$arg%u:", i + 1);
-			put_int_type(f, a);
+			if (a->pid && a->kind == DP_TP_INT)
+				fputs("pid_t", f);
+			else
+				put_int_type(f, a);
 			break;
 		}
 	}

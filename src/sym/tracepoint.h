@@ -29,7 +29,9 @@
 #define DP_TP_FILE_PROTO_LEN	256
 #define DP_TP_FILE_FIELDS_OFF	360
 #define DP_TP_FILE_FIELD_SIZE	40
-#define DP_TP_FILE_FIELD_NAME_KIND 32	/* a field: name[32], kind, size... */
+#define DP_TP_FILE_FIELD_NAME_KIND 32	/* a field: name[32], kind, size,
+					 * is_signed, type... */
+#define DP_TP_FILE_TYPE_PID_T	1	/* a field's type: pid_t */
 #define DP_TP_FILE_MAX_ARGS	8
 #define DP_TP_FILE_CONST_SIZE	(DP_TP_FILE_FIELDS_OFF + \
 				 DP_TP_FILE_MAX_ARGS * DP_TP_FILE_FIELD_SIZE)
@@ -41,6 +43,7 @@ struct dp_tp_arg {
 	enum dp_tp_kind kind;
 	unsigned size;		/* integer, or array element, bytes */
 	bool is_signed;
+	bool pid;		/* an INT declared tp_pid(): "pid_t" */
 	unsigned count;		/* array elements */
 };
 
@@ -73,7 +76,8 @@ bool dp_tp_same_fields(const struct dp_tp_desc *a, const struct dp_tp_desc *b);
 
 /*
  * The fetch arguments that record every field of @tp as its declared
- * type ("id=$arg1:s32 path=+0($arg2):string key=+0($arg3):u8[16]"), in
+ * type ("id=$arg1:s32 path=+0($arg2):string key=+0($arg3):u8[16]"; a
+ * tp_pid() field "pid=$arg4:pid_t"), in
  * a malloc'd string.
  */
 char *dp_tp_default_args(const struct dp_tp_desc *tp);

@@ -45,6 +45,7 @@ n=1
 cat >"$tmp/ok.c" <<'EOC'
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 enum color { RED };
 #define DP_CREATE_TRACE_POINTS
 #include <dprobe/tracepoint.h>
@@ -55,6 +56,8 @@ DP_TRACE_EVENT(grp, ev,
 	TP_FIELDS(tp_field(bool, b) tp_field(char, c) tp_field(enum color, e)
 		  tp_field(uint64_t, u) tp_field(uintptr_t, p) tp_string(s)
 		  tp_array(int16_t, w, 3) tp_field(unsigned long long, x)))
+DP_TRACE_EVENT(grp, pids, TP_PROTO(pid_t pid, int tid), TP_ARGS(pid, tid),
+	TP_FIELDS(tp_pid(pid) tp_pid(tid)))
 static void probe(void *data, bool b, char c, enum color e, uint64_t u,
 		  const void *p, char *s, const int16_t *w,
 		  unsigned long long x)
@@ -66,6 +69,7 @@ int use(void);
 int use(void)
 {
 	trace_ev(1, 'c', RED, 2, 0, "s", 0, 3);
+	trace_pids(1, 2);
 	return register_trace_ev(probe, 0) + trace_ev_enabled();
 }
 EOC
@@ -86,6 +90,10 @@ case_fails "a field named after no argument" "is not argument 1" \
 	"int a, long b" "a, b" "tp_field(int, a) tp_field(long, c)"
 case_fails "an integer field of another size" "the argument has another size" \
 	"int a" "a" "tp_field(long, a)"
+case_fails "a pid of another size" "not a 4-byte signed integer" \
+	"long a" "a" "tp_pid(a)"
+case_fails "an unsigned pid" "not a 4-byte signed integer" \
+	"unsigned a" "a" "tp_pid(a)"
 case_fails "a float argument" "not an integer or a pointer" \
 	"double d" "d" "tp_field(uint64_t, d)"
 case_fails "a struct argument" "not an integer or a pointer" \

@@ -1046,16 +1046,26 @@ has() {
 # The user stack in the mount: a common_stacktrace key (the event's
 # records carry it: do_sys_open's callers, one frame a line, "}" alone
 # before the hitcount), the stacktrace trigger's <stack trace> entry of
-# those frames, and onmax().snapshot() (the buffer swapped into the
-# snapshot, the hist file's details, a second one EBUSY).
+# those frames, onmax().snapshot() (the buffer swapped into the
+# snapshot, the hist file's details, a second one EBUSY), and a stack
+# variable traced into a synthetic 'unsigned long[]' field (its lines as
+# print_synth_event()'s; the synthetic event deleted once the trigger
+# that generated it is cleared by `>`).
 case_hist_stacks() {
 	R=$WORK/req
 	start_mount "$R" || return 1
 	w kprobe_events 'p:op do_sys_open dfd=%di:s32 path=+0(%si):string' || return 1
+	a kprobe_events 'r:opret do_sys_open ret=$retval:s32' || return 1
 	w events/kprobes/op/trigger 'hist:keys=common_stacktrace' || return 1
 	a events/kprobes/op/trigger 'hist:keys=common_pid:x=dfd:onmax($x).snapshot()' || return 1
 	expect_fail "Device or resource busy" a events/kprobes/op/trigger 'hist:keys=path:y=dfd:onchange($y).snapshot()' || return 1
 	a events/kprobes/op/trigger 'stacktrace' || return 1
+	# a stack variable into a synthetic 'unsigned long[]' field (the
+	# kernel's trigger-synthetic-event-stack test, on do_sys_open)
+	w synthetic_events 'opstk s32 ret; unsigned long[] stack' || return 1
+	a events/kprobes/op/trigger 'hist:keys=common_pid:st=common_stacktrace  if dfd < 0' || return 1
+	w events/kprobes/opret/trigger 'hist:keys=common_pid:s=$st:onmatch(kprobes.op).trace(opstk,ret,$s)' || return 1
+	w events/synthetic/opstk/enable 1 || return 1
 	w events/kprobes/op/enable 1 || return 1
 	w trace_marker 'before' || return 1
 	req "$R" "open /etc/passwd" && req "$R" "open /etc/hostname" || return 1
@@ -1073,10 +1083,18 @@ case_hist_stacks() {
 	has trace '^ => do_sys_open$' "stack entry" || return 1
 	has trace '^ => serve_open$' "caller in the stack entry" || return 1
 	has trace '^ => main$' "main in the stack entry" || return 1
+	# print_synth_event()'s stack: "=> %pS" a frame, after no space
+	has trace ' opstk: ret=[0-9]* stack=STACK:$' "stack field" || return 1
+	has trace '^=> do_sys_open+0x0/0x[0-9a-f]*$' "first frame of the field" || return 1
+	has trace '^=> main+0x[0-9a-f]*/0x[0-9a-f]*$' "main in the field" || return 1
+	w events/synthetic/opstk/enable 0 || return 1
+	w events/kprobes/opret/trigger '' || return 1
+	a synthetic_events '!opstk' || return 1
 	w events/kprobes/op/enable 0 || return 1
 	w events/kprobes/op/trigger '' || return 1
 	a events/kprobes/op/trigger '!stacktrace' || return 1
 	a kprobe_events '-:op' || return 1
+	a kprobe_events '-:opret' || return 1
 	quit_server "$R"
 	stop_mount
 }

@@ -130,17 +130,6 @@ kernel_only() {
 # as skipped with what it needs.
 not_yet() {
 	case $1 in
-	*/trigger-multi-actions-accept.tc)
-		echo "pid_t fields: dprobe's tracepoints (tracepoint.h)" \
-			"name an int field s32, and the kernel's" \
-			"check_synth_field() takes into the test's pid_t" \
-			"synthetic field only a pid_t or a signed field (a" \
-			"field variable is unsigned)" ;;
-	*/trigger-synthetic-event-stack.tc | \
-	*/trigger-synthetic-event-stack-legacy.tc)
-		echo "user stacks of tracepoint hits (the agent walks none" \
-			"there) as hist variables and synthetic" \
-			"'unsigned long[]' fields" ;;
 	*/event-pid.tc | */event-no-pid.tc)
 		echo "set_event_pid, set_event_notrace_pid and" \
 			"options/event-fork (events by pid)" ;;

@@ -64,7 +64,7 @@ DP_TRACE_EVENT(sched, sched_wakeup,
 	TP_PROTO(struct task_struct *p, const char *comm, int pid, int prio,
 		 int target_cpu),
 	TP_ARGS(p, comm, pid, prio, target_cpu),
-	TP_FIELDS(tp_field(unsigned long, p) tp_string(comm) tp_field(int, pid)
+	TP_FIELDS(tp_field(unsigned long, p) tp_string(comm) tp_pid(pid)
 		  tp_field(int, prio) tp_field(int, target_cpu)))
 
 /* the fields the histogram syntax-error test names */
@@ -82,8 +82,7 @@ DP_TRACE_EVENT(kmem, kmalloc,
 DP_TRACE_EVENT(sched, sched_process_exec,
 	TP_PROTO(const char *filename, int pid, int old_pid),
 	TP_ARGS(filename, pid, old_pid),
-	TP_FIELDS(tp_string(filename) tp_field(int, pid)
-		  tp_field(int, old_pid)))
+	TP_FIELDS(tp_string(filename) tp_pid(pid) tp_pid(old_pid)))
 
 /* The event the trigger tests put their triggers on, fired in the loop
  * as kernel_clone() is called (no process is made: the kernel's would
@@ -93,19 +92,20 @@ DP_TRACE_EVENT(sched, sched_process_fork,
 	TP_PROTO(const char *parent_comm, int parent_pid,
 		 const char *child_comm, int child_pid),
 	TP_ARGS(parent_comm, parent_pid, child_comm, child_pid),
-	TP_FIELDS(tp_string(parent_comm) tp_field(int, parent_pid)
-		  tp_string(child_comm) tp_field(int, child_pid)))
+	TP_FIELDS(tp_string(parent_comm) tp_pid(parent_pid)
+		  tp_string(child_comm) tp_pid(child_pid)))
 
-/* the kernel's fields (prev_state a long, as TASK_INTERRUPTIBLE 1) */
+/* the kernel's fields (prev_state a long, as TASK_INTERRUPTIBLE 1; the
+ * pids pid_t, as in all the sched events) */
 DP_TRACE_EVENT(sched, sched_switch,
 	TP_PROTO(const char *prev_comm, int prev_pid, int prev_prio,
 		 long prev_state, const char *next_comm, int next_pid,
 		 int next_prio),
 	TP_ARGS(prev_comm, prev_pid, prev_prio, prev_state, next_comm,
 		next_pid, next_prio),
-	TP_FIELDS(tp_string(prev_comm) tp_field(int, prev_pid)
+	TP_FIELDS(tp_string(prev_comm) tp_pid(prev_pid)
 		  tp_field(int, prev_prio) tp_field(long, prev_state)
-		  tp_string(next_comm) tp_field(int, next_pid)
+		  tp_string(next_comm) tp_pid(next_pid)
 		  tp_field(int, next_prio)))
 
 volatile long sink;

@@ -328,6 +328,37 @@ Test(event, tracepoint_format)
 	free(l);
 }
 
+/* tp_pid() fields: "pid_t" in t: lines (an s32 the format calls pid_t,
+ * as the kernel's sched events do), a bad type elsewhere */
+Test(event, tracepoint_pid_t)
+{
+	const struct dp_event *ev;
+	enum dp_err_code code;
+	char *buf = NULL, *l;
+	size_t len = 0;
+	int pos;
+	FILE *f;
+
+	cr_assert_eq(apply("t:app/wake app:wake pid=$arg1:pid_t "
+			   "prio=$arg2:s32", NULL, NULL), 0);
+	ev = dp_registry_find(&reg, "app", "wake");
+	cr_assert_not_null(ev);
+	f = open_memstream(&buf, &len);
+	dp_event_format(ev, f);
+	fclose(f);
+	cr_assert(strstr(buf, "\tfield:pid_t pid;\toffset:8;\tsize:4;"
+			 "\tsigned:1;\n\tfield:s32 prio;"), "%s", buf);
+	cr_assert(strstr(buf, "print fmt: \"pid=%d prio=%d\""), "%s", buf);
+	free(buf);
+	l = dp_probe_canonical(&ev->probes->def);
+	cr_assert_str_eq(l, "t:app/wake app:wake pid=$arg1:pid_t "
+			 "prio=$arg2:s32");
+	free(l);
+	cr_assert_eq(apply("p:k do_sys_open pid=%di:pid_t", &code, &pos),
+		     -EINVAL);
+	cr_assert_eq(code, DP_ERR_BAD_TYPE);
+}
+
 Test(event, tracepoint_names)
 {
 	enum dp_err_code code;

@@ -140,12 +140,12 @@ Test(synth, fired_record_and_its_fields)
 	cr_assert_eq(dp_registry_synth(&reg, "s:lat pid_t pid; u64 lat; "
 				       "int delta; u8 small", true, NULL), 0);
 	ev = dp_registry_find(&reg, "synthetic", "lat");
-	rec = dp_synth_record(ev, vals, NULL, 4, &meta, &len);
+	rec = dp_synth_record(ev, vals, NULL, NULL, 4, &meta, &len);
 	cr_assert_not_null(rec);
 	cr_assert_eq(len, ev->fixed_size);
 	cr_assert_eq(dp_rec_check(ev, rec, len), 0);
 	f = fmemopen(buf, sizeof(buf), "w");
-	dp_synth_print(f, ev, rec, len);
+	dp_synth_print(f, ev, rec, len, NULL);
 	fclose(f);
 	cr_assert_str_eq(buf, "pid=77 lat=1234 delta=-5 small=250");
 	free(rec);
@@ -168,14 +168,81 @@ Test(synth, fired_record_strings)
 	cr_assert_eq(dp_registry_synth(&reg, "s:st char name[]; u32 n; "
 				       "char c[4]", true, NULL), 0);
 	ev = dp_registry_find(&reg, "synthetic", "st");
-	rec = dp_synth_record(ev, vals, strs, 3, NULL, &len);
+	rec = dp_synth_record(ev, vals, strs, NULL, 3, NULL, &len);
 	cr_assert_not_null(rec);
 	cr_assert_eq(len, ev->fixed_size + strlen(strs[0]) + 1);
 	cr_assert_eq(dp_rec_check(ev, rec, len), 0);
 	f = fmemopen(buf, sizeof(buf), "w");
-	dp_synth_print(f, ev, rec, len);
+	dp_synth_print(f, ev, rec, len, NULL);
 	fclose(f);
 	cr_assert_str_eq(buf, "name=a long name n=9 c=tru");
+	free(rec);
+	dp_registry_free(&reg);
+}
+
+static int lookup_work(void *priv, uint64_t addr, const char **sym,
+		       uint64_t *off, uint64_t *size)
+{
+	(void)priv;
+	if (addr < 0x1000 || addr >= 0x1100)
+		return -1;
+	*sym = "work";
+	*off = addr - 0x1000;
+	*size = 0x100;
+	return 0;
+}
+
+/*
+ * A stack field ('unsigned long[]'), as the kernel's
+ * trigger-synthetic-event-stack test makes one: its format line (a
+ * __data_loc, signed as synth_field_signed() finds the type with it),
+ * its data the frame count then the frames (trace_stack(): 16 words at
+ * most), printed "stack=STACK:" then "=> %pS" a frame, with no
+ * separator after it (print_synth_event()).
+ */
+Test(synth, fired_record_stack)
+{
+	uint64_t frames[1 + 20] = { 2, 0x1010, 0x2000 }, vals[] = { 7, 0, 3 };
+	const uint64_t *stacks[] = { NULL, frames, NULL };
+	struct dp_symbolizer sym = { lookup_work, NULL };
+	const struct dp_event *ev;
+	struct dp_registry reg;
+	char buf[1024] = "", *fmt;
+	size_t len = 0;
+	void *rec;
+	FILE *f;
+
+	dp_registry_init(&reg);
+	cr_assert_eq(dp_registry_synth(&reg, "s:wake_lat pid_t pid; "
+				       "unsigned long[] stack; u64 delta;",
+				       true, NULL), 0);
+	ev = dp_registry_find(&reg, "synthetic", "wake_lat");
+	fmt = format_of(ev);
+	cr_assert(strstr(fmt, "\tfield:__data_loc unsigned long[] stack;"
+			 "\toffset:16;\tsize:8;\tsigned:1;\n"), "%s", fmt);
+	cr_assert(strstr(fmt, "print fmt: \"pid=%d, stack=%s, delta=%llu\", "
+			 "REC->pid, __get_stacktrace(stack), REC->delta\n"),
+		  "%s", fmt);
+	free(fmt);
+	rec = dp_synth_record(ev, vals, NULL, stacks, 3, NULL, &len);
+	cr_assert_eq(len, ev->fixed_size + 3 * 8);
+	f = fmemopen(buf, sizeof(buf), "w");
+	dp_synth_print(f, ev, rec, len, &sym);
+	fclose(f);
+	cr_assert_str_eq(buf, "pid=7 stack=STACK:\n=> work+0x10/0x100\n"
+			 "=> 0x2000\ndelta=3");
+	free(rec);
+	/* 20 frames: the count and 15 of them */
+	frames[0] = 20;
+	for (unsigned i = 1; i <= 20; i++)
+		frames[i] = 0x1000 + i;
+	rec = dp_synth_record(ev, vals, NULL, stacks, 3, NULL, &len);
+	cr_assert_eq(len, ev->fixed_size + 16 * 8);
+	f = fmemopen(buf, sizeof(buf), "w");
+	dp_synth_print(f, ev, rec, len, NULL);
+	fclose(f);
+	cr_assert(strstr(buf, "=> 0x100f\ndelta=3"), "%s", buf);
+	cr_assert_null(strstr(buf, "0x1010"), "%s", buf);
 	free(rec);
 	dp_registry_free(&reg);
 }

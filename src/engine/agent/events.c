@@ -223,6 +223,38 @@ static inline uint32_t stack_room(const struct ev_probe *p)
 	return p->snap ? DP_AGENT_SNAP_BYTES(p->snap) : EV_STACK_ROOM;
 }
 
+/* How far above the stack pointer a tracepoint's caller frame may be
+ * (stack.c's bound on the frames it walks). */
+#define TP_FRAME_SPAN (16ull << 20)
+
+/*
+ * The user stack at a tracepoint: from the function that fired it, as
+ * the kernel's stacks of its tracepoints start (the tracepoint's own
+ * frames skipped).  on_tracepoint() passes its own frame in %bp: the
+ * frame pointer of its caller, the tracepoint's __dp_tp_call_NAME(),
+ * and the return into it.  That caller's frame holds the return into
+ * the function that fired the tracepoint and the frame pointer to walk
+ * on from.  A program built without frame pointers gives a wrong or
+ * short stack, as anywhere; at least the return into
+ * __dp_tp_call_NAME(), when its frame pointer is none.
+ */
+static unsigned tp_stack(const struct dp_hit_ctx *ctx, uint64_t *out)
+{
+	struct pt_regs r = *(const struct pt_regs *)(const void *)ctx->regs;
+	const uint64_t *own = (const uint64_t *)(uintptr_t)r.bp;
+	uint64_t fp = own[0], f[2];
+
+	if ((fp & 7) || fp <= r.bp || fp - r.bp > TP_FRAME_SPAN ||
+	    dp_probe_read(f, (const void *)(uintptr_t)fp, sizeof(f)) ||
+	    !f[1]) {
+		out[0] = own[1];
+		return 1;
+	}
+	r.bp = f[0];
+	return dp_user_stack(&r, dp_kretprobe_real_ret(f[1], fp + 8), 0,
+			     false, out, DP_STACK_MAX);
+}
+
 /*
  * The user stack after the @len bytes of the record at @buf, as
  * protocol.h lays it out; the record's new length.  The frame pointers
@@ -245,10 +277,13 @@ add_stack(uint8_t *buf, size_t len, const struct ev_probe *p,
 			p->def.is_return ? ctx->func : ctx->ip,
 			p->def.is_return ? ctx->ret_ip : 0, buf + at, p->snap);
 	/* struct dp_regs is laid out as struct pt_regs */
-	n = dp_user_stack((const struct pt_regs *)(const void *)ctx->regs,
-			  p->def.is_return ? ctx->func : ctx->ip,
-			  p->def.is_return ? ctx->ret_ip : 0, p->at_entry,
-			  fr, DP_STACK_MAX);
+	if (p->site->is_tp)
+		n = tp_stack(ctx, fr);
+	else
+		n = dp_user_stack((const struct pt_regs *)(const void *)ctx->regs,
+				  p->def.is_return ? ctx->func : ctx->ip,
+				  p->def.is_return ? ctx->ret_ip : 0,
+				  p->at_entry, fr, DP_STACK_MAX);
 	w = DP_AGENT_STACK_WORD(n);
 	__builtin_memcpy(fr + n, &w, 8);
 	return at + 8 * ((size_t)n + 1);
@@ -566,7 +601,11 @@ static void on_tracepoint(void *data, uint64_t a1, uint64_t a2, uint64_t a3,
 	regs.r9 = a6;
 	regs.sp = (uintptr_t)stack;
 	regs.ip = s->addr;
-	regs.ax = regs.bx = regs.bp = regs.orig_ax = 0;
+	/* our frame (built with frame pointers): our caller's frame
+	 * pointer and the return into it, where a stack is walked from
+	 * (tp_stack()) */
+	regs.bp = (uintptr_t)__builtin_frame_address(0);
+	regs.ax = regs.bx = regs.orig_ax = 0;
 	regs.r10 = regs.r11 = regs.r12 = regs.r13 = regs.r14 = regs.r15 = 0;
 	regs.flags = regs.fs_base = regs.gs_base = 0;
 	regs.cs = regs.ss = regs.ds = regs.es = regs.fs = regs.gs = 0;
@@ -963,14 +1002,16 @@ int dp_ev_add(unsigned slot, unsigned id, uint64_t addr, uint64_t foffs,
 	/* an aggregated probe is counted too: its hits are the events */
 	p->counter = (flags & (DP_AGENT_F_COUNT | DP_AGENT_F_AGG)) &&
 		     slot < DP_RING_NCOUNTERS;
-	/* a tracepoint's frame is made up: no stack to walk; an aggregated
-	 * probe makes no record to put one after */
+	/* an aggregated probe makes no record to put one after */
 	p->stack = (flags & DP_AGENT_F_STACK) &&
 		!(flags & (DP_AGENT_F_COUNT | DP_AGENT_F_AGG)) &&
-		p->def.kind != DP_KIND_TRACEPOINT &&
 		rings.max_record > DP_RING_HDR_SIZE + 2 * EV_STACK_ROOM;
 	p->at_entry = (flags & DP_AGENT_F_ENTRY) && !p->def.is_return;
-	if (p->stack && (flags & DP_AGENT_F_DWARF))
+	/* a tracepoint's registers are made up (on_tracepoint()): its
+	 * stack is the frame-pointer chain from its caller's frame, never
+	 * a snapshot to unwind from them */
+	if (p->stack && (flags & DP_AGENT_F_DWARF) &&
+	    p->def.kind != DP_KIND_TRACEPOINT)
 		p->snap = snap_size(DP_AGENT_DWARF_SIZE(flags));
 	p->fast = !(flags & DP_AGENT_F_COUNT) && !p->stack &&
 		fast_recipe(&p->def, &p->fp);

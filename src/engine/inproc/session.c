@@ -386,16 +386,20 @@ static int send_location(struct ip_proc *p, struct dp_probe *pr,
 		flags = DP_AGENT_F_AGG;
 	p->slots[slot].counter = flags && slot < (int)DP_RING_NCOUNTERS;
 	/* --stack: the agent walks the stack for this location only (a
-	 * tracepoint's frame is made up: it has none) */
-	if (!flags && pr->event->stack && pr->def.kind != DP_KIND_TRACEPOINT) {
+	 * tracepoint's registers are made up: the frame-pointer chain from
+	 * the function that fired it, never a snapshot) */
+	if (!flags && pr->event->stack) {
+		bool tp = pr->def.kind == DP_KIND_TRACEPOINT;
+
 		flags = DP_AGENT_F_STACK;
-		if (pr->event->stack_dwarf)
+		if (pr->event->stack_dwarf && !tp)
 			flags |= DP_AGENT_F_DWARF |
 				DP_AGENT_DWARF_FLAGS(pr->event->stack_dwarf);
-		else if (!pr->def.is_return && at_func_entry(p->proc, l->addr))
+		else if (!pr->def.is_return && !tp &&
+			 at_func_entry(p->proc, l->addr))
 			flags |= DP_AGENT_F_ENTRY;
 		p->slots[slot].stack = true;
-		p->slots[slot].snap = pr->event->stack_dwarf;
+		p->slots[slot].snap = tp ? 0 : pr->event->stack_dwarf;
 	}
 	ret = chan_send(p, -1, "PROBE %d %u %llx %llx %x %s", slot,
 		       pr->event->id, (unsigned long long)l->addr,
