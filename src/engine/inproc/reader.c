@@ -16,6 +16,7 @@
 #include "engine/inproc/internal.h"
 #include "event/deliver.h"
 #include "lang/fetch.h"
+#include "sym/fpframe.h"
 
 /* ---- clock ------------------------------------------------------------- */
 
@@ -271,6 +272,10 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 	};
 	meta.comm = comm_of(p, e->ring, st.tid);
 	if (p->slots[slot].stack) {
+		/* the agent marks every early stop; a bad frame is one
+		 * where the code kept frame pointers */
+		if (!p->slots[slot].snap)
+			dp_proc_stack_settle(p->proc, stack, &nstack);
 		meta.stack = stack;
 		meta.nstack = nstack;
 	}
