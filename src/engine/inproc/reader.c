@@ -217,6 +217,7 @@ static int unwind_snap(struct ip_proc *p, const struct slot *s, pid_t tid,
 		return -1;
 	memcpy(snap.regs, h.regs, sizeof(snap.regs));
 	snap.len = slen;
+	snap.whole = slen < s->snap;	/* the agent met the stack's end */
 	if (h.ret_ip)
 		out[k++] = h.first;	/* the function, then the caller */
 	if (!p->unw && p->proc && dp_unwinder_new(p->proc, &p->unw))

@@ -249,6 +249,7 @@ static void hit_stack_dwarf(struct hit *h, unsigned size)
 		h->stack[n++] = h->ctx.func;
 	if (buf)
 		s.len = copy_stack(&p->mm, r->sp, buf, size);
+	s.whole = buf && s.len < size;	/* the stack's end met */
 	s.stack = buf;
 	for (unsigned i = 0; i < t->nrets && s.len >= 8; i++) {
 		uint64_t at = t->rets[i].sp, v;
