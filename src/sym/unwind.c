@@ -174,7 +174,6 @@ struct walk {
 	struct dp_unwinder *u;
 	uint64_t *out;
 	unsigned n, max;
-	bool zero;		/* stopped at a caller at 0 */
 };
 
 static int take_frame(Dwfl_Frame *f, void *arg)
@@ -183,14 +182,10 @@ static int take_frame(Dwfl_Frame *f, void *arg)
 	Dwarf_Addr pc;
 
 	w->u->missed = false;
-	if (!dwfl_frame_pc(f, &pc, NULL))
+	/* a caller at 0 is no caller: the end of a chain (libdwfl ends it
+	 * there itself, as the start code of some machines unwinds to 0) */
+	if (!dwfl_frame_pc(f, &pc, NULL) || (w->n && !pc))
 		return DWARF_CB_ABORT;
-	/* a caller at 0 is no caller: a return address the CFI put where
-	 * the stack holds 0 */
-	if (w->n && !pc) {
-		w->zero = true;
-		return DWARF_CB_ABORT;
-	}
 	w->out[w->n++] = pc;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -223,8 +218,6 @@ static bool ended_bad(const struct dp_unwinder *u, const struct walk *w,
 {
 	uint64_t sp = s->regs[DP_UNWIND_RSP], a = u->miss;
 
-	if (w->zero)
-		return true;
 	if (ret < 0)
 		return w->n > 1 && no_code(u, w->out[w->n - 1]);
 	if (ret > 0 || !u->missed)
@@ -237,7 +230,7 @@ unsigned dp_unwind(struct dp_unwinder *u, pid_t tid,
 		   const struct dp_stack_snap *s, uint64_t *out, unsigned max,
 		   bool *complete)
 {
-	struct walk w = { u, out, 0, max, false };
+	struct walk w = { u, out, 0, max };
 	int ret = -1;
 	bool bad = false;
 

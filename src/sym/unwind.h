@@ -60,9 +60,10 @@ void dp_unwinder_free(struct dp_unwinder *u);
  * (event/record.h), counted, when there is room: a caller's return
  * address or CFA that the CFI puts below the stack pointer, unaligned,
  * beyond the stack's end (@s->whole) or far above it; a return address
- * 0; a return address that can be no code (low, kernel half, a mapping
- * of data).  Not marked: the end of the copy of a stack cut at its size,
- * and a pc without CFI that may be code (JIT code): the walk cannot tell.
+ * that can be no code (low, kernel half, a mapping of data).  Not marked:
+ * the end of the copy of a stack cut at its size, a pc without CFI that
+ * may be code (JIT code): the walk cannot tell; a return address 0,
+ * which libdwfl takes for the outermost frame.
  */
 unsigned dp_unwind(struct dp_unwinder *u, pid_t tid,
 		   const struct dp_stack_snap *s, uint64_t *out, unsigned max,
