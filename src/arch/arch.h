@@ -15,6 +15,8 @@
  *   kuprobe.h   which instructions the kernel's uprobes refuse
  *   emit.h      the code emitter: jmp/call/jcc rel32, the absolute jump,
  *               int3 (DP_INT3), nop fill
+ *   frame.h     the frame-pointer convention: a frame pointer's checks,
+ *               the prologue of a function that keeps one
  *   syscalls.h  the system calls: numbers, and the arguments the kernel's
  *               syscall events declare
  */
@@ -23,6 +25,7 @@
 
 #include "arch/x86_64/decode.h"
 #include "arch/x86_64/emit.h"
+#include "arch/x86_64/frame.h"
 #include "arch/x86_64/insn.h"
 #include "arch/x86_64/kuprobe.h"
 #include "arch/x86_64/optprobe.h"

@@ -2125,7 +2125,8 @@ static char *stack_text(const struct dp_symbolizer *sym, const char *key)
 		if (end == p || *end != ',')
 			break;
 		p = end + 1;
-		s = sym_text(sym, ip, true);
+		s = ip == DP_STACK_BAD_FRAME ? strdup(DP_STACK_BAD_FRAME_NAME) :
+		      sym_text(sym, ip, true);
 		fprintf(f, "%9c%s\n", ' ', s ? s : "");
 		free(s);
 	}

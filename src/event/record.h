@@ -75,6 +75,19 @@ struct dp_rec_meta {
 /* The deepest user stack an engine records (the first frame included). */
 #define DP_STACK_MAX 32
 
+/*
+ * The last entry of a user stack whose walk stopped at a bad frame (a
+ * frame pointer where a frame was expected that is misaligned, below the
+ * stack pointer or the frame before, out of the stack, unreadable, or a
+ * frame with return address 0; a DWARF unwinding that failed before the
+ * outermost frame), as opposed to one that reached the chain's end or
+ * DP_STACK_MAX.  Not a canonical x86-64 address: no code is there, in
+ * the process or the kernel.  The agent writes it, dprobe reads it
+ * (renderers print DP_STACK_BAD_FRAME_NAME for it).
+ */
+#define DP_STACK_BAD_FRAME	0xbadfbadfbadfbadfull
+#define DP_STACK_BAD_FRAME_NAME	"[bad frame]"
+
 /* Where one field's values lie: @n elements of @esz bytes from @off. */
 struct dp_rec_geom {
 	unsigned off;

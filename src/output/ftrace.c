@@ -336,7 +336,9 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
  * then " => " and one frame a line, up to the first 0.  Frames print
  * as the kernel's %pS (sprint_symbol(): "sym+0xoff/0xsize"); one that
  * no symbol covers as the kernel prints a user frame it cannot name
- * (" <%016lx>" after the arrow).
+ * (" <%016lx>" after the arrow).  A walk that stopped at a bad frame
+ * ends with DP_STACK_BAD_FRAME, printed " => [bad frame]" (bracketed as
+ * perf names what it cannot: "[unknown]").
  */
 void dp_trace_stack(FILE *out, const struct dp_rec_meta *meta,
 		    const struct dp_trace_opts *opts)
@@ -353,7 +355,9 @@ void dp_trace_stack(FILE *out, const struct dp_rec_meta *meta,
 		uint64_t ip = meta->stack[i];
 
 		fputs_unlocked(" => ", out);
-		if (dp_out_lookup(opts, ip, &name, &off, &size))
+		if (ip == DP_STACK_BAD_FRAME)
+			fputs_unlocked(DP_STACK_BAD_FRAME_NAME, out);
+		else if (dp_out_lookup(opts, ip, &name, &off, &size))
 			fprintf(out, "%s+0x%" PRIx64 "/0x%" PRIx64, name, off,
 				size);
 		else

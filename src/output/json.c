@@ -27,7 +27,9 @@
  *                  of those arguments (in argument order)
  *   stack          only for events traced with --stack: the user stack at
  *                  the hit, innermost first, each frame {"ip":"0x...",
- *                  "sym":"sym+0xoff/0xsize"} ("sym" where a symbol covers it)
+ *                  "sym":"sym+0xoff/0xsize"} ("sym" where a symbol covers it);
+ *                  a walk that stopped at a bad frame ends with
+ *                  {"bad_frame":true}
  *
  * Argument values by type:
  *   u*, bitfield   JSON number, unsigned decimal (exact, also above 2^53)
@@ -344,7 +346,8 @@ static void put_faults(FILE *out, const struct dp_event *ev, const uint8_t *r)
 }
 
 /* --stack: "stack":[{"ip":"0x...","sym":"sym+0xoff/0xsize"}...],
- * innermost first, "sym" only where a symbol covers the frame. */
+ * innermost first, "sym" only where a symbol covers the frame; a walk
+ * that stopped at a bad frame ends with {"bad_frame":true}. */
 static void put_stack(FILE *out, const struct dp_rec_meta *meta,
 		      const struct dp_trace_opts *opts)
 {
@@ -355,6 +358,10 @@ static void put_stack(FILE *out, const struct dp_rec_meta *meta,
 	for (unsigned i = 0; i < meta->nstack; i++) {
 		if (i)
 			fputc_unlocked(',', out);
+		if (meta->stack[i] == DP_STACK_BAD_FRAME) {
+			fputs_unlocked("{\"bad_frame\":true}", out);
+			continue;
+		}
 		fputs_unlocked("{\"ip\":", out);
 		put_hexstr(out, meta->stack[i]);
 		put_symkey(out, opts, "sym", meta->stack[i], true);

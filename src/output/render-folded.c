@@ -9,7 +9,9 @@
  *
  * which is the input of flamegraph.pl, speedscope and inferno.  The
  * lines come at the end of the session, sorted by stack.  A frame no
- * symbol covers is "[unknown]" (as perf's stack collapsing names it);
+ * symbol covers is "[unknown]" (as perf's stack collapsing names it),
+ * the mark of a walk stopped at a bad frame "[bad frame]" (a frame of
+ * its own above the last one walked, so that a flame graph shows where);
  * ';' and control characters in a name become '_', since the format
  * cannot carry them.  Records without a stack (an event --stack did not
  * name) are not counted.  Lost records are not marked: a flame graph
@@ -141,7 +143,10 @@ int dp_folded_event(struct dp_renderer *r, const struct dp_event *ev,
 		uint64_t off, size;
 		bool ok = true;
 
-		dp_out_lookup(&o, meta->stack[i], &name, &off, &size);
+		if (meta->stack[i] == DP_STACK_BAD_FRAME)
+			name = DP_STACK_BAD_FRAME_NAME;
+		else
+			dp_out_lookup(&o, meta->stack[i], &name, &off, &size);
 		if (!name || !*name)
 			name = "[unknown]";
 		if (f->buflen)

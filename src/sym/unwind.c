@@ -14,6 +14,8 @@
 #include <elfutils/libdwfl.h>
 #include <libelf.h>
 
+#include "arch/arch.h"
+#include "event/record.h"
 #include "sym/unwind.h"
 
 struct dp_unwinder {
@@ -27,6 +29,11 @@ struct dp_unwinder {
 	/* the walk in progress */
 	const struct dp_stack_snap *snap;
 	pid_t tid;
+	/* the last read outside the copy since the last frame was taken:
+	 * why a walk that ends "outermost" ended (libdwfl takes a return
+	 * address it cannot read for an undefined one) */
+	bool missed;
+	uint64_t miss;
 };
 
 /* ---- modules: dprobe's copies of the mapped files ----------------------- */
@@ -121,7 +128,9 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
 	return tid == u->tid;
 }
 
-/* A word of the copy; anything outside it is unknown, never read. */
+/* A word of the copy; anything outside it is unknown, never read.  A
+ * word the CFI saved is 8-byte aligned: an unaligned one comes from a
+ * frame pointer that is none (a CFA of %rbp + 16), and is refused. */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			void *arg)
 {
@@ -130,8 +139,11 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	uint64_t sp = s->regs[DP_UNWIND_RSP];
 
 	(void)dwfl;
-	if (addr < sp || s->len < 8 || addr - sp > s->len - 8)
+	if (addr < sp || s->len < 8 || addr - sp > s->len - 8 || (addr & 7)) {
+		((struct dp_unwinder *)arg)->missed = true;
+		((struct dp_unwinder *)arg)->miss = addr;
 		return false;
+	}
 	memcpy(result, s->stack + (addr - sp), 8);
 	return true;
 }
@@ -159,6 +171,7 @@ static const Dwfl_Thread_Callbacks thread_cb = {
 /* ---- the walk ------------------------------------------------------------ */
 
 struct walk {
+	struct dp_unwinder *u;
 	uint64_t *out;
 	unsigned n, max;
 };
@@ -168,19 +181,58 @@ static int take_frame(Dwfl_Frame *f, void *arg)
 	struct walk *w = arg;
 	Dwarf_Addr pc;
 
-	/* a caller at 0 is no caller: the end of a chain made up */
+	w->u->missed = false;
+	/* a caller at 0 is no caller: the end of a chain (libdwfl ends it
+	 * there itself, as the start code of some machines unwinds to 0) */
 	if (!dwfl_frame_pc(f, &pc, NULL) || (w->n && !pc))
 		return DWARF_CB_ABORT;
 	w->out[w->n++] = pc;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/*
+ * Whether @addr can be no code of the process: the first 64 KiB (no
+ * program maps code there), above the user half, or a mapping known not
+ * to be code (a file's data, the stack, the heap).  An anonymous mapping
+ * may be JIT code made executable since the maps were read, and one not
+ * in the maps read may be new: the walk cannot tell there.
+ */
+static bool no_code(const struct dp_unwinder *u, uint64_t addr)
+{
+	const struct dp_proc_objs *s = dp_proc_objs(u->proc);
+	const struct dp_map *m = s ? dp_maps_find(&s->maps, addr) : NULL;
+
+	if (addr < 0x10000 || addr >= (1ull << 47))
+		return true;
+	return m && !(m->perms & DP_MAP_X) && m->path && *m->path;
+}
+
+/*
+ * Whether a walk that ended with libdwfl's @ret met a bad frame
+ * (unwind.h): a read outside the copy ended it "outermost", other than
+ * one past the end of a copy cut at its size, or it failed at a pc that
+ * is no code (a return address taken from garbage).
+ */
+static bool ended_bad(const struct dp_unwinder *u, const struct walk *w,
+		      const struct dp_stack_snap *s, int ret)
+{
+	uint64_t sp = s->regs[DP_UNWIND_RSP], a = u->miss;
+
+	if (ret < 0)
+		return w->n > 1 && no_code(u, w->out[w->n - 1]);
+	if (ret > 0 || !u->missed)
+		return false;		/* at @max, or the CFI's outermost */
+	return a < sp || (a & 7) || a - sp > DP_FRAME_SPAN ||
+	       (s->whole && a - sp >= s->len);
+}
+
 unsigned dp_unwind(struct dp_unwinder *u, pid_t tid,
 		   const struct dp_stack_snap *s, uint64_t *out, unsigned max,
 		   bool *complete)
 {
-	struct walk w = { out, 0, max };
+	struct walk w = { u, out, 0, max };
 	int ret = -1;
+	bool bad = false;
 
 	if (complete)
 		*complete = false;
@@ -194,14 +246,18 @@ unsigned dp_unwind(struct dp_unwinder *u, pid_t tid,
 	if (u->attached) {
 		u->snap = s;
 		u->tid = tid > 0 ? tid : 1;
+		u->missed = false;
 		ret = dwfl_getthread_frames(u->dwfl, u->tid, take_frame, &w);
 		u->snap = NULL;
+		bad = w.n && ended_bad(u, &w, s, ret);
 	}
 	/* no module, no state: at least where the hit was */
 	if (!w.n)
 		out[w.n++] = s->regs[DP_UNWIND_RIP];
+	if (bad && w.n < max)
+		out[w.n++] = DP_STACK_BAD_FRAME;
 	if (complete)
-		*complete = ret == 0;
+		*complete = ret == 0 && !bad;
 	return w.n;
 }
 

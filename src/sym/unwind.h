@@ -38,6 +38,9 @@ struct dp_stack_snap {
 	uint64_t regs[DP_UNWIND_NREGS];
 	const uint8_t *stack;	/* @len bytes copied from regs[RSP] up */
 	size_t len;
+	/* the copy is shorter than asked for: it stopped where the stack
+	 * ends, nothing of it lies above (else it was cut at the size) */
+	bool whole;
 };
 
 struct dp_unwinder;
@@ -52,6 +55,15 @@ void dp_unwinder_free(struct dp_unwinder *u);
  * Returns how many (0 if @max is 0).  *@complete (may be NULL) says
  * whether the walk reached the outermost frame (the CFI said so) rather
  * than stopping at @max or where the snapshot or the CFI gave out.
+ *
+ * A walk that stopped at a bad frame ends with DP_STACK_BAD_FRAME
+ * (event/record.h), counted, when there is room: a caller's return
+ * address or CFA that the CFI puts below the stack pointer, unaligned,
+ * beyond the stack's end (@s->whole) or far above it; a return address
+ * that can be no code (low, kernel half, a mapping of data).  Not marked:
+ * the end of the copy of a stack cut at its size, a pc without CFI that
+ * may be code (JIT code): the walk cannot tell; a return address 0,
+ * which libdwfl takes for the outermost frame.
  */
 unsigned dp_unwind(struct dp_unwinder *u, pid_t tid,
 		   const struct dp_stack_snap *s, uint64_t *out, unsigned max,

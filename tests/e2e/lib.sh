@@ -20,9 +20,9 @@
 # Extra compiler arguments per program (the rest is "-g -$LEVEL").
 prog_flags() {
 	case $1 in
-	threads | busy) echo "-pthread" ;;
+	threads | busy | stackends) echo "-pthread" ;;
 	dl) echo "-ldl" ;;
-	stack | unwindfp) echo "-fno-omit-frame-pointer" ;;
+	stack | stackbad | unwindfp) echo "-fno-omit-frame-pointer" ;;
 	unwind) echo "-fomit-frame-pointer" ;;
 	# tracepoint.h, and libdprobe.so's runtime next to dprobe
 	tpoints) echo "-pthread -I$E2E/../../include -L$(dirname "$DPROBE")" \

@@ -275,3 +275,31 @@ Test(stack_output, json)
 		"{\"lost\":3,\"cpu\":0}\n");
 	free(got);
 }
+
+/* A walk stopped at a bad frame (DP_STACK_BAD_FRAME last): "[bad frame]"
+ * where each format puts a frame, never looked up as an address. */
+Test(stack_output, bad_frame)
+{
+	static const uint64_t s[2][4] = {
+		{ 0x1000, 0x2010, DP_STACK_BAD_FRAME },
+		{ 0x1000, 0x2010, 0x3000 },
+	};
+	static const unsigned d[2] = { 3, 3 };
+	char *got = render("text", s, d, 1);
+
+	cr_expect_str_eq(got,
+		"            work-42      [001] .....  5592.123457: ev: (leaf+0x0/0x100)\n"
+		"            work-42      [001] .....  5592.123457: <user stack trace>\n"
+		" => leaf+0x0/0x100\n"
+		" => mid+0x10/0x100\n"
+		" => [bad frame]\n"
+		"CPU:0 [LOST 3 EVENTS]\n");
+	free(got);
+	got = render("folded", s, d, 2);
+	cr_expect_str_eq(got, "[bad frame];mid;leaf 1\nmain;mid;leaf 1\n");
+	free(got);
+	got = render("json", s, d, 1);
+	cr_expect(strstr(got, "{\"ip\":\"0x2010\",\"sym\":\"mid+0x10/0x100\"},"
+			 "{\"bad_frame\":true}]}\n"), "%s", got);
+	free(got);
+}

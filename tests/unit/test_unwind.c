@@ -15,6 +15,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "event/record.h"
 #include "sym/proc.h"
 #include "sym/unwind.h"
 
@@ -72,6 +73,7 @@ snap_and_backtrace(struct dp_stack_snap *s, uint8_t *buf, void **bt, int nbt)
 	snap_regs(s, &uc);
 	sp = (uintptr_t)s->regs[DP_UNWIND_RSP];
 	s->len = stack_top() - sp < SNAP_BYTES ? stack_top() - sp : SNAP_BYTES;
+	s->whole = s->len < SNAP_BYTES;
 	/* read as dprobe reads a process (ASan would see the stack's
 	 * redzones in a memcpy) */
 	{
@@ -126,6 +128,7 @@ Test(unwind, own_stack_as_backtrace)
 			     "frame %u: %#lx, backtrace() %p", i,
 			     (unsigned long)fr[i], bt[i - 1 + k]);
 	cr_expect(complete || n == MAX_FRAMES, "the walk ended on an error");
+	cr_expect_neq(fr[n - 1], DP_STACK_BAD_FRAME, "a bad frame on our stack");
 	/* a smaller bound is kept */
 	cr_expect_eq(dp_unwind(u, gettid(), &s, fr, 2, NULL), 2);
 	dp_unwinder_free(u);
@@ -146,6 +149,40 @@ Test(unwind, no_stack_bytes)
 	cr_expect_eq(dp_unwind(u, 1, &s, fr, MAX_FRAMES, NULL), 1);
 	cr_expect_eq(fr[0], s.regs[DP_UNWIND_RIP]);
 	cr_expect_eq(dp_unwind(u, 1, &s, fr, 0, NULL), 0);
+	dp_unwinder_free(u);
+	dp_proc_close(p);
+}
+
+/*
+ * Where a walk that stops short is a bad frame (unwind.h): at middle's
+ * first instruction its caller's return address is at [rsp].  Past the
+ * end of a copy cut at its size it is unknown (no mark); past the end of
+ * a copy that reached the stack's top, or at an unaligned stack pointer,
+ * it is a bad frame; 0 is the end of the chain for libdwfl (no mark).
+ */
+Test(unwind, bad_frames)
+{
+	struct dp_proc *p;
+	struct dp_unwinder *u = open_self(&p);
+	uint64_t zero = 0, fr[MAX_FRAMES];
+	struct dp_stack_snap s = { .stack = NULL, .len = 0 };
+
+	s.regs[DP_UNWIND_RIP] = (uint64_t)(uintptr_t)&middle;
+	s.regs[DP_UNWIND_RSP] = 0x7ffff000;
+	s.whole = true;
+	cr_assert_eq(dp_unwind(u, 1, &s, fr, MAX_FRAMES, NULL), 2);
+	cr_expect_eq(fr[0], s.regs[DP_UNWIND_RIP]);
+	cr_expect_eq(fr[1], DP_STACK_BAD_FRAME);
+	/* no room for the mark: the frames only */
+	cr_expect_eq(dp_unwind(u, 1, &s, fr, 1, NULL), 1);
+	s.whole = false;
+	s.regs[DP_UNWIND_RSP] = 0x7ffff004;
+	cr_assert_eq(dp_unwind(u, 1, &s, fr, MAX_FRAMES, NULL), 2);
+	cr_expect_eq(fr[1], DP_STACK_BAD_FRAME);
+	s.regs[DP_UNWIND_RSP] = 0x7ffff000;
+	s.stack = (const uint8_t *)&zero;
+	s.len = sizeof(zero);
+	cr_expect_eq(dp_unwind(u, 1, &s, fr, MAX_FRAMES, NULL), 1);
 	dp_unwinder_free(u);
 	dp_proc_close(p);
 }
@@ -204,6 +241,7 @@ Test(unwind, garbage_never_crashes, .timeout = 60)
 		}
 		s.stack = (const uint8_t *)buf;
 		s.len = words * 8 - (words && round % 7 == 0 ? 3 : 0);
+		s.whole = round % 2;
 		cr_assert_leq(dp_unwind(u, 1, &s, fr, MAX_FRAMES, NULL),
 			      MAX_FRAMES);
 	}

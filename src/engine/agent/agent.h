@@ -532,9 +532,11 @@ DP_HIDDEN void dp_kretprobe_real_rets(uint8_t *copy, uint64_t from,
  * @first, then @ret_ip if not 0 (a return probe: where the function
  * returned to), then with @at_entry (the probe is at a function's first
  * instruction) the return address at [sp], then the frame-pointer chain
- * from @regs->bp.  It stops at a frame pointer below the stack pointer
- * or the frame before, unaligned, unreadable, or a 0 return address.
- * Returns the number of frames (at least 1 when @max is).
+ * from @regs->bp.  It ends at a frame pointer 0 (the chain's end), or
+ * with DP_STACK_BAD_FRAME (event/record.h) if there is room at one below
+ * the stack pointer or the frame before, unaligned, unreadable, or with
+ * a 0 return address.  Returns the number of entries (at least 1 when
+ * @max is).
  */
 DP_HIDDEN unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
 				 uint64_t ret_ip, bool at_entry,

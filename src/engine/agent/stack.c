@@ -11,15 +11,7 @@
  */
 #include "engine/agent/agent.h"
 #include "engine/agent/protocol.h"
-
-/*
- * How far above the stack pointer a frame may be: a thread's stack is
- * 8 MiB by default; what lies further is not a frame of it.  A garbage
- * %rbp (code built without frame pointers) is mostly caught here, before
- * any read: a read that faults is recovered, except in an optimised
- * probe's code that blocks SIGSEGV (nofault.c), where it would kill.
- */
-#define STACK_SPAN (16ull << 20)
+#include "event/record.h"
 
 /* A frame as the frame-pointer convention lays it out at [fp]. */
 struct fp_frame {
@@ -64,13 +56,16 @@ unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
 		out[n++] = dp_kretprobe_real_ret(ret, regs->sp);
 	while (n < max) {
 		struct fp_frame f;
+		enum dp_frame_step st = dp_frame_check(fp, lo, regs->sp);
 
-		/* a frame lies above the stack pointer and above the frame
-		 * before it, 8-byte aligned: anything else is not a frame
-		 * pointer (a program built without them uses %rbp freely) */
-		if ((fp & 7) || fp < lo || fp - regs->sp > STACK_SPAN)
-			break;
-		if (read_frame(fp, &f) || !f.ret)
+		/* a read that faults is recovered, except in an optimised
+		 * probe's code that blocks SIGSEGV (nofault.c), where it
+		 * would kill: dp_frame_check() refuses most garbage first */
+		if (st == DP_FRAME_NEXT && (read_frame(fp, &f) || !f.ret))
+			st = DP_FRAME_BAD;
+		if (st == DP_FRAME_BAD)
+			out[n++] = DP_STACK_BAD_FRAME;
+		if (st != DP_FRAME_NEXT)
 			break;
 		out[n++] = dp_kretprobe_real_ret(f.ret, fp + 8);
 		lo = fp + sizeof(f);

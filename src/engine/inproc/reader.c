@@ -16,6 +16,7 @@
 #include "engine/inproc/internal.h"
 #include "event/deliver.h"
 #include "lang/fetch.h"
+#include "sym/fpframe.h"
 
 /* ---- clock ------------------------------------------------------------- */
 
@@ -216,6 +217,7 @@ static int unwind_snap(struct ip_proc *p, const struct slot *s, pid_t tid,
 		return -1;
 	memcpy(snap.regs, h.regs, sizeof(snap.regs));
 	snap.len = slen;
+	snap.whole = slen < s->snap;	/* the agent met the stack's end */
 	if (h.ret_ip)
 		out[k++] = h.first;	/* the function, then the caller */
 	if (!p->unw && p->proc && dp_unwinder_new(p->proc, &p->unw))
@@ -271,6 +273,10 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 	};
 	meta.comm = comm_of(p, e->ring, st.tid);
 	if (p->slots[slot].stack) {
+		/* the agent marks every early stop; a bad frame is one
+		 * where the code kept frame pointers */
+		if (!p->slots[slot].snap)
+			dp_proc_stack_settle(p->proc, stack, &nstack);
 		meta.stack = stack;
 		meta.nstack = nstack;
 	}

@@ -27,6 +27,7 @@
 #include "engine/ptrace/internal.h"
 #include "event/deliver.h"
 #include "lang/fetch.h"
+#include "sym/fpframe.h"
 
 #define MAX_URETPROBE_DEPTH 64	/* the kernel's per-task limit */
 
@@ -165,7 +166,8 @@ static uint64_t real_ret(const struct thread *t, uint64_t ret, uint64_t slot)
  * with the tracer's reads: the hit's place (a return: the function, then
  * where it returned to), the return address at [sp] at a function's
  * first instruction, then the frame-pointer chain from %rbp while frame
- * pointers go up the stack, aligned and readable.
+ * pointers go up the stack, aligned and readable; a bad frame where one
+ * was expected ends it with DP_STACK_BAD_FRAME (sym/fpframe.h).
  */
 static void hit_stack(struct hit *h)
 {
@@ -184,15 +186,21 @@ static void hit_stack(struct hit *h)
 		 !ps.off && !dp_mm_read(&p->mm, regs->sp, &f[1], 8) && f[1])
 		h->stack[n++] = real_ret(h->t, f[1], regs->sp);
 	while (n < DP_STACK_MAX) {
-		/* as agent/stack.c: no frame 16 MiB above the stack pointer */
-		if ((fp & 7) || fp < lo || fp - regs->sp > (16ull << 20) ||
-		    dp_mm_read(&p->mm, fp, f, 16) || !f[1])
+		enum dp_frame_step st = dp_frame_check(fp, lo, regs->sp);
+
+		if (st == DP_FRAME_NEXT &&
+		    (dp_mm_read(&p->mm, fp, f, 16) || !f[1]))
+			st = DP_FRAME_BAD;
+		if (st == DP_FRAME_BAD)
+			h->stack[n++] = DP_STACK_BAD_FRAME;
+		if (st != DP_FRAME_NEXT)
 			break;
 		h->stack[n++] = real_ret(h->t, f[1], fp + 8);
 		lo = fp + 16;
 		fp = f[0];
 	}
 	h->nstack = n;
+	dp_proc_stack_settle(p->sym, h->stack, &h->nstack);
 }
 
 /*
@@ -241,6 +249,7 @@ static void hit_stack_dwarf(struct hit *h, unsigned size)
 		h->stack[n++] = h->ctx.func;
 	if (buf)
 		s.len = copy_stack(&p->mm, r->sp, buf, size);
+	s.whole = buf && s.len < size;	/* the stack's end met */
 	s.stack = buf;
 	for (unsigned i = 0; i < t->nrets && s.len >= 8; i++) {
 		uint64_t at = t->rets[i].sp, v;
