@@ -487,7 +487,7 @@ int dp_cmd_latency(int argc, char **argv)
 				      .setup = on_setup, .record = on_record,
 				      .aggs = on_aggs, .agg = on_agg,
 				      .tick = on_tick, .end = on_end };
-	const char *agg = getenv("DPROBE_AGG");
+	const char *agg = getenv("DPROBE_AGG"), *engine = NULL;
 	struct dp_ol_argv a = { 0 };
 	const char *place = NULL;
 	bool sized = false;
@@ -508,6 +508,8 @@ int dp_cmd_latency(int argc, char **argv)
 		}
 		if (c == DP_OL_BUFFER_SIZE)
 			sized = true;
+		if (c == DP_OL_ENGINE)
+			engine = optarg;
 		if (dp_ol_target_opt(&a, c, optarg))
 			continue;
 		switch (c) {
@@ -549,8 +551,11 @@ int dp_cmd_latency(int argc, char **argv)
 	dp_ol_pushf(&a, "-e");
 	dp_ol_pushf(&a, "p:" GROUP "/" ENTRY_EVENT " %s " SP_FIELD "=%%sp", place);
 	/* timed in the process where the engine can: the entry's fields
-	 * (--filter) are not there */
-	l.timed = !l.filter && !(agg && !strcmp(agg, "0"));
+	 * (--filter) are not there; an engine named that cannot needs no
+	 * fields for it */
+	l.timed = !l.filter && !(agg && !strcmp(agg, "0")) &&
+		  (!engine || !strcmp(engine, "agent") ||
+		   !strcmp(engine, "auto"));
 	dp_ol_pushf(&a, "-e");
 	dp_ol_pushf(&a, "r4096:" GROUP "/" RETURN_EVENT " %.*s %s" SP_FIELD
 		    "=%%sp", (int)strcspn(place, " \t"), place,
