@@ -622,10 +622,8 @@ static int on_return_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 static int on_return_entry_timed(struct kretprobe_instance *ri,
 				 struct pt_regs *regs)
 {
-	uint32_t cpu;
-
 	on_return_entry(ri, regs);
-	((struct ev_ret_data *)ri->data)->ts = dp_clock_now(&cpu);
+	((struct ev_ret_data *)ri->data)->ts = dp_clock_stamp();
 	return 0;
 }
 
