@@ -15,7 +15,11 @@
 #   s1  dprobe stat -e 'p:bench work': the entry counted (no record)
 #   s2  dprobe stat -e 'p:bench work' -e 'r:benchret work': entry and
 #       return counted
-#   l1  dprobe latency work: entry and return each record the stack
+#   l1  dprobe latency work: each call timed in the process (the return
+#       instance keeps the entry's stamp, the return adds the duration
+#       to the thread's table), the entry counted; no record (events =
+#       2N)
+#   l1r l1 with DPROBE_AGG=0: entry and return each record the stack
 #       pointer (and the time), dprobe pairs them per thread and adds
 #       the duration to a dp_hist; every hit's record made (events +
 #       lost = 2N: a ring that is full drops the newest, counted)
@@ -55,13 +59,15 @@ run_once() {
 	b0) out=$("$LOOP" "$n") || return 1; echo "$out"; return ;;
 	s1) set -- stat -e 'p:bench work' ;;
 	s2) set -- stat -e 'p:bench work' -e 'r:benchret work' ;;
-	l1) set -- latency work ;;
+	l1 | l1r) set -- latency work ;;
 	c1) set -- count -e 'p:bench work a=%di:s32' --by a ;;
 	esac
-	"$DPROBE" "$@" --engine agent -- "$LOOP" "$n" >"$tmp/out" \
-		2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
+	agg=
+	[ "$id" = l1r ] && agg=0
+	DPROBE_AGG=$agg "$DPROBE" "$@" --engine agent -- "$LOOP" "$n" \
+		>"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
 	case $id in
-	l1 | s2) want=$((2 * n)) ;;
+	l1 | l1r | s2) want=$((2 * n)) ;;
 	*) want=$n ;;
 	esac
 	# every hit made a record or was counted: events + lost
@@ -81,7 +87,7 @@ run_once() {
 printf '%s\n' "machine: $(nproc) CPUs, $(uname -r); $REPEATS repeats, ~${SECONDS_PER_RUN} s per run" >&2
 results=$tmp/results
 : >"$results"
-for id in ${BENCH_IDS:-b0 s1 s2 l1 c1}; do
+for id in ${BENCH_IDS:-b0 s1 s2 l1 l1r c1}; do
 	case $id in b0) pilot=20000000 ;; *) pilot=1000000 ;; esac
 	echo "bench: $id..." >&2
 	echo "$id $(measure "$pilot" "$id")" >>"$results"
@@ -92,7 +98,8 @@ BEGIN {
 	name["b0"] = "loop, untraced"
 	name["s1"] = "dprobe stat: entry counted"
 	name["s2"] = "dprobe stat: entry + return counted"
-	name["l1"] = "dprobe latency: entry + return timed, paired, aggregated"
+	name["l1"] = "dprobe latency: calls timed and aggregated in the process"
+	name["l1r"] = "l1 the records way (DPROBE_AGG=0): paired by dprobe"
 	name["c1"] = "dprobe count --by a: entry record aggregated"
 	print "| id | case | N | min ns/call | median ns/call | ovh ns/call |"
 	print "| --- | --- | ---: | ---: | ---: | ---: |"
@@ -110,6 +117,8 @@ END {
 		printf "latency / stat (entry + return): %.2f\n", o["l1"] / o["s2"]
 	if (o["s1"] > 0 && "l1" in o)
 		printf "latency / stat (entry): %.2f\n", o["l1"] / o["s1"]
+	if (o["l1"] > 0 && "l1r" in o)
+		printf "latency records way / in the process: %.2f\n", o["l1r"] / o["l1"]
 	if (o["s1"] > 0 && "c1" in o)
 		printf "count / stat (entry): %.2f\n", o["c1"] / o["s1"]
 }' "$results"

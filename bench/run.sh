@@ -36,6 +36,15 @@
 #   a2hr a2h with DPROBE_AGG=0: records made for the histogram (ring
 #       of 1 MiB, --overwrite), dprobe aggregating what it reads;
 #       events + lost must be N
+#   a2l `dprobe latency work --engine agent`: each call timed in the
+#       process (the entry stamps the return instance, the return adds
+#       the duration's log2 bucket, sum, max and min to the thread's
+#       table), no record made; the histogram's count must be N and the
+#       entries and returns counted 2N
+#   a2lr a2l with DPROBE_AGG=0, latency's way before: entry and return
+#       recorded (rings of 16 MiB, no --overwrite), paired by dprobe;
+#       events + lost must be 2N (a lost record costs less than a made
+#       one: a full ring flatters this row)
 #   a2n a2 written by name, `p:bench work a b` (the debug information
 #       types a as s32 and b as s64: the same definition as a2's)
 #   a2f a2 with the loop started through `sh -c` with -f (the agent
@@ -187,7 +196,7 @@ defs() {
 
 # hits_per_call ID
 hits_per_call() {
-	case $1 in k4 | d4 | a4) echo 2 ;; *) echo 1 ;; esac
+	case $1 in k4 | d4 | a4 | a2l | a2lr) echo 2 ;; *) echo 1 ;; esac
 }
 
 # run_once ID N -> "<ns for the loop> <N>" on stdout, or fails (reason
@@ -221,6 +230,26 @@ run_once() {
 		grep -q "^@s: $want\$" "$tmp/bt" || {
 			echo "bench: bt2h: @s is not $want: $(grep '^@s' "$tmp/bt")" >&2
 			return 1; }
+		;;
+	a2l | a2lr)
+		agg=
+		[ "$id" = a2lr ] && agg=0
+		DPROBE_AGG=$agg "$DPROBE" latency work --engine agent -- \
+			"$LOOP" "$n" >"$tmp/lat" 2>"$tmp/err" ||
+			{ cat "$tmp/err" >&2; return 1; }
+		# the loop's line, then the histogram
+		out=$(grep -E '^[0-9]+ [0-9]+' "$tmp/lat" | head -n 1)
+		want=$((2 * n))
+		got=$(sed -n 's/^dprobe: \([0-9]*\) events, 0 filtered, 0 missed, \([0-9]*\) lost$/\1 \2/p' \
+			"$tmp/err" | awk '{ print $1 + $2 }')
+		if [ "$got" != "$want" ]; then
+			echo "bench: $id: expected $want hits, got: $(tail -n 1 "$tmp/err")" >&2
+			return 1
+		fi
+		if [ "$id" = a2l ] && ! grep -q "^count $n, " "$tmp/lat"; then
+			echo "bench: a2l: not $n calls in the histogram" >&2
+			return 1
+		fi
 		;;
 	k*)
 		mkdir "$INST" || return 1
@@ -310,7 +339,7 @@ dprobe_ok=1
 printf '%s\n' "machine: $(nproc) CPUs, $(uname -r); $REPEATS repeats, ~${SECONDS_PER_RUN} s per run" >&2
 results=$tmp/results
 : >"$results"
-for id in ${BENCH_IDS:-b0 f0 a2 a2s a2h a2hr bt2h a2n a2f a3 a4 a2i w0 a2w l0 l2 t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2p}; do
+for id in ${BENCH_IDS:-b0 f0 a2 a2s a2h a2hr bt2h a2l a2lr a2n a2f a3 a4 a2i w0 a2w l0 l2 t0 t2 t2s k2 k3 k4 e2s d2 d3 d4 d2p}; do
 	case $id in
 	t*) [ -n "$TPLOOP" ] ||
 		{ echo "$id n/a" >>"$results"; continue; } ;;
@@ -340,6 +369,8 @@ BEGIN {
 	name["a2h"] = "a2 into a hist trigger (keys=a.log2:vals=b) kept in the process"
 	name["bt2h"] = "bpftrace: @h = hist(arg0); @s = sum(arg1) on the same call"
 	name["a2hr"] = "a2h the records way (DPROBE_AGG=0): dprobe aggregates what it reads"
+	name["a2l"] = "dprobe latency work (agent): timed in the process, no record"
+	name["a2lr"] = "a2l the records way (DPROBE_AGG=0): entry + return paired by dprobe"
 	name["a2n"] = "a2 by name: p:bench work a b (DWARF: a=%di:s32 b=%si:s64)"
 	name["a2f"] = "a2, the loop started by sh -c, -f (fork + exec followed)"
 	name["w0"] = "baseline in 4 forked workers (ns per call per worker)"

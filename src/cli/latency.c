@@ -19,6 +19,17 @@
  * Each duration becomes a record of a synthetic event `latency` (one
  * u64 field, lat) aggregated by a dp_hist per key of --by, so the
  * histogram is the kernel's hist trigger's, byte for byte.
+ *
+ * Where the engine can (the in-process one), the calls are timed in the
+ * process instead, at the cost of an in-process hist trigger: the return
+ * probe's entry handler stamps the return instance (one per call in
+ * flight, so recursion and longjmp are the return stack's business), the
+ * return makes the duration in ns and adds it to a table of the thread's
+ * (event/agg.h; struct dp_agg_req's timed_from) under its log2 bucket and
+ * --by key, with the sum, largest and smallest; the entry probe only
+ * counts.  No record is made; on_agg() adds what the tables went up by
+ * into the same histograms.  --filter (the entry's fields) and
+ * DPROBE_AGG=0 keep the records' way.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,12 +40,18 @@
 #include "cli/cli.h"
 #include "cli/oneliner.h"
 #include "cli/session.h"
+#include "event/agg.h"
 #include "event/filter.h"
 
 #define ENTRY_EVENT	"entry"
 #define RETURN_EVENT	"return"
 #define GROUP		"latency"
 #define SP_FIELD	"dp_sp"
+/* the return event's first fields, which the agent fills when it times
+ * the calls (DP_AGG_LAT_*); immediates elsewhere */
+#define LAT_FIELDS	"dp_lat=\\0:u64 dp_tgid=\\0:u64 "
+#define LAT_BITS	7	/* table size without --by: 64 buckets */
+#define LAT_BITS_BY	11	/* with: buckets of up to ~200 threads */
 /* frames of a thread kept at most (deeper entries are dropped) */
 #define MAX_DEPTH	4096
 #define TID_BUCKETS	1024
@@ -59,6 +76,7 @@ struct latency {
 	const char *filter;
 	enum by by;
 	bool us;
+	bool timed;		/* the calls may be timed in the processes */
 	struct dp_registry synreg;	/* the synthetic event `latency` */
 	const struct dp_event *entry, *ret, *syn;
 	unsigned entry_sp, ret_sp, lat_off;	/* field offsets */
@@ -68,6 +86,9 @@ struct latency {
 	uint64_t abandoned;	/* entries that never returned */
 	uint64_t unmatched;	/* returns without their entry */
 	uint64_t too_deep;
+	uint64_t entry_recs, ret_recs;	/* records paired here */
+	uint64_t timed_calls;	/* calls timed in the processes */
+	uint64_t timed_drops;	/* ...that found their table full */
 };
 
 static const char trigger[] = "hist:keys=lat.log2:vals=hitcount:sort=lat";
@@ -137,6 +158,7 @@ static void on_record(void *priv, const struct dp_event *ev, const void *rec,
 	if (!t)
 		return;
 	if (ev == l->entry) {
+		l->entry_recs++;
 		sp = load_sp(rec, l->entry_sp);
 		/* frames at or above this call's are over: left by a
 		 * longjmp or an exception, their returns never come */
@@ -166,6 +188,7 @@ static void on_record(void *priv, const struct dp_event *ev, const void *rec,
 	}
 	if (ev != l->ret)
 		return;
+	l->ret_recs++;
 	/* the return address is popped: the entry's stack pointer + 8 */
 	sp = load_sp(rec, l->ret_sp) - 8;
 	while (t->n && t->v[t->n - 1].sp < sp) {
@@ -204,6 +227,10 @@ static int on_setup(void *priv, struct dp_registry *reg)
 	}
 	l->entry_sp = field_off(l->entry, SP_FIELD);
 	l->ret_sp = field_off(l->ret, SP_FIELD);
+	l->timed = l->timed &&
+		field_off(l->ret, "dp_lat") == DP_AGG_LAT_NS_OFF &&
+		field_off(l->ret, "dp_tgid") == DP_AGG_LAT_PID_OFF &&
+		l->ret->fixed_size >= DP_AGG_LAT_SIZE;
 	if (l->filter) {
 		struct dp_filter_error fe = { 0 };
 
@@ -232,6 +259,120 @@ static int on_setup(void *priv, struct dp_registry *reg)
 	l->hists.ev = l->syn;
 	l->hists.trigger = trigger;
 	return 0;
+}
+
+/* ---- the calls timed in the processes ------------------------------------ */
+
+static struct dp_agg_field lat_field(uint16_t off, uint8_t size, bool sign,
+				     uint8_t mode, uint64_t arg)
+{
+	return (struct dp_agg_field){ .off = off, .size = size,
+				      .is_signed = sign, .mode = mode,
+				      .arg = arg };
+}
+
+/* The table of the timed return probe: keys (--by's, then the log2
+ * bucket of the duration in the unit printed), the durations' sum,
+ * largest and smallest in ns. */
+static size_t on_aggs(void *priv, struct dp_agg_req *out, size_t max)
+{
+	struct latency *l = priv;
+	struct dp_agg_spec *s = &out->spec[0];
+	unsigned k = 0;
+
+	if (!l->timed || !max)
+		return 0;
+	*out = (struct dp_agg_req){ .ev = l->ret, .timed_from = l->entry,
+				    .n = 1, .cookie = { l } };
+	if (l->by == BY_TID || l->by == BY_COMM)	/* comm: the thread's */
+		s->key[k++] = lat_field(DP_REC_PID_OFF, 4, true, DP_AGG_RAW, 0);
+	else if (l->by == BY_PID)
+		s->key[k++] = lat_field(DP_AGG_LAT_PID_OFF, 8, false,
+					DP_AGG_RAW, 0);
+	s->key[k++] = lat_field(DP_AGG_LAT_NS_OFF, 8, false, DP_AGG_LOG2,
+				l->us ? 1000 : 0);
+	s->nkeys = k;
+	s->val[0] = lat_field(DP_AGG_LAT_NS_OFF, 8, false, DP_AGG_RAW, 0);
+	s->val[1] = lat_field(DP_AGG_LAT_NS_OFF, 8, false, DP_AGG_MAX, 0);
+	s->val[2] = lat_field(DP_AGG_LAT_NS_OFF, 8, false, DP_AGG_MIN, 0);
+	s->nvals = 3;
+	s->bits = l->by == BY_NONE ? LAT_BITS : LAT_BITS_BY;
+	s->rec_size = DP_AGG_LAT_SIZE;
+	return 1;
+}
+
+/* The key of --by a table entry is under, as account() names it. */
+static void agg_key_name(const struct latency *l, const uint64_t *key,
+			 const char *comm, char *buf, size_t len)
+{
+	*buf = '\0';
+	switch (l->by) {
+	case BY_COMM:
+		snprintf(buf, len, "comm=%s", comm && *comm ? comm : "<...>");
+		break;
+	case BY_PID: snprintf(buf, len, "pid=%d", (int)key[0]); break;
+	case BY_TID: snprintf(buf, len, "tid=%d", (int)key[0]); break;
+	case BY_NONE: break;
+	}
+}
+
+/* The histogram of @name if it has one already. */
+static struct dp_ol_key *key_of(struct latency *l, const char *name)
+{
+	for (unsigned i = 0; i < l->hists.nkeys; i++)
+		if (!strcmp(l->hists.keys[i].name, name))
+			return &l->hists.keys[i];
+	return NULL;
+}
+
+/* What an entry of the table went up by: @hits calls in its bucket, the
+ * sum of their durations, the largest and smallest so far. */
+static void on_agg(void *priv, void *cookie, const uint64_t *key,
+		   uint64_t hits, const uint64_t *val, const char *comm)
+{
+	struct latency *l = priv;
+	char name[64];
+	struct dp_ol_key *k;
+
+	(void)cookie;
+	if (!key) {
+		l->timed_drops += hits;
+		return;
+	}
+	agg_key_name(l, key, comm, name, sizeof(name));
+	/* a look between a call's count and its sum: the rest comes later */
+	k = hits ? dp_ol_key(&l->hists, name) : key_of(l, name);
+	if (!k) {
+		l->hists.dropped += hits;
+		return;
+	}
+	if (hits)
+		dp_hist_add_sums(k->hist, &key[l->by == BY_NONE ? 0 : 1], hits,
+				 NULL, comm);
+	l->timed_calls += hits;
+	k->count += hits;
+	k->sum += val[0];
+	if (val[1] > k->max)
+		k->max = val[1];
+	if (val[2] < k->min)
+		k->min = val[2];
+}
+
+/* Hits of @ev's probes that no record brought. */
+static uint64_t counted(const struct dp_event *ev, uint64_t recs)
+{
+	uint64_t n = 0;
+
+	for (const struct dp_probe *pr = ev->probes; pr; pr = pr->next)
+		n += pr->nevents;
+	return n > recs ? n - recs : 0;
+}
+
+static bool verbose(void)
+{
+	const char *v = getenv("DPROBE_VERBOSE");
+
+	return v && *v && strcmp(v, "0");
 }
 
 static void print_all(struct latency *l, FILE *out)
@@ -276,6 +417,22 @@ static void on_end(void *priv, const struct dp_stats *st)
 			running += t->n;
 	print_all(l, stdout);
 	running += l->abandoned;
+	/* calls entered where they were timed, minus those that returned:
+	 * the return probe's misses, in flight at the end or left */
+	if (l->entry && l->ret) {
+		uint64_t in = counted(l->entry, l->entry_recs);
+		uint64_t back = counted(l->ret, l->ret_recs);
+
+		running += in > back ? in - back : 0;
+	}
+	if (verbose())
+		fprintf(stderr, "dprobe latency: %" PRIu64 " calls timed in "
+			"the process, %" PRIu64 " paired by dprobe\n",
+			l->timed_calls, l->ret_recs - l->unmatched);
+	if (l->timed_drops)
+		fprintf(stderr, "dprobe latency: %" PRIu64 " calls not "
+			"counted: their table in the process was full\n",
+			l->timed_drops);
 	if (running)
 		fprintf(stderr, "dprobe latency: %" PRIu64 " call%s never "
 			"returned (longjmp, exception, thread exit, or still "
@@ -328,7 +485,9 @@ int dp_cmd_latency(int argc, char **argv)
 	struct latency l = { 0 };
 	struct dp_session_hooks h = { .cmd = "latency", .priv = &l,
 				      .setup = on_setup, .record = on_record,
+				      .aggs = on_aggs, .agg = on_agg,
 				      .tick = on_tick, .end = on_end };
+	const char *agg = getenv("DPROBE_AGG"), *engine = NULL;
 	struct dp_ol_argv a = { 0 };
 	const char *place = NULL;
 	bool sized = false;
@@ -349,6 +508,8 @@ int dp_cmd_latency(int argc, char **argv)
 		}
 		if (c == DP_OL_BUFFER_SIZE)
 			sized = true;
+		if (c == DP_OL_ENGINE)
+			engine = optarg;
 		if (dp_ol_target_opt(&a, c, optarg))
 			continue;
 		switch (c) {
@@ -389,9 +550,16 @@ int dp_cmd_latency(int argc, char **argv)
 	l.place = place;
 	dp_ol_pushf(&a, "-e");
 	dp_ol_pushf(&a, "p:" GROUP "/" ENTRY_EVENT " %s " SP_FIELD "=%%sp", place);
+	/* timed in the process where the engine can: the entry's fields
+	 * (--filter) are not there; an engine named that cannot needs no
+	 * fields for it */
+	l.timed = !l.filter && !(agg && !strcmp(agg, "0")) &&
+		  (!engine || !strcmp(engine, "agent") ||
+		   !strcmp(engine, "auto"));
 	dp_ol_pushf(&a, "-e");
-	dp_ol_pushf(&a, "r4096:" GROUP "/" RETURN_EVENT " %.*s " SP_FIELD "=%%sp",
-		    (int)strcspn(place, " \t"), place);
+	dp_ol_pushf(&a, "r4096:" GROUP "/" RETURN_EVENT " %.*s %s" SP_FIELD
+		    "=%%sp", (int)strcspn(place, " \t"), place,
+		    l.timed ? LAT_FIELDS : "");
 	/* every record counts: rings larger than trace's 1M (--buffer-size
 	 * says otherwise) */
 	if (!sized) {

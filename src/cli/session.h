@@ -23,6 +23,13 @@ struct dp_session_hooks {
 	void (*record)(void *priv, const struct dp_event *ev, const void *rec,
 		       size_t len, const struct dp_rec_meta *meta,
 		       const struct dp_symbolizer *sym);
+	/* After setup: the tables an engine may keep in the traced
+	 * processes instead of making some events' records (at most @max
+	 * into @out): how many.  NULL: none. */
+	size_t (*aggs)(void *priv, struct dp_agg_req *out, size_t max);
+	/* What an entry of those tables went up by (struct dp_sink's agg). */
+	void (*agg)(void *priv, void *cookie, const uint64_t *key,
+		    uint64_t hits, const uint64_t *val, const char *comm);
 	/* From the engine's thread: on SIGUSR1, and every @interval seconds
 	 * (0: only on SIGUSR1). */
 	void (*tick)(void *priv);

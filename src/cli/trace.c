@@ -160,8 +160,13 @@ static void emit(void *priv, const struct dp_event *ev, const void *rec,
 static void on_agg(void *priv, void *cookie, const uint64_t *key,
 		   uint64_t hits, const uint64_t *val, const char *comm)
 {
-	(void)priv;
-	dp_cli_triggers_agg(cookie, key, hits, val, comm);
+	struct trace_ctx *c = priv;
+
+	/* a command on the session has its own tables and no triggers */
+	if (c->hooks && c->hooks->agg)
+		c->hooks->agg(c->hooks->priv, cookie, key, hits, val, comm);
+	else
+		dp_cli_triggers_agg(cookie, key, hits, val, comm);
 }
 
 static void on_trigger(void *priv, const struct dp_event *ev, const void *rec,
@@ -1067,7 +1072,9 @@ static int run(int argc, char **argv, bool stat,
 		.count_only = o.stat && !c.trig.n,
 		.sink = { emit, emit_lost, &c, flush_out, on_trigger, on_agg },
 		.aggs = aggs,
-		.naggs = dp_cli_triggers_aggs(&c.trig, aggs, DP_CLI_MAX_TRIGGERS),
+		.naggs = hooks && hooks->aggs ?
+			 hooks->aggs(hooks->priv, aggs, DP_CLI_MAX_TRIGGERS) :
+			 dp_cli_triggers_aggs(&c.trig, aggs, DP_CLI_MAX_TRIGGERS),
 		.child_mask = &blocked, .wake_sig = dp_sup_signal(),
 		.forced = o.engine, .buffer_size = o.buffer_size,
 		.overwrite = o.overwrite, .kernel = o.kernel,

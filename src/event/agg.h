@@ -40,7 +40,8 @@
 #include <stdint.h>
 
 #define DP_AGG_MAX_KEYS		3
-#define DP_AGG_MAX_VALS		2	/* besides the hit count */
+#define DP_AGG_MAX_VALS		2	/* a hist trigger's, besides the hit count */
+#define DP_AGG_NVALS		3	/* an entry's: latency's sum, max and min */
 #define DP_AGG_PER_PROBE	4	/* tables one probe feeds */
 #define DP_AGG_REC_MAX		512	/* record bytes a hit is fetched into */
 #define DP_AGG_BITS_MIN		7
@@ -51,9 +52,15 @@
 #define DP_AGG_OWNERS_SIZE	4096	/* the memfd's first page: owners */
 
 enum dp_agg_mode {
-	DP_AGG_RAW,
-	DP_AGG_LOG2,		/* .log2: the kernel's ilog2(roundup_pow_of_two) */
+	DP_AGG_RAW,		/* a key as it is; a value summed */
+	DP_AGG_LOG2,		/* .log2: the kernel's ilog2(roundup_pow_of_two),
+				 * of the value divided by arg first if arg > 1
+				 * (dprobe latency --us) */
 	DP_AGG_BUCKET,		/* .buckets=N: rounded down to a multiple */
+	/* values only: the entry keeps the largest, or the smallest (as the
+	 * largest of its complement, so that 0 still means "none yet") */
+	DP_AGG_MAX,
+	DP_AGG_MIN,
 };
 
 /* A key or value: @size bytes at @off of the record. */
@@ -61,15 +68,16 @@ struct dp_agg_field {
 	uint16_t off;
 	uint8_t size;		/* 1, 2, 4 or 8 */
 	uint8_t is_signed;
-	uint8_t mode;		/* enum dp_agg_mode (keys) */
-	uint64_t arg;		/* DP_AGG_BUCKET: the bucket size, > 0 */
+	uint8_t mode;		/* enum dp_agg_mode */
+	uint64_t arg;		/* DP_AGG_BUCKET: the bucket size, > 0;
+				 * DP_AGG_LOG2: a divisor, or 0 */
 };
 
 /* What one table aggregates, and where it lies in the shared memory. */
 struct dp_agg_spec {
 	uint32_t nkeys, nvals;
 	struct dp_agg_field key[DP_AGG_MAX_KEYS];
-	struct dp_agg_field val[DP_AGG_MAX_VALS];
+	struct dp_agg_field val[DP_AGG_NVALS];
 	uint32_t bits;		/* 2 << bits entries, 1 << bits used at most */
 	uint32_t rec_size;	/* the fields lie in this many bytes */
 	uint64_t off;		/* slot 0's table in the shared memory; slot
@@ -86,15 +94,42 @@ struct dp_agg_entry {
 	uint64_t tag;
 	uint64_t key[DP_AGG_MAX_KEYS];
 	uint64_t hits;
-	uint64_t val[DP_AGG_MAX_VALS];
+	uint64_t val[DP_AGG_NVALS];
 	char comm[16];		/* the first hit's thread (.execname) */
-	uint64_t pad;
 };
 
-/* Slot k's owner: (pid << 32 | tid), 0 while free; slot 0 has none. */
+/*
+ * Slot k's owner: (pid << 32 | tid), 0 while free; slot 0 has none.  Then
+ * what turns the agent's clock into nanoseconds (timed return probes,
+ * DP_AGENT_F_LAT): ns = ticks * tick_mult >> 32, written by dprobe before
+ * any agent gets the tables (1 << 32 when the stamps are ns already).
+ */
 struct dp_agg_owners {
 	uint64_t owner[DP_AGG_SLOTS];
+	uint64_t tick_mult;
 };
+
+#define DP_AGG_MULT_SHIFT	32
+
+/*
+ * The record of a return probe timed in the process (dprobe latency; the
+ * agent's DP_AGENT_F_LAT): the return probe's header (common fields,
+ * __probe_func, __probe_ret_ip), then the call's duration in ns, from the
+ * stamp its entry handler put in the return instance to the return, then
+ * the process id: the event's first two fields, u64 each.
+ */
+#define DP_AGG_LAT_NS_OFF	24
+#define DP_AGG_LAT_PID_OFF	32
+#define DP_AGG_LAT_SIZE		40
+
+/* @ticks of the agent's clock in nanoseconds (struct dp_agg_owners). */
+static inline uint64_t dp_agg_ticks_ns(uint64_t ticks, uint64_t mult)
+{
+	unsigned __int128 ns = (unsigned __int128)ticks * mult;
+
+	ns >>= DP_AGG_MULT_SHIFT;
+	return ns >> 64 ? UINT64_MAX : (uint64_t)ns;
+}
 
 static inline uint64_t dp_agg_table_size(uint32_t bits)
 {
@@ -165,11 +200,50 @@ static inline uint64_t dp_agg_key(const struct dp_agg_field *f,
 		return f->arg ? v / f->arg * f->arg : v;
 	if (f->mode != DP_AGG_LOG2)
 		return v;
+	if (f->arg > 1)
+		v /= f->arg;
 	/* the smallest b with 2^b >= v; past 2^63 the kernel's shift
 	 * wraps to 2^0 */
 	if (v <= 1 || v > 1ull << 63)
 		return 0;
 	return 64 - (uint64_t)__builtin_clzll(v - 1);
+}
+
+/*
+ * *@p = max(*@p, @v): a compare-and-swap, even in a table of the thread's
+ * own (a signal handler of the thread may raise it between a plain load
+ * and store); but only when @v is larger, which soon is rare.
+ */
+static inline void dp_agg_max(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, true,
+						       __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		;
+}
+
+/* A value @v of field @f into the entry's word @p, as @f's mode says. */
+static inline void dp_agg_val_add(uint64_t *p, const struct dp_agg_field *f,
+				  uint64_t v, bool own)
+{
+	if (f->mode == DP_AGG_MAX)
+		dp_agg_max(p, v);
+	else if (f->mode == DP_AGG_MIN)
+		dp_agg_max(p, ~v);
+	else
+		dp_agg_inc(p, v, own);
+}
+
+/* What an entry's word of a DP_AGG_MIN value says: the smallest value,
+ * UINT64_MAX while none came.  Other values are the word itself. */
+static inline uint64_t dp_agg_val_of(const struct dp_agg_field *f,
+				     uint64_t word)
+{
+	if (f->mode != DP_AGG_MIN)
+		return word;
+	return word ? ~word : UINT64_MAX;
 }
 
 static inline uint64_t dp_agg_hash(const uint64_t *key, unsigned n)
@@ -222,7 +296,7 @@ static inline void dp_agg_add(void *table, const struct dp_agg_spec *s,
 	uint64_t key[DP_AGG_MAX_KEYS] = { 0 }, mask = ((uint64_t)2 << s->bits) - 1;
 	uint64_t tag, i;
 	unsigned nk = s->nkeys < DP_AGG_MAX_KEYS ? s->nkeys : DP_AGG_MAX_KEYS;
-	unsigned nv = s->nvals < DP_AGG_MAX_VALS ? s->nvals : DP_AGG_MAX_VALS;
+	unsigned nv = s->nvals < DP_AGG_NVALS ? s->nvals : DP_AGG_NVALS;
 
 	for (unsigned k = 0; k < nk; k++)
 		key[k] = dp_agg_key(&s->key[k], rec);
@@ -265,8 +339,8 @@ static inline void dp_agg_add(void *table, const struct dp_agg_spec *s,
 			continue;
 		dp_agg_inc(&x->hits, 1, own);
 		for (unsigned v = 0; v < nv; v++)
-			dp_agg_inc(&x->val[v], dp_agg_load(&s->val[v], rec),
-				   own);
+			dp_agg_val_add(&x->val[v], &s->val[v],
+				       dp_agg_load(&s->val[v], rec), own);
 		return;
 	}
 drop:

@@ -65,6 +65,15 @@ struct dp_sink {
  */
 struct dp_agg_req {
 	const struct dp_event *ev;
+	/*
+	 * Non-NULL: @ev is a return probe timed in the process (dprobe
+	 * latency): each hit's record is the call's duration, made from the
+	 * stamp its entry left in the return instance (the agent's
+	 * DP_AGENT_LAT_* layout), and @timed_from, the entry event of the
+	 * same place, is only counted there (the calls that never
+	 * returned).  Engines that ignore the request record both.
+	 */
+	const struct dp_event *timed_from;
 	unsigned n;
 	struct dp_agg_spec spec[DP_AGG_PER_PROBE];	/* off: set by the engine */
 	void *cookie[DP_AGG_PER_PROBE];

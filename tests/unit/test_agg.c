@@ -416,3 +416,65 @@ Test(agg_hist, a_table_gives_the_records_hist)
 	dp_hist_free(byrec);
 	dp_hist_free(bytab);
 }
+
+/* dprobe latency --us: the log2 of the duration in microseconds, as the
+ * records' way keys ns / 1000 */
+Test(agg, log2_key_of_a_divided_value)
+{
+	struct dp_agg_field us = { .size = 8, .mode = DP_AGG_LOG2, .arg = 1000 };
+	static const struct { uint64_t ns, key; } cases[] = {
+		{ 0, 0 }, { 999, 0 }, { 1999, 0 }, { 2000, 1 }, { 3000, 2 },
+		{ 3000000, 12 }, { 4096000, 12 }, { 4097000, 13 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(dp_agg_key(&us, (const uint8_t *)&cases[i].ns),
+			     cases[i].key, "%llu ns",
+			     (unsigned long long)cases[i].ns);
+}
+
+/* ticks * mult >> 32: exact for whole factors, rounded down, saturated */
+Test(agg, ticks_to_ns)
+{
+	uint64_t third = (1ull << 32) / 3;	/* a 3 GHz clock */
+
+	cr_expect_eq(dp_agg_ticks_ns(12345, 1ull << 32), 12345);
+	cr_expect_eq(dp_agg_ticks_ns(3000000000ull, third), 999999999);
+	cr_expect_eq(dp_agg_ticks_ns(7, 3ull << 31), 10);
+	cr_expect_eq(dp_agg_ticks_ns(0, third), 0);
+	/* a day of 3 GHz ticks does not overflow the product */
+	cr_expect_eq(dp_agg_ticks_ns(86400ull * 3000000000ull, third + 1),
+		     86400000040233ull);
+	cr_expect_eq(dp_agg_ticks_ns(UINT64_MAX, UINT64_MAX), UINT64_MAX);
+}
+
+/* latency's values: the sum, the largest and the smallest of a bucket;
+ * the smallest kept as the largest complement, 0 meaning none yet */
+Test(agg, sum_max_and_min_values)
+{
+	struct dp_agg_spec s = {
+		.nkeys = 1, .nvals = 3, .bits = DP_AGG_BITS_MIN,
+		.rec_size = sizeof(struct rec),
+		.key = { { .off = 0, .size = 8, .mode = DP_AGG_LOG2 } },
+		.val = { { .off = 0, .size = 8 },
+			 { .off = 0, .size = 8, .mode = DP_AGG_MAX },
+			 { .off = 0, .size = 8, .mode = DP_AGG_MIN } },
+	};
+	static const uint64_t v[] = { 3000, 2500, 4000, 2049, 3500 };
+	void *t = table_new(s.bits);
+	const struct dp_agg_entry *e;
+
+	cr_expect_eq(dp_agg_val_of(&s.val[2], 0), UINT64_MAX);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct rec r = { .a = v[i] };
+
+		dp_agg_add(t, &s, (const uint8_t *)&r, "t", i & 1);
+	}
+	e = find(t, s.bits, 12);	/* all in (2048, 4096] */
+	cr_assert(e);
+	cr_expect_eq(e->hits, 5);
+	cr_expect_eq(dp_agg_val_of(&s.val[0], e->val[0]), 15049);
+	cr_expect_eq(dp_agg_val_of(&s.val[1], e->val[1]), 4000);
+	cr_expect_eq(dp_agg_val_of(&s.val[2], e->val[2]), 2049);
+	free(t);
+}

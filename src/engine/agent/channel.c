@@ -232,7 +232,7 @@ static void on_agg(const char *args)
 	}
 	spec.off = off;
 	args += n;
-	if (spec.nkeys <= DP_AGG_MAX_KEYS && spec.nvals <= DP_AGG_MAX_VALS) {
+	if (spec.nkeys <= DP_AGG_MAX_KEYS && spec.nvals <= DP_AGG_NVALS) {
 		unsigned i;
 
 		for (i = 0; i < spec.nkeys && !agg_field(&args, &spec.key[i]); i++)

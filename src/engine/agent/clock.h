@@ -102,4 +102,18 @@ static inline uint64_t dp_clock_now(uint32_t *cpu)
 	return (uint64_t)hi << 32 | lo;
 }
 
+/* A stamp alone, without the CPU (a call's start, DP_AGENT_F_LAT). */
+static inline uint64_t dp_clock_stamp(void)
+{
+	uint32_t lo, hi, cpu;
+
+	if (__builtin_expect(dp_clock.time == DP_CLOCK_TSC_RDPID ||
+			     dp_clock.time == DP_CLOCK_RDTSCP ||
+			     dp_clock.time == DP_CLOCK_TSC, 1)) {
+		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+		return (uint64_t)hi << 32 | lo;
+	}
+	return dp_clock_mono(&cpu);
+}
+
 #endif

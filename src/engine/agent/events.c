@@ -81,6 +81,7 @@ struct ev_probe {
 	bool off;			/* switched off (SLOT): records nothing */
 	bool stack;			/* DP_AGENT_F_STACK: the user stack too */
 	bool at_entry;			/* DP_AGENT_F_ENTRY: at a function's start */
+	bool timed;			/* DP_AGENT_F_LAT: a call's duration */
 	uint32_t snap;			/* DP_AGENT_F_DWARF: stack bytes to copy */
 	struct ev_fast fp;
 	uint64_t addr, foffs;
@@ -97,6 +98,7 @@ struct ev_site {
 	unsigned n;
 	bool has_entry, has_return;
 	bool is_tp;			/* @addr is a struct dp_tracepoint */
+	bool timed;			/* a DP_AGENT_F_LAT probe: entries stamped */
 	bool tp_on;			/* its probe records (hit path) */
 	bool registered;
 	int err;			/* registration outcome */
@@ -106,9 +108,11 @@ struct ev_site {
 	struct kretprobe rp;		/* return probes */
 };
 
-/* The entry arguments a return probe's $argN reads. */
+/* The entry arguments a return probe's $argN reads; the entry's stamp
+ * on a timed site (0: the call was entered before it was timed). */
 struct ev_ret_data {
 	uint64_t args[DP_NR_REG_ARGS];
+	uint64_t ts;
 };
 
 struct ev_thread {
@@ -498,6 +502,33 @@ static __attribute__((noinline)) void aggregate_fast(const struct ev_probe *p,
 }
 
 /*
+ * A hit of a timed return probe (DP_AGENT_F_LAT): no fetch, its record is
+ * the call's duration from @from, the stamp its entry left, to @to (the
+ * layout protocol.h gives), added to its tables.
+ */
+static __attribute__((noinline)) void aggregate_timed(const struct ev_probe *p,
+						      struct ev_thread *t,
+						      uint64_t from, uint64_t to,
+						      uint64_t ret_ip)
+{
+	uint64_t rec[DP_AGG_LAT_SIZE / 8];
+	struct dp_trace_entry ent = { .type = (uint16_t)p->id, .pid = t->tid };
+	const struct dp_agg_owners *o = (const void *)
+		__atomic_load_n(&agg_base, __ATOMIC_ACQUIRE);
+
+	if (!from || !o)
+		return;
+	__builtin_memcpy(rec, &ent, sizeof(ent));
+	rec[DP_REC_FUNC_OFF / 8] = p->site->addr;
+	rec[DP_REC_RET_IP_OFF / 8] = ret_ip;
+	rec[DP_AGG_LAT_NS_OFF / 8] = to <= from ? 0 :
+		dp_agg_ticks_ns(to - from, __atomic_load_n(&o->tick_mult,
+							   __ATOMIC_RELAXED));
+	rec[DP_AGG_LAT_PID_OFF / 8] = (uint64_t)ev_pid;
+	agg_record(p, (const uint8_t *)rec, sizeof(rec), t);
+}
+
+/*
  * The entry probes of a site, @regs->ip being the probed address.
  * Count-only probes cost one increment; the clock and the fetch context
  * are only set up for the first record.
@@ -622,6 +653,16 @@ static int on_return_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	d->args[3] = regs->cx;
 	d->args[4] = regs->r8;
 	d->args[5] = regs->r9;
+	d->ts = 0;
+	return 0;
+}
+
+/* ...on a timed site: the call's start too */
+static int on_return_entry_timed(struct kretprobe_instance *ri,
+				 struct pt_regs *regs)
+{
+	on_return_entry(ri, regs);
+	((struct ev_ret_data *)ri->data)->ts = dp_clock_stamp();
 	return 0;
 }
 
@@ -660,6 +701,11 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		if (!stamped) {
 			ts = dp_clock_now(&cpu);
 			stamped = true;
+		}
+		if (p->timed) {
+			aggregate_timed(p, t, ((struct ev_ret_data *)ri->data)->ts,
+					ts, ret_ip);
+			continue;
 		}
 		if (p->fast && p->nagg) {
 			aggregate_fast(p, regs, t, s->addr, ret_ip);
@@ -746,10 +792,14 @@ int dp_ev_agg_mem(int fd)
 	return 0;
 }
 
-static bool agg_field_ok(const struct dp_agg_field *f, uint32_t rec_size)
+static bool agg_field_ok(const struct dp_agg_field *f, uint32_t rec_size,
+			 bool key)
 {
 	return (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
-	       (uint32_t)f->off + f->size <= rec_size && f->mode <= DP_AGG_BUCKET;
+	       (uint32_t)f->off + f->size <= rec_size &&
+	       (key ? f->mode <= DP_AGG_BUCKET :
+		f->mode == DP_AGG_RAW || f->mode >= DP_AGG_MAX) &&
+	       f->mode <= DP_AGG_MIN;
 }
 
 int dp_ev_agg(unsigned slot, const struct dp_agg_spec *spec, char *why,
@@ -770,13 +820,14 @@ int dp_ev_agg(unsigned slot, const struct dp_agg_spec *spec, char *why,
 	    spec->off < DP_AGG_OWNERS_SIZE || spec->off > agg_size ||
 	    dp_agg_group_size(spec->bits) > agg_size - spec->off ||
 	    spec->rec_size > DP_AGG_REC_MAX ||
-	    spec->nkeys > DP_AGG_MAX_KEYS || spec->nvals > DP_AGG_MAX_VALS)
+	    spec->nkeys > DP_AGG_MAX_KEYS || spec->nvals > DP_AGG_NVALS ||
+	    (p->timed && spec->rec_size > DP_AGG_LAT_SIZE))
 		return snprintf(why, whylen, "bad table"), -EINVAL;
 	for (unsigned k = 0; k < spec->nkeys; k++)
-		if (!agg_field_ok(&spec->key[k], spec->rec_size))
+		if (!agg_field_ok(&spec->key[k], spec->rec_size, true))
 			return snprintf(why, whylen, "bad key"), -EINVAL;
 	for (unsigned v = 0; v < spec->nvals; v++)
-		if (!agg_field_ok(&spec->val[v], spec->rec_size))
+		if (!agg_field_ok(&spec->val[v], spec->rec_size, false))
 			return snprintf(why, whylen, "bad value"), -EINVAL;
 	p->agg[p->nagg++] = *spec;
 	return 0;
@@ -943,6 +994,12 @@ static int site_append_live(struct ev_site *s, struct ev_probe *p)
 	old_arrays = o;
 	__atomic_store_n(&s->probes, v, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->n, s->n + 1, __ATOMIC_RELEASE);
+	if (p->timed && !s->timed) {
+		/* calls entered before read 0: not timed */
+		s->timed = true;
+		__atomic_store_n(&s->rp.entry_handler, on_return_entry_timed,
+				 __ATOMIC_RELEASE);
+	}
 	if (ret && !s->has_return) {
 		s->has_return = true;
 		err = site_register_return(s);
@@ -971,6 +1028,7 @@ static int site_append(struct ev_site *s, struct ev_probe *p)
 		s->has_return = true;
 	else
 		s->has_entry = true;
+	s->timed |= p->timed;
 	return 0;
 }
 
@@ -1007,6 +1065,8 @@ int dp_ev_add(unsigned slot, unsigned id, uint64_t addr, uint64_t foffs,
 		!(flags & (DP_AGENT_F_COUNT | DP_AGENT_F_AGG)) &&
 		rings.max_record > DP_RING_HDR_SIZE + 2 * EV_STACK_ROOM;
 	p->at_entry = (flags & DP_AGENT_F_ENTRY) && !p->def.is_return;
+	p->timed = (flags & DP_AGENT_F_LAT) && (flags & DP_AGENT_F_AGG) &&
+		p->def.is_return;
 	/* a tracepoint's registers are made up (on_tracepoint()): its
 	 * stack is the frame-pointer chain from its caller's frame, never
 	 * a snapshot to unwind from them */
@@ -1212,7 +1272,8 @@ static int site_register_return(struct ev_site *s)
 	s->rp.kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
 	s->rp.kp.flags = KPROBE_FLAG_NOSIMD;
 	s->rp.handler = on_return;
-	s->rp.entry_handler = on_return_entry;
+	s->rp.entry_handler = s->timed ? on_return_entry_timed :
+		on_return_entry;
 	s->rp.data_size = sizeof(struct ev_ret_data);
 	s->rp.maxactive = maxactive(s);
 	return register_kretprobe(&s->rp);

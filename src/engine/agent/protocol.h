@@ -148,7 +148,7 @@
 
 #include <stdint.h>
 
-#define DP_AGENT_VERSION	6
+#define DP_AGENT_VERSION	7
 #define DP_AGENT_ENV_SOCK	"DPROBE_AGENT_SOCK"
 #define DP_AGENT_ATTACH_FN	"dprobe_agent_attach"
 #define DP_AGENT_MSG_MAX	8192
@@ -162,6 +162,10 @@
 					 * (AGG), never recorded */
 #define DP_AGENT_F_DWARF	16u	/* with F_STACK: a snapshot of the
 					 * registers and the stack instead */
+#define DP_AGENT_F_LAT		32u	/* with F_AGG, on a return probe: its
+					 * record is made as below, not
+					 * fetched, and timed from the entry */
+/* A DP_AGENT_F_LAT probe's record: event/agg.h's DP_AGG_LAT_*. */
 /* The stack bytes a DP_AGENT_F_DWARF probe copies, in the flags' high half
  * (8-byte units). */
 #define DP_AGENT_DWARF_FLAGS(bytes)	((uint32_t)((bytes) / 8u) << 16)

@@ -27,7 +27,7 @@
 /* What an entry had at the last look. */
 struct shadow {
 	uint64_t hits;
-	uint64_t val[DP_AGG_MAX_VALS];
+	uint64_t val[DP_AGG_NVALS];
 };
 
 /* A trigger's tables, one per slot; shadows made at a slot's first use. */
@@ -99,6 +99,40 @@ bool inproc_agg_wanted(const struct dp_inproc *t, const struct dp_event *ev)
 	return false;
 }
 
+unsigned inproc_agg_flags(const struct dp_inproc *t, const struct dp_event *ev)
+{
+	for (unsigned i = 0; i < t->agg.ntab; i++) {
+		const struct dp_agg_req *r = t->agg.tab[i].req;
+
+		if (r->ev == ev)
+			return DP_AGENT_F_AGG |
+			       (r->timed_from ? DP_AGENT_F_LAT : 0);
+		/* the entries of a timed return probe: only counted, for
+		 * the calls that never returned */
+		if (r->timed_from == ev)
+			return DP_AGENT_F_COUNT;
+	}
+	return 0;
+}
+
+/*
+ * The factor of the agent's clock to nanoseconds (struct dp_agg_owners),
+ * from the reader's newest rate: before the first image gets the tables,
+ * and again as the rate is refined.
+ */
+void inproc_agg_clock(struct dp_inproc *t)
+{
+	struct dp_agg_owners *o = (void *)t->agg.map;
+	double mult = (double)(1ull << DP_AGG_MULT_SHIFT);
+
+	if (!o)
+		return;
+	if (t->clk.tsc && t->clk.nk)
+		mult *= t->clk.k[(t->clk.nk - 1) % CLK_KNOTS].ns_per_tick;
+	__atomic_store_n(&o->tick_mult, (uint64_t)(mult + 0.5),
+			 __ATOMIC_RELAXED);
+}
+
 int inproc_agg_send_mem(struct ip_proc *p)
 {
 	return p->tree->agg.fd < 0 ? 0 : chan_send(p, p->tree->agg.fd, "AGGMEM");
@@ -116,7 +150,7 @@ int inproc_agg_send(struct ip_proc *p, int slot, const struct dp_event *ev)
 
 	for (unsigned i = 0; i < a->ntab; i++) {
 		const struct dp_agg_spec *s = &a->tab[i].spec;
-		char fields[(DP_AGG_MAX_KEYS + DP_AGG_MAX_VALS) * 64] = "";
+		char fields[(DP_AGG_MAX_KEYS + DP_AGG_NVALS) * 64] = "";
 		size_t used = 0;
 		int ret;
 
@@ -168,6 +202,27 @@ static void count_unread(struct dp_inproc *t, struct agg_table *x,
 			  NULL);
 }
 
+/*
+ * A value of an entry into *@out: a sum's increase, or a largest or
+ * smallest value as it is now (which the sink keeps the extreme of);
+ * true if it changed since the last look.
+ */
+static bool value(const struct dp_agg_field *f, const uint64_t *word,
+		  uint64_t *seen, uint64_t *out)
+{
+	uint64_t now = __atomic_load_n(word, __ATOMIC_RELAXED);
+	bool news;
+
+	if (f->mode != DP_AGG_MAX && f->mode != DP_AGG_MIN) {
+		*out = delta(now, seen);
+		return *out != 0;
+	}
+	news = now != *seen;
+	*seen = now;
+	*out = dp_agg_val_of(f, now);
+	return news;
+}
+
 /* Slot @k's table of @x, or NULL if no hit ever reached it (or none can
  * be read: see count_unread()). */
 static const struct dp_agg_hdr *slot_table(struct dp_inproc *t,
@@ -203,7 +258,7 @@ static void drain_slot(struct dp_inproc *t, struct agg_table *x, unsigned k)
 		return;
 	}
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t key[DP_AGG_MAX_KEYS], val[DP_AGG_MAX_VALS] = { 0 };
+		uint64_t key[DP_AGG_MAX_KEYS], val[DP_AGG_NVALS] = { 0 };
 		char comm[sizeof(e[i].comm) + 1];
 		struct shadow *sh = &x->sh[k][i];
 		bool news;
@@ -215,12 +270,9 @@ static void drain_slot(struct dp_inproc *t, struct agg_table *x, unsigned k)
 		news = d;
 		/* a hit's values are added after its count: what a look
 		 * between the two missed comes with the next look */
-		for (unsigned v = 0; v < x->spec.nvals; v++) {
-			val[v] = delta(__atomic_load_n(&e[i].val[v],
-						       __ATOMIC_RELAXED),
-				       &sh->val[v]);
-			news |= val[v] != 0;
-		}
+		for (unsigned v = 0; v < x->spec.nvals; v++)
+			news |= value(&x->spec.val[v], &e[i].val[v],
+				      &sh->val[v], &val[v]);
 		if (!news)
 			continue;
 		for (unsigned j = 0; j < DP_AGG_MAX_KEYS; j++)

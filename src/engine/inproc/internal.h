@@ -238,6 +238,11 @@ int inproc_agg_init(struct dp_inproc *t);
 void inproc_agg_free(struct dp_inproc *t);
 /* Whether @ev's hits go to tables (its probes: DP_AGENT_F_AGG). */
 bool inproc_agg_wanted(const struct dp_inproc *t, const struct dp_event *ev);
+/* The DP_AGENT_F_* flags the tables give @ev's probes: F_AGG (with F_LAT
+ * for a timed return probe), F_COUNT for its entry event, else 0. */
+unsigned inproc_agg_flags(const struct dp_inproc *t, const struct dp_event *ev);
+/* The clock's rate into the tables, for the agents' timed probes. */
+void inproc_agg_clock(struct dp_inproc *t);
 /* AGGMEM to @p (nothing without tables); AGG for @ev's probe in @slot. */
 int inproc_agg_send_mem(struct ip_proc *p);
 int inproc_agg_send(struct ip_proc *p, int slot, const struct dp_event *ev);

@@ -373,6 +373,7 @@ void reader_drain(struct dp_inproc *t, struct ip_proc *only, bool final)
 	unsigned n;
 
 	clk_sample(&t->clk);
+	inproc_agg_clock(t);
 	for (struct ip_proc *q = t->procs; q; q = q->next)
 		if (q->rd && (!only || q == only))
 			pass_begin(q, final);

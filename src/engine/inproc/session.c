@@ -163,6 +163,7 @@ static int hello_clock(struct ip_proc *p, const char *clock, char *why,
 	if (!t->clk_set) {
 		clk_init(&t->clk, tsc);
 		t->clk_set = true;
+		inproc_agg_clock(t);
 	} else if (t->clk.tsc != tsc) {
 		snprintf(why, whylen, "its agent stamps records with another "
 			 "clock (%s)", clock);
@@ -382,8 +383,8 @@ static int send_location(struct ip_proc *p, struct dp_probe *pr,
 
 	if (slot < 0)
 		return slot;
-	if (inproc_agg_wanted(p->tree, pr->event))
-		flags = DP_AGENT_F_AGG;
+	if (inproc_agg_flags(p->tree, pr->event))
+		flags = inproc_agg_flags(p->tree, pr->event);
 	p->slots[slot].counter = flags && slot < (int)DP_RING_NCOUNTERS;
 	/* --stack: the agent walks the stack for this location only (a
 	 * tracepoint's registers are made up: the frame-pointer chain from

@@ -14,9 +14,13 @@ desc='dprobe latency: entry-to-return times per thread, across recursion and lon
 #    call) at most one may reach 2^26 (33.5 ms and more), which every
 #    return paired with a call left by longjmp would; the 4 calls that
 #    never returned are said on stderr.
+#    With --by comm: one histogram, the program's.
 #  - --filter on a fetch argument of PLACE: 'ms > 3' keeps no call, and
 #    'ms == 3' all 8, in microseconds (--us): none under 2^12 (3000 us
 #    is in 2^12).
+#  - where the calls were paired (DPROBE_VERBOSE=1): timed in the process
+#    on the agent (auto picks it for this program), by dprobe on ptrace
+#    and wherever --filter needs the entry's fields.
 prog=lat
 defs=''
 
@@ -32,10 +36,10 @@ lat_run() {
 
 case_run() {
 	lat_run nap nap --by tid
-	lat_run rec rec
-	lat_run jumper jumper
+	DPROBE_VERBOSE=1 lat_run rec rec
+	lat_run jumper jumper --by comm
 	lat_run none 'nap ms=%di:s64' --filter 'ms > 3'
-	lat_run us 'nap ms=%di:s64' --filter 'ms == 3' --us
+	DPROBE_VERBOSE=1 lat_run us 'nap ms=%di:s64' --filter 'ms == 3' --us
 }
 
 # the hitcounts of NAME's histograms as "EXP COUNT" lines
@@ -52,6 +56,8 @@ case_result() {
 		END { print "rec: " n " calls, " (a >= 3 ? "3 or more" : a) " over 4.19 ms, " \
 			(b >= 2 ? "2 or more" : b) " over 8.39 ms, " c + 0 " under 2.1 ms" }'
 	echo "rec: exit $(cat "$T/rec.rc")"
+	sed -n 's/^dprobe latency: \(.* calls timed .*\)/rec: \1/p' "$T/rec.err"
+	grep '^# latency' "$T/jumper.out"
 	buckets jumper | awk '{ n += $2 } $1 >= 26 { s += $2 } END { print "jumper: " n " calls, " (s < 2 ? "at most 1" : s) " of 33.5 ms or more" }'
 	grep '^dprobe latency: ' "$T/jumper.err"
 	echo "jumper: exit $(cat "$T/jumper.rc")"
@@ -60,15 +66,22 @@ case_result() {
 	grep '^# latency' "$T/us.out"
 	buckets us | awk '{ n += $2 } $1 < 12 { s += $2 } END { print "us: " n " calls, " s + 0 " under 2^12" }'
 	echo "us: exit $(cat "$T/us.rc")"
+	sed -n 's/^dprobe latency: \(.* calls timed .*\)/us: \1/p' "$T/us.err"
 }
 
 expected() {
-	cat <<'EOF2'
+	case ${DPROBE_ENGINE:-auto} in
+	ptrace) timed='0 calls timed in the process, 4 paired by dprobe' ;;
+	*) timed='4 calls timed in the process, 0 paired by dprobe' ;;
+	esac
+	cat <<EOF2
 nap: exit 0, 2 histograms
 nap: counts 5 3 
 nap: under 2^22: none
 rec: 4 calls, 3 or more over 4.19 ms, 2 or more over 8.39 ms, 0 under 2.1 ms
 rec: exit 0
+rec: $timed
+# latency of jumper in nanoseconds, comm=lat
 jumper: 4 calls, at most 1 of 33.5 ms or more
 dprobe latency: 4 calls never returned (longjmp, exception, thread exit, or still running at the end): not counted
 jumper: exit 0
@@ -77,5 +90,6 @@ none: exit 0
 # latency of nap ms=%di:s64 in microseconds
 us: 8 calls, 0 under 2^12
 us: exit 0
+us: 0 calls timed in the process, 8 paired by dprobe
 EOF2
 }
