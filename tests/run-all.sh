@@ -47,9 +47,9 @@ B=$top/build
 MK="make --no-print-directory"
 
 # NAME|COMMAND, longest first (seconds measured on 2 CPUs, in a full
-# run: e2e-auto 310, e2e-ptrace 295, ftrace 175, timens-e2e 150,
-# unit-asan 115, agent 105, e2e-kernel-ref 75, fuzz 60, fs and timens-fs
-# 60 each, kernel-engine 35, unit-release 30, qemu 20, the rest 10 or
+# run: e2e-auto 230, e2e-ptrace 200, timens-e2e 145, unit-asan 85,
+# e2e-kernel-ref 85, ftrace 80, agent 80, fs and timens-fs 70 each,
+# fuzz 60, kernel-engine 45, qemu 45, unit-release 35, the rest 10 or
 # less): a lane that finishes takes the next one, so the long ones must
 # not come last.  A stage marked "&" runs beside the one before it, in
 # the same lane: fs and timens-fs, and kernel-engine and qemu, mostly
@@ -59,11 +59,11 @@ stages() {
 	cat <<EOF
 e2e-auto|sh tests/e2e/run.sh $B/dprobe
 e2e-ptrace|DPROBE_ENGINE=ptrace sh tests/e2e/run.sh $B/dprobe
-ftrace|$MK ftracetest
 timens-e2e|E2E_LEVELS=O2 E2E_REATTACH_ROUNDS=5 E2E_DETACH_ROUNDS=5 E2E_SPAWN_ROUNDS=4 sh tests/timens.sh sh tests/e2e/run.sh $B/dprobe
 unit-asan|$MK BUILD=asan unit
-agent|$MK agent-test
 e2e-kernel-ref|E2E_BUILD=$B/tests/e2e-kref E2E_SYMCACHE=$B/tests/e2e/symcache sh tests/e2e/kernel-ref.sh $B/dprobe
+ftrace|$MK ftracetest
+agent|$MK agent-test
 fs|$MK fs-test
 &timens-fs|sh tests/timens.sh sh tests/fs/run.sh $B/dprobe
 fuzz|$MK fuzz-short
