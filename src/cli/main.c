@@ -85,7 +85,7 @@ static const struct {
 	  "stream probe events from a program or running processes",
 	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]...\n"
 	  "             [--trigger [EVENT=]hist:...]... [-o FILE]\n"
-	  "             [--format text|json|folded|flamegraph]\n"
+	  "             [--format text|json|folded|flamegraph|chrome]\n"
 	  "             [-g|--stack[=EVENT,...]] [--flamegraph OUT.svg]\n"
 	  "             [--call-graph fp|dwarf[,SIZE]]\n"
 	  "             [--duration SECS] [-f] [--profile]\n"

@@ -370,22 +370,14 @@ static void put_stack(FILE *out, const struct dp_rec_meta *meta,
 	fputc_unlocked(']', out);
 }
 
-int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
-		 size_t len, const struct dp_rec_meta *meta,
-		 const struct dp_trace_opts *opts)
+void dp_json_args(FILE *out, const struct dp_event *ev, const void *rec,
+		  const struct dp_trace_opts *opts)
 {
 	const uint8_t *r = rec;
 	bool first = true;
-	unsigned i;
 
-	if (!ev || !meta || dp_rec_check(ev, rec, len))
-		return -1;
-	flockfile(out);
-	put_meta(out, ev, meta, opts ? opts->ts : DP_TS_US);
-	put_place(out, ev, r, opts);
-	put_key(out, "args");
 	fputc_unlocked('{', out);
-	for (i = 0; i < ev->nfields; i++) {
+	for (unsigned i = 0; i < ev->nfields; i++) {
 		const struct dp_field *f = &ev->fields[i];
 
 		if (ev->synth && f->fclass == DP_FC_NUM) {
@@ -403,14 +395,29 @@ int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
 			first = false;
 			continue;
 		}
-		if (!ev->fields[i].ptype)
+		if (!f->ptype)
 			continue;
 		if (!first)
 			fputc_unlocked(',', out);
-		put_arg(out, &ev->fields[i], r, opts);
+		put_arg(out, f, r, opts);
 		first = false;
 	}
 	fputc_unlocked('}', out);
+}
+
+int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
+		 size_t len, const struct dp_rec_meta *meta,
+		 const struct dp_trace_opts *opts)
+{
+	const uint8_t *r = rec;
+
+	if (!ev || !meta || dp_rec_check(ev, rec, len))
+		return -1;
+	flockfile(out);
+	put_meta(out, ev, meta, opts ? opts->ts : DP_TS_US);
+	put_place(out, ev, r, opts);
+	put_key(out, "args");
+	dp_json_args(out, ev, rec, opts);
 	put_faults(out, ev, r);
 	put_stack(out, meta, opts);
 	fputs_unlocked("}\n", out);

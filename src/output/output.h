@@ -74,6 +74,11 @@ int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
 		 size_t len, const struct dp_rec_meta *meta,
 		 const struct dp_trace_opts *opts);
 
+/* A checked record's fields as dp_json_line()'s "args" object, {...}
+ * (the caller holds @out's lock or needs none). */
+void dp_json_args(FILE *out, const struct dp_event *ev, const void *rec,
+		  const struct dp_trace_opts *opts);
+
 /* @s as a JSON string literal (escaped; invalid UTF-8 as \u00XX), or null. */
 void dp_json_string(FILE *out, const char *s);
 

@@ -9,7 +9,7 @@
 #include "output/renderer.h"
 
 extern const struct dp_renderer_ops dp_render_text, dp_render_json,
-	dp_render_folded, dp_render_flamegraph;
+	dp_render_folded, dp_render_flamegraph, dp_render_chrome;
 
 /* The first row is the default format. */
 static const struct dp_renderer_ops *const formats[] = {
@@ -17,6 +17,7 @@ static const struct dp_renderer_ops *const formats[] = {
 	&dp_render_json,
 	&dp_render_folded,
 	&dp_render_flamegraph,
+	&dp_render_chrome,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))

@@ -156,6 +156,45 @@ static void expect_same(const char *name, line_fn fn, size_t cut)
 	free(got);
 }
 
+/* ---- chrome ------------------------------------------------------------- */
+
+/* An entry whose return never came is an instant at the end, with its
+ * fields; a malformed record writes nothing; a loss is a global instant;
+ * the document is whole. */
+Test(renderer, chrome_entry_without_return)
+{
+	struct fixed x;
+	char *got;
+	int ret;
+	struct dp_renderer r;
+	struct cap c;
+
+	fixed_init(&x);
+	got = rendered("chrome", &x, x.len, &ret);
+	cr_expect_eq(ret, 0);
+	cr_expect_str_eq(got,
+		"{\"traceEvents\":["
+		"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4242,\"tid\":4242,\"args\":{\"name\":\"work\"}},"
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":4242,\"tid\":4242,\"args\":{\"name\":\"work\"}},"
+		"{\"ph\":\"i\",\"name\":\"k\",\"cat\":\"grp\",\"pid\":4242,\"tid\":4242,\"ts\":5592123456.789,"
+		"\"s\":\"t\",\"args\":{\"x\":40,\"s\":\"etc\"}}"
+		"],\"displayTimeUnit\":\"ns\"}\n");
+	free(got);
+	got = rendered("chrome", &x, x.len - 2, &ret);
+	cr_expect_eq(ret, -1);
+	cr_expect_str_eq(got, "{\"traceEvents\":[],\"displayTimeUnit\":\"ns\"}\n");
+	free(got);
+	open_renderer(&r, &c, "chrome");
+	dp_render_begin(&r);
+	dp_render_lost(&r, 1, 7);
+	dp_render_end(&r);
+	got = cap_close(&c);
+	cr_expect_str_eq(got, "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"lost\","
+		"\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":0.000,\"args\":{\"cpu\":1,"
+		"\"lost\":7}}],\"displayTimeUnit\":\"ns\"}\n");
+	free(got);
+}
+
 /* ---- by name ------------------------------------------------------------- */
 
 Test(renderer, by_name)
@@ -180,7 +219,7 @@ Test(renderer, names)
 	char buf[64], small[7];
 
 	cr_expect_str_eq(dp_renderer_names(buf, sizeof(buf)),
-			 "text, json, folded or flamegraph");
+			 "text, json, folded, flamegraph or chrome");
 	/* cut short, still a string */
 	cr_expect_str_eq(dp_renderer_names(small, sizeof(small)), "text, ");
 	cr_expect_eq(dp_renderer_names(buf, 0), buf);
