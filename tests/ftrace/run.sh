@@ -289,8 +289,8 @@ run_group() {
 # them, --syscalls none.  The tests are the same either way, but
 # ftracetest resets every event's trigger and filter file before and
 # after each test (initialize_ftrace), and 700 events more make that
-# some 4,000 FUSE requests per test, a second of the CPU's time each
-# on a virtual machine, 100 times over.
+# some 4,000 more files read per test, each a few FUSE requests: about
+# a second of CPU time a test on these virtual machines, 100 times over.
 SYS=
 NOSYS=
 for c in $CASES; do

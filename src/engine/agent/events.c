@@ -227,10 +227,6 @@ static inline uint32_t stack_room(const struct ev_probe *p)
 	return p->snap ? DP_AGENT_SNAP_BYTES(p->snap) : EV_STACK_ROOM;
 }
 
-/* How far above the stack pointer a tracepoint's caller frame may be
- * (stack.c's bound on the frames it walks). */
-#define TP_FRAME_SPAN (16ull << 20)
-
 /*
  * The user stack at a tracepoint: from the function that fired it, as
  * the kernel's stacks of its tracepoints start (the tracepoint's own
@@ -248,7 +244,9 @@ static unsigned tp_stack(const struct dp_hit_ctx *ctx, uint64_t *out)
 	const uint64_t *own = (const uint64_t *)(uintptr_t)r.bp;
 	uint64_t fp = own[0], f[2];
 
-	if ((fp & 7) || fp <= r.bp || fp - r.bp > TP_FRAME_SPAN ||
+	/* the caller's frame lies above ours (its two words), as
+	 * dp_user_stack() checks every frame */
+	if (dp_frame_check(fp, r.bp + 16, r.bp) != DP_FRAME_NEXT ||
 	    dp_probe_read(f, (const void *)(uintptr_t)fp, sizeof(f)) ||
 	    !f[1]) {
 		out[0] = own[1];
