@@ -35,7 +35,7 @@ FUSE_CFLAGS = $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS   = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
 LIBS    = -lelf -ldw -lZydis $(FUSE_LIBS)
 
-MODULES := lang event output ring sym arch/x86_64 engine engine/ptrace \
+MODULES := lang event record output ring sym arch/x86_64 engine engine/ptrace \
            engine/inproc engine/kernel fs
 LIB_SRCS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 CLI_SRCS := $(wildcard src/cli/*.c)

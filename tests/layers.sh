@@ -22,7 +22,8 @@ allowed() {
 	ring)		echo "util" ;;
 	lang)		echo "util arch" ;;
 	event)		echo "util arch lang" ;;
-	output)		echo "util arch lang event" ;;
+	record)		echo "util arch lang event" ;;
+	output)		echo "util arch lang event record" ;;
 	sym)		echo "util arch lang event" ;;
 	engine)		echo "util arch lang event ring sym engine/ptrace engine/inproc engine/kernel" ;;
 	engine/ptrace)	echo "util arch lang event ring sym engine" ;;
@@ -30,8 +31,8 @@ allowed() {
 	engine/inproc)	echo "util arch lang event ring sym engine engine/agent engine/ptrace" ;;
 	# the agent runs inside the target: only what it compiles in itself
 	engine/agent)	echo "util arch lang event ring sym dprobe" ;;
-	fs)		echo "util arch lang event output ring sym engine" ;;
-	cli)		echo "util arch lang event output ring sym engine fs" ;;
+	fs)		echo "util arch lang event record output ring sym engine" ;;
+	cli)		echo "util arch lang event record output ring sym engine fs" ;;
 	*)		echo "?" ;;
 	esac
 }

@@ -40,6 +40,8 @@ int dp_cmd_list(int argc, char **argv);
 int dp_cmd_help(int argc, char **argv);
 int dp_cmd_trace(int argc, char **argv);
 int dp_cmd_stat(int argc, char **argv);
+int dp_cmd_record(int argc, char **argv);
+int dp_cmd_report(int argc, char **argv);
 int dp_cmd_latency(int argc, char **argv);
 int dp_cmd_count(int argc, char **argv);
 int dp_cmd_top(int argc, char **argv);

@@ -159,6 +159,38 @@ static const struct {
 	  "DPROBE_AGENT=PATH names another one, taken only as an absolute path\n"
 	  "to a root-owned file that only root can replace; DPROBE_ENGINE sets\n"
 	  "the default of --engine.\n" },
+	{ "record", dp_cmd_record,
+	  "record events into a trace.dat for report, trace-cmd and KernelShark",
+	  "dprobe record [-o FILE] [--force] [-e DEF]... [trace's options]\n"
+	  "              (-p PID | -- CMD [ARGS...])",
+	  "Trace as 'dprobe trace' does (the same -e, --filter, --trigger, -p,\n"
+	  "-f, --engine, --duration, --stack, --buffer-size) but copy each\n"
+	  "record unformatted into FILE (default trace.dat), in trace-cmd's\n"
+	  "trace.dat format: 'dprobe report FILE' shows it afterwards with any\n"
+	  "--format, filter or hist trigger, 'trace-cmd report FILE' prints its\n"
+	  "events with their fields, and KernelShark opens it.  On a terminal a\n"
+	  "status line shows events, lost records, megabytes and the rate.\n"
+	  "\n"
+	  "  -o, --output FILE    where the recording goes (default trace.dat)\n"
+	  "  --force              overwrite FILE if it exists (else refused)\n" },
+	{ "report", dp_cmd_report,
+	  "show a recording (dprobe record's trace.dat) as trace would have",
+	  "dprobe report [FILE] [--format F] [-o OUT] [--ts us|ns]\n"
+	  "              [--filter EVENT=EXPR]... [--trigger EVENT:hist:...]...",
+	  "Read FILE (default trace.dat), written by 'dprobe record', and print\n"
+	  "its events as 'dprobe trace' prints them live: the events are made\n"
+	  "again from the definitions the file holds, addresses are named with\n"
+	  "the symbols recorded beside them, and every record goes through the\n"
+	  "filters, hist triggers and format given here.  A file cut short (a\n"
+	  "full disk, a copy stopped early) is read up to its last whole page,\n"
+	  "and what is missing is said; a trace.dat dprobe did not write is\n"
+	  "refused (trace-cmd report reads it).\n"
+	  "\n"
+	  "  --format F           any of trace's formats but tracedat\n"
+	  "  -o, --output OUT     write there instead of stdout\n"
+	  "  --ts us|ns           timestamps in microseconds (default) or ns\n"
+	  "  --filter EVENT=EXPR  as trace's, on the recorded fields\n"
+	  "  --trigger EVENT:hist:...  a hist trigger, as trace's\n" },
 	{ "stat", dp_cmd_stat, "count probe hits, as perf stat does",
 	  "dprobe stat [-e DEF]... [--filter EVENT=EXPR]... [--engine E] [--kernel]\n"
 	  "            (-p PID | -- CMD [ARGS...] | --kernel alone)",

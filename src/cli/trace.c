@@ -70,6 +70,10 @@ struct trace_opts {
 	 * DWARF unwinding (dp_event.stack_dwarf); 0: frame pointers */
 	unsigned stack_dwarf;
 	bool call_graph;	/* given: it implies -g */
+	/* dprobe record: a trace.dat to -o (default trace.dat), which
+	 * must not exist unless --force */
+	bool record;
+	bool force;
 };
 
 struct trace_ctx {
@@ -234,7 +238,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
        OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_TS, OPT_STACK, OPT_FLAMEGRAPH,
-       OPT_CALL_GRAPH };
+       OPT_CALL_GRAPH, OPT_FORCE };
 
 /*
  * --call-graph fp|dwarf[,SIZE], as perf record spells it: how stacks are
@@ -307,6 +311,27 @@ static int parse_size(const char *arg, uint64_t *out)
 	return 0;
 }
 
+/*
+ * dprobe record: trace's options writing trace.dat to -o FILE (default
+ * trace.dat), which is never overwritten without --force.
+ */
+static int check_record(struct trace_opts *o)
+{
+	const char *rec = "tracedat";
+
+	if (o->format != dp_renderer_by_name("text") &&
+	    o->format != dp_renderer_by_name(rec)) {
+		fprintf(stderr, "dprobe record: it writes trace.dat, not %s "
+			"(dprobe report --format %s reads the recording)\n",
+			o->format->name, o->format->name);
+		return -1;
+	}
+	o->format = dp_renderer_by_name(rec);
+	if (!o->output)
+		o->output = "trace.dat";
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct trace_opts *o)
 {
 	static const struct option longopts[] = {
@@ -330,6 +355,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "stack", optional_argument, NULL, OPT_STACK },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -437,6 +463,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 				o->stacks[o->nstacks++] = optarg;
 			break;
 		case OPT_FLAMEGRAPH: flame = optarg; break;
+		case OPT_FORCE: o->force = true; break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -461,6 +488,13 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 	if (flame) {
 		o->format = dp_renderer_by_name("flamegraph");
 		o->output = flame;
+	}
+	if (o->record && check_record(o))
+		goto usage;
+	if (o->format->binary && !o->output && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "dprobe %s: --format %s writes a binary file: "
+			"give -o FILE\n", cmd, o->format->name);
+		goto usage;
 	}
 	if (!o->ndefs) {
 		fprintf(stderr, "dprobe %s: no probe given (-e DEF)\n", cmd);
@@ -1011,11 +1045,12 @@ static int start_ticks(double secs, timer_t *t)
 	return 0;
 }
 
-static int run(int argc, char **argv, bool stat,
+static int run(int argc, char **argv, bool stat, bool record,
 	       const struct dp_session_hooks *hooks)
 {
-	struct trace_opts o = { .stat = stat, .name = hooks ? hooks->cmd :
-				stat ? "stat" : "trace" };
+	struct trace_opts o = { .stat = stat, .record = record,
+				.name = hooks ? hooks->cmd : stat ? "stat" :
+				record ? "record" : "trace" };
 	struct trace_ctx c = { .out = stdout, .stat = stat, .hooks = hooks };
 	timer_t ticks;
 	bool ticking = false;
@@ -1050,6 +1085,12 @@ static int run(int argc, char **argv, bool stat,
 		/* what would be armed, as perf probe -D shows it */
 		dry_run(&c.reg);
 		ret = DP_EXIT_OK;
+		goto out;
+	}
+	if (o.record && !o.force && !access(o.output, F_OK)) {
+		fprintf(stderr, "dprobe record: %s exists: give --force to "
+			"overwrite it, or -o another name\n", o.output);
+		ret = DP_EXIT_USAGE;
 		goto out;
 	}
 	if (o.output && !(c.out = fopen(o.output, "w"))) {
@@ -1138,15 +1179,20 @@ out:
 
 int dp_cmd_trace(int argc, char **argv)
 {
-	return run(argc, argv, false, NULL);
+	return run(argc, argv, false, false, NULL);
 }
 
 int dp_cmd_stat(int argc, char **argv)
 {
-	return run(argc, argv, true, NULL);
+	return run(argc, argv, true, false, NULL);
+}
+
+int dp_cmd_record(int argc, char **argv)
+{
+	return run(argc, argv, false, true, NULL);
 }
 
 int dp_trace_session(int argc, char **argv, const struct dp_session_hooks *h)
 {
-	return run(argc, argv, false, h);
+	return run(argc, argv, false, false, h);
 }

@@ -41,9 +41,15 @@ struct dp_renderer_ops {
 	void (*summary)(struct dp_renderer *r, const struct dp_stats *st);
 	/* The last call: close what begin opened. */
 	void (*end)(struct dp_renderer *r);
+	/* The engine has nothing more to read for now (after the stream
+	 * is flushed): a moment for a format's own output, a status line. */
+	void (*flush)(struct dp_renderer *r);
 	/* The format is made of the records' user stacks (folded): the
 	 * CLI captures them for every event when --stack names none. */
 	bool stacks;
+	/* It writes bytes, not text (a recording): the CLI refuses a
+	 * terminal as its output. */
+	bool binary;
 };
 
 /* A format writing to a stream. */

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dprobe report [FILE]: a recording (dprobe record's trace.dat) shown
+ * afterwards, as `dprobe trace` would have shown it: its events are made
+ * again from the definitions the file holds, and each record goes
+ * through the same filters, hist triggers and renderer (--format) as a
+ * live one, named with the symbols recorded beside it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+
+#include "cli/cli.h"
+#include "cli/triggers.h"
+#include "event/filter.h"
+#include "lang/errors.h"
+#include "lang/layout.h"
+#include "output/output.h"
+#include "output/renderer.h"
+#include "record/tracedat.h"
+
+#define MAX_FILTERS 64
+
+struct report_opts {
+	const char *file;
+	const char *output;
+	const struct dp_renderer_ops *format;
+	enum dp_ts_mode ts;
+	const char *filters[MAX_FILTERS];
+	int nfilters;
+	const char *triggers[DP_CLI_MAX_TRIGGERS];
+	int ntriggers;
+};
+
+struct report {
+	struct dp_tdat *t;
+	struct dp_registry reg;
+	struct dp_cli_triggers trig;
+	struct dp_renderer render;
+	FILE *out;
+	struct dp_stats st;
+	uint64_t unknown;		/* records of no event the file defines */
+};
+
+enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_FORMAT, OPT_TS };
+
+static int parse_opts(int argc, char **argv, struct report_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "trigger", required_argument, NULL, OPT_TRIGGER },
+		{ "ts", required_argument, NULL, OPT_TS },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	char names[160];
+	int c;
+
+	o->format = dp_renderer_by_name("text");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case OPT_FORMAT:
+			o->format = dp_renderer_by_name(optarg);
+			if (!o->format || o->format->binary) {
+				fprintf(stderr, "dprobe report: bad format "
+					"'%s' (%s; not tracedat)\n", optarg,
+					dp_renderer_names(names, sizeof(names)));
+				return -1;
+			}
+			break;
+		case OPT_FILTER:
+			if (o->nfilters == MAX_FILTERS)
+				return -1;
+			o->filters[o->nfilters++] = optarg;
+			break;
+		case OPT_TRIGGER:
+			if (o->ntriggers == DP_CLI_MAX_TRIGGERS)
+				return -1;
+			o->triggers[o->ntriggers++] = optarg;
+			break;
+		case OPT_TS:
+			if (strcmp(optarg, "us") && strcmp(optarg, "ns")) {
+				fprintf(stderr, "dprobe report: bad --ts '%s' "
+					"(us or ns)\n", optarg);
+				return -1;
+			}
+			o->ts = strcmp(optarg, "ns") ? DP_TS_US : DP_TS_NS;
+			break;
+		case 'h':
+			dp_usage(stdout, "report");
+			exit(DP_EXIT_OK);
+		default:
+			return -1;
+		}
+	}
+	o->file = optind < argc ? argv[optind++] : "trace.dat";
+	if (optind < argc) {
+		fprintf(stderr, "dprobe report: one file at a time\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The newest event of the registry: the one a definition just made. */
+static struct dp_event *last_event(const struct dp_registry *reg)
+{
+	struct dp_event *ev = reg->events;
+
+	while (ev && ev->next)
+		ev = ev->next;
+	return ev;
+}
+
+/* One line of a "def" event: its probes, as `dprobe trace -e` makes them. */
+static int apply_defs(struct dp_registry *reg, const char *defs)
+{
+	char *copy = strdup(defs), *line, *save = NULL;
+	struct dp_error err = { 0 };
+	int ret = copy ? 0 : -ENOMEM;
+
+	for (line = copy ? strtok_r(copy, "\n", &save) : NULL; line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		ret = dp_registry_apply(reg, line, NULL, &err);
+		if (ret)
+			fprintf(stderr, "dprobe report: the recording's "
+				"definition '%s': %s\n", line,
+				err.code ? dp_err_message(err.code) :
+				strerror(-ret));
+		dp_error_clear(&err);
+	}
+	free(copy);
+	return ret;
+}
+
+/* The file's events made again, each with the id its records carry. */
+static int make_events(struct report *rp)
+{
+	for (size_t i = 0; i < dp_tdat_nevents(rp->t); i++) {
+		const struct dp_tdat_event *e = dp_tdat_event(rp->t, i);
+		struct dp_event *before = last_event(&rp->reg), *ev = NULL;
+		int ret = 0;
+
+		if (!strcmp(e->kind, "def"))
+			ret = apply_defs(&rp->reg, e->def);
+		else if (!strcmp(e->kind, "synth"))
+			ret = dp_registry_synth(&rp->reg, e->def, false, NULL);
+		else if (!strcmp(e->kind, "ktp") && e->format)
+			ev = dp_registry_kernel_tp(&rp->reg, e->system, e->name,
+						   e->format);
+		else
+			continue;
+		if (!ev && !ret)
+			ev = last_event(&rp->reg);
+		if (ret || !ev || ev == before) {
+			fprintf(stderr, "dprobe report: event %u of the "
+				"recording cannot be made again\n", e->id);
+			return -1;
+		}
+		ev->id = e->id;
+		ev->enabled = true;
+	}
+	return 0;
+}
+
+static struct dp_event *event_of(const struct report *rp, unsigned id)
+{
+	for (struct dp_event *ev = rp->reg.events; ev; ev = ev->next)
+		if (ev->id == id)
+			return ev;
+	return NULL;
+}
+
+static void one_record(struct report *rp, const struct dp_tdat_rec *r)
+{
+	struct dp_event *ev = event_of(rp, r->id);
+	struct dp_symbolizer sym;
+	struct dp_rec_meta m = {
+		.ts_ns = r->ts_ns, .cpu = r->cpu,
+		.stack = r->stack, .nstack = r->nstack,
+	};
+
+	if (!ev || r->len < DP_TP_HEAD_SIZE) {
+		rp->unknown++;
+		return;
+	}
+	m.pid = (int)dp_rec_load(r->data + DP_REC_PID_OFF, 4);
+	m.tgid = dp_tdat_tgid(rp->t, m.pid);
+	if (!m.tgid)
+		m.tgid = m.pid;
+	m.mm_pid = m.tgid;
+	m.comm = dp_tdat_comm(rp->t, m.pid);
+	dp_tdat_symbolizer(rp->t, m.tgid, &sym);
+	if (ev->filter && !dp_filter_match(ev->filter, ev, r->data, r->len,
+					   &m)) {
+		rp->st.filtered++;
+		return;
+	}
+	if (ev->triggered) {
+		rp->trig.sym = &sym;
+		dp_cli_triggers_add(&rp->trig, ev, r->data, r->len, &m, &sym);
+		return;
+	}
+	if (!dp_render_event(&rp->render, ev, r->data, r->len, &m, &sym))
+		rp->st.events++;
+}
+
+static void read_all(struct report *rp)
+{
+	struct dp_tdat_rec r;
+	int ret;
+
+	while ((ret = dp_tdat_next(rp->t, &r)) > 0) {
+		if (r.lost) {
+			if (r.lost != DP_LOST_UNKNOWN)
+				rp->st.lost += r.lost;
+			dp_render_lost(&rp->render, r.cpu, r.lost);
+		}
+		if (r.data)
+			one_record(rp, &r);
+	}
+}
+
+static int setup(struct report *rp, const struct report_opts *o)
+{
+	if (make_events(rp))
+		return DP_EXIT_REJECTED;
+	for (int i = 0; i < o->nfilters; i++)
+		if (dp_cli_apply_filter(&rp->reg, o->filters[i], false))
+			return DP_EXIT_REJECTED;
+	rp->trig.emit = NULL;
+	rp->trig.stats = &rp->st;
+	if (o->ntriggers && dp_cli_triggers_setup(&rp->trig, &rp->reg,
+						  o->triggers, o->ntriggers))
+		return DP_EXIT_REJECTED;
+	return 0;
+}
+
+int dp_cmd_report(int argc, char **argv)
+{
+	struct report_opts o = { 0 };
+	struct report rp = { .out = stdout };
+	char err[256];
+	int ret;
+
+	if (parse_opts(argc, argv, &o)) {
+		dp_usage(stderr, "report");
+		return DP_EXIT_USAGE;
+	}
+	rp.t = dp_tdat_open(o.file, err, sizeof(err));
+	if (!rp.t) {
+		fprintf(stderr, "dprobe report: %s: %s\n", o.file, err);
+		return DP_EXIT_REJECTED;
+	}
+	dp_registry_init(&rp.reg);
+	ret = setup(&rp, &o);
+	if (!ret && o.output && !(rp.out = fopen(o.output, "w"))) {
+		fprintf(stderr, "dprobe report: %s: %s\n", o.output,
+			strerror(errno));
+		ret = DP_EXIT_REJECTED;
+	}
+	if (!ret) {
+		dp_renderer_init(&rp.render, o.format, rp.out,
+				 dp_tdat_ncpus(rp.t));
+		rp.render.ts = (int)o.ts;
+		dp_render_begin(&rp.render);
+		read_all(&rp);
+		dp_render_summary(&rp.render, &rp.st);
+		dp_render_end(&rp.render);
+		dp_cli_triggers_print(&rp.trig, rp.out);
+		if (*dp_tdat_damage(rp.t))
+			fprintf(stderr, "dprobe report: %s: %s", o.file,
+				dp_tdat_damage(rp.t));
+		if (rp.unknown)
+			fprintf(stderr, "dprobe report: %" PRIu64 " records of "
+				"events the file does not define\n", rp.unknown);
+		fprintf(stderr, "dprobe: %" PRIu64 " events, %" PRIu64
+			" filtered, %" PRIu64 " lost\n", rp.st.events,
+			rp.st.filtered, rp.st.lost);
+	}
+	if (rp.out && rp.out != stdout)
+		fclose(rp.out);
+	dp_cli_triggers_free(&rp.trig);
+	dp_registry_free(&rp.reg);
+	dp_tdat_close(rp.t);
+	return ret;
+}

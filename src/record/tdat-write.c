@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writing a trace.dat: records into per-CPU ring buffer pages as the
+ * kernel lays them out, full pages spilled to an unlinked file, and at
+ * the end the header, the formats, the tasks, dprobe's option and each
+ * CPU's pages in a row (tracedat.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lang/layout.h"
+#include "record/tdat-common.h"
+#include "record/tracedat.h"
+
+struct cpu_pages {
+	uint8_t page[DP_TDAT_PAGE];
+	size_t used;			/* bytes of data in @page */
+	uint64_t last_ts;		/* the newest record's, in @page */
+	bool open;			/* @page holds a timestamp */
+	/* events lost before the next page (marked on it) */
+	bool lost_pending;
+	unsigned long lost;
+	uint64_t *spilled;		/* its full pages' offsets, in order */
+	size_t nspilled, cap;
+};
+
+struct fmt {
+	char system[DP_MAX_EVENT_NAME_LEN];
+	char *text;
+};
+
+struct dp_tdat_writer {
+	struct cpu_pages **cpu;
+	int ncpus;
+	int spill_fd;
+	uint64_t spill_off;
+	uint64_t events, dropped;
+	int err;			/* the first spill error */
+	/* dprobe's option, as it grows */
+	FILE *opt;
+	char *optbuf;
+	size_t optlen;
+	struct fmt *fmts;
+	size_t nfmts;
+	char *cmdlines;			/* "PID COMM\n" lines */
+	size_t cmdlen;
+	FILE *cmd;
+	struct dp_pairset events_seen, tasks, comms, addrs, syms;
+	bool stack_format;
+	uint64_t pos;			/* bytes written by finish */
+};
+
+/* ---- setup ----------------------------------------------------------- */
+
+static int spill_open(const char *dir)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (dir) {
+		fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+	}
+	fd = open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
+		  0600);
+	if (fd >= 0)
+		return fd;
+	/* a file system without O_TMPFILE: a named file, unlinked at once */
+	snprintf(path, sizeof(path), "%s/dprobe-record.XXXXXX",
+		 dir ? dir : "/tmp");
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+struct dp_tdat_writer *dp_tdat_writer_new(const char *dir, int ncpus)
+{
+	struct dp_tdat_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->ncpus = ncpus > 0 ? ncpus : 1;
+	w->cpu = calloc((size_t)w->ncpus, sizeof(*w->cpu));
+	w->spill_fd = spill_open(dir);
+	w->opt = open_memstream(&w->optbuf, &w->optlen);
+	w->cmd = open_memstream(&w->cmdlines, &w->cmdlen);
+	if (!w->cpu || w->spill_fd < 0 || !w->opt || !w->cmd) {
+		int e = errno ? errno : ENOMEM;
+
+		dp_tdat_writer_free(w);
+		errno = e;
+		return NULL;
+	}
+	fprintf(w->opt, "%s %d\n", DP_TDAT_MAGIC_WORD, DP_TDAT_VERSION);
+	return w;
+}
+
+void dp_tdat_writer_free(struct dp_tdat_writer *w)
+{
+	if (!w)
+		return;
+	for (int i = 0; w->cpu && i < w->ncpus; i++) {
+		if (w->cpu[i])
+			free(w->cpu[i]->spilled);
+		free(w->cpu[i]);
+	}
+	free(w->cpu);
+	if (w->spill_fd >= 0)
+		close(w->spill_fd);
+	if (w->opt)
+		fclose(w->opt);
+	if (w->cmd)
+		fclose(w->cmd);
+	free(w->optbuf);
+	free(w->cmdlines);
+	for (size_t i = 0; i < w->nfmts; i++)
+		free(w->fmts[i].text);
+	free(w->fmts);
+	dp_pairset_free(&w->events_seen);
+	dp_pairset_free(&w->tasks);
+	dp_pairset_free(&w->comms);
+	dp_pairset_free(&w->addrs);
+	dp_pairset_free(&w->syms);
+	free(w);
+}
+
+/* ---- pages ----------------------------------------------------------- */
+
+static struct cpu_pages *cpu_of(struct dp_tdat_writer *w, int cpu)
+{
+	if (cpu < 0)
+		cpu = 0;
+	if (cpu >= w->ncpus) {
+		struct cpu_pages **v = realloc(w->cpu, (size_t)(cpu + 1) *
+					       sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + w->ncpus, 0, (size_t)(cpu + 1 - w->ncpus) *
+		       sizeof(*v));
+		w->cpu = v;
+		w->ncpus = cpu + 1;
+	}
+	if (!w->cpu[cpu])
+		w->cpu[cpu] = calloc(1, sizeof(*w->cpu[cpu]));
+	return w->cpu[cpu];
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* The page out to the spill file, with its commit word and lost count. */
+static void page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
+{
+	uint64_t commit = c->used;
+	uint64_t *v;
+
+	if (!c->open)
+		return;
+	if (c->lost_pending) {
+		commit |= DP_RB_MISSED_EVENTS;
+		if (c->lost != DP_LOST_UNKNOWN) {
+			commit |= DP_RB_MISSED_STORED;
+			put64(c->page + DP_TDAT_PAGE_HEAD + c->used, c->lost);
+		}
+		c->lost_pending = false;
+		c->lost = 0;
+	}
+	put64(c->page + 8, commit);
+	c->open = false;
+	if (c->nspilled == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+
+		v = realloc(c->spilled, cap * sizeof(*v));
+		if (!v) {
+			w->err = w->err ? w->err : ENOMEM;
+			return;
+		}
+		c->spilled = v;
+		c->cap = cap;
+	}
+	if (pwrite(w->spill_fd, c->page, DP_TDAT_PAGE, (off_t)w->spill_off) !=
+	    DP_TDAT_PAGE) {
+		w->err = w->err ? w->err : (errno ? errno : ENOSPC);
+		return;
+	}
+	c->spilled[c->nspilled++] = w->spill_off;
+	w->spill_off += DP_TDAT_PAGE;
+}
+
+static void page_open(struct cpu_pages *c, uint64_t ts)
+{
+	memset(c->page, 0, DP_TDAT_PAGE);
+	put64(c->page, ts);
+	c->used = 0;
+	c->last_ts = ts;
+	c->open = true;
+}
+
+/* Bytes of data a page has room for (the lost count takes 8). */
+static size_t page_room(const struct cpu_pages *c)
+{
+	return DP_TDAT_PAGE_DATA - (c->lost_pending ? 8 : 0) - c->used;
+}
+
+/*
+ * @len bytes of @data as one ring buffer event at @ts on @c: a time
+ * extend first when the delta needs more than 27 bits, a new page when
+ * this one is full or @ts is older than its last record (a delta is
+ * never negative).  -1 if it can never fit a page.
+ */
+static int page_put(struct dp_tdat_writer *w, struct cpu_pages *c, uint64_t ts,
+		    const void *data, size_t len)
+{
+	size_t len4 = len ? (len + 3) & ~(size_t)3 : 4;
+	bool small = len4 <= DP_RB_MAX_SMALL;
+	size_t need = (small ? 4 : 8) + len4;
+	uint64_t delta;
+	uint8_t *p;
+
+	if (need + 8 + 8 > DP_TDAT_PAGE_DATA)
+		return -1;
+	if (c->open && (ts < c->last_ts ||
+			need + ((ts - c->last_ts) >> DP_RB_DELTA_BITS ? 8 : 0) >
+			page_room(c)))
+		page_close(w, c);
+	if (!c->open)
+		page_open(c, ts);
+	delta = ts - c->last_ts;
+	p = c->page + DP_TDAT_PAGE_HEAD + c->used;
+	if (delta >> DP_RB_DELTA_BITS) {
+		put32(p, DP_RB_TYPE_TIME_EXTEND |
+			 (uint32_t)(delta & ((1u << DP_RB_DELTA_BITS) - 1)) << 5);
+		put32(p + 4, (uint32_t)(delta >> DP_RB_DELTA_BITS));
+		p += 8;
+		c->used += 8;
+		delta = 0;
+	}
+	if (small) {
+		put32(p, (uint32_t)(len4 / 4) | (uint32_t)delta << 5);
+		p += 4;
+	} else {
+		put32(p, (uint32_t)delta << 5);
+		put32(p + 4, (uint32_t)len4 + 4);
+		p += 8;
+	}
+	memcpy(p, data, len);
+	c->used += need;
+	c->last_ts = ts;
+	return 0;
+}
+
+void dp_tdat_lost(struct dp_tdat_writer *w, int cpu, unsigned long n)
+{
+	struct cpu_pages *c = cpu_of(w, cpu);
+
+	if (!c || !n)
+		return;
+	/* the loss is marked on the page after it */
+	page_close(w, c);
+	if (n == DP_LOST_UNKNOWN || c->lost == DP_LOST_UNKNOWN)
+		c->lost = DP_LOST_UNKNOWN;
+	else
+		c->lost += n;
+	c->lost_pending = true;
+}
+
+/* ---- what a reader needs besides the records --------------------------- */
+
+static void add_format(struct dp_tdat_writer *w, const struct dp_event *ev,
+		       char *text)
+{
+	struct fmt *v = realloc(w->fmts, (w->nfmts + 1) * sizeof(*v));
+
+	if (!v) {
+		free(text);
+		return;
+	}
+	w->fmts = v;
+	snprintf(v[w->nfmts].system, sizeof(v->system), "%s", ev->group);
+	v[w->nfmts++].text = text;
+}
+
+static char *format_text(const struct dp_event *ev)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	dp_event_format(ev, f);
+	fclose(f);
+	return buf;
+}
+
+/* One "KIND ID\tTEXT" line; TEXT never holds a newline. */
+static void def_line(struct dp_tdat_writer *w, const char *kind, unsigned id,
+		     const char *text)
+{
+	if (text && !strchr(text, '\n'))
+		fprintf(w->opt, "%s %u\t%s\n", kind, id, text);
+}
+
+/*
+ * @ev's definition, and its format the first time it is seen: what it
+ * was made from (each probe's canonical line, a synthetic event's
+ * listing, a kernel tracepoint's name), after the event an event probe
+ * is on, which `report` must make first.
+ */
+static void note_event(struct dp_tdat_writer *w, const struct dp_event *ev)
+{
+	char *s;
+
+	if (!dp_pairset_add(&w->events_seen, ev->id, ev->serial, NULL))
+		return;
+	if (ev->attached)
+		note_event(w, ev->attached);
+	if (ev->synth) {
+		s = dp_synth_listing(ev->synth);
+		def_line(w, "synth", ev->id, s);
+		free(s);
+	} else if (ev->kernel) {
+		fprintf(w->opt, "ktp %u\t%s/%s\n", ev->id, ev->group, ev->name);
+	} else {
+		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
+			s = dp_probe_canonical(&p->def);
+			def_line(w, "def", ev->id, s);
+			free(s);
+		}
+	}
+	s = format_text(ev);
+	if (s)
+		add_format(w, ev, s);
+}
+
+static void note_task(struct dp_tdat_writer *w, const struct dp_rec_meta *m)
+{
+	const char *comm = m->comm ? m->comm : "<...>";
+	uint64_t h = 1469598103934665603ull;
+
+	if (dp_pairset_add(&w->tasks, (uint64_t)m->pid, (uint64_t)m->tgid,
+			   NULL))
+		fprintf(w->opt, "task %d %d\n", m->pid, m->tgid);
+	for (const char *c = comm; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	if (!strchr(comm, '\n') &&
+	    dp_pairset_add(&w->comms, (uint64_t)m->pid, h, NULL))
+		fprintf(w->cmd, "%d %s\n", m->pid, comm);
+}
+
+/* The symbol covering @addr in @mm, once per address and per symbol. */
+static void note_addr(struct dp_tdat_writer *w, int mm, uint64_t addr,
+		      const struct dp_symbolizer *sym)
+{
+	const char *name = NULL;
+	uint64_t off, size;
+
+	if (!sym || !sym->lookup || !addr || addr == DP_STACK_BAD_FRAME ||
+	    !dp_pairset_add(&w->addrs, (uint64_t)mm, addr, NULL))
+		return;
+	if (sym->lookup(sym->priv, addr, &name, &off, &size) || !name ||
+	    !*name || strpbrk(name, "\n\t") || off > addr)
+		return;
+	if (dp_pairset_add(&w->syms, (uint64_t)mm, addr - off, NULL))
+		fprintf(w->opt, "sym %d %" PRIx64 " %" PRIx64 "\t%s\n", mm,
+			addr - off, size, name);
+}
+
+/* The addresses a renderer names: a kprobe-style head's, symbol
+ * arguments', the stack's frames. */
+static void note_addrs(struct dp_tdat_writer *w, const struct dp_event *ev,
+		       const uint8_t *r, const struct dp_rec_meta *m,
+		       const struct dp_symbolizer *sym)
+{
+	int mm = m->mm_pid ? m->mm_pid : m->tgid;
+	struct dp_rec_geom g;
+
+	if (!sym)
+		return;
+	if (!ev->synth && !ev->kernel && ev->kind == DP_KIND_KPROBE) {
+		if (ev->is_return) {
+			note_addr(w, mm, dp_rec_load(r + DP_REC_FUNC_OFF, 8), sym);
+			note_addr(w, mm, dp_rec_load(r + DP_REC_RET_IP_OFF, 8),
+				  sym);
+		} else {
+			note_addr(w, mm, dp_rec_load(r + DP_REC_IP_OFF, 8), sym);
+		}
+	}
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const struct dp_field *f = &ev->fields[i];
+
+		if (!f->ptype || f->ptype->kind != DP_T_SYMBOL ||
+		    dp_rec_geom(f, &g))
+			continue;
+		for (unsigned k = 0; k < g.n; k++)
+			note_addr(w, mm, dp_rec_load(dp_rec_elem(r, &g, k),
+						     g.esz), sym);
+	}
+	for (unsigned i = 0; m->stack && i < m->nstack; i++)
+		note_addr(w, mm, m->stack[i], sym);
+}
+
+/* ---- records --------------------------------------------------------- */
+
+/* The format of the event a stack is written as: the frames as a
+ * dynamic array, printed as one. */
+static const char stack_format[] =
+	"name: user_stack\n"
+	"ID: 999\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:__data_loc unsigned long[] caller;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%s\", __print_array(__get_dynamic_array(caller), "
+	"__get_dynamic_array_len(caller) / 8, 8)\n";
+
+static void put_stack(struct dp_tdat_writer *w, struct cpu_pages *c,
+		      const struct dp_rec_meta *m)
+{
+	uint8_t rec[12 + DP_STACK_MAX * 8] = { 0 };
+	unsigned n = m->nstack < DP_STACK_MAX ? m->nstack : DP_STACK_MAX;
+	struct dp_event fake = { .id = DP_TDAT_STACK_ID };
+
+	if (!w->stack_format) {
+		w->stack_format = true;
+		snprintf(fake.group, sizeof(fake.group), "dprobe");
+		add_format(w, &fake, strdup(stack_format));
+	}
+	rec[0] = DP_TDAT_STACK_ID & 0xff;
+	rec[1] = DP_TDAT_STACK_ID >> 8;
+	put32(rec + DP_REC_PID_OFF, (uint32_t)m->pid);
+	put32(rec + 8, (uint32_t)(12 | n * 8 << 16));
+	memcpy(rec + 12, m->stack, n * 8);
+	/* the same time as its record: never a page of its own */
+	page_put(w, c, m->ts_ns, rec, 12 + n * 8);
+}
+
+int dp_tdat_record(struct dp_tdat_writer *w, const struct dp_event *ev,
+		   const void *rec, size_t len, const struct dp_rec_meta *meta,
+		   const struct dp_symbolizer *sym)
+{
+	struct cpu_pages *c = cpu_of(w, meta->cpu);
+	uint8_t *p;
+
+	if (!c || dp_rec_check(ev, rec, len)) {
+		w->dropped++;
+		return -1;
+	}
+	note_event(w, ev);
+	note_task(w, meta);
+	note_addrs(w, ev, rec, meta, sym);
+	if (page_put(w, c, meta->ts_ns, rec, len)) {
+		w->dropped++;
+		return -1;
+	}
+	/* what the engine knows, not what the record says: its event and
+	 * thread (a traced program can write its own rings) */
+	p = c->page + DP_TDAT_PAGE_HEAD + c->used - ((len + 3) & ~(size_t)3);
+	p[0] = ev->id & 0xff;
+	p[1] = ev->id >> 8 & 0xff;
+	put32(p + DP_REC_PID_OFF, (uint32_t)meta->pid);
+	if (meta->stack && meta->nstack)
+		put_stack(w, c, meta);
+	w->events++;
+	return 0;
+}
+
+void dp_tdat_counts(const struct dp_tdat_writer *w, uint64_t *events,
+		    uint64_t *lost, uint64_t *bytes)
+{
+	*events = w->events;
+	*lost = w->dropped;
+	*bytes = w->spill_off;
+}
+
+/* ---- the file -------------------------------------------------------- */
+
+static void out_bytes(struct dp_tdat_writer *w, FILE *out, const void *p,
+		      size_t n)
+{
+	if (n && fwrite(p, 1, n, out) != n && !w->err)
+		w->err = errno ? errno : EIO;
+	w->pos += n;
+}
+
+static void out32(struct dp_tdat_writer *w, FILE *out, uint32_t v)
+{
+	out_bytes(w, out, &v, 4);
+}
+
+static void out64(struct dp_tdat_writer *w, FILE *out, uint64_t v)
+{
+	out_bytes(w, out, &v, 8);
+}
+
+static void out_str(struct dp_tdat_writer *w, FILE *out, const char *s)
+{
+	out_bytes(w, out, s, strlen(s) + 1);
+}
+
+static void out_sized(struct dp_tdat_writer *w, FILE *out, const char *s,
+		      bool wide)
+{
+	size_t n = strlen(s);
+
+	if (wide)
+		out64(w, out, n);
+	else
+		out32(w, out, (uint32_t)n);
+	out_bytes(w, out, s, n);
+}
+
+static void out_head(struct dp_tdat_writer *w, FILE *out)
+{
+	static const uint8_t magic[] = { 0x17, 0x08, 0x44 };
+
+	out_bytes(w, out, magic, 3);
+	out_bytes(w, out, "tracing", 7);
+	out_str(w, out, "6");
+	out_bytes(w, out, "\0\x08", 2);		/* little endian, 8-byte long */
+	out32(w, out, DP_TDAT_PAGE);
+	out_str(w, out, "header_page");
+	out_sized(w, out, dp_tdat_header_page, true);
+	out_str(w, out, "header_event");
+	out_sized(w, out, dp_tdat_header_event, true);
+	out32(w, out, 0);				/* ftrace's own events */
+}
+
+/* The formats, grouped by system in the order systems were first seen. */
+static void out_formats(struct dp_tdat_writer *w, FILE *out)
+{
+	uint32_t nsys = 0;
+
+	for (size_t i = 0; i < w->nfmts; i++) {
+		size_t j = 0;
+
+		while (j < i && strcmp(w->fmts[j].system, w->fmts[i].system))
+			j++;
+		nsys += j == i;
+	}
+	out32(w, out, nsys);
+	for (size_t i = 0; i < w->nfmts; i++) {
+		uint32_t n = 0;
+		size_t j = 0;
+
+		while (j < i && strcmp(w->fmts[j].system, w->fmts[i].system))
+			j++;
+		if (j < i)
+			continue;
+		for (j = i; j < w->nfmts; j++)
+			n += !strcmp(w->fmts[j].system, w->fmts[i].system);
+		out_str(w, out, w->fmts[i].system);
+		out32(w, out, n);
+		for (j = i; j < w->nfmts; j++)
+			if (!strcmp(w->fmts[j].system, w->fmts[i].system))
+				out_sized(w, out, w->fmts[j].text, true);
+	}
+}
+
+/* The pages of one CPU, from the spill file. */
+static void out_pages(struct dp_tdat_writer *w, FILE *out,
+		      const struct cpu_pages *c)
+{
+	uint8_t page[DP_TDAT_PAGE];
+
+	for (size_t i = 0; c && i < c->nspilled; i++) {
+		if (pread(w->spill_fd, page, DP_TDAT_PAGE,
+			  (off_t)c->spilled[i]) != DP_TDAT_PAGE) {
+			w->err = w->err ? w->err : (errno ? errno : EIO);
+			memset(page, 0, sizeof(page));
+		}
+		out_bytes(w, out, page, DP_TDAT_PAGE);
+	}
+}
+
+int dp_tdat_finish(struct dp_tdat_writer *w, FILE *out)
+{
+	static const uint8_t zero[DP_TDAT_PAGE];
+	uint64_t off;
+	uint16_t id = DP_TDAT_OPTION;
+
+	for (int i = 0; i < w->ncpus; i++) {
+		struct cpu_pages *c = w->cpu[i];
+
+		/* a loss after the last record: an empty page that says so */
+		if (c && c->lost_pending && !c->open)
+			page_open(c, c->last_ts);
+		if (c)
+			page_close(w, c);
+	}
+	fflush(w->opt);
+	fflush(w->cmd);
+	w->pos = 0;
+	out_head(w, out);
+	out_formats(w, out);
+	out32(w, out, 0);				/* kallsyms */
+	out32(w, out, 0);				/* printk formats */
+	out_sized(w, out, w->cmdlines ? w->cmdlines : "", true);
+	out32(w, out, (uint32_t)w->ncpus);
+	out_bytes(w, out, "options  ", 10);
+	out_bytes(w, out, &id, 2);
+	out32(w, out, (uint32_t)w->optlen + 1);
+	out_bytes(w, out, w->optbuf, w->optlen + 1);
+	out_bytes(w, out, "\0\0", 2);			/* the last option */
+	out_bytes(w, out, "flyrecord", 10);
+	off = (w->pos + 16 * (uint64_t)w->ncpus + DP_TDAT_PAGE - 1) &
+	      ~(uint64_t)(DP_TDAT_PAGE - 1);
+	for (int i = 0; i < w->ncpus; i++) {
+		uint64_t size = w->cpu[i] ? w->cpu[i]->nspilled *
+			(uint64_t)DP_TDAT_PAGE : 0;
+
+		out64(w, out, off);
+		out64(w, out, size);
+		off += size;
+	}
+	out_bytes(w, out, zero, (size_t)(-w->pos & (DP_TDAT_PAGE - 1)));
+	for (int i = 0; i < w->ncpus; i++)
+		out_pages(w, out, w->cpu[i]);
+	if (fflush(out) && !w->err)
+		w->err = errno ? errno : EIO;
+	if (w->err) {
+		errno = w->err;
+		return -1;
+	}
+	return 0;
+}
