@@ -374,7 +374,7 @@ qemu-test: $(O)/dprobe
 	  [ $$a = 0 ] && [ $$b = 0 ]
 
 FUZZ_SECONDS ?= 600
-FUZZERS := lang filter sdt kraw debugdef trigger
+FUZZERS := lang filter sdt kraw debugdef trigger tracedat
 FUZZ_BINS := $(FUZZERS:%=build-fuzz/fuzz-%)
 # The library is compiled once for all fuzzers (in parallel under -j),
 # with coverage instrumentation; each harness links it.

@@ -402,7 +402,9 @@ static int rd_head(struct dp_tdat *t, char *err, size_t errlen)
 		say(err, errlen, "not a trace.dat file");
 		return -1;
 	}
-	if (rd_str(t, version, sizeof(version)) || strcmp(version, "6")) {
+	if (rd_str(t, version, sizeof(version)))
+		snprintf(version, sizeof(version), "?");
+	if (strcmp(version, "6")) {
 		say(err, errlen, "a trace.dat of version %s: not one dprobe "
 		    "wrote (dprobe writes version 6); read it with trace-cmd "
 		    "report", version);
