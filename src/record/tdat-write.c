@@ -16,6 +16,9 @@
 #include "record/tdat-common.h"
 #include "record/tracedat.h"
 
+/* Pages written to the spill file in one go. */
+#define BATCH_PAGES	32
+
 struct cpu_pages {
 	uint8_t page[DP_TDAT_PAGE];
 	size_t used;			/* bytes of data in @page */
@@ -50,6 +53,15 @@ struct dp_tdat_writer {
 	size_t cmdlen;
 	FILE *cmd;
 	struct dp_pairset events_seen, tasks, comms, addrs, syms;
+	/* the last record's event, thread, name and address: a run of
+	 * records from one probe in one thread looks nothing up */
+	const struct dp_event *last_ev;
+	int last_pid, last_mm;
+	char last_comm[DP_TASK_COMM_LEN];
+	uint64_t last_addr;
+	/* full pages waiting to be written to the spill file together */
+	uint8_t *batch;
+	size_t nbatch;
 	bool stack_format;
 	uint64_t pos;			/* bytes written by finish */
 };
@@ -91,7 +103,9 @@ struct dp_tdat_writer *dp_tdat_writer_new(const char *dir, int ncpus)
 	w->spill_fd = spill_open(dir);
 	w->opt = open_memstream(&w->optbuf, &w->optlen);
 	w->cmd = open_memstream(&w->cmdlines, &w->cmdlen);
-	if (!w->cpu || w->spill_fd < 0 || !w->opt || !w->cmd) {
+	w->batch = malloc(BATCH_PAGES * DP_TDAT_PAGE);
+	w->last_pid = -1;
+	if (!w->cpu || w->spill_fd < 0 || !w->opt || !w->cmd || !w->batch) {
 		int e = errno ? errno : ENOMEM;
 
 		dp_tdat_writer_free(w);
@@ -120,6 +134,7 @@ void dp_tdat_writer_free(struct dp_tdat_writer *w)
 		fclose(w->cmd);
 	free(w->optbuf);
 	free(w->cmdlines);
+	free(w->batch);
 	for (size_t i = 0; i < w->nfmts; i++)
 		free(w->fmts[i].text);
 	free(w->fmts);
@@ -163,7 +178,20 @@ static void put64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-/* The page out to the spill file, with its commit word and lost count. */
+/* The pages batched so far, out to the spill file in one write. */
+static void batch_write(struct dp_tdat_writer *w)
+{
+	size_t n = w->nbatch * DP_TDAT_PAGE;
+
+	if (n && pwrite(w->spill_fd, w->batch, n, (off_t)w->spill_off) !=
+	    (ssize_t)n)
+		w->err = w->err ? w->err : (errno ? errno : ENOSPC);
+	w->spill_off += n;
+	w->nbatch = 0;
+}
+
+/* The page out to the spill file (through the batch), with its commit
+ * word and lost count. */
 static void page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
 {
 	uint64_t commit = c->used;
@@ -193,13 +221,10 @@ static void page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
 		c->spilled = v;
 		c->cap = cap;
 	}
-	if (pwrite(w->spill_fd, c->page, DP_TDAT_PAGE, (off_t)w->spill_off) !=
-	    DP_TDAT_PAGE) {
-		w->err = w->err ? w->err : (errno ? errno : ENOSPC);
-		return;
-	}
-	c->spilled[c->nspilled++] = w->spill_off;
-	w->spill_off += DP_TDAT_PAGE;
+	memcpy(w->batch + w->nbatch * DP_TDAT_PAGE, c->page, DP_TDAT_PAGE);
+	c->spilled[c->nspilled++] = w->spill_off + w->nbatch * DP_TDAT_PAGE;
+	if (++w->nbatch == BATCH_PAGES)
+		batch_write(w);
 }
 
 static void page_open(struct cpu_pages *c, uint64_t ts)
@@ -371,7 +396,11 @@ static void note_addr(struct dp_tdat_writer *w, int mm, uint64_t addr,
 	uint64_t off, size;
 
 	if (!sym || !sym->lookup || !addr || addr == DP_STACK_BAD_FRAME ||
-	    !dp_pairset_add(&w->addrs, (uint64_t)mm, addr, NULL))
+	    (addr == w->last_addr && mm == w->last_mm))
+		return;
+	w->last_addr = addr;
+	w->last_mm = mm;
+	if (!dp_pairset_add(&w->addrs, (uint64_t)mm, addr, NULL))
 		return;
 	if (sym->lookup(sym->priv, addr, &name, &off, &size) || !name ||
 	    !*name || strpbrk(name, "\n\t") || off > addr)
@@ -465,8 +494,16 @@ int dp_tdat_record(struct dp_tdat_writer *w, const struct dp_event *ev,
 		w->dropped++;
 		return -1;
 	}
-	note_event(w, ev);
-	note_task(w, meta);
+	if (ev != w->last_ev || meta->pid != w->last_pid ||
+	    strncmp(meta->comm ? meta->comm : "", w->last_comm,
+		    sizeof(w->last_comm))) {
+		note_event(w, ev);
+		note_task(w, meta);
+		w->last_ev = ev;
+		w->last_pid = meta->pid;
+		snprintf(w->last_comm, sizeof(w->last_comm), "%s",
+			 meta->comm ? meta->comm : "");
+	}
 	note_addrs(w, ev, rec, meta, sym);
 	if (page_put(w, c, meta->ts_ns, rec, len)) {
 		w->dropped++;
@@ -607,6 +644,7 @@ int dp_tdat_finish(struct dp_tdat_writer *w, FILE *out)
 		if (c)
 			page_close(w, c);
 	}
+	batch_write(w);
 	fflush(w->opt);
 	fflush(w->cmd);
 	w->pos = 0;
