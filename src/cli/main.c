@@ -176,7 +176,7 @@ static const struct {
 	{ "report", dp_cmd_report,
 	  "show a recording (dprobe record's trace.dat) as trace would have",
 	  "dprobe report [FILE] [--format F] [-o OUT] [--ts us|ns]\n"
-	  "              [--filter EVENT=EXPR]... [--trigger EVENT:hist:...]...",
+	  "              [--filter EVENT=EXPR]... [--trigger [EVENT=]hist:...]...",
 	  "Read FILE (default trace.dat), written by 'dprobe record', and print\n"
 	  "its events as 'dprobe trace' prints them live: the events are made\n"
 	  "again from the definitions the file holds, addresses are named with\n"
@@ -190,7 +190,7 @@ static const struct {
 	  "  -o, --output OUT     write there instead of stdout\n"
 	  "  --ts us|ns           timestamps in microseconds (default) or ns\n"
 	  "  --filter EVENT=EXPR  as trace's, on the recorded fields\n"
-	  "  --trigger EVENT:hist:...  a hist trigger, as trace's\n" },
+	  "  --trigger [EVENT=]hist:...  a hist trigger, as trace's\n" },
 	{ "stat", dp_cmd_stat, "count probe hits, as perf stat does",
 	  "dprobe stat [-e DEF]... [--filter EVENT=EXPR]... [--engine E] [--kernel]\n"
 	  "            (-p PID | -- CMD [ARGS...] | --kernel alone)",
