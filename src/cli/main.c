@@ -176,7 +176,8 @@ static const struct {
 	{ "report", dp_cmd_report,
 	  "show a recording (dprobe record's trace.dat) as trace would have",
 	  "dprobe report [FILE] [--format F] [-o OUT] [--ts us|ns]\n"
-	  "              [--filter EVENT=EXPR]... [--trigger [EVENT=]hist:...]...",
+	  "              [--filter EVENT=EXPR]... [-e 's:SYNTH FIELDS']...\n"
+	  "              [--trigger [EVENT=]hist:...]...",
 	  "Read FILE (default trace.dat), written by 'dprobe record', and print\n"
 	  "its events as 'dprobe trace' prints them live: the events are made\n"
 	  "again from the definitions the file holds, addresses are named with\n"
@@ -190,6 +191,9 @@ static const struct {
 	  "  -o, --output OUT     write there instead of stdout\n"
 	  "  --ts us|ns           timestamps in microseconds (default) or ns\n"
 	  "  --filter EVENT=EXPR  as trace's, on the recorded fields\n"
+	  "  -e 's:NAME FIELDS'   a synthetic event for the triggers' actions\n"
+	  "                       (onmatch().trace(NAME,...)): a latency\n"
+	  "                       between two recorded events, as ftrace does\n"
 	  "  --trigger [EVENT=]hist:...  a hist trigger, as trace's\n" },
 	{ "stat", dp_cmd_stat, "count probe hits, as perf stat does",
 	  "dprobe stat [-e DEF]... [--filter EVENT=EXPR]... [--engine E] [--kernel]\n"

@@ -33,6 +33,8 @@ struct report_opts {
 	int nfilters;
 	const char *triggers[DP_CLI_MAX_TRIGGERS];
 	int ntriggers;
+	const char *synths[MAX_FILTERS];	/* -e s:... */
+	int nsynths;
 };
 
 struct report {
@@ -54,6 +56,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "trigger", required_argument, NULL, OPT_TRIGGER },
+		{ "event", required_argument, NULL, 'e' },
 		{ "ts", required_argument, NULL, OPT_TS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -63,8 +66,19 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 
 	o->format = dp_renderer_by_name("text");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:o:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'e':
+			if (strncmp(optarg, "s:", 2)) {
+				fprintf(stderr, "dprobe report: -e takes synthetic "
+					"events (s:NAME FIELDS) only: the other "
+					"events are the recording's\n");
+				return -1;
+			}
+			if (o->nsynths == MAX_FILTERS)
+				return -1;
+			o->synths[o->nsynths++] = optarg;
+			break;
 		case 'o': o->output = optarg; break;
 		case OPT_FORMAT:
 			o->format = dp_renderer_by_name(optarg);
@@ -227,14 +241,39 @@ static void read_all(struct report *rp)
 	}
 }
 
+/* A synthetic event a trigger's action made: printed as trace prints it. */
+static void emit_synth(void *priv, const struct dp_event *ev, const void *rec,
+		       size_t len, const struct dp_rec_meta *meta,
+		       const struct dp_symbolizer *sym)
+{
+	struct report *rp = priv;
+
+	/* one with a trigger of its own is aggregated there, as in trace */
+	if (!ev->triggered &&
+	    !dp_render_event(&rp->render, ev, rec, len, meta, sym))
+		rp->st.events++;
+}
+
 static int setup(struct report *rp, const struct report_opts *o)
 {
+	struct dp_error err = { 0 };
+
 	if (make_events(rp))
 		return DP_EXIT_REJECTED;
+	for (int i = 0; i < o->nsynths; i++) {
+		if (dp_registry_synth(&rp->reg, o->synths[i], true, &err)) {
+			fprintf(stderr, "dprobe report: '%s': %s\n",
+				o->synths[i], dp_err_message(err.code));
+			dp_error_clear(&err);
+			return DP_EXIT_REJECTED;
+		}
+		last_event(&rp->reg)->enabled = true;
+	}
 	for (int i = 0; i < o->nfilters; i++)
 		if (dp_cli_apply_filter(&rp->reg, o->filters[i], false))
 			return DP_EXIT_REJECTED;
-	rp->trig.emit = NULL;
+	rp->trig.emit = emit_synth;
+	rp->trig.emit_priv = rp;
 	rp->trig.stats = &rp->st;
 	if (o->ntriggers && dp_cli_triggers_setup(&rp->trig, &rp->reg,
 						  o->triggers, o->ntriggers))

@@ -302,7 +302,7 @@ uint64_t clk_ns(const struct clk *c, uint64_t stamp);
  * Read everything the rings hold now, in timestamp order across the
  * images (@only: that image alone); @final: the producers are gone.
  */
-void reader_drain(struct dp_inproc *t, struct ip_proc *only, bool final);
+bool reader_drain(struct dp_inproc *t, struct ip_proc *only, bool final);
 /* An image's rings are read: free them. */
 void reader_free(struct ip_proc *p);
 

@@ -235,8 +235,8 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 {
 	unsigned slot = DP_AGENT_INFO_SLOT(e->info);
 	struct dp_deliver d = deliver_of(p);
-	struct dp_ring_stats st;
 	struct dp_rec_meta meta;
+	int pid, tid;
 	struct dp_probe *pr;
 	uint64_t stack[DP_STACK_MAX];
 	uint32_t len = e->len;
@@ -248,10 +248,10 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 	pr->nhit++;
 	if (dp_event_deliver_counted(&d, pr))
 		return;
-	dp_ring_stats(&p->rings, e->ring, &st);
+	dp_ring_owner(&p->rings, e->ring, &pid, &tid);
 	if (p->slots[slot].stack &&
 	    (p->slots[slot].snap ?
-	     unwind_snap(p, &p->slots[slot], st.tid, e->data, &len, stack,
+	     unwind_snap(p, &p->slots[slot], tid, e->data, &len, stack,
 			 &nstack) :
 	     dp_agent_stack_take(e->data, &len, stack, DP_STACK_MAX,
 				 &nstack))) {
@@ -265,13 +265,13 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 	meta = (struct dp_rec_meta){
 		.ts_ns = clk_ns(&p->tree->clk, e->ts),
 		.cpu = (int)DP_AGENT_INFO_CPU(e->info),
-		.pid = st.tid,
-		.tgid = st.pid,
+		.pid = tid,
+		.tgid = pid,
 		/* the image dprobe attached: its rings are in its memory
 		 * (a vfork child's records too) */
 		.mm_pid = p->pid,
 	};
-	meta.comm = comm_of(p, e->ring, st.tid);
+	meta.comm = comm_of(p, e->ring, tid);
 	if (p->slots[slot].stack) {
 		/* the agent marks every early stop; a bad frame is one
 		 * where the code kept frame pointers */
@@ -367,7 +367,7 @@ static struct ip_proc *oldest(struct dp_inproc *t, struct ip_proc *only,
 	return best;
 }
 
-void reader_drain(struct dp_inproc *t, struct ip_proc *only, bool final)
+bool reader_drain(struct dp_inproc *t, struct ip_proc *only, bool final)
 {
 	struct ip_proc *p = NULL;
 	unsigned n;
@@ -404,6 +404,8 @@ void reader_drain(struct dp_inproc *t, struct ip_proc *only, bool final)
 		inproc_agg_reap(t);
 	if (n && !p && t->o.sink.idle)
 		t->o.sink.idle(t->o.sink.priv);
+	/* the batch ended with entries left: the producers are ahead */
+	return !final && n == DRAIN_BATCH;
 }
 
 void reader_free(struct ip_proc *p)

@@ -281,13 +281,14 @@ static bool gone_soon(struct dp_inproc *t)
 	return inproc_root_gone(t);
 }
 
-/* About a millisecond for every channel and the hub: what came. */
-static void serve(struct dp_inproc *t)
+/* About a millisecond for every channel and the hub (no wait when the
+ * rings have more to read: @busy): what came. */
+static void serve(struct dp_inproc *t, bool busy)
 {
 	unsigned n = nopen(t) + 1, i = 0;
 	struct pollfd *pf = calloc(n, sizeof(*pf));
 	struct ip_proc **who = calloc(n, sizeof(*who));
-	const struct timespec ms = { 0, 1000000 };
+	const struct timespec ms = { 0, busy ? 0 : 1000000 };
 	struct ip_proc *p;
 
 	if (!pf || !who)
@@ -344,13 +345,14 @@ static void make_spare(struct dp_inproc *t)
 static void trace_loop(struct dp_inproc *t)
 {
 	while (!t->stop_req) {
-		reader_drain(t, NULL, false);
+		bool busy = reader_drain(t, NULL, false);
+
 		if (t->profile_req)
 			profile(t);
 		if (over(t))
 			break;
 		make_spare(t);
-		serve(t);
+		serve(t, busy);
 		check_execs(t, false);
 	}
 	if (!t->o.follow && t->procs && t->procs->closed && !gone_soon(t))

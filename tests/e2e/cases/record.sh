@@ -12,6 +12,8 @@ desc='record + report: a trace.dat that dprobe report prints as trace does live,
 #     kernel's own format declares a fixed array "u32 u32s[]", which
 #     trace-cmd reads as empty;
 #   - `dprobe report --format json` has every field too;
+#   - hist triggers on the recording: the time from each ints to its
+#     ret as a synthetic event `lat` (one call: one of each);
 # and a second `record` into the same file is refused without --force.
 prog=args
 needs=trace-cmd
@@ -32,6 +34,11 @@ case_run() {
 	"$DPROBE" report --format json "$T/rec.dat" >"$T/report.json" \
 		2>/dev/null
 	trace-cmd report "$T/rec.dat" >"$T/tc" 2>"$T/tc.err"
+	# a latency between two recorded events, as ftrace computes one
+	"$DPROBE" report "$T/rec.dat" -e 's:lat u64 ns' \
+		--trigger 'ints=hist:keys=common_pid:t0=common_timestamp' \
+		--trigger 'ret=hist:keys=common_pid:d=common_timestamp-$t0:onmatch(kprobes.ints).trace(lat,$d)' \
+		--trigger 'lat=hist:keys=common_pid:vals=ns' >"$T/lat" 2>&1
 }
 # EVENT name=value...: the fields of a trace line, its context and its
 # parenthesised place left out.
@@ -62,6 +69,7 @@ case_result() {
 	fi
 	sed -E 's/.*"event":"([a-z]+)".*"args":(\{[^}]*\}).*/\1 \2/' \
 		"$T/report.json"
+	grep -E '^(synthetic/lat/hist|    Hits)' "$T/lat"
 	echo "# again exit=$(cat "$T/again.rc")"
 	sed "s|$T/rec\\.dat|FILE|" "$T/again.err"
 }
@@ -79,6 +87,10 @@ args mem: (take_rec+0x0/{size:take_rec}) tag="record" u32s={1,4294967295} first=
 ints {"a":-7,"b":1432778632,"c":"0xff"}
 ret {"arg1":1234605616436508529}
 mem {"tag":"record","u32s":[1,4294967295],"first":"alpha"}
+    Hits: 1
+    Hits: 1
+synthetic/lat/hist:
+    Hits: 1
 # again exit=2
 dprobe record: FILE exists: give --force to overwrite it, or -o another name
 EOF2
