@@ -41,6 +41,7 @@ struct dp_tdat_writer {
 	int ncpus;
 	int spill_fd;
 	uint64_t spill_off;
+	uint64_t spill_ok;		/* bytes of it written without error */
 	uint64_t events, dropped;
 	int err;			/* the first spill error */
 	/* dprobe's option, as it grows */
@@ -182,12 +183,31 @@ static void put64(uint8_t *p, uint64_t v)
 static void batch_write(struct dp_tdat_writer *w)
 {
 	size_t n = w->nbatch * DP_TDAT_PAGE;
+	ssize_t got = 0;
 
-	if (n && pwrite(w->spill_fd, w->batch, n, (off_t)w->spill_off) !=
-	    (ssize_t)n)
-		w->err = w->err ? w->err : (errno ? errno : ENOSPC);
+	if (n && !w->err) {
+		got = pwrite(w->spill_fd, w->batch, n, (off_t)w->spill_off);
+		if (got != (ssize_t)n)
+			w->err = got < 0 && errno ? errno : ENOSPC;
+		/* a short write: the whole pages it wrote are kept */
+		if (got > 0)
+			w->spill_ok = w->spill_off + ((size_t)got &
+				      ~(size_t)(DP_TDAT_PAGE - 1));
+	}
 	w->spill_off += n;
 	w->nbatch = 0;
+}
+
+/* The pages of @c written whole to the spill file: those before the
+ * first write that failed (a full disk), a prefix of its list. */
+static size_t pages_kept(const struct dp_tdat_writer *w,
+			 const struct cpu_pages *c)
+{
+	size_t n = c ? c->nspilled : 0;
+
+	while (n && c->spilled[n - 1] + DP_TDAT_PAGE > w->spill_ok)
+		n--;
+	return n;
 }
 
 /* The page out to the spill file (through the batch), with its commit
@@ -490,7 +510,8 @@ int dp_tdat_record(struct dp_tdat_writer *w, const struct dp_event *ev,
 	struct cpu_pages *c = cpu_of(w, meta->cpu);
 	uint8_t *p;
 
-	if (!c || dp_rec_check(ev, rec, len)) {
+	/* after a spill error (a full disk) nothing more is kept */
+	if (!c || w->err || dp_rec_check(ev, rec, len)) {
 		w->dropped++;
 		return -1;
 	}
@@ -619,7 +640,7 @@ static void out_pages(struct dp_tdat_writer *w, FILE *out,
 {
 	uint8_t page[DP_TDAT_PAGE];
 
-	for (size_t i = 0; c && i < c->nspilled; i++) {
+	for (size_t i = 0; i < pages_kept(w, c); i++) {
 		if (pread(w->spill_fd, page, DP_TDAT_PAGE,
 			  (off_t)c->spilled[i]) != DP_TDAT_PAGE) {
 			w->err = w->err ? w->err : (errno ? errno : EIO);
@@ -663,8 +684,7 @@ int dp_tdat_finish(struct dp_tdat_writer *w, FILE *out)
 	off = (w->pos + 16 * (uint64_t)w->ncpus + DP_TDAT_PAGE - 1) &
 	      ~(uint64_t)(DP_TDAT_PAGE - 1);
 	for (int i = 0; i < w->ncpus; i++) {
-		uint64_t size = w->cpu[i] ? w->cpu[i]->nspilled *
-			(uint64_t)DP_TDAT_PAGE : 0;
+		uint64_t size = pages_kept(w, w->cpu[i]) * (uint64_t)DP_TDAT_PAGE;
 
 		out64(w, out, off);
 		out64(w, out, size);

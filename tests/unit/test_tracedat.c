@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "event/event.h"
@@ -271,4 +273,54 @@ Test(tracedat, foreign_and_newer_files_are_refused)
 	/* the option's id: one trace-cmd might use, not dprobe's */
 	patch("PD", "\x05\x00");
 	expect_refused("dprobe did not write");
+}
+
+/*
+ * A full disk while recording (here a file size limit on the spill
+ * file): the pages written before it are kept, the records after it are
+ * counted as not kept, finish says so, and the file reads whole.
+ */
+Test(tracedat, spill_error_keeps_the_pages_before_it)
+{
+	struct rlimit lim = { 64 * 1024, RLIM_INFINITY }, old;
+	struct dp_tdat_writer *w;
+	uint8_t rec[600];
+	char *buf = NULL, err[256];
+	size_t len = 0;
+	uint64_t events, lost, bytes;
+	struct dp_tdat_rec r;
+	unsigned n = 0;
+	FILE *mem, *f;
+
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	w = dp_tdat_writer_new(NULL, 1);
+	for (uint32_t i = 0; i < 2000; i++) {
+		struct dp_rec_meta m = { .ts_ns = 100 + i, .pid = 1, .tgid = 1 };
+
+		dp_tdat_record(w, ev, rec, make_rec(rec, i, 500), &m, NULL);
+	}
+	dp_tdat_counts(w, &events, &lost, &bytes);
+	cr_assert_gt(lost, 0);
+	cr_assert_lt(events, 2000);
+	mem = open_memstream(&buf, &len);
+	cr_assert_eq(dp_tdat_finish(w, mem), -1, "a spill error is said");
+	fclose(mem);
+	dp_tdat_writer_free(w);
+	setrlimit(RLIMIT_FSIZE, &old);
+	f = fopen(path, "w");
+	fwrite(buf, 1, len, f);
+	fclose(f);
+	free(buf);
+
+	struct dp_tdat *t = dp_tdat_open(path, err, sizeof(err));
+
+	cr_assert_not_null(t, "%s", err);
+	while (dp_tdat_next(t, &r) > 0)
+		n += r.data != NULL;
+	cr_assert_gt(n, 50, "the pages before the error: %u records", n);
+	cr_assert_leq(n, events);
+	cr_assert_str_eq(dp_tdat_damage(t), "");
+	dp_tdat_close(t);
 }
