@@ -1128,6 +1128,9 @@ static int run(int argc, char **argv, bool stat, bool record,
 	dp_cli_objs_free(&objs);
 	if (err) {
 		sigprocmask(SIG_SETMASK, &blocked, NULL);
+		/* nothing was traced: no empty recording is left behind */
+		if (o.record)
+			unlink(o.output);
 		goto out;
 	}
 	if (g_eng.child) {
