@@ -68,6 +68,7 @@ struct stream {
 	size_t size;		/* its size once padded */
 	uint64_t first_ts, last_ts;
 	uint64_t discarded;	/* lost on this CPU so far */
+	uint64_t told;		/* of them, in the packets written */
 	bool used;		/* a packet is open */
 };
 
@@ -502,6 +503,7 @@ static void close_packet(struct dp_renderer *r, int cpu)
 	}
 	put_head(c, s->pkt.p, cpu, s->size, s->pkt.n, s->first_ts,
 		 s->last_ts, s->discarded);
+	s->told = s->discarded;
 	memset(s->pkt.p + s->pkt.n, 0, s->size - s->pkt.n);
 	stream_write(r, cpu, s->pkt.p, s->size);
 }
@@ -653,8 +655,9 @@ static int ctf_event(struct dp_renderer *r, const struct dp_event *ev,
 	return 0;
 }
 
-/* Lost events count in the packet context of their CPU's stream; a
- * number not known counts as one (at least one was lost). */
+/* Lost events count in the packet context of their CPU's stream (the
+ * packet open, the next one, or an empty one at the end); a number not
+ * known counts as one (at least one was lost). */
 static void ctf_lost(struct dp_renderer *r, int cpu, unsigned long n)
 {
 	struct ctf *c = r->priv;
@@ -663,12 +666,8 @@ static void ctf_lost(struct dp_renderer *r, int cpu, unsigned long n)
 	if (!c)
 		return;
 	s = stream_of(r, cpu);
-	if (!s)
-		return;
-	s->discarded += n == DP_LOST_UNKNOWN ? 1 : n;
-	if (!s->used)
-		open_packet(s, 0, s->last_ts > c->last_ts ? s->last_ts :
-			    c->last_ts);
+	if (s)
+		s->discarded += n == DP_LOST_UNKNOWN ? 1 : n;
 }
 
 static uint64_t clock_ns(clockid_t id)
@@ -705,13 +704,18 @@ static void ctf_end(struct dp_renderer *r)
 	if (!c)
 		return;
 	/* a trace with no stream is one that readers refuse */
-	if (!c->ns)
-		ctf_lost(r, 0, 0);
+	if (!c->ns && stream_of(r, 0))
+		open_packet(&c->s[0], 0, c->last_ts);
 	for (int i = 0; i < c->ns; i++) {
+		struct stream *s = &c->s[i];
+
+		/* losses that no packet has told yet: an empty one tells them */
+		if (!s->used && s->discarded != s->told)
+			open_packet(s, 0, s->fd < 0 ? c->last_ts : s->last_ts);
 		close_packet(r, i);
-		if (c->s[i].fd >= 0)
-			close(c->s[i].fd);
-		free(c->s[i].pkt.p);
+		if (s->fd >= 0)
+			close(s->fd);
+		free(s->pkt.p);
 	}
 	write_metadata(r);
 	free(c->s);
