@@ -223,8 +223,8 @@ static void put_ident(FILE *out, const char *name, const char *suffix)
 static void put_int_type(FILE *out, unsigned bits, bool sign, bool hex,
 			 bool text)
 {
-	fprintf(out, "integer { size = %u; align = 8; signed = %s; "
-		"encoding = %s; base = %u; }", bits, sign ? "true" : "false",
+	fprintf(out, "integer { size = %u; align = 8; signed = %d; "
+		"encoding = %s; base = %u; }", bits, sign,
 		text ? "UTF8" : "none", hex ? 16 : 10);
 }
 
@@ -316,19 +316,18 @@ static void put_clock(FILE *out, const struct ctf *c)
 	put_uuid(out, c->uuid);
 	fprintf(out, "\";\n\tdescription = \"CLOCK_MONOTONIC\";\n"
 		"\tfreq = 1000000000;\n\tprecision = 1;\n"
-		"\toffset_s = %" PRId64 ";\n\toffset = %" PRId64 ";\n"
-		"\tabsolute = false;\n};\n\n"
-		"typealias integer { size = 64; align = 8; signed = false; "
+		"\toffset_s = %" PRId64 ";\n\toffset = %" PRId64 ";\n};\n\n"
+		"typealias integer { size = 64; align = 8; signed = 0; "
 		"map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n\n",
 		s, ns);
 }
 
 static const char tsdl_head[] =
 	"/* CTF 1.8 */\n\n"
-	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
-	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
-	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
-	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n\n";
+	"typealias integer { size = 8; align = 8; signed = 0; } := uint8_t;\n"
+	"typealias integer { size = 32; align = 8; signed = 0; } := uint32_t;\n"
+	"typealias integer { size = 32; align = 8; signed = 1; } := int32_t;\n"
+	"typealias integer { size = 64; align = 8; signed = 0; } := uint64_t;\n\n";
 
 static const char tsdl_stream[] =
 	"stream {\n"

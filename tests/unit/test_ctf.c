@@ -205,11 +205,11 @@ Test(ctf, event_bytes_and_metadata)
 	cr_expect_not_null(strstr(md,
 		"event {\n\tname = \"grp:k\";\n\tid = 1000;\n"
 		"\tstream_id = 0;\n\tfields := struct {\n"
-		"\t\tinteger { size = 64; align = 8; signed = false; encoding = none; base = 16; } ___probe_ip;\n"
-		"\t\tinteger { size = 32; align = 8; signed = false; encoding = none; base = 10; } _x;\n"
-		"\t\tinteger { size = 16; align = 8; signed = false; encoding = none; base = 16; } _h;\n"
+		"\t\tinteger { size = 64; align = 8; signed = 0; encoding = none; base = 16; } ___probe_ip;\n"
+		"\t\tinteger { size = 32; align = 8; signed = 0; encoding = none; base = 10; } _x;\n"
+		"\t\tinteger { size = 16; align = 8; signed = 0; encoding = none; base = 16; } _h;\n"
 		"\t\tstring _s;\n"
-		"\t\tinteger { size = 16; align = 8; signed = true; encoding = none; base = 10; } _a[2];\n"
+		"\t\tinteger { size = 16; align = 8; signed = 1; encoding = none; base = 10; } _a[2];\n"
 		"\t};\n};\n"), "%s", md);
 	meta_uuid(md, uuid);
 	ev = 4 + 8 + 4 + 4 + 5 + 8 + 4 + 2 + 4 + 4;
