@@ -79,6 +79,9 @@ struct ctf {
 	int ns;
 	const struct dp_event **evs;	/* in the metadata, by first record */
 	size_t nevs;
+	/* the ids of those (16 bits: common_type's), so that a record of a
+	 * known event costs no search */
+	uint8_t known[65536 / 8];
 	struct bytes ev;	/* the event being made */
 	uint64_t last_ts;	/* the newest record's time */
 	bool failed;		/* a write failed: said once, nothing more */
@@ -107,7 +110,7 @@ static bool reserve(struct bytes *b, size_t more)
 
 static void put(struct bytes *b, const void *p, size_t n)
 {
-	if (!reserve(b, n))
+	if (!n || !reserve(b, n))
 		return;
 	memcpy(b->p + b->n, p, n);
 	b->n += n;
@@ -610,7 +613,10 @@ static void know_event(struct dp_renderer *r, const struct dp_event *ev)
 {
 	struct ctf *c = r->priv;
 	const struct dp_event **v;
+	unsigned id = ev->id & 0xffff;
 
+	if (ev->id == id && c->known[id / 8] & 1u << id % 8)
+		return;
 	for (size_t i = 0; i < c->nevs; i++)
 		if (c->evs[i] == ev)
 			return;
@@ -619,6 +625,7 @@ static void know_event(struct dp_renderer *r, const struct dp_event *ev)
 		return;
 	c->evs = v;
 	c->evs[c->nevs++] = ev;
+	c->known[id / 8] |= (uint8_t)(1u << id % 8);
 	write_metadata(r);
 }
 
