@@ -10,9 +10,10 @@ PKGS="gcc make pkg-config clang libelf-dev libdw-dev libzydis-dev libcriterion-d
 # The kernel's own ftrace selftests (tests/ftrace/run.sh) come from its
 # source package, and the flame graph's headless-browser test
 # (tests/e2e/cases/flamegraph-browser.sh) needs Chromium (about 25 s to
-# install): wanted, not needed (those tests skip, saying why).
+# install), and --format ctf's (tests/e2e/cases/ctf.sh) reads the trace
+# with babeltrace2: wanted, not needed (those tests skip, saying why).
 OPTIONAL=""
-[ "${1:-}" = "--test" ] && OPTIONAL="linux-source-6.12 chromium"
+[ "${1:-}" = "--test" ] && OPTIONAL="linux-source-6.12 chromium babeltrace2"
 
 installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"

@@ -496,6 +496,11 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			"give -o FILE\n", cmd, o->format->name);
 		goto usage;
 	}
+	if (o->format->dir && !o->output) {
+		fprintf(stderr, "dprobe %s: --format %s writes a directory: "
+			"name it with -o DIR\n", cmd, o->format->name);
+		goto usage;
+	}
 	if (!o->ndefs) {
 		fprintf(stderr, "dprobe %s: no probe given (-e DEF)\n", cmd);
 		goto usage;
@@ -514,6 +519,33 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 usage:
 	dp_usage(stderr, cmd);
 	return -1;
+}
+
+/*
+ * -o DIR of a format that writes a directory: made, or an empty one
+ * taken; never one with files in it, whose old trace would be mixed with
+ * the new one.
+ */
+static int out_dir(const char *path)
+{
+	struct dirent *e;
+	bool empty = true;
+	DIR *d;
+
+	if (!mkdir(path, 0777))
+		return 0;
+	d = errno == EEXIST ? opendir(path) : NULL;
+	if (!d) {
+		fprintf(stderr, "dprobe: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	if (!empty)
+		fprintf(stderr, "dprobe: %s: the directory is not empty: give "
+			"-o a new or empty directory\n", path);
+	return empty ? 0 : -1;
 }
 
 /* What execvp() would run for @name; NULL if nothing. */
@@ -1093,11 +1125,16 @@ static int run(int argc, char **argv, bool stat, bool record,
 		ret = DP_EXIT_USAGE;
 		goto out;
 	}
-	if (o.output && !(c.out = fopen(o.output, "w"))) {
-		fprintf(stderr, "dprobe: %s: %s\n", o.output, strerror(errno));
+	if (o.format->dir ? out_dir(o.output) :
+	    o.output && !(c.out = fopen(o.output, "w"))) {
+		if (!o.format->dir)
+			fprintf(stderr, "dprobe: %s: %s\n", o.output,
+				strerror(errno));
 		goto out;
 	}
 	dp_renderer_init(&c.render, o.format, c.out, get_nprocs_conf());
+	if (o.format->dir)
+		c.render.path = o.output;
 	c.render.ts = (int)o.ts;
 	dp_render_begin(&c.render);
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -10,7 +10,8 @@
 
 extern const struct dp_renderer_ops dp_render_text, dp_render_json,
 	dp_render_folded, dp_render_flamegraph, dp_render_chrome,
-	dp_render_tracedat;
+	dp_render_tracedat,
+	dp_render_ctf;
 
 /* The first row is the default format. */
 static const struct dp_renderer_ops *const formats[] = {
@@ -20,6 +21,7 @@ static const struct dp_renderer_ops *const formats[] = {
 	&dp_render_flamegraph,
 	&dp_render_chrome,
 	&dp_render_tracedat,
+	&dp_render_ctf,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))

@@ -3,7 +3,7 @@
  * The renderer interface: how a session's records become its output.  A
  * format is an ops table in a file of its own (render-text.c: the lines
  * ftrace's trace_pipe prints; render-json.c: JSON lines; render-folded.c:
- * stacks counted for flame graphs) and one row of
+ * stacks counted for flame graphs; render-ctf.c: a CTF directory) and one row of
  * the table in renderer.c; `dprobe trace --format NAME` picks it by name.
  * The CLI hands engines a dp_sink whose callbacks call the renderer, so
  * neither an engine nor the CLI knows which format is running.
@@ -50,6 +50,10 @@ struct dp_renderer_ops {
 	/* It writes bytes, not text (a recording): the CLI refuses a
 	 * terminal as its output. */
 	bool binary;
+	/* The format writes a directory of files, not a stream: the CLI
+	 * makes it (or takes an empty one) from -o, which it requires, and
+	 * hands its path in dp_renderer.path; out is then stdout. */
+	bool dir;
 };
 
 /* A format writing to a stream. */
@@ -59,6 +63,7 @@ struct dp_renderer {
 	int ncpus;			/* CPUs of the machine, for headers */
 	int ts;				/* enum dp_ts_mode (output.h): 0, us */
 	void *priv;			/* the format's own state, if any */
+	const char *path;		/* a dir format's directory */
 };
 
 /* The format called @name; NULL if there is none. */

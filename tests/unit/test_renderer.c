@@ -219,7 +219,7 @@ Test(renderer, names)
 	char buf[64], small[7];
 
 	cr_expect_str_eq(dp_renderer_names(buf, sizeof(buf)),
-			 "text, json, folded, flamegraph, chrome or tracedat");
+			 "text, json, folded, flamegraph, chrome, tracedat or ctf");
 	/* cut short, still a string */
 	cr_expect_str_eq(dp_renderer_names(small, sizeof(small)), "text, ");
 	cr_expect_eq(dp_renderer_names(buf, 0), buf);
