@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-
-#define DPROBE_VERSION "0.1.0"
+#include "util/util.h"
 
 static const struct {
 	const char *name;
@@ -85,13 +84,13 @@ static const struct {
 	  "stream probe events from a program or running processes",
 	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]...\n"
 	  "             [--trigger [EVENT=]hist:...]... [-o FILE]\n"
-	  "             [--format text|json|folded|flamegraph|chrome]\n"
+	  "             [--format text|json|folded|flamegraph|chrome|otlp]\n"
 	  "             [-g|--stack[=EVENT,...]] [--flamegraph OUT.svg]\n"
 	  "             [--call-graph fp|dwarf[,SIZE]]\n"
 	  "             [--duration SECS] [-f] [--profile]\n"
 	  "             [--engine auto|agent|ptrace|kernel] [--kernel]\n"
 	  "             [--buffer-size SIZE] [--overwrite] [--no-demangle] [--dry-run]\n"
-	  "             [--ts us|ns]\n"
+	  "             [--ts us|ns] [--quiet-target]\n"
 	  "             (-p PID[,PID...] | -- CMD [ARGS...] | --kernel alone)",
 	  "Trace probe events in a command it starts or in running processes,\n"
 	  "printing each as ftrace's trace_pipe does.  On exit, a summary line\n"
@@ -115,7 +114,11 @@ static const struct {
 	  "                       them; json: one JSON object per event;\n"
 	  "                       folded: the stacks counted, for flame graphs;\n"
 	  "                       flamegraph: those drawn as an SVG (both imply\n"
-	  "                       -g)\n"
+	  "                       -g); chrome: Trace Event Format JSON, for\n"
+	  "                       Perfetto UI and chrome://tracing; otlp:\n"
+	  "                       OpenTelemetry log records (OTLP/JSON, one\n"
+	  "                       request a line), for a Collector's\n"
+	  "                       otlpjsonfile receiver\n"
 	  "  --flamegraph OUT     --format flamegraph -o OUT: an interactive\n"
 	  "                       flame graph of the stacks (dprobe flamegraph)\n"
 	  "  -g, --stack[=EVENTS] the user stack at each hit of every event (or\n"
@@ -133,6 +136,10 @@ static const struct {
 	  "                       kernel prints them) or nanoseconds\n"
 	  "  --duration SECS      detach SECS seconds after the probes are armed\n"
 	  "  -f, --follow-forks   trace forked children too (like strace -f)\n"
+	  "  --quiet-target       the command's stdout and stderr go to\n"
+	  "                       /dev/null: only dprobe's output is left\n"
+	  "                       (without it and without -o, both share the\n"
+	  "                       terminal)\n"
 	  "  --profile            print the kprobe_profile table at exit (also on\n"
 	  "                       SIGUSR1)\n"
 	  "  -p, --pid PID[,PID]  attach to running processes (all their threads)\n"

@@ -60,6 +60,7 @@ struct trace_opts {
 	uint64_t buffer_size;
 	bool overwrite;
 	bool dry_run;		/* print the definitions as applied, run nothing */
+	bool quiet_target;	/* the command's stdout, stderr: /dev/null */
 	enum dp_ts_mode ts;	/* --ts */
 	const char *name;	/* the command, for messages: trace, stat, ... */
 	/* --stack / -g: every event (stack_all) or the events named */
@@ -233,7 +234,8 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
-       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_TS, OPT_STACK, OPT_FLAMEGRAPH,
+       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_QUIET_TARGET, OPT_TS, OPT_STACK,
+       OPT_FLAMEGRAPH,
        OPT_CALL_GRAPH };
 
 /*
@@ -327,6 +329,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "ts", required_argument, NULL, OPT_TS },
+		{ "quiet-target", no_argument, NULL, OPT_QUIET_TARGET },
 		{ "stack", optional_argument, NULL, OPT_STACK },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
@@ -409,6 +412,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		case OPT_KERNEL: o->kernel = true; break;
 		case OPT_NO_DEMANGLE: dp_demangle_on = false; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_QUIET_TARGET: o->quiet_target = true; break;
 		case OPT_TS:
 			if (!strcmp(optarg, "ns")) {
 				o->ts = DP_TS_NS;
@@ -474,6 +478,11 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 	/* --kernel alone: the whole system */
 	if ((o->cmd && o->npids) || (!o->cmd && !o->npids && !o->kernel)) {
 		fprintf(stderr, "dprobe %s: give either -p PID or -- CMD\n", cmd);
+		goto usage;
+	}
+	if (o->quiet_target && !o->cmd) {
+		fprintf(stderr, "dprobe %s: --quiet-target silences a command "
+			"dprobe starts (-- CMD)\n", cmd);
 		goto usage;
 	}
 	return 0;
@@ -1068,6 +1077,7 @@ static int run(int argc, char **argv, bool stat,
 	eo = (struct dp_engine_opts){
 		.reg = &c.reg, .argv = o.cmd, .pids = o.pids,
 		.npids = o.npids, .binary = binary, .follow = o.follow,
+		.quiet_target = o.quiet_target,
 		/* the triggers need records: engines count without them */
 		.count_only = o.stat && !c.trig.n,
 		.sink = { emit, emit_lost, &c, flush_out, on_trigger, on_agg },

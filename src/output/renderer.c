@@ -9,7 +9,8 @@
 #include "output/renderer.h"
 
 extern const struct dp_renderer_ops dp_render_text, dp_render_json,
-	dp_render_folded, dp_render_flamegraph, dp_render_chrome;
+	dp_render_folded, dp_render_flamegraph, dp_render_chrome,
+	dp_render_otlp;
 
 /* The first row is the default format. */
 static const struct dp_renderer_ops *const formats[] = {
@@ -18,6 +19,7 @@ static const struct dp_renderer_ops *const formats[] = {
 	&dp_render_folded,
 	&dp_render_flamegraph,
 	&dp_render_chrome,
+	&dp_render_otlp,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -80,6 +82,8 @@ void dp_render_lost(struct dp_renderer *r, int cpu, unsigned long n)
 
 void dp_render_flush(struct dp_renderer *r)
 {
+	if (r->ops->flush)
+		r->ops->flush(r);
 	fflush(r->out);
 }
 

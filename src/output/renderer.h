@@ -3,7 +3,8 @@
  * The renderer interface: how a session's records become its output.  A
  * format is an ops table in a file of its own (render-text.c: the lines
  * ftrace's trace_pipe prints; render-json.c: JSON lines; render-folded.c:
- * stacks counted for flame graphs) and one row of
+ * stacks counted for flame graphs; render-otlp.c: OpenTelemetry log
+ * records) and one row of
  * the table in renderer.c; `dprobe trace --format NAME` picks it by name.
  * The CLI hands engines a dp_sink whose callbacks call the renderer, so
  * neither an engine nor the CLI knows which format is running.
@@ -44,6 +45,9 @@ struct dp_renderer_ops {
 	/* The format is made of the records' user stacks (folded): the
 	 * CLI captures them for every event when --stack names none. */
 	bool stacks;
+	/* The engine has nothing more to read for now: write what the
+	 * format holds back (before the stream is flushed). */
+	void (*flush)(struct dp_renderer *r);
 };
 
 /* A format writing to a stream. */
