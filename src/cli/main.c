@@ -175,7 +175,7 @@ static const struct {
 	  "a function's entry-to-return time as a log2 histogram",
 	  "dprobe latency PLACE [--by comm|pid|tid] [--filter EXPR] [--us]\n"
 	  "               [--interval SECS] [--duration SECS] [-f] [--engine E]\n"
-	  "               (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "               [--quiet-target] (-p PID[,PID...] | -- CMD [ARGS...])",
 	  "Time every call of the function at PLACE (prog:func, func of the\n"
 	  "command, libc.so.6:malloc), from its entry to its return, in each\n"
 	  "thread (recursion and longjmp included), and print the durations\n"
@@ -194,6 +194,7 @@ static const struct {
 	  "  --duration SECS      stop after SECS seconds\n"
 	  "  -f, --follow-forks   time calls in forked children too\n"
 	  "  --engine E           auto, agent, ptrace or kernel (as trace's)\n"
+	  "  --quiet-target       the command's stdout and stderr to /dev/null\n"
 	  "  -p, --pid PID[,PID]  attach to running processes\n"
 	  "\n"
 	  "The summary line of trace (events, filtered, missed, lost) ends the\n"
@@ -202,7 +203,7 @@ static const struct {
 	  "count events by key, most first, as a hist trigger does",
 	  "dprobe count -e DEF... --by KEY[,KEY...] [--filter EVENT=EXPR]...\n"
 	  "             [--interval SECS] [--duration SECS] [-f] [--engine E]\n"
-	  "             (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "             [--quiet-target] (-p PID[,PID...] | -- CMD [ARGS...])",
 	  "Count each event's records by the values of KEY (up to three keys),\n"
 	  "and print them most first as the kernel's hist text, with a bar\n"
 	  "per entry: what --trigger 'hist:keys=KEY:sort=hitcount.descending'\n"
@@ -220,12 +221,13 @@ static const struct {
 	  "  --duration SECS      stop after SECS seconds\n"
 	  "  -f, --follow-forks   count in forked children too\n"
 	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  --quiet-target       the command's stdout and stderr to /dev/null\n"
 	  "  -p, --pid PID[,PID]  attach to running processes\n" },
 	{ "top", dp_cmd_top,
 	  "the hottest keys of events, refreshed, as perf top",
 	  "dprobe top -e DEF... [--by KEY[,KEY...]] [-n ROWS] [--interval SECS]\n"
 	  "           [--filter EVENT=EXPR]... [--duration SECS] [-f] [--engine E]\n"
-	  "           (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "           [--quiet-target] (-p PID[,PID...] | -- CMD [ARGS...])",
 	  "Count each event's records by KEY over an interval and show the\n"
 	  "most frequent values, as the kernel's hist text with bars; then\n"
 	  "start again.  On a terminal the screen is redrawn each interval;\n"
@@ -240,6 +242,7 @@ static const struct {
 	  "  --duration SECS      stop after SECS seconds\n"
 	  "  -f, --follow-forks   count in forked children too\n"
 	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  --quiet-target       the command's stdout and stderr to /dev/null\n"
 	  "  -p, --pid PID[,PID]  attach to running processes\n" },
 	{ "flamegraph", dp_cmd_flamegraph,
 	  "draw folded stacks as an interactive flame graph (SVG)",
