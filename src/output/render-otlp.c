@@ -54,20 +54,21 @@
 #define SEV_WARN	13	/* SEVERITY_NUMBER_WARN */
 #define NO_PROCESS	(-1)	/* the tgid of the lost-event records */
 
-/* A process's records of the line being gathered, comma separated. */
+/* A process's records of the line being gathered, comma separated.
+ * Its stream writes @buf and @len: a proc never moves. */
 struct proc {
 	int tgid;
 	char comm[32];
 	char *buf;
 	size_t len;
 	FILE *f;
-	unsigned n;
+	unsigned n;		/* records in the line being gathered */
 };
 
 struct otlp {
 	int64_t off_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t last_ns;	/* the newest record's time: a loss's */
-	struct proc *procs;
+	struct proc **procs;
 	size_t nprocs, cap;
 	unsigned held;		/* records in procs */
 	FILE *line;		/* scratch: a record's `trace` line */
@@ -342,30 +343,41 @@ static void put_attrs(FILE *f, const struct dp_event *ev, const uint8_t *r,
 
 /* ---- batches ----------------------------------------------------------------- */
 
-/* The process @tgid's records of this line, begun if need be. */
+/* The process @tgid's records of this line, begun if need be; named
+ * after the comm of its first record in the line. */
 static struct proc *proc_of(struct otlp *x, int tgid, const char *comm)
 {
 	struct proc *p;
 
-	for (size_t i = x->nprocs; i-- > 0;)
-		if (x->procs[i].tgid == tgid)
-			return &x->procs[i];
+	for (size_t i = x->nprocs; i-- > 0;) {
+		p = x->procs[i];
+		if (p->tgid != tgid)
+			continue;
+		if (!p->n)
+			snprintf(p->comm, sizeof(p->comm), "%s",
+				 comm ? comm : "");
+		return p;
+	}
 	if (x->nprocs == x->cap) {
 		size_t cap = x->cap ? 2 * x->cap : 8;
+		struct proc **v = realloc(x->procs, cap * sizeof(*v));
 
-		p = realloc(x->procs, cap * sizeof(*p));
-		if (!p)
+		if (!v)
 			return NULL;
-		x->procs = p;
+		x->procs = v;
 		x->cap = cap;
 	}
-	p = &x->procs[x->nprocs];
-	*p = (struct proc){ .tgid = tgid };
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->tgid = tgid;
 	snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "");
 	p->f = open_memstream(&p->buf, &p->len);
-	if (!p->f)
+	if (!p->f) {
+		free(p);
 		return NULL;
-	x->nprocs++;
+	}
+	x->procs[x->nprocs++] = p;
 	return p;
 }
 
@@ -383,29 +395,53 @@ static void put_resource(FILE *out, const struct proc *p)
 	      "\"version\":\"" DPROBE_VERSION "\"},\"logRecords\":[", out);
 }
 
-/* The records held, as one ExportLogsServiceRequest line. */
+static void proc_free(struct proc *p)
+{
+	fclose(p->f);
+	free(p->buf);
+	free(p);
+}
+
+/* @p's records into the line; its buffer kept for the next (a buffer
+ * made anew each line costs its page faults again). */
+static void put_proc(FILE *out, struct proc *p, bool first)
+{
+	long len;
+
+	fflush(p->f);
+	len = ftell(p->f);
+	fputs(first ? "" : ",", out);
+	put_resource(out, p);
+	if (len > 0)
+		fwrite(p->buf, 1, (size_t)len, out);
+	fputs("]}]}", out);
+	fseek(p->f, 0, SEEK_SET);
+	p->n = 0;
+}
+
+/* The records held, as one ExportLogsServiceRequest line.  A process
+ * with none since the line before is forgotten: memory stays bounded
+ * by the processes of the last two lines. */
 static void write_batch(struct dp_renderer *r)
 {
 	struct otlp *x = r->priv;
-	bool any = false;
+	size_t i, k = 0;
 
 	if (!x || !x->held)
 		return;
 	fputs("{\"resourceLogs\":[", r->out);
-	for (size_t i = 0; i < x->nprocs; i++) {
-		struct proc *p = &x->procs[i];
+	for (i = 0; i < x->nprocs; i++) {
+		struct proc *p = x->procs[i];
 
-		if (fclose(p->f) == 0 && p->n) {
-			fputs(any ? "," : "", r->out);
-			put_resource(r->out, p);
-			fwrite(p->buf, 1, p->len, r->out);
-			fputs("]}]}", r->out);
-			any = true;
+		if (!p->n) {
+			proc_free(p);
+			continue;
 		}
-		free(p->buf);
+		put_proc(r->out, p, !k);
+		x->procs[k++] = p;
 	}
 	fputs("]}\n", r->out);
-	x->nprocs = 0;
+	x->nprocs = k;
 	x->held = 0;
 }
 
@@ -455,10 +491,13 @@ static int otlp_event(struct dp_renderer *r, const struct dp_event *ev,
 static void otlp_lost(struct dp_renderer *r, int cpu, unsigned long n)
 {
 	struct otlp *x = r->priv;
-	struct proc *p = x ? proc_of(x, NO_PROCESS, NULL) : NULL;
+	struct proc *p;
 	char body[96];
 	FILE *f;
 
+	if (!x || !n)
+		return;		/* none lost: nothing to say, as text */
+	p = proc_of(x, NO_PROCESS, NULL);
 	if (!p)
 		return;
 	f = record_in(x, p);
@@ -500,10 +539,8 @@ static void otlp_end(struct dp_renderer *r)
 	if (!x)
 		return;
 	write_batch(r);
-	for (size_t i = 0; i < x->nprocs; i++) {
-		fclose(x->procs[i].f);
-		free(x->procs[i].buf);
-	}
+	for (size_t i = 0; i < x->nprocs; i++)
+		proc_free(x->procs[i]);
 	free(x->procs);
 	if (x->line)
 		fclose(x->line);

@@ -326,6 +326,7 @@ Test(renderer, otlp_batches_and_lost)
 	dp_render_flush(&r);
 	cr_expect_eq(count_lines(c.buf), 2, "nothing held, nothing written");
 	dp_render_lost(&r, 3, 17);
+	dp_render_lost(&r, 1, 0);	/* none lost: no record */
 	dp_render_lost(&r, 0, DP_LOST_UNKNOWN);
 	dp_render_end(&r);
 	got = cap_close(&c);
