@@ -1097,6 +1097,7 @@ static int run(int argc, char **argv, bool stat,
 	dp_cli_objs_free(&objs);
 	if (err) {
 		sigprocmask(SIG_SETMASK, &blocked, NULL);
+		dp_render_discard(&c.render);
 		goto out;
 	}
 	if (g_eng.child) {
@@ -1104,6 +1105,7 @@ static int run(int argc, char **argv, bool stat,
 		ret = dp_sup_wait(g_eng.child, &blocked);
 		sigprocmask(SIG_SETMASK, &blocked, NULL);
 		g_eng.child = 0;
+		dp_render_discard(&c.render);	/* the child's to end */
 		goto out;
 	}
 	dp_engine_set_profile_cb(g_eng.e, print_profile, &c);

@@ -82,5 +82,8 @@ void dp_render_lost(struct dp_renderer *r, int cpu, unsigned long n);
 void dp_render_flush(struct dp_renderer *r);
 void dp_render_summary(struct dp_renderer *r, const struct dp_stats *st);
 void dp_render_end(struct dp_renderer *r);
+/* What begin made, freed without a byte written (a process that hands
+ * the session to a forked child keeps a copy it must not end). */
+void dp_render_discard(struct dp_renderer *r);
 
 #endif
