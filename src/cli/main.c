@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-
-#define DPROBE_VERSION "0.1.0"
+#include "util/util.h"
 
 static const struct {
 	const char *name;
@@ -85,13 +84,13 @@ static const struct {
 	  "stream probe events from a program or running processes",
 	  "dprobe trace [-e DEF]... [-e @FILE] [--filter EVENT=EXPR]...\n"
 	  "             [--trigger [EVENT=]hist:...]... [-o FILE]\n"
-	  "             [--format text|json|folded|flamegraph|chrome|ctf]\n"
+	  "             [--format text|json|folded|flamegraph|chrome|ctf|otlp]\n"
 	  "             [-g|--stack[=EVENT,...]] [--flamegraph OUT.svg]\n"
 	  "             [--call-graph fp|dwarf[,SIZE]]\n"
 	  "             [--duration SECS] [-f] [--profile]\n"
 	  "             [--engine auto|agent|ptrace|kernel] [--kernel]\n"
 	  "             [--buffer-size SIZE] [--overwrite] [--no-demangle] [--dry-run]\n"
-	  "             [--ts us|ns]\n"
+	  "             [--ts us|ns] [--quiet-target]\n"
 	  "             (-p PID[,PID...] | -- CMD [ARGS...] | --kernel alone)",
 	  "Trace probe events in a command it starts or in running processes,\n"
 	  "printing each as ftrace's trace_pipe does.  On exit, a summary line\n"
@@ -115,9 +114,14 @@ static const struct {
 	  "                       them; json: one JSON object per event;\n"
 	  "                       folded: the stacks counted, for flame graphs;\n"
 	  "                       flamegraph: those drawn as an SVG (both imply\n"
-	  "                       -g); chrome: for Perfetto UI; ctf: a CTF 1.8\n"
-	  "                       trace in the new or empty directory -o names,\n"
-	  "                       for babeltrace2 and Trace Compass\n"
+	  "                       -g); chrome: Trace Event Format JSON, for\n"
+	  "                       Perfetto UI and chrome://tracing; ctf: a\n"
+	  "                       CTF 1.8 trace in the new or empty directory\n"
+	  "                       -o names, for babeltrace2 and Trace Compass;\n"
+	  "                       otlp: OpenTelemetry log records (OTLP/JSON,\n"
+	  "                       one request a line), for a Collector's\n"
+	  "                       otlpjsonfile receiver; tracedat: trace-cmd's\n"
+	  "                       trace.dat (what dprobe record writes)\n"
 	  "  --flamegraph OUT     --format flamegraph -o OUT: an interactive\n"
 	  "                       flame graph of the stacks (dprobe flamegraph)\n"
 	  "  -g, --stack[=EVENTS] the user stack at each hit of every event (or\n"
@@ -135,6 +139,10 @@ static const struct {
 	  "                       kernel prints them) or nanoseconds\n"
 	  "  --duration SECS      detach SECS seconds after the probes are armed\n"
 	  "  -f, --follow-forks   trace forked children too (like strace -f)\n"
+	  "  --quiet-target       the command's stdout and stderr go to\n"
+	  "                       /dev/null: only dprobe's output is left\n"
+	  "                       (without it and without -o, both share the\n"
+	  "                       terminal)\n"
 	  "  --profile            print the kprobe_profile table at exit (also on\n"
 	  "                       SIGUSR1)\n"
 	  "  -p, --pid PID[,PID]  attach to running processes (all their threads)\n"
@@ -206,7 +214,7 @@ static const struct {
 	  "a function's entry-to-return time as a log2 histogram",
 	  "dprobe latency PLACE [--by comm|pid|tid] [--filter EXPR] [--us]\n"
 	  "               [--interval SECS] [--duration SECS] [-f] [--engine E]\n"
-	  "               (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "               [--quiet-target] (-p PID[,PID...] | -- CMD [ARGS...])",
 	  "Time every call of the function at PLACE (prog:func, func of the\n"
 	  "command, libc.so.6:malloc), from its entry to its return, in each\n"
 	  "thread (recursion and longjmp included), and print the durations\n"
@@ -225,6 +233,7 @@ static const struct {
 	  "  --duration SECS      stop after SECS seconds\n"
 	  "  -f, --follow-forks   time calls in forked children too\n"
 	  "  --engine E           auto, agent, ptrace or kernel (as trace's)\n"
+	  "  --quiet-target       the command's stdout and stderr to /dev/null\n"
 	  "  -p, --pid PID[,PID]  attach to running processes\n"
 	  "\n"
 	  "The summary line of trace (events, filtered, missed, lost) ends the\n"
@@ -233,7 +242,7 @@ static const struct {
 	  "count events by key, most first, as a hist trigger does",
 	  "dprobe count -e DEF... --by KEY[,KEY...] [--filter EVENT=EXPR]...\n"
 	  "             [--interval SECS] [--duration SECS] [-f] [--engine E]\n"
-	  "             (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "             [--quiet-target] (-p PID[,PID...] | -- CMD [ARGS...])",
 	  "Count each event's records by the values of KEY (up to three keys),\n"
 	  "and print them most first as the kernel's hist text, with a bar\n"
 	  "per entry: what --trigger 'hist:keys=KEY:sort=hitcount.descending'\n"
@@ -251,12 +260,13 @@ static const struct {
 	  "  --duration SECS      stop after SECS seconds\n"
 	  "  -f, --follow-forks   count in forked children too\n"
 	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  --quiet-target       the command's stdout and stderr to /dev/null\n"
 	  "  -p, --pid PID[,PID]  attach to running processes\n" },
 	{ "top", dp_cmd_top,
 	  "the hottest keys of events, refreshed, as perf top",
 	  "dprobe top -e DEF... [--by KEY[,KEY...]] [-n ROWS] [--interval SECS]\n"
 	  "           [--filter EVENT=EXPR]... [--duration SECS] [-f] [--engine E]\n"
-	  "           (-p PID[,PID...] | -- CMD [ARGS...])",
+	  "           [--quiet-target] (-p PID[,PID...] | -- CMD [ARGS...])",
 	  "Count each event's records by KEY over an interval and show the\n"
 	  "most frequent values, as the kernel's hist text with bars; then\n"
 	  "start again.  On a terminal the screen is redrawn each interval;\n"
@@ -271,6 +281,7 @@ static const struct {
 	  "  --duration SECS      stop after SECS seconds\n"
 	  "  -f, --follow-forks   count in forked children too\n"
 	  "  --engine E           auto, agent or ptrace (as trace's)\n"
+	  "  --quiet-target       the command's stdout and stderr to /dev/null\n"
 	  "  -p, --pid PID[,PID]  attach to running processes\n" },
 	{ "flamegraph", dp_cmd_flamegraph,
 	  "draw folded stacks as an interactive flame graph (SVG)",

@@ -63,6 +63,7 @@ bool dp_ol_target_opt(struct dp_ol_argv *a, int c, const char *arg)
 	switch (c) {
 	case 'p': dp_ol_push(a, "-p"); break;
 	case 'f': dp_ol_push(a, "-f"); return true;
+	case DP_OL_QUIET_TARGET: dp_ol_push(a, "--quiet-target"); return true;
 	case DP_OL_DURATION: dp_ol_push(a, "--duration"); break;
 	case DP_OL_ENGINE: dp_ol_push(a, "--engine"); break;
 	case DP_OL_BUFFER_SIZE: dp_ol_push(a, "--buffer-size"); break;

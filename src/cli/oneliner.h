@@ -31,6 +31,7 @@ void dp_ol_argv_free(struct dp_ol_argv *a);
  * are (trace checks them and says what is wrong): getopt_long codes. */
 enum {
 	DP_OL_DURATION = 200, DP_OL_ENGINE, DP_OL_BUFFER_SIZE,
+	DP_OL_QUIET_TARGET,
 	DP_OL_FIRST_OWN,	/* the commands' own options from here */
 };
 #define DP_OL_TARGET_LONGOPTS \
@@ -39,9 +40,11 @@ enum {
 	{ "duration", required_argument, NULL, DP_OL_DURATION }, \
 	{ "engine", required_argument, NULL, DP_OL_ENGINE }, \
 	{ "buffer-size", required_argument, NULL, DP_OL_BUFFER_SIZE }, \
+	{ "quiet-target", no_argument, NULL, DP_OL_QUIET_TARGET }, \
 	{ "help", no_argument, NULL, 'h' }
 
-/* A target option (-p, -f, --duration, --engine, --buffer-size) into @a:
+/* A target option (-p, -f, --duration, --engine, --buffer-size,
+ * --quiet-target) into @a:
  * true, or false for any other @c. */
 bool dp_ol_target_opt(struct dp_ol_argv *a, int c, const char *arg);
 /* "-- CMD ARGS..." from @argv[@first..] (nothing when @first == @argc). */

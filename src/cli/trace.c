@@ -60,6 +60,7 @@ struct trace_opts {
 	uint64_t buffer_size;
 	bool overwrite;
 	bool dry_run;		/* print the definitions as applied, run nothing */
+	bool quiet_target;	/* the command's stdout, stderr: /dev/null */
 	enum dp_ts_mode ts;	/* --ts */
 	const char *name;	/* the command, for messages: trace, stat, ... */
 	/* --stack / -g: every event (stack_all) or the events named */
@@ -237,8 +238,8 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
-       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_TS, OPT_STACK, OPT_FLAMEGRAPH,
-       OPT_CALL_GRAPH, OPT_FORCE };
+       OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_QUIET_TARGET, OPT_TS, OPT_STACK,
+       OPT_FLAMEGRAPH, OPT_CALL_GRAPH, OPT_FORCE };
 
 /*
  * --call-graph fp|dwarf[,SIZE], as perf record spells it: how stacks are
@@ -352,6 +353,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "ts", required_argument, NULL, OPT_TS },
+		{ "quiet-target", no_argument, NULL, OPT_QUIET_TARGET },
 		{ "stack", optional_argument, NULL, OPT_STACK },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
@@ -435,6 +437,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		case OPT_KERNEL: o->kernel = true; break;
 		case OPT_NO_DEMANGLE: dp_demangle_on = false; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_QUIET_TARGET: o->quiet_target = true; break;
 		case OPT_TS:
 			if (!strcmp(optarg, "ns")) {
 				o->ts = DP_TS_NS;
@@ -513,6 +516,11 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 	/* --kernel alone: the whole system */
 	if ((o->cmd && o->npids) || (!o->cmd && !o->npids && !o->kernel)) {
 		fprintf(stderr, "dprobe %s: give either -p PID or -- CMD\n", cmd);
+		goto usage;
+	}
+	if (o->quiet_target && !o->cmd) {
+		fprintf(stderr, "dprobe %s: --quiet-target silences a command "
+			"dprobe starts (-- CMD)\n", cmd);
 		goto usage;
 	}
 	return 0;
@@ -1146,6 +1154,7 @@ static int run(int argc, char **argv, bool stat, bool record,
 	eo = (struct dp_engine_opts){
 		.reg = &c.reg, .argv = o.cmd, .pids = o.pids,
 		.npids = o.npids, .binary = binary, .follow = o.follow,
+		.quiet_target = o.quiet_target,
 		/* the triggers need records: engines count without them */
 		.count_only = o.stat && !c.trig.n,
 		.sink = { emit, emit_lost, &c, flush_out, on_trigger, on_agg },
@@ -1165,6 +1174,7 @@ static int run(int argc, char **argv, bool stat, bool record,
 	dp_cli_objs_free(&objs);
 	if (err) {
 		sigprocmask(SIG_SETMASK, &blocked, NULL);
+		dp_render_discard(&c.render);
 		/* nothing was traced: no empty recording is left behind */
 		if (o.record)
 			unlink(o.output);
@@ -1175,6 +1185,7 @@ static int run(int argc, char **argv, bool stat, bool record,
 		ret = dp_sup_wait(g_eng.child, &blocked);
 		sigprocmask(SIG_SETMASK, &blocked, NULL);
 		g_eng.child = 0;
+		dp_render_discard(&c.render);	/* the child's to end */
 		goto out;
 	}
 	dp_engine_set_profile_cb(g_eng.e, print_profile, &c);

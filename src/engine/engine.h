@@ -44,6 +44,9 @@ struct dp_engine_opts {
 	int npids;
 	const char *binary;
 	bool follow;			/* -f: follow forks and vforks */
+	/* --quiet-target: a launched command's stdout and stderr go to
+	 * /dev/null (dp_child_quiet(), util.h), whatever the engine */
+	bool quiet_target;
 	bool count_only;		/* stat: no records unless filtered */
 	struct dp_sink sink;
 	FILE *log;			/* warnings; NULL: stderr */

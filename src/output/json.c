@@ -425,6 +425,11 @@ int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
 	return 0;
 }
 
+void dp_json_strn(FILE *out, const void *s, size_t n)
+{
+	put_str(out, s, n);
+}
+
 void dp_json_string(FILE *out, const char *s)
 {
 	if (s)

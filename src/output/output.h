@@ -79,6 +79,9 @@ int dp_json_line(FILE *out, const struct dp_event *ev, const void *rec,
 void dp_json_args(FILE *out, const struct dp_event *ev, const void *rec,
 		  const struct dp_trace_opts *opts);
 
+/* The @n bytes at @s as a JSON string literal, escaped as dp_json_string. */
+void dp_json_strn(FILE *out, const void *s, size_t n);
+
 /* @s as a JSON string literal (escaped; invalid UTF-8 as \u00XX), or null. */
 void dp_json_string(FILE *out, const char *s);
 

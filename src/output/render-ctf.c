@@ -731,7 +731,27 @@ static void ctf_end(struct dp_renderer *r)
 	r->priv = NULL;
 }
 
+/* Another process ends the trace: its files are left as they are. */
+static void ctf_discard(struct dp_renderer *r)
+{
+	struct ctf *c = r->priv;
+
+	if (!c)
+		return;
+	for (int i = 0; i < c->ns; i++) {
+		if (c->s[i].fd >= 0)
+			close(c->s[i].fd);
+		free(c->s[i].pkt.p);
+	}
+	free(c->s);
+	free(c->evs);
+	free(c->ev.p);
+	free(c);
+	r->priv = NULL;
+}
+
 const struct dp_renderer_ops dp_render_ctf = {
+	.discard = ctf_discard,
 	.name = "ctf",
 	.begin = ctf_begin,
 	.event = ctf_event,

@@ -149,7 +149,19 @@ static void tdat_end(struct dp_renderer *r)
 	r->priv = NULL;
 }
 
+/* Another process writes the recording: nothing is written or said. */
+static void tdat_discard(struct dp_renderer *r)
+{
+	struct tdat_out *t = r->priv;
+
+	if (t)
+		dp_tdat_writer_free(t->w);
+	free(t);
+	r->priv = NULL;
+}
+
 const struct dp_renderer_ops dp_render_tracedat = {
+	.discard = tdat_discard,
 	.name = "tracedat",
 	.begin = tdat_begin,
 	.event = tdat_event,

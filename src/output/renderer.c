@@ -11,7 +11,8 @@
 extern const struct dp_renderer_ops dp_render_text, dp_render_json,
 	dp_render_folded, dp_render_flamegraph, dp_render_chrome,
 	dp_render_tracedat,
-	dp_render_ctf;
+	dp_render_ctf,
+	dp_render_otlp;
 
 /* The first row is the default format. */
 static const struct dp_renderer_ops *const formats[] = {
@@ -22,6 +23,7 @@ static const struct dp_renderer_ops *const formats[] = {
 	&dp_render_chrome,
 	&dp_render_tracedat,
 	&dp_render_ctf,
+	&dp_render_otlp,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -84,9 +86,9 @@ void dp_render_lost(struct dp_renderer *r, int cpu, unsigned long n)
 
 void dp_render_flush(struct dp_renderer *r)
 {
-	fflush(r->out);
 	if (r->ops->flush)
 		r->ops->flush(r);
+	fflush(r->out);
 }
 
 void dp_render_summary(struct dp_renderer *r, const struct dp_stats *st)
@@ -100,4 +102,26 @@ void dp_render_end(struct dp_renderer *r)
 	if (r->ops->end)
 		r->ops->end(r);
 	fflush(r->out);
+}
+
+void dp_render_discard(struct dp_renderer *r)
+{
+	FILE *out, *null;
+
+	if (r->ops->discard) {
+		r->ops->discard(r);
+		return;
+	}
+	out = r->out;
+	null = fopen("/dev/null", "w");
+	/* end frees what the format holds; its bytes go nowhere */
+	if (!r->ops->end || !null) {
+		if (null)
+			fclose(null);
+		return;
+	}
+	r->out = null;
+	r->ops->end(r);
+	fclose(null);
+	r->out = out;
 }

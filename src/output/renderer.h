@@ -3,7 +3,8 @@
  * The renderer interface: how a session's records become its output.  A
  * format is an ops table in a file of its own (render-text.c: the lines
  * ftrace's trace_pipe prints; render-json.c: JSON lines; render-folded.c:
- * stacks counted for flame graphs; render-ctf.c: a CTF directory) and one row of
+ * stacks counted for flame graphs; render-ctf.c: a CTF directory;
+ * render-otlp.c: OpenTelemetry log records) and one row of
  * the table in renderer.c; `dprobe trace --format NAME` picks it by name.
  * The CLI hands engines a dp_sink whose callbacks call the renderer, so
  * neither an engine nor the CLI knows which format is running.
@@ -41,9 +42,15 @@ struct dp_renderer_ops {
 	void (*summary)(struct dp_renderer *r, const struct dp_stats *st);
 	/* The last call: close what begin opened. */
 	void (*end)(struct dp_renderer *r);
-	/* The engine has nothing more to read for now (after the stream
-	 * is flushed): a moment for a format's own output, a status line. */
+	/* The engine has nothing more to read for now: write what the
+	 * format holds back (before the stream is flushed), update a
+	 * status line. */
 	void (*flush)(struct dp_renderer *r);
+	/* Free what begin made and write nothing, in a process that is not
+	 * the one to end the output (a supervised engine's parent: its
+	 * child ends it).  NULL: end runs with its bytes going nowhere, for
+	 * a format that writes only to its stream. */
+	void (*discard)(struct dp_renderer *r);
 	/* The format is made of the records' user stacks (folded): the
 	 * CLI captures them for every event when --stack names none. */
 	bool stacks;
@@ -89,5 +96,8 @@ void dp_render_lost(struct dp_renderer *r, int cpu, unsigned long n);
 void dp_render_flush(struct dp_renderer *r);
 void dp_render_summary(struct dp_renderer *r, const struct dp_stats *st);
 void dp_render_end(struct dp_renderer *r);
+/* What begin made, freed without a byte written (a process that hands
+ * the session to a forked child keeps a copy it must not end). */
+void dp_render_discard(struct dp_renderer *r);
 
 #endif

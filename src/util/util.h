@@ -7,10 +7,16 @@
 #ifndef DPROBE_UTIL_H
 #define DPROBE_UTIL_H
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+/* What `dprobe --version` prints and the formats that name their writer
+ * (OTLP's scope) say. */
+#define DPROBE_VERSION "0.1.0"
 
 /* The last component of @path ("/usr/lib/libc.so.6" -> "libc.so.6"). */
 static inline const char *dp_base_name(const char *path)
@@ -40,6 +46,30 @@ static inline void dp_say(char *why, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	dp_vsay(why, len, fmt, ap);
 	va_end(ap);
+}
+
+/*
+ * --quiet-target, in a launched target's child before it execs: its
+ * stdout and stderr on /dev/null, so that nothing it prints mixes with
+ * dprobe's events.  Returns a close-on-exec copy of the old stderr for
+ * the child's own last words (an exec that failed), or -1: then stderr
+ * itself (nothing was changed, or the copy could not be made).
+ */
+static inline int dp_child_quiet(void)
+{
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int err = fcntl(2, F_DUPFD_CLOEXEC, 3);
+
+	if (null < 0) {
+		if (err >= 0)
+			close(err);
+		return -1;
+	}
+	dup2(null, 1);
+	dup2(null, 2);
+	if (null > 2)
+		close(null);
+	return err;
 }
 
 #endif

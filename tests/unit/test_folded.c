@@ -115,7 +115,7 @@ Test(folded, by_name)
 	cr_expect(f->stacks, "folded is made of stacks");
 	cr_expect_not(dp_renderer_by_name("text")->stacks);
 	cr_expect_str_eq(dp_renderer_names(buf, sizeof(buf)),
-			 "text, json, folded, flamegraph, chrome, tracedat or ctf");
+			 "text, json, folded, flamegraph, chrome, tracedat, ctf or otlp");
 }
 
 /* Root first, ';' between frames, a count; one line per distinct stack,

@@ -6,14 +6,17 @@
  * that `--format` changed no byte of dprobe's output.
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "event/event.h"
 #include "output/output.h"
 #include "output/renderer.h"
+#include "util/util.h"
 
 /* ---- a fixed event and record ------------------------------------------ */
 
@@ -195,6 +198,193 @@ Test(renderer, chrome_entry_without_return)
 	free(got);
 }
 
+/* ---- otlp ----------------------------------------------------------------- */
+
+/* @s with the digits of every "KEY":"DIGITS" blanked to "KEY":"T" (the
+ * times the wall clock decides); the first one's value in @first. */
+static char *blank_times(const char *s, uint64_t *first)
+{
+	static const char *const keys[] = { "\"timeUnixNano\":\"",
+					     "\"observedTimeUnixNano\":\"" };
+	char *out = calloc(1, strlen(s) + 1), *q = out;
+
+	cr_assert_not_null(out);
+	*first = 0;
+	while (*s) {
+		size_t k = 0;
+
+		for (unsigned i = 0; i < 2 && !k; i++)
+			if (!strncmp(s, keys[i], strlen(keys[i])))
+				k = strlen(keys[i]);
+		if (!k) {
+			*q++ = *s++;
+			continue;
+		}
+		memcpy(q, s, k);
+		q += k;
+		s += k;
+		if (!*first && k == strlen(keys[0]))
+			*first = strtoull(s, NULL, 10);
+		while (*s >= '0' && *s <= '9')
+			s++;
+		*q++ = 'T';
+	}
+	return out;
+}
+
+static uint64_t clock_of(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#define OTLP_RESOURCE(pid, comm) \
+	"{\"resource\":{\"attributes\":[" \
+	"{\"key\":\"service.name\",\"value\":{\"stringValue\":\"dprobe\"}}," \
+	"{\"key\":\"process.pid\",\"value\":{\"intValue\":\"" pid "\"}}," \
+	"{\"key\":\"process.executable.name\",\"value\":{\"stringValue\":\"" comm "\"}}]}," \
+	"\"scopeLogs\":[{\"scope\":{\"name\":\"dprobe\",\"version\":\"" \
+	DPROBE_VERSION "\"},\"logRecords\":["
+
+/* One request line: the process as the resource, the record with its
+ * `trace` text as body and every field typed, times as decimal strings
+ * (the monotonic time moved to the wall clock). */
+Test(renderer, otlp_record)
+{
+	uint64_t off = clock_of(CLOCK_REALTIME) - clock_of(CLOCK_MONOTONIC);
+	uint64_t t;
+	struct fixed x;
+	char *got, *bl;
+	int ret;
+
+	fixed_init(&x);
+	got = rendered("otlp", &x, x.len, &ret);
+	cr_expect_eq(ret, 0);
+	bl = blank_times(got, &t);
+	cr_expect_str_eq(bl, "{\"resourceLogs\":[" OTLP_RESOURCE("4242", "work")
+		"{\"timeUnixNano\":\"T\",\"observedTimeUnixNano\":\"T\","
+		"\"severityNumber\":9,\"severityText\":\"INFO\","
+		"\"body\":{\"stringValue\":\"k: (work+0x4/0x24) x=40 s=\\\"etc\\\"\"},"
+		"\"attributes\":["
+		"{\"key\":\"event.name\",\"value\":{\"stringValue\":\"k\"}},"
+		"{\"key\":\"event.group\",\"value\":{\"stringValue\":\"grp\"}},"
+		"{\"key\":\"thread.id\",\"value\":{\"intValue\":\"4242\"}},"
+		"{\"key\":\"thread.name\",\"value\":{\"stringValue\":\"work\"}},"
+		"{\"key\":\"cpu.logical_number\",\"value\":{\"intValue\":\"1\"}},"
+		"{\"key\":\"probe.ip\",\"value\":{\"stringValue\":\"0x1004\"}},"
+		"{\"key\":\"probe.symbol\",\"value\":{\"stringValue\":\"work+0x4/0x24\"}},"
+		"{\"key\":\"x\",\"value\":{\"intValue\":\"40\"}},"
+		"{\"key\":\"s\",\"value\":{\"stringValue\":\"etc\"}}]}"
+		"]}]}]}\n");
+	/* the offset measured at begin, as ours give or take the moments
+	 * between each pair of clock reads */
+	cr_expect(t > meta.ts_ns + off - 1000000000u &&
+		  t < meta.ts_ns + off + 1000000000u,
+		  "timeUnixNano %" PRIu64 " for %" PRIu64 " + %" PRIu64, t,
+		  meta.ts_ns, off);
+	free(bl);
+	free(got);
+	/* a malformed record: -1, and no line at all */
+	got = rendered("otlp", &x, x.len - 2, &ret);
+	cr_expect_eq(ret, -1);
+	cr_expect_str_eq(got, "");
+	free(got);
+}
+
+static unsigned count_lines(const char *s)
+{
+	unsigned n = 0;
+
+	while ((s = strchr(s, '\n')))
+		n++, s++;
+	return n;
+}
+
+/* Records are held until a flush, or BATCH (1024) of them: a long
+ * session streams line by line; a loss is a WARN record of no process. */
+Test(renderer, otlp_batches_and_lost)
+{
+	struct dp_renderer r;
+	struct fixed x;
+	struct cap c;
+	uint64_t t;
+	char *got, *bl;
+
+	fixed_init(&x);
+	open_renderer(&r, &c, "otlp");
+	dp_render_begin(&r);
+	cr_expect_eq(c.len, 0, "no header");
+	for (int i = 0; i < 1024; i++)
+		dp_render_event(&r, &x.ev, x.rec, x.len, &meta, &syms);
+	fflush(c.f);
+	cr_expect_eq(count_lines(c.buf), 1, "a line at 1024 records");
+	dp_render_event(&r, &x.ev, x.rec, x.len, &meta, &syms);
+	fflush(c.f);
+	cr_expect_eq(count_lines(c.buf), 1, "the next one held");
+	dp_render_flush(&r);
+	cr_expect_eq(count_lines(c.buf), 2, "written at the flush");
+	dp_render_flush(&r);
+	cr_expect_eq(count_lines(c.buf), 2, "nothing held, nothing written");
+	dp_render_lost(&r, 3, 17);
+	dp_render_lost(&r, 1, 0);	/* none lost: no record */
+	dp_render_lost(&r, 0, DP_LOST_UNKNOWN);
+	dp_render_end(&r);
+	got = cap_close(&c);
+	cr_expect_eq(count_lines(got), 3);
+	/* the third line: the losses */
+	bl = blank_times(strchr(strchr(got, '\n') + 1, '\n') + 1, &t);
+	cr_expect_str_eq(bl, "{\"resourceLogs\":[{\"resource\":{\"attributes\":["
+		"{\"key\":\"service.name\",\"value\":{\"stringValue\":\"dprobe\"}}]},"
+		"\"scopeLogs\":[{\"scope\":{\"name\":\"dprobe\",\"version\":\""
+		DPROBE_VERSION "\"},\"logRecords\":["
+		"{\"timeUnixNano\":\"T\",\"observedTimeUnixNano\":\"T\","
+		"\"severityNumber\":13,\"severityText\":\"WARN\","
+		"\"body\":{\"stringValue\":\"lost 17 events on CPU 3\"},"
+		"\"attributes\":["
+		"{\"key\":\"event.name\",\"value\":{\"stringValue\":\"lost\"}},"
+		"{\"key\":\"cpu.logical_number\",\"value\":{\"intValue\":\"3\"}},"
+		"{\"key\":\"dprobe.lost\",\"value\":{\"intValue\":\"17\"}}]},"
+		"{\"timeUnixNano\":\"T\",\"observedTimeUnixNano\":\"T\","
+		"\"severityNumber\":13,\"severityText\":\"WARN\","
+		"\"body\":{\"stringValue\":\"lost events on CPU 0 (how many is not known)\"},"
+		"\"attributes\":["
+		"{\"key\":\"event.name\",\"value\":{\"stringValue\":\"lost\"}},"
+		"{\"key\":\"cpu.logical_number\",\"value\":{\"intValue\":\"0\"}}]}"
+		"]}]}]}\n");
+	free(bl);
+	free(got);
+}
+
+/* A copy of a session that a forked child carries on: freed, not ended
+ * (not a byte more, and the format's state gone). */
+Test(renderer, discard_writes_nothing)
+{
+	static const char *const names[] = { "chrome", "otlp", "json" };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct dp_renderer r;
+		struct fixed x;
+		struct cap c;
+		size_t len;
+		char *got;
+
+		fixed_init(&x);
+		open_renderer(&r, &c, names[i]);
+		dp_render_begin(&r);
+		dp_render_event(&r, &x.ev, x.rec, x.len, &meta, &syms);
+		fflush(c.f);
+		len = c.len;
+		dp_render_discard(&r);
+		cr_expect_null(r.priv, "%s", names[i]);
+		cr_expect_eq(r.out, c.f, "%s", names[i]);
+		got = cap_close(&c);
+		cr_expect_eq(strlen(got), len, "%s", names[i]);
+		free(got);
+	}
+}
+
 /* ---- by name ------------------------------------------------------------- */
 
 Test(renderer, by_name)
@@ -219,7 +409,7 @@ Test(renderer, names)
 	char buf[64], small[7];
 
 	cr_expect_str_eq(dp_renderer_names(buf, sizeof(buf)),
-			 "text, json, folded, flamegraph, chrome, tracedat or ctf");
+			 "text, json, folded, flamegraph, chrome, tracedat, ctf or otlp");
 	/* cut short, still a string */
 	cr_expect_str_eq(dp_renderer_names(small, sizeof(small)), "text, ");
 	cr_expect_eq(dp_renderer_names(buf, 0), buf);

@@ -35,6 +35,7 @@ struct dp_inproc_opts {
 	struct dp_sink sink;
 	FILE *log;			/* notes; NULL: stderr */
 	const sigset_t *child_mask;	/* as dp_ptrace_opts */
+	bool quiet_target;		/* as dp_ptrace_opts */
 	const char *agent;		/* libdprobe.so, an absolute path */
 	uint64_t buffer_size;		/* bytes per thread ring, 0: default */
 	bool overwrite;			/* flight recorder: overwrite old records */

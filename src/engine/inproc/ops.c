@@ -74,6 +74,7 @@ static struct dp_inproc_opts opts_of(const struct dp_engine_opts *o)
 	return (struct dp_inproc_opts){
 		.reg = o->reg, .count_only = o->count_only, .sink = o->sink,
 		.log = o->log, .child_mask = o->child_mask, .agent = o->agent,
+		.quiet_target = o->quiet_target,
 		.buffer_size = o->buffer_size, .overwrite = o->overwrite,
 		.follow = o->follow, .aggs = o->aggs, .naggs = o->naggs,
 	};

@@ -862,6 +862,8 @@ static void launch_child(const struct dp_inproc *t, char *const argv[],
 
 	if (t->o.child_mask)
 		sigprocmask(SIG_SETMASK, t->o.child_mask, NULL);
+	if (t->o.quiet_target)
+		dp_child_quiet();	/* the errno goes through errfd */
 	if (pre && *pre ? asprintf(&val, "%s:%s", t->o.agent, pre) < 0 :
 	    !(val = strdup(t->o.agent)))
 		_exit(127);

@@ -27,6 +27,7 @@ struct dp_kernel_opts {
 	struct dp_sink sink;
 	FILE *log;			/* warnings; NULL: stderr */
 	const sigset_t *child_mask;	/* a launched command's mask */
+	bool quiet_target;		/* its stdout, stderr: /dev/null */
 	/* User places: the file of places without MOD:, and the objects a
 	 * MOD: (basename or soname) is looked up in. */
 	const char *binary;

@@ -31,6 +31,7 @@ static struct dp_kernel_opts opts_of(const struct dp_engine_opts *o)
 		.reg = o->reg, .kernel = o->kernel, .follow = o->follow,
 		.count_only = o->count_only, .sink = o->sink, .log = o->log,
 		.child_mask = o->child_mask, .binary = o->binary,
+		.quiet_target = o->quiet_target,
 		.objs = o->objs, .nobjs = o->nobjs,
 		.tracepoints = o->tracepoints,
 		.ntracepoints = o->ntracepoints,

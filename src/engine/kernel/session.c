@@ -596,8 +596,10 @@ static int set_pids(struct dp_kernel *k, const pid_t *pids, int n)
 }
 
 /* The child: wait until the parent has armed everything, then exec. */
-static void child_main(int rfd, char *const argv[], const sigset_t *mask)
+static void child_main(int rfd, char *const argv[], const sigset_t *mask,
+		       bool quiet)
 {
+	int err = quiet ? dp_child_quiet() : -1;
 	char go = 0;
 
 	if (mask)
@@ -608,8 +610,9 @@ static void child_main(int rfd, char *const argv[], const sigset_t *mask)
 		_exit(127);
 	close(rfd);
 	execvp(argv[0], argv);
-	fprintf(stderr, "dprobe: cannot execute %s: %s\n", argv[0],
-		strerror(errno));
+	/* dprobe's stderr, also with --quiet-target */
+	dprintf(err >= 0 ? err : 2, "dprobe: cannot execute %s: %s\n",
+		argv[0], strerror(errno));
 	_exit(127);
 }
 
@@ -663,7 +666,7 @@ int dp_kernel_launch(const struct dp_kernel_opts *o, char *const argv[],
 	}
 	if (!pid) {
 		close(fds[1]);
-		child_main(fds[0], argv, o->child_mask);
+		child_main(fds[0], argv, o->child_mask, o->quiet_target);
 	}
 	close(fds[0]);
 	k->child = pid;

@@ -12,6 +12,7 @@ static struct dp_ptrace_opts opts_of(const struct dp_engine_opts *o)
 		.reg = o->reg, .follow = o->follow,
 		.count_only = o->count_only, .sink = o->sink, .log = o->log,
 		.child_mask = o->child_mask, .wake_sig = o->wake_sig,
+		.quiet_target = o->quiet_target,
 		.at_exec = o->at_exec,
 	};
 }

@@ -30,6 +30,7 @@ struct dp_ptrace_opts {
 	/* The signal mask a launched command starts with (the caller may
 	 * have signals blocked for itself); NULL: the caller's. */
 	const sigset_t *child_mask;
+	bool quiet_target;		/* its stdout, stderr: /dev/null */
 	/* One more signal, besides SIGINT, SIGTERM, SIGHUP, SIGUSR1 and
 	 * SIGALRM, whose handler (the caller's) may call dp_ptrace_stop() or
 	 * dp_ptrace_request_profile(): the loop sleeps with it unblocked and

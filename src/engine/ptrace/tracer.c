@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "engine/ptrace/internal.h"
+#include "util/util.h"
 
 /* TRACESYSGOOD: a syscall stop (syscall.c) is never taken for a SIGTRAP */
 #define TRACE_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |		\
@@ -790,12 +791,15 @@ static struct dp_tracer *tracer_new(const struct dp_ptrace_opts *o)
 }
 
 /* Child side of a launch: stop so the tracer can seize us, then exec. */
-static void launch_child(char *const argv[], int errfd, const sigset_t *mask)
+static void launch_child(char *const argv[], int errfd, const sigset_t *mask,
+			 bool quiet)
 {
 	int err;
 
 	if (mask)
 		sigprocmask(SIG_SETMASK, mask, NULL);
+	if (quiet)
+		dp_child_quiet();	/* the errno goes through errfd */
 
 	raise(SIGSTOP);
 	execvp(argv[0], argv);
@@ -852,7 +856,7 @@ int dp_ptrace_launch(const struct dp_ptrace_opts *o, char *const argv[],
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		launch_child(argv, pipefd[1], o->child_mask);
+		launch_child(argv, pipefd[1], o->child_mask, o->quiet_target);
 	}
 	close(pipefd[1]);
 	tr->root = pid;
