@@ -45,6 +45,8 @@ struct report {
 	FILE *out;
 	struct dp_stats st;
 	uint64_t unknown;		/* records of no event the file defines */
+	/* the events by the id their records carry (a u16) */
+	struct dp_event *by_id[1u << 16];
 };
 
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_FORMAT, OPT_TS };
@@ -179,16 +181,15 @@ static int make_events(struct report *rp)
 		}
 		ev->id = e->id;
 		ev->enabled = true;
+		if (e->id < 1u << 16)
+			rp->by_id[e->id] = ev;
 	}
 	return 0;
 }
 
 static struct dp_event *event_of(const struct report *rp, unsigned id)
 {
-	for (struct dp_event *ev = rp->reg.events; ev; ev = ev->next)
-		if (ev->id == id)
-			return ev;
-	return NULL;
+	return id < 1u << 16 ? rp->by_id[id] : NULL;
 }
 
 static void one_record(struct report *rp, const struct dp_tdat_rec *r)
@@ -281,52 +282,72 @@ static int setup(struct report *rp, const struct report_opts *o)
 	return 0;
 }
 
+/* The records of the open file through the renderer; what was cut said. */
+static void show(struct report *rp, const struct report_opts *o)
+{
+	dp_renderer_init(&rp->render, o->format, rp->out,
+			 dp_tdat_ncpus(rp->t));
+	rp->render.ts = (int)o->ts;
+	dp_render_begin(&rp->render);
+	read_all(rp);
+	dp_render_summary(&rp->render, &rp->st);
+	dp_render_end(&rp->render);
+	dp_cli_triggers_print(&rp->trig, rp->out);
+	if (*dp_tdat_damage(rp->t))
+		fprintf(stderr, "dprobe report: %s: %s", o->file,
+			dp_tdat_damage(rp->t));
+	if (rp->unknown)
+		fprintf(stderr, "dprobe report: %" PRIu64 " records of events "
+			"the file does not define\n", rp->unknown);
+	fprintf(stderr, "dprobe: %" PRIu64 " events, %" PRIu64 " filtered, %"
+		PRIu64 " lost\n", rp->st.events, rp->st.filtered, rp->st.lost);
+}
+
+static int report(struct report *rp, const struct report_opts *o)
+{
+	char err[256];
+	int ret;
+
+	rp->out = stdout;
+	rp->t = dp_tdat_open(o->file, err, sizeof(err));
+	if (!rp->t) {
+		fprintf(stderr, "dprobe report: %s: %s\n", o->file, err);
+		return DP_EXIT_REJECTED;
+	}
+	dp_registry_init(&rp->reg);
+	ret = setup(rp, o);
+	if (!ret && o->output && !(rp->out = fopen(o->output, "w"))) {
+		fprintf(stderr, "dprobe report: %s: %s\n", o->output,
+			strerror(errno));
+		ret = DP_EXIT_REJECTED;
+	}
+	if (!ret)
+		show(rp, o);
+	if (rp->out && rp->out != stdout)
+		fclose(rp->out);
+	dp_cli_triggers_free(&rp->trig);
+	dp_registry_free(&rp->reg);
+	dp_tdat_close(rp->t);
+	return ret;
+}
+
 int dp_cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
-	struct report rp = { .out = stdout };
-	char err[256];
+	struct report *rp;
 	int ret;
 
 	if (parse_opts(argc, argv, &o)) {
 		dp_usage(stderr, "report");
 		return DP_EXIT_USAGE;
 	}
-	rp.t = dp_tdat_open(o.file, err, sizeof(err));
-	if (!rp.t) {
-		fprintf(stderr, "dprobe report: %s: %s\n", o.file, err);
+	/* the table of events by id is large: not on the stack */
+	rp = calloc(1, sizeof(*rp));
+	if (!rp) {
+		fprintf(stderr, "dprobe report: %s\n", strerror(ENOMEM));
 		return DP_EXIT_REJECTED;
 	}
-	dp_registry_init(&rp.reg);
-	ret = setup(&rp, &o);
-	if (!ret && o.output && !(rp.out = fopen(o.output, "w"))) {
-		fprintf(stderr, "dprobe report: %s: %s\n", o.output,
-			strerror(errno));
-		ret = DP_EXIT_REJECTED;
-	}
-	if (!ret) {
-		dp_renderer_init(&rp.render, o.format, rp.out,
-				 dp_tdat_ncpus(rp.t));
-		rp.render.ts = (int)o.ts;
-		dp_render_begin(&rp.render);
-		read_all(&rp);
-		dp_render_summary(&rp.render, &rp.st);
-		dp_render_end(&rp.render);
-		dp_cli_triggers_print(&rp.trig, rp.out);
-		if (*dp_tdat_damage(rp.t))
-			fprintf(stderr, "dprobe report: %s: %s", o.file,
-				dp_tdat_damage(rp.t));
-		if (rp.unknown)
-			fprintf(stderr, "dprobe report: %" PRIu64 " records of "
-				"events the file does not define\n", rp.unknown);
-		fprintf(stderr, "dprobe: %" PRIu64 " events, %" PRIu64
-			" filtered, %" PRIu64 " lost\n", rp.st.events,
-			rp.st.filtered, rp.st.lost);
-	}
-	if (rp.out && rp.out != stdout)
-		fclose(rp.out);
-	dp_cli_triggers_free(&rp.trig);
-	dp_registry_free(&rp.reg);
-	dp_tdat_close(rp.t);
+	ret = report(rp, &o);
+	free(rp);
 	return ret;
 }

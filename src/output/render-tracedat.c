@@ -139,8 +139,9 @@ static void tdat_end(struct dp_renderer *r)
 				"written whole (%s): it is cut, and readers "
 				"read what it holds\n", strerror(errno));
 		if (lost)
-			fprintf(stderr, "dprobe: %" PRIu64 " records longer "
-				"than a page were not recorded\n", lost);
+			fprintf(stderr, "dprobe: %" PRIu64 " records were not "
+				"recorded (longer than a page, or after a "
+				"write error)\n", lost);
 		fprintf(stderr, "dprobe: recorded %" PRIu64 " events, %.1f MB "
 			"of pages\n", ev, (double)bytes / 1e6);
 		dp_tdat_writer_free(t->w);

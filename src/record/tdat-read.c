@@ -56,7 +56,7 @@ struct dp_tdat {
 	struct dp_tdat_event *events;
 	size_t nevents;
 	struct task *tasks;
-	size_t ntasks;
+	size_t ntasks, tasks_cap;
 	struct sym *syms;
 	size_t nsyms;
 	struct cursor *cpu;
@@ -206,20 +206,69 @@ static int rd_formats(struct dp_tdat *t)
 	return 0;
 }
 
+/* A new entry for @pid: the names and groups of one thread are merged
+ * once the header is read (tasks_index()). */
 static struct task *task_add(struct dp_tdat *t, int pid)
 {
 	struct task *v;
 
-	for (size_t i = 0; i < t->ntasks; i++)
-		if (t->tasks[i].pid == pid)
-			return &t->tasks[i];
-	v = realloc(t->tasks, (t->ntasks + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	t->tasks = v;
-	memset(&v[t->ntasks], 0, sizeof(*v));
-	v[t->ntasks].pid = pid;
-	return &v[t->ntasks++];
+	if (t->ntasks == t->tasks_cap) {
+		size_t cap = t->tasks_cap ? 2 * t->tasks_cap : 64;
+
+		v = realloc(t->tasks, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		t->tasks = v;
+		t->tasks_cap = cap;
+	}
+	v = &t->tasks[t->ntasks++];
+	memset(v, 0, sizeof(*v));
+	v->pid = pid;
+	return v;
+}
+
+static int task_cmp(const void *a, const void *b)
+{
+	const struct task *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->mm != y->mm)
+		return (x->mm > y->mm) - (x->mm < y->mm);
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Tasks sorted by thread, one entry each (a name and a group merged);
+ * symbols sorted by process and start: both looked up by bisection,
+ * once per record. */
+static void tasks_index(struct dp_tdat *t)
+{
+	size_t n = 0;
+
+	if (t->ntasks)
+		qsort(t->tasks, t->ntasks, sizeof(*t->tasks), task_cmp);
+	for (size_t i = 0; i < t->ntasks; i++) {
+		struct task *k = &t->tasks[i];
+
+		if (n && t->tasks[n - 1].pid == k->pid) {
+			struct task *m = &t->tasks[n - 1];
+
+			if (k->tgid)
+				m->tgid = k->tgid;
+			if (k->comm[0])
+				memcpy(m->comm, k->comm, sizeof(m->comm));
+			continue;
+		}
+		t->tasks[n++] = *k;
+	}
+	t->ntasks = n;
+	if (t->nsyms)
+		qsort(t->syms, t->nsyms, sizeof(*t->syms), sym_cmp);
 }
 
 static int rd_cmdlines(struct dp_tdat *t)
@@ -448,6 +497,7 @@ static int rd_head(struct dp_tdat *t, char *err, size_t errlen)
 	}
 	if (rd_cpus(t, ncpus))
 		goto cut;
+	tasks_index(t);
 	return 0;
 cut:
 	say(err, errlen, "the file ends inside its header (cut, or not a "
@@ -514,10 +564,10 @@ int dp_tdat_ncpus(const struct dp_tdat *t)
 
 static const struct task *task_of(const struct dp_tdat *t, int pid)
 {
-	for (size_t i = 0; i < t->ntasks; i++)
-		if (t->tasks[i].pid == pid)
-			return &t->tasks[i];
-	return NULL;
+	struct task key = { .pid = pid };
+
+	return t->ntasks ? bsearch(&key, t->tasks, t->ntasks,
+				   sizeof(*t->tasks), task_cmp) : NULL;
 }
 
 int dp_tdat_tgid(const struct dp_tdat *t, int pid)
@@ -546,19 +596,29 @@ static int sym_lookup(void *priv, uint64_t addr, const char **name,
 {
 	const struct sym_scope *sc = priv;
 	const struct dp_tdat *t = sc->t;
+	size_t lo = 0, hi = t->nsyms;
+	const struct sym *s;
 
-	for (size_t i = 0; i < t->nsyms; i++) {
-		const struct sym *s = &t->syms[i];
+	/* the last symbol of the process starting at or below @addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct sym *m = &t->syms[mid];
 
-		if (s->mm == sc->mm && addr >= s->start &&
-		    (addr < s->start + s->size || addr == s->start)) {
-			*name = s->name;
-			*off = addr - s->start;
-			*size = s->size;
-			return 0;
-		}
+		if (m->mm < sc->mm || (m->mm == sc->mm && m->start <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return -1;
+	if (!lo)
+		return -1;
+	s = &t->syms[lo - 1];
+	if (s->mm != sc->mm ||
+	    !(addr < s->start + s->size || addr == s->start))
+		return -1;
+	*name = s->name;
+	*off = addr - s->start;
+	*size = s->size;
+	return 0;
 }
 
 void dp_tdat_symbolizer(struct dp_tdat *t, int tgid, struct dp_symbolizer *s)
