@@ -10,10 +10,12 @@ PKGS="gcc make pkg-config clang libelf-dev libdw-dev libzydis-dev libcriterion-d
 # The kernel's own ftrace selftests (tests/ftrace/run.sh) come from its
 # source package, and the flame graph's headless-browser test
 # (tests/e2e/cases/flamegraph-browser.sh) needs Chromium (about 25 s to
-# install), and --format ctf's (tests/e2e/cases/ctf.sh) reads the trace
-# with babeltrace2: wanted, not needed (those tests skip, saying why).
+# install), --format ctf's (tests/e2e/cases/ctf.sh) reads the trace
+# with babeltrace2, and dprobe record's (tests/e2e/cases/record.sh) reads
+# the recording with trace-cmd too: wanted, not needed (those tests
+# skip, saying why).
 OPTIONAL=""
-[ "${1:-}" = "--test" ] && OPTIONAL="linux-source-6.12 chromium babeltrace2"
+[ "${1:-}" = "--test" ] && OPTIONAL="linux-source-6.12 chromium babeltrace2 trace-cmd"
 
 installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"
