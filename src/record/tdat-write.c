@@ -57,6 +57,7 @@ struct dp_tdat_writer {
 	/* the last record's event, thread, name and address: a run of
 	 * records from one probe in one thread looks nothing up */
 	const struct dp_event *last_ev;
+	bool last_ev_syms;		/* it has symbol arguments */
 	int last_pid, last_mm;
 	char last_comm[DP_TASK_COMM_LEN];
 	uint64_t last_addr;
@@ -430,6 +431,15 @@ static void note_addr(struct dp_tdat_writer *w, int mm, uint64_t addr,
 			addr - off, size, name);
 }
 
+static bool has_symbols(const struct dp_event *ev)
+{
+	for (unsigned i = 0; i < ev->nfields; i++)
+		if (ev->fields[i].ptype &&
+		    ev->fields[i].ptype->kind == DP_T_SYMBOL)
+			return true;
+	return false;
+}
+
 /* The addresses a renderer names: a kprobe-style head's, symbol
  * arguments', the stack's frames. */
 static void note_addrs(struct dp_tdat_writer *w, const struct dp_event *ev,
@@ -450,7 +460,7 @@ static void note_addrs(struct dp_tdat_writer *w, const struct dp_event *ev,
 			note_addr(w, mm, dp_rec_load(r + DP_REC_IP_OFF, 8), sym);
 		}
 	}
-	for (unsigned i = 0; i < ev->nfields; i++) {
+	for (unsigned i = 0; w->last_ev_syms && i < ev->nfields; i++) {
 		const struct dp_field *f = &ev->fields[i];
 
 		if (!f->ptype || f->ptype->kind != DP_T_SYMBOL ||
@@ -521,6 +531,7 @@ int dp_tdat_record(struct dp_tdat_writer *w, const struct dp_event *ev,
 		note_event(w, ev);
 		note_task(w, meta);
 		w->last_ev = ev;
+		w->last_ev_syms = has_symbols(ev);
 		w->last_pid = meta->pid;
 		snprintf(w->last_comm, sizeof(w->last_comm), "%s",
 			 meta->comm ? meta->comm : "");

@@ -352,6 +352,9 @@ static struct ip_proc *oldest(struct dp_inproc *t, struct ip_proc *only,
 
 	if (only)
 		return peek(only, final) ? only : NULL;
+	/* one image: nothing to order, no clock to convert */
+	if (t->procs && !t->procs->next)
+		return peek(t->procs, final) ? t->procs : NULL;
 	for (struct ip_proc *p = t->procs; p; p = p->next) {
 		uint64_t ns;
 
