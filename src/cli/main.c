@@ -172,7 +172,8 @@ static const struct {
 	{ "record", dp_cmd_record,
 	  "record events into a trace.dat for report, trace-cmd and KernelShark",
 	  "dprobe record [-o FILE] [--force] [-e DEF]... [trace's options]\n"
-	  "              (-p PID | -- CMD [ARGS...])",
+	  "              (-p PID | -- CMD [ARGS...])\n"
+	  "       dprobe record --recover FILE.part [-o FILE] [--force]",
 	  "Trace as 'dprobe trace' does (the same -e, --filter, --trigger, -p,\n"
 	  "-f, --engine, --duration, --stack, --buffer-size) but copy each\n"
 	  "record unformatted into FILE (default trace.dat), in trace-cmd's\n"
@@ -182,7 +183,9 @@ static const struct {
 	  "status line shows events, lost records, megabytes and the rate.\n"
 	  "\n"
 	  "  -o, --output FILE    where the recording goes (default trace.dat)\n"
-	  "  --force              overwrite FILE if it exists (else refused)\n" },
+	  "  --force              overwrite FILE if it exists (else refused)\n"
+	  "  --recover FILE.part  a recorder killed before it wrote FILE left\n"
+	  "                       its pages in FILE.part: write FILE of them\n" },
 	{ "report", dp_cmd_report,
 	  "show a recording (dprobe record's trace.dat) as trace would have",
 	  "dprobe report [FILE] [--format F] [-o OUT] [--ts us|ns]\n"

@@ -11,7 +11,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/triggers.h"
@@ -349,5 +351,55 @@ int dp_cmd_report(int argc, char **argv)
 	}
 	ret = report(rp, &o);
 	free(rp);
+	return ret;
+}
+
+/* OUT for PART: PART without its ".part" (malloc'd). */
+static char *recovered_name(const char *part, const char *out)
+{
+	size_t n = strlen(part);
+
+	if (out)
+		return strdup(out);
+	if (n > 5 && !strcmp(part + n - 5, ".part"))
+		return strndup(part, n - 5);
+	return NULL;
+}
+
+int dp_cli_recover(const char *part, const char *out, bool force)
+{
+	char *name = recovered_name(part, out), err[256];
+	struct stat st;
+	uint64_t pages;
+	int ret = DP_EXIT_REJECTED;
+	FILE *f;
+
+	if (!name) {
+		fprintf(stderr, "dprobe record: --recover %s: name the "
+			"recording with -o FILE\n", part);
+		return DP_EXIT_USAGE;
+	}
+	/* the empty file a killed recorder opened is its to replace */
+	if (!force && !stat(name, &st) && st.st_size) {
+		fprintf(stderr, "dprobe record: %s exists: give --force to "
+			"overwrite it, or -o another name\n", name);
+		free(name);
+		return DP_EXIT_USAGE;
+	}
+	f = fopen(name, "w");
+	if (!f) {
+		fprintf(stderr, "dprobe record: %s: %s\n", name, strerror(errno));
+	} else if (dp_tdat_recover(part, f, &pages, err, sizeof(err))) {
+		fprintf(stderr, "dprobe record: --recover %s: %s\n", part, err);
+		fclose(f);
+		unlink(name);
+	} else {
+		fclose(f);
+		unlink(part);
+		fprintf(stderr, "dprobe record: %s: %" PRIu64 " pages "
+			"recovered from %s\n", name, pages, part);
+		ret = DP_EXIT_OK;
+	}
+	free(name);
 	return ret;
 }

@@ -32,6 +32,7 @@
 #include "event/syscalls.h"
 #include "output/output.h"
 #include "output/renderer.h"
+#include "record/tracedat.h"
 #include "ring/ring.h"
 #include "sym/debugdef.h"
 #include "sym/demangle.h"
@@ -75,6 +76,7 @@ struct trace_opts {
 	 * must not exist unless --force */
 	bool record;
 	bool force;
+	const char *recover;	/* record --recover FILE.part */
 };
 
 struct trace_ctx {
@@ -239,7 +241,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
        OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_QUIET_TARGET, OPT_TS, OPT_STACK,
-       OPT_FLAMEGRAPH, OPT_CALL_GRAPH, OPT_FORCE };
+       OPT_FLAMEGRAPH, OPT_CALL_GRAPH, OPT_FORCE, OPT_RECOVER };
 
 /*
  * --call-graph fp|dwarf[,SIZE], as perf record spells it: how stacks are
@@ -358,6 +360,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "recover", required_argument, NULL, OPT_RECOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -467,6 +470,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			break;
 		case OPT_FLAMEGRAPH: flame = optarg; break;
 		case OPT_FORCE: o->force = true; break;
+		case OPT_RECOVER: o->recover = optarg; break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -492,6 +496,14 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		o->format = dp_renderer_by_name("flamegraph");
 		o->output = flame;
 	}
+	if (o->recover && !o->record) {
+		fprintf(stderr, "dprobe %s: --recover is dprobe record's\n",
+			cmd);
+		goto usage;
+	}
+	/* a killed recording made whole: no session */
+	if (o->recover)
+		return 0;
 	if (o->record && check_record(o))
 		goto usage;
 	if (o->format->binary && !o->output && isatty(STDOUT_FILENO)) {
@@ -1107,6 +1119,8 @@ static int run(int argc, char **argv, bool stat, bool record,
 
 	if (parse_opts(argc, argv, &o))
 		return DP_EXIT_USAGE;
+	if (o.recover)
+		return dp_cli_recover(o.recover, o.output, o.force);
 	binary = o.kernel && !o.cmd && !o.npids ? strdup("") : main_binary(&o);
 	if (!binary && o.cmd) {
 		fprintf(stderr, "dprobe: cannot execute %s: %s\n", o.cmd[0],
@@ -1177,7 +1191,7 @@ static int run(int argc, char **argv, bool stat, bool record,
 		dp_render_discard(&c.render);
 		/* nothing was traced: no empty recording is left behind */
 		if (o.record)
-			unlink(o.output);
+			dp_tdat_remove(o.output);
 		goto out;
 	}
 	if (g_eng.child) {

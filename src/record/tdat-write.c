@@ -10,6 +10,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lang/layout.h"
@@ -18,6 +20,29 @@
 
 /* Pages written to the spill file in one go. */
 #define BATCH_PAGES	32
+
+/*
+ * The spill file is a run of frames, each a header and its bytes: a page
+ * (u32 SPILL_PAGE_MAGIC, u32 its CPU, the page), or what describes the
+ * pages after it (u32 SPILL_META_MAGIC, u32 what, u32 bytes, the bytes:
+ * SPILL_OPTION, more of dprobe's option text; SPILL_CMDLINES, more
+ * "PID COMM" lines; SPILL_FORMAT, a system's name, a NUL, a format).
+ * So a recorder killed before it wrote the trace.dat leaves a file that
+ * dp_tdat_recover() makes one from.
+ */
+#define SPILL_PAGE_MAGIC	0x50535044u	/* "DPSP" */
+#define SPILL_META_MAGIC	0x4d535044u	/* "DPSM" */
+#define SPILL_PAGE_HEAD		8u
+#define SPILL_PAGE_FRAME	(SPILL_PAGE_HEAD + DP_TDAT_PAGE)
+enum { SPILL_OPTION = 1, SPILL_CMDLINES, SPILL_FORMAT };
+
+static void spill_frame_page(uint8_t *frame, int cpu, const uint8_t *page)
+{
+	uint32_t head[2] = { SPILL_PAGE_MAGIC, (uint32_t)cpu };
+
+	memcpy(frame, head, sizeof(head));
+	memcpy(frame + SPILL_PAGE_HEAD, page, DP_TDAT_PAGE);
+}
 
 struct cpu_pages {
 	uint8_t page[DP_TDAT_PAGE];
@@ -29,6 +54,7 @@ struct cpu_pages {
 	unsigned long lost;
 	uint64_t *spilled;		/* its full pages' offsets, in order */
 	size_t nspilled, cap;
+	int index;			/* the CPU */
 };
 
 struct fmt {
@@ -61,54 +87,76 @@ struct dp_tdat_writer {
 	int last_pid, last_mm;
 	char last_comm[DP_TASK_COMM_LEN];
 	uint64_t last_addr;
-	/* full pages waiting to be written to the spill file together */
+	/* full pages waiting to be written to the spill file together,
+	 * each after its frame header (spill_frame_*()) */
 	uint8_t *batch;
+	int batch_cpu[BATCH_PAGES];	/* each batched page's CPU */
 	size_t nbatch;
+	/* the spill file's name when it has one (OUTPUT.part: what a
+	 * killed recorder leaves, dp_tdat_recover() reads), and how much of
+	 * the option, the formats and the names it holds */
+	char *spill_path;
+	size_t opt_sent, cmd_sent, fmts_sent;
 	bool stack_format;
 	uint64_t pos;			/* bytes written by finish */
 };
 
 /* ---- setup ----------------------------------------------------------- */
 
-static int spill_open(const char *dir)
+/* The spill file: OUT.part beside the output (a new file, never one a
+ * killed recording left), else an unnamed one in $TMPDIR. */
+static int spill_open(struct dp_tdat_writer *w, const char *out)
 {
 	const char *tmp = getenv("TMPDIR");
-	char path[4096];
 	int fd;
 
-	if (dir) {
-		fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (out && asprintf(&w->spill_path, "%s.part", out) > 0) {
+		fd = open(w->spill_path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
+			  0600);
 		if (fd >= 0)
 			return fd;
+		if (errno == EEXIST)
+			fprintf(stderr, "dprobe: %s exists (a recording whose "
+				"recorder was killed: dprobe record --recover "
+				"%s): this one's pages go to an unnamed file\n",
+				w->spill_path, w->spill_path);
+		free(w->spill_path);
+		w->spill_path = NULL;
 	}
-	fd = open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
-		  0600);
-	if (fd >= 0)
-		return fd;
-	/* a file system without O_TMPFILE: a named file, unlinked at once */
-	snprintf(path, sizeof(path), "%s/dprobe-record.XXXXXX",
-		 dir ? dir : "/tmp");
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(path);
-	return fd;
+	return open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
+		    0600);
 }
 
-struct dp_tdat_writer *dp_tdat_writer_new(const char *dir, int ncpus)
+static struct dp_tdat_writer *writer_alloc(int ncpus)
 {
 	struct dp_tdat_writer *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		return NULL;
+	w->spill_fd = -1;
 	w->ncpus = ncpus > 0 ? ncpus : 1;
 	w->cpu = calloc((size_t)w->ncpus, sizeof(*w->cpu));
-	w->spill_fd = spill_open(dir);
 	w->opt = open_memstream(&w->optbuf, &w->optlen);
 	w->cmd = open_memstream(&w->cmdlines, &w->cmdlen);
-	w->batch = malloc(BATCH_PAGES * DP_TDAT_PAGE);
+	w->batch = malloc(BATCH_PAGES * SPILL_PAGE_FRAME);
 	w->last_pid = -1;
-	if (!w->cpu || w->spill_fd < 0 || !w->opt || !w->cmd || !w->batch) {
-		int e = errno ? errno : ENOMEM;
+	if (!w->cpu || !w->opt || !w->cmd || !w->batch) {
+		dp_tdat_writer_free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return w;
+}
+
+struct dp_tdat_writer *dp_tdat_writer_new(const char *out, int ncpus)
+{
+	struct dp_tdat_writer *w = writer_alloc(ncpus);
+
+	if (!w)
+		return NULL;
+	w->spill_fd = spill_open(w, out);
+	if (w->spill_fd < 0) {
+		int e = errno;
 
 		dp_tdat_writer_free(w);
 		errno = e;
@@ -137,6 +185,7 @@ void dp_tdat_writer_free(struct dp_tdat_writer *w)
 	free(w->optbuf);
 	free(w->cmdlines);
 	free(w->batch);
+	free(w->spill_path);
 	for (size_t i = 0; i < w->nfmts; i++)
 		free(w->fmts[i].text);
 	free(w->fmts);
@@ -165,8 +214,11 @@ static struct cpu_pages *cpu_of(struct dp_tdat_writer *w, int cpu)
 		w->cpu = v;
 		w->ncpus = cpu + 1;
 	}
-	if (!w->cpu[cpu])
+	if (!w->cpu[cpu]) {
 		w->cpu[cpu] = calloc(1, sizeof(*w->cpu[cpu]));
+		if (w->cpu[cpu])
+			w->cpu[cpu]->index = cpu;
+	}
 	return w->cpu[cpu];
 }
 
@@ -180,20 +232,81 @@ static void put64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-/* The pages batched so far, out to the spill file in one write. */
+/* One metadata frame: its header, then @n bytes of @p. */
+static void spill_meta(struct dp_tdat_writer *w, uint32_t kind,
+		       const void *p, size_t n)
+{
+	uint32_t head[3] = { SPILL_META_MAGIC, kind, (uint32_t)n };
+	struct iovec iov[2] = { { head, sizeof(head) }, { (void *)p, n } };
+	ssize_t got;
+
+	if (w->err)
+		return;
+	got = pwritev(w->spill_fd, iov, 2, (off_t)w->spill_off);
+	if (got != (ssize_t)(sizeof(head) + n))
+		w->err = got < 0 && errno ? errno : ENOSPC;
+	else
+		w->spill_off += (uint64_t)got;
+}
+
+/*
+ * What a reader needs of the pages that follow and the spill file does
+ * not hold yet: the option's and the names' new lines, the new formats.
+ * Written before the pages, so a killed recording's file always
+ * describes the pages it holds.
+ */
+static void spill_meta_new(struct dp_tdat_writer *w)
+{
+	fflush(w->opt);
+	fflush(w->cmd);
+	if (w->optlen > w->opt_sent)
+		spill_meta(w, SPILL_OPTION, w->optbuf + w->opt_sent,
+			   w->optlen - w->opt_sent);
+	w->opt_sent = w->optlen;
+	if (w->cmdlen > w->cmd_sent)
+		spill_meta(w, SPILL_CMDLINES, w->cmdlines + w->cmd_sent,
+			   w->cmdlen - w->cmd_sent);
+	w->cmd_sent = w->cmdlen;
+	for (; w->fmts_sent < w->nfmts; w->fmts_sent++) {
+		const struct fmt *f = &w->fmts[w->fmts_sent];
+		size_t ls = strlen(f->system) + 1, lt = strlen(f->text);
+		char *b = malloc(ls + lt);
+
+		if (!b)
+			continue;
+		memcpy(b, f->system, ls);
+		memcpy(b + ls, f->text, lt);
+		spill_meta(w, SPILL_FORMAT, b, ls + lt);
+		free(b);
+	}
+}
+
+/* The pages batched so far, out to the spill file in one write, after
+ * what describes them. */
 static void batch_write(struct dp_tdat_writer *w)
 {
-	size_t n = w->nbatch * DP_TDAT_PAGE;
+	size_t n = w->nbatch * SPILL_PAGE_FRAME;
+	uint64_t at;
 	ssize_t got = 0;
 
+	if (n)
+		spill_meta_new(w);
+	at = w->spill_off;
 	if (n && !w->err) {
-		got = pwrite(w->spill_fd, w->batch, n, (off_t)w->spill_off);
+		got = pwrite(w->spill_fd, w->batch, n, (off_t)at);
 		if (got != (ssize_t)n)
 			w->err = got < 0 && errno ? errno : ENOSPC;
 		/* a short write: the whole pages it wrote are kept */
 		if (got > 0)
-			w->spill_ok = w->spill_off + ((size_t)got &
-				      ~(size_t)(DP_TDAT_PAGE - 1));
+			w->spill_ok = at + (size_t)got / SPILL_PAGE_FRAME *
+				      SPILL_PAGE_FRAME;
+	}
+	/* the pages' places in the file, now that they are known */
+	for (size_t i = 0; i < w->nbatch; i++) {
+		struct cpu_pages *c = w->cpu[w->batch_cpu[i]];
+
+		c->spilled[c->nspilled++] = at + i * SPILL_PAGE_FRAME +
+					    SPILL_PAGE_HEAD;
 	}
 	w->spill_off += n;
 	w->nbatch = 0;
@@ -231,8 +344,9 @@ static void page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
 	}
 	put64(c->page + 8, commit);
 	c->open = false;
-	if (c->nspilled == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
+	/* room for its offset, and for those of its pages in the batch */
+	if (c->nspilled + BATCH_PAGES >= c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 2 * BATCH_PAGES;
 
 		v = realloc(c->spilled, cap * sizeof(*v));
 		if (!v) {
@@ -242,8 +356,9 @@ static void page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
 		c->spilled = v;
 		c->cap = cap;
 	}
-	memcpy(w->batch + w->nbatch * DP_TDAT_PAGE, c->page, DP_TDAT_PAGE);
-	c->spilled[c->nspilled++] = w->spill_off + w->nbatch * DP_TDAT_PAGE;
+	spill_frame_page(w->batch + w->nbatch * SPILL_PAGE_FRAME, c->index,
+			 c->page);
+	w->batch_cpu[w->nbatch] = c->index;
 	if (++w->nbatch == BATCH_PAGES)
 		batch_write(w);
 }
@@ -327,17 +442,17 @@ void dp_tdat_lost(struct dp_tdat_writer *w, int cpu, unsigned long n)
 
 /* ---- what a reader needs besides the records --------------------------- */
 
-static void add_format(struct dp_tdat_writer *w, const struct dp_event *ev,
+static void add_format(struct dp_tdat_writer *w, const char *system,
 		       char *text)
 {
 	struct fmt *v = realloc(w->fmts, (w->nfmts + 1) * sizeof(*v));
 
-	if (!v) {
+	if (!v || !text) {
 		free(text);
 		return;
 	}
 	w->fmts = v;
-	snprintf(v[w->nfmts].system, sizeof(v->system), "%s", ev->group);
+	snprintf(v[w->nfmts].system, sizeof(v->system), "%s", system);
 	v[w->nfmts++].text = text;
 }
 
@@ -391,7 +506,7 @@ static void note_event(struct dp_tdat_writer *w, const struct dp_event *ev)
 	}
 	s = format_text(ev);
 	if (s)
-		add_format(w, ev, s);
+		add_format(w, ev->group, s);
 }
 
 static void note_task(struct dp_tdat_writer *w, const struct dp_rec_meta *m)
@@ -502,7 +617,7 @@ static void put_stack(struct dp_tdat_writer *w, struct cpu_pages *c,
 	if (!w->stack_format) {
 		w->stack_format = true;
 		snprintf(fake.group, sizeof(fake.group), "dprobe");
-		add_format(w, &fake, strdup(stack_format));
+		add_format(w, fake.group, strdup(stack_format));
 	}
 	rec[0] = DP_TDAT_STACK_ID & 0xff;
 	rec[1] = DP_TDAT_STACK_ID >> 8;
@@ -710,5 +825,122 @@ int dp_tdat_finish(struct dp_tdat_writer *w, FILE *out)
 		errno = w->err;
 		return -1;
 	}
+	/* the recording is whole: its pages are no longer needed apart */
+	if (w->spill_path)
+		unlink(w->spill_path);
 	return 0;
+}
+
+void dp_tdat_remove(const char *out)
+{
+	char *part;
+
+	unlink(out);
+	if (asprintf(&part, "%s.part", out) > 0) {
+		unlink(part);
+		free(part);
+	}
+}
+
+/* ---- a killed recorder's pages ------------------------------------------ */
+
+/* One metadata frame of @len bytes at @off, into @w. */
+static int recover_meta(struct dp_tdat_writer *w, uint32_t kind,
+			uint64_t off, uint32_t len)
+{
+	char *b = malloc((size_t)len + 1);
+	size_t ls;
+
+	if (!b || pread(w->spill_fd, b, len, (off_t)off) != (ssize_t)len) {
+		free(b);
+		return -1;
+	}
+	b[len] = 0;
+	if (kind == SPILL_OPTION)
+		fwrite(b, 1, len, w->opt);
+	else if (kind == SPILL_CMDLINES)
+		fwrite(b, 1, len, w->cmd);
+	else if (kind == SPILL_FORMAT && (ls = strlen(b)) < len)
+		add_format(w, b, strdup(b + ls + 1));
+	free(b);
+	return 0;
+}
+
+/* One page frame at @off: the page's place under its CPU. */
+static int recover_page(struct dp_tdat_writer *w, uint32_t cpu, uint64_t off)
+{
+	struct cpu_pages *c = cpu < 4096 ? cpu_of(w, (int)cpu) : NULL;
+	uint64_t *v;
+
+	if (!c)
+		return -1;
+	if (c->nspilled == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		v = realloc(c->spilled, c->cap * sizeof(*v));
+		if (!v)
+			return -1;
+		c->spilled = v;
+	}
+	c->spilled[c->nspilled++] = off + SPILL_PAGE_HEAD;
+	return 0;
+}
+
+/* Every whole frame of the file, in order; where the first torn or
+ * foreign one begins. */
+static uint64_t recover_frames(struct dp_tdat_writer *w, uint64_t size,
+			       bool *described)
+{
+	uint64_t off = 0;
+	uint32_t head[3];
+
+	while (off + 8 <= size &&
+	       pread(w->spill_fd, head, sizeof(head), (off_t)off) >= 8) {
+		if (head[0] == SPILL_PAGE_MAGIC && *described &&
+		    off + SPILL_PAGE_FRAME <= size) {
+			if (recover_page(w, head[1], off))
+				break;
+			off += SPILL_PAGE_FRAME;
+		} else if (head[0] == SPILL_META_MAGIC && off + 12 <= size &&
+			   head[2] <= size - off - 12) {
+			if (recover_meta(w, head[1], off + 12, head[2]))
+				break;
+			*described |= head[1] == SPILL_OPTION;
+			off += 12 + (uint64_t)head[2];
+		} else {
+			break;
+		}
+	}
+	return off;
+}
+
+int dp_tdat_recover(const char *part, FILE *out, uint64_t *pages,
+		    char *err, size_t errlen)
+{
+	struct dp_tdat_writer *w = writer_alloc(1);
+	bool described = false;
+	struct stat st;
+	int ret = -1;
+
+	*pages = 0;
+	if (!w || (w->spill_fd = open(part, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    fstat(w->spill_fd, &st)) {
+		snprintf(err, errlen, "%s", strerror(w ? errno : ENOMEM));
+		goto out;
+	}
+	w->spill_ok = recover_frames(w, (uint64_t)st.st_size, &described);
+	fflush(w->opt);
+	if (!described || strncmp(w->optbuf, DP_TDAT_MAGIC_WORD " ",
+				  sizeof(DP_TDAT_MAGIC_WORD))) {
+		snprintf(err, errlen, "not the pages of a dprobe recording "
+			 "(or one killed before it wrote any)");
+		goto out;
+	}
+	for (int i = 0; i < w->ncpus; i++)
+		*pages += w->cpu[i] ? w->cpu[i]->nspilled : 0;
+	ret = dp_tdat_finish(w, out);
+	if (ret)
+		snprintf(err, errlen, "%s", strerror(errno));
+out:
+	dp_tdat_writer_free(w);
+	return ret;
 }
