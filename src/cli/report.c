@@ -118,6 +118,11 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			return -1;
 		}
 	}
+	if (o->format->dir && !o->output) {
+		fprintf(stderr, "dprobe report: --format %s writes a "
+			"directory: name it with -o DIR\n", o->format->name);
+		return -1;
+	}
 	o->file = optind < argc ? argv[optind++] : "trace.dat";
 	if (optind < argc) {
 		fprintf(stderr, "dprobe report: one file at a time\n");
@@ -289,6 +294,8 @@ static void show(struct report *rp, const struct report_opts *o)
 {
 	dp_renderer_init(&rp->render, o->format, rp->out,
 			 dp_tdat_ncpus(rp->t));
+	if (o->format->dir)
+		rp->render.path = o->output;
 	rp->render.ts = (int)o->ts;
 	dp_render_begin(&rp->render);
 	read_all(rp);
@@ -318,9 +325,11 @@ static int report(struct report *rp, const struct report_opts *o)
 	}
 	dp_registry_init(&rp->reg);
 	ret = setup(rp, o);
-	if (!ret && o->output && !(rp->out = fopen(o->output, "w"))) {
-		fprintf(stderr, "dprobe report: %s: %s\n", o->output,
-			strerror(errno));
+	if (!ret && (o->format->dir ? dp_cli_out_dir(o->output) :
+		     o->output && !(rp->out = fopen(o->output, "w")))) {
+		if (!o->format->dir)
+			fprintf(stderr, "dprobe report: %s: %s\n", o->output,
+				strerror(errno));
 		ret = DP_EXIT_REJECTED;
 	}
 	if (!ret)

@@ -541,33 +541,6 @@ usage:
 	return -1;
 }
 
-/*
- * -o DIR of a format that writes a directory: made, or an empty one
- * taken; never one with files in it, whose old trace would be mixed with
- * the new one.
- */
-static int out_dir(const char *path)
-{
-	struct dirent *e;
-	bool empty = true;
-	DIR *d;
-
-	if (!mkdir(path, 0777))
-		return 0;
-	d = errno == EEXIST ? opendir(path) : NULL;
-	if (!d) {
-		fprintf(stderr, "dprobe: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	while (empty && (e = readdir(d)))
-		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-	closedir(d);
-	if (!empty)
-		fprintf(stderr, "dprobe: %s: the directory is not empty: give "
-			"-o a new or empty directory\n", path);
-	return empty ? 0 : -1;
-}
-
 /* What execvp() would run for @name; NULL if nothing. */
 static char *find_in_path(const char *name)
 {
@@ -1147,7 +1120,7 @@ static int run(int argc, char **argv, bool stat, bool record,
 		ret = DP_EXIT_USAGE;
 		goto out;
 	}
-	if (o.format->dir ? out_dir(o.output) :
+	if (o.format->dir ? dp_cli_out_dir(o.output) :
 	    o.output && !(c.out = fopen(o.output, "w"))) {
 		if (!o.format->dir)
 			fprintf(stderr, "dprobe: %s: %s\n", o.output,
