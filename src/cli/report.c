@@ -86,9 +86,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		case 'o': o->output = optarg; break;
 		case OPT_FORMAT:
 			o->format = dp_renderer_by_name(optarg);
-			if (!o->format || o->format->binary) {
+			if (!o->format) {
 				fprintf(stderr, "dprobe report: bad format "
-					"'%s' (%s; not tracedat)\n", optarg,
+					"'%s' (%s)\n", optarg,
 					dp_renderer_names(names, sizeof(names)));
 				return -1;
 			}
@@ -117,6 +117,12 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		default:
 			return -1;
 		}
+	}
+	/* tracedat: the records that pass, as a recording of their own */
+	if (o->format->binary && !o->output && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "dprobe report: --format %s writes a binary "
+			"file: give -o FILE\n", o->format->name);
+		return -1;
 	}
 	if (o->format->dir && !o->output) {
 		fprintf(stderr, "dprobe report: --format %s writes a "
