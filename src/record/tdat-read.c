@@ -475,7 +475,7 @@ static int rd_head(struct dp_tdat *t, char *err, size_t errlen)
 			goto cut;
 	if (rd_formats(t) || rd_sized_skip(t, false) ||
 	    rd_sized_skip(t, false) || rd_cmdlines(t) || rd32(t, &ncpus) ||
-	    ncpus > 4096 || rd(t, word, 10))
+	    ncpus > DP_TDAT_MAX_CPUS || rd(t, word, 10))
 		goto cut;
 	opt = 0;
 	if (!memcmp(word, "options  ", 10)) {

@@ -203,6 +203,10 @@ static struct cpu_pages *cpu_of(struct dp_tdat_writer *w, int cpu)
 {
 	if (cpu < 0)
 		cpu = 0;
+	/* a CPU number the traced process wrote into its ring: no more
+	 * than a reader takes */
+	if (cpu >= DP_TDAT_MAX_CPUS)
+		return NULL;
 	if (cpu >= w->ncpus) {
 		struct cpu_pages **v = realloc(w->cpu, (size_t)(cpu + 1) *
 					       sizeof(*v));
@@ -869,7 +873,8 @@ static int recover_meta(struct dp_tdat_writer *w, uint32_t kind,
 /* One page frame at @off: the page's place under its CPU. */
 static int recover_page(struct dp_tdat_writer *w, uint32_t cpu, uint64_t off)
 {
-	struct cpu_pages *c = cpu < 4096 ? cpu_of(w, (int)cpu) : NULL;
+	struct cpu_pages *c = cpu < DP_TDAT_MAX_CPUS ? cpu_of(w, (int)cpu) :
+			      NULL;
 	uint64_t *v;
 
 	if (!c)

@@ -42,6 +42,9 @@
 #define DP_TDAT_OPTION		0x4450
 #define DP_TDAT_VERSION		1
 
+/* The most CPUs a recording has (a record of a CPU past it is lost). */
+#define DP_TDAT_MAX_CPUS	4096
+
 /* The id of the event a user stack is written as, after its record. */
 #define DP_TDAT_STACK_ID	999
 
