@@ -64,6 +64,12 @@ static void tdat_begin(struct dp_renderer *r)
 	t->w = dp_tdat_writer_new(dir, r->ncpus);
 	if (!t->w)
 		perror("dprobe: the recording's page file");
+	if (t->w && r->compress &&
+	    dp_tdat_writer_compress(t->w, DP_TDAT_ZSTD_LEVEL)) {
+		perror("dprobe: zstd");
+		dp_tdat_writer_free(t->w);
+		t->w = NULL;
+	}
 	free(dir);
 	t->status = isatty(STDERR_FILENO);
 	t->t0 = t->last = now();
