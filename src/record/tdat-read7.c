@@ -39,7 +39,7 @@ struct opts7 {
 /* ---- sections ---------------------------------------------------------- */
 
 /* A section's header at @off: its id, flags and size, which the file
- * holds whole. */
+ * holds whole (but for the pages' section, which is read up to a cut). */
 static int sec_head(struct dp_tdat *t, uint64_t off, uint16_t *id,
 		    uint16_t *flags, uint64_t *size)
 {
@@ -47,9 +47,9 @@ static int sec_head(struct dp_tdat *t, uint64_t off, uint16_t *id,
 
 	if (off > t->size || fseeko(t->f, (off_t)off, SEEK_SET) ||
 	    tdat_rd(t, id, 2) || tdat_rd(t, flags, 2) || tdat_rd32(t, &name) ||
-	    tdat_rd64(t, size) || *size > t->size - off - 16)
+	    tdat_rd64(t, size))
 		return -1;
-	return 0;
+	return *id != OPT_BUFFER && *size > t->size - off - 16 ? -1 : 0;
 }
 
 /* @n bytes from where the file is, decompressed if @flags say: a
