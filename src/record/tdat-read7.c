@@ -41,7 +41,7 @@ struct opts7 {
 /* A section's header at @off: its id, flags and size, which the file
  * holds whole (but for the pages' section, which is read up to a cut). */
 static int sec_head(struct dp_tdat *t, uint64_t off, uint16_t *id,
-		    uint16_t *flags, uint64_t *size)
+		    uint16_t *flags, uint64_t *size, bool whole)
 {
 	uint32_t name;
 
@@ -49,7 +49,7 @@ static int sec_head(struct dp_tdat *t, uint64_t off, uint16_t *id,
 	    tdat_rd(t, id, 2) || tdat_rd(t, flags, 2) || tdat_rd32(t, &name) ||
 	    tdat_rd64(t, size))
 		return -1;
-	return *id != OPT_BUFFER && *size > t->size - off - 16 ? -1 : 0;
+	return whole && *size > t->size - off - 16 ? -1 : 0;
 }
 
 /* @n bytes from where the file is, decompressed if @flags say: a
@@ -57,7 +57,7 @@ static int sec_head(struct dp_tdat *t, uint64_t off, uint16_t *id,
 static uint8_t *sec_data(struct dp_tdat *t, uint16_t flags, uint64_t n,
 			 size_t *len)
 {
-	uint8_t *raw = malloc(n + 1), *out;
+	uint8_t *raw = n <= t->size ? malloc(n + 1) : NULL, *out;
 	uint32_t sz[2];
 	size_t got;
 
@@ -98,7 +98,7 @@ static int sec_parse(struct dp_tdat *t, uint64_t off,
 	FILE *f = t->f, *mem;
 	int ret;
 
-	if (!off || sec_head(t, off, &id, &flags, &size) ||
+	if (!off || sec_head(t, off, &id, &flags, &size, true) ||
 	    !(data = sec_data(t, flags, size, &len)))
 		return -1;
 	mem = fmemopen(data, len ? len : 1, "rb");
@@ -186,7 +186,7 @@ static int options(struct dp_tdat *t, struct opts7 *o, uint64_t off,
 	int ret = -1;
 
 	*next = 0;
-	if (sec_head(t, off, &id, &flags, &size) || id != SEC_OPTIONS ||
+	if (sec_head(t, off, &id, &flags, &size, true) || id != SEC_OPTIONS ||
 	    !(data = sec_data(t, flags, size, &len)))
 		return -1;
 	while (at + 6 <= len) {
@@ -347,7 +347,7 @@ int tdat_head7(struct dp_tdat *t, char *err, size_t errlen)
 	if (!o.buf || !t->zd ||
 	    sec_parse(t, o.formats, tdat_rd_formats) ||
 	    sec_parse(t, o.cmdlines, tdat_rd_cmdlines) ||
-	    sec_head(t, o.fly, &id, &flags, &size) || id != OPT_BUFFER ||
+	    sec_head(t, o.fly, &id, &flags, &size, false) || id != OPT_BUFFER ||
 	    !(flags & SEC_COMPRESSED) || rd_buffer(t, &o))
 		goto cut;
 	free(o.buf);
