@@ -149,7 +149,8 @@ static void tdat_end(struct dp_renderer *r)
 				"recorded (longer than a page, or after a "
 				"write error)\n", lost);
 		fprintf(stderr, "dprobe: recorded %" PRIu64 " events, %.1f MB "
-			"of pages\n", ev, (double)bytes / 1e6);
+			"of pages%s\n", ev, (double)bytes / 1e6,
+			r->compress ? " compressed" : "");
 		dp_tdat_writer_free(t->w);
 	}
 	free(t);
