@@ -42,6 +42,13 @@ int dp_cmd_trace(int argc, char **argv);
 int dp_cmd_stat(int argc, char **argv);
 int dp_cmd_record(int argc, char **argv);
 int dp_cmd_report(int argc, char **argv);
+/* -o DIR of a format that writes a directory (--format ctf): made, or
+ * an empty one taken; 0, or -1 after saying why. */
+int dp_cli_out_dir(const char *path);
+/* dprobe record --recover PART [-o OUT] [--force]: the recording a killed
+ * recorder's PART holds, written to OUT (PART without .part); the exit
+ * status. */
+int dp_cli_recover(const char *part, const char *out, bool force);
 int dp_cmd_latency(int argc, char **argv);
 int dp_cmd_count(int argc, char **argv);
 int dp_cmd_top(int argc, char **argv);

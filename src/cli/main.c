@@ -172,7 +172,8 @@ static const struct {
 	{ "record", dp_cmd_record,
 	  "record events into a trace.dat for report, trace-cmd and KernelShark",
 	  "dprobe record [-o FILE] [--force] [--compress] [-e DEF]...\n"
-	  "              [trace's options] (-p PID | -- CMD [ARGS...])",
+	  "              [trace's options] (-p PID | -- CMD [ARGS...])\n"
+	  "       dprobe record --recover FILE.part [-o FILE] [--force]",
 	  "Trace as 'dprobe trace' does (the same -e, --filter, --trigger, -p,\n"
 	  "-f, --engine, --duration, --stack, --buffer-size) but copy each\n"
 	  "record unformatted into FILE (default trace.dat), in trace-cmd's\n"
@@ -185,7 +186,9 @@ static const struct {
 	  "  --force              overwrite FILE if it exists (else refused)\n"
 	  "  --compress           write trace.dat version 7, its pages and\n"
 	  "                       sections compressed with zstd (as trace-cmd 3\n"
-	  "                       writes it; version 6, uncompressed, without)\n" },
+	  "                       writes it; version 6, uncompressed, without)\n"
+	  "  --recover FILE.part  a recorder killed before it wrote FILE left\n"
+	  "                       its pages in FILE.part: write FILE of them\n" },
 	{ "report", dp_cmd_report,
 	  "show a recording (dprobe record's trace.dat) as trace would have",
 	  "dprobe report [FILE] [--format F] [-o OUT] [--ts us|ns]\n"
@@ -201,7 +204,8 @@ static const struct {
 	  "a trace.dat dprobe did not write is refused (trace-cmd report reads\n"
 	  "it).\n"
 	  "\n"
-	  "  --format F           any of trace's formats but tracedat\n"
+	  "  --format F           any of trace's formats; tracedat writes the\n"
+	  "                       records that pass as a recording of their own\n"
 	  "  -o, --output OUT     write there instead of stdout\n"
 	  "  --ts us|ns           timestamps in microseconds (default) or ns\n"
 	  "  --filter EVENT=EXPR  as trace's, on the recorded fields\n"

@@ -11,7 +11,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/triggers.h"
@@ -84,9 +86,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		case 'o': o->output = optarg; break;
 		case OPT_FORMAT:
 			o->format = dp_renderer_by_name(optarg);
-			if (!o->format || o->format->binary) {
+			if (!o->format) {
 				fprintf(stderr, "dprobe report: bad format "
-					"'%s' (%s; not tracedat)\n", optarg,
+					"'%s' (%s)\n", optarg,
 					dp_renderer_names(names, sizeof(names)));
 				return -1;
 			}
@@ -115,6 +117,17 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		default:
 			return -1;
 		}
+	}
+	/* tracedat: the records that pass, as a recording of their own */
+	if (o->format->binary && !o->output && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "dprobe report: --format %s writes a binary "
+			"file: give -o FILE\n", o->format->name);
+		return -1;
+	}
+	if (o->format->dir && !o->output) {
+		fprintf(stderr, "dprobe report: --format %s writes a "
+			"directory: name it with -o DIR\n", o->format->name);
+		return -1;
 	}
 	o->file = optind < argc ? argv[optind++] : "trace.dat";
 	if (optind < argc) {
@@ -287,6 +300,8 @@ static void show(struct report *rp, const struct report_opts *o)
 {
 	dp_renderer_init(&rp->render, o->format, rp->out,
 			 dp_tdat_ncpus(rp->t));
+	if (o->format->dir)
+		rp->render.path = o->output;
 	rp->render.ts = (int)o->ts;
 	dp_render_begin(&rp->render);
 	read_all(rp);
@@ -316,9 +331,11 @@ static int report(struct report *rp, const struct report_opts *o)
 	}
 	dp_registry_init(&rp->reg);
 	ret = setup(rp, o);
-	if (!ret && o->output && !(rp->out = fopen(o->output, "w"))) {
-		fprintf(stderr, "dprobe report: %s: %s\n", o->output,
-			strerror(errno));
+	if (!ret && (o->format->dir ? dp_cli_out_dir(o->output) :
+		     o->output && !(rp->out = fopen(o->output, "w")))) {
+		if (!o->format->dir)
+			fprintf(stderr, "dprobe report: %s: %s\n", o->output,
+				strerror(errno));
 		ret = DP_EXIT_REJECTED;
 	}
 	if (!ret)
@@ -349,5 +366,55 @@ int dp_cmd_report(int argc, char **argv)
 	}
 	ret = report(rp, &o);
 	free(rp);
+	return ret;
+}
+
+/* OUT for PART: PART without its ".part" (malloc'd). */
+static char *recovered_name(const char *part, const char *out)
+{
+	size_t n = strlen(part);
+
+	if (out)
+		return strdup(out);
+	if (n > 5 && !strcmp(part + n - 5, ".part"))
+		return strndup(part, n - 5);
+	return NULL;
+}
+
+int dp_cli_recover(const char *part, const char *out, bool force)
+{
+	char *name = recovered_name(part, out), err[256];
+	struct stat st;
+	uint64_t pages;
+	int ret = DP_EXIT_REJECTED;
+	FILE *f;
+
+	if (!name) {
+		fprintf(stderr, "dprobe record: --recover %s: name the "
+			"recording with -o FILE\n", part);
+		return DP_EXIT_USAGE;
+	}
+	/* the empty file a killed recorder opened is its to replace */
+	if (!force && !stat(name, &st) && st.st_size) {
+		fprintf(stderr, "dprobe record: %s exists: give --force to "
+			"overwrite it, or -o another name\n", name);
+		free(name);
+		return DP_EXIT_USAGE;
+	}
+	f = fopen(name, "w");
+	if (!f) {
+		fprintf(stderr, "dprobe record: %s: %s\n", name, strerror(errno));
+	} else if (dp_tdat_recover(part, f, &pages, err, sizeof(err))) {
+		fprintf(stderr, "dprobe record: --recover %s: %s\n", part, err);
+		fclose(f);
+		unlink(name);
+	} else {
+		fclose(f);
+		unlink(part);
+		fprintf(stderr, "dprobe record: %s: %" PRIu64 " pages "
+			"recovered from %s\n", name, pages, part);
+		ret = DP_EXIT_OK;
+	}
+	free(name);
 	return ret;
 }

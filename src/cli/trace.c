@@ -32,6 +32,7 @@
 #include "event/syscalls.h"
 #include "output/output.h"
 #include "output/renderer.h"
+#include "record/tracedat.h"
 #include "ring/ring.h"
 #include "sym/debugdef.h"
 #include "sym/demangle.h"
@@ -76,6 +77,7 @@ struct trace_opts {
 	bool record;
 	bool force;
 	bool compress;		/* record --compress: version 7, zstd */
+	const char *recover;	/* record --recover FILE.part */
 };
 
 struct trace_ctx {
@@ -240,7 +242,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
        OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_QUIET_TARGET, OPT_TS, OPT_STACK,
-       OPT_FLAMEGRAPH, OPT_CALL_GRAPH, OPT_FORCE,
+       OPT_FLAMEGRAPH, OPT_CALL_GRAPH, OPT_FORCE, OPT_RECOVER,
        OPT_COMPRESS };
 
 /*
@@ -361,6 +363,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "compress", no_argument, NULL, OPT_COMPRESS },
+		{ "recover", required_argument, NULL, OPT_RECOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -471,6 +474,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		case OPT_FLAMEGRAPH: flame = optarg; break;
 		case OPT_FORCE: o->force = true; break;
 		case OPT_COMPRESS: o->compress = true; break;
+		case OPT_RECOVER: o->recover = optarg; break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -501,6 +505,14 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			"trace.dat)\n", cmd);
 		goto usage;
 	}
+	if (o->recover && !o->record) {
+		fprintf(stderr, "dprobe %s: --recover is dprobe record's\n",
+			cmd);
+		goto usage;
+	}
+	/* a killed recording made whole: no session */
+	if (o->recover)
+		return 0;
 	if (o->record && check_record(o))
 		goto usage;
 	if (o->format->binary && !o->output && isatty(STDOUT_FILENO)) {
@@ -536,33 +548,6 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 usage:
 	dp_usage(stderr, cmd);
 	return -1;
-}
-
-/*
- * -o DIR of a format that writes a directory: made, or an empty one
- * taken; never one with files in it, whose old trace would be mixed with
- * the new one.
- */
-static int out_dir(const char *path)
-{
-	struct dirent *e;
-	bool empty = true;
-	DIR *d;
-
-	if (!mkdir(path, 0777))
-		return 0;
-	d = errno == EEXIST ? opendir(path) : NULL;
-	if (!d) {
-		fprintf(stderr, "dprobe: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	while (empty && (e = readdir(d)))
-		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-	closedir(d);
-	if (!empty)
-		fprintf(stderr, "dprobe: %s: the directory is not empty: give "
-			"-o a new or empty directory\n", path);
-	return empty ? 0 : -1;
 }
 
 /* What execvp() would run for @name; NULL if nothing. */
@@ -1116,6 +1101,8 @@ static int run(int argc, char **argv, bool stat, bool record,
 
 	if (parse_opts(argc, argv, &o))
 		return DP_EXIT_USAGE;
+	if (o.recover)
+		return dp_cli_recover(o.recover, o.output, o.force);
 	binary = o.kernel && !o.cmd && !o.npids ? strdup("") : main_binary(&o);
 	if (!binary && o.cmd) {
 		fprintf(stderr, "dprobe: cannot execute %s: %s\n", o.cmd[0],
@@ -1142,7 +1129,7 @@ static int run(int argc, char **argv, bool stat, bool record,
 		ret = DP_EXIT_USAGE;
 		goto out;
 	}
-	if (o.format->dir ? out_dir(o.output) :
+	if (o.format->dir ? dp_cli_out_dir(o.output) :
 	    o.output && !(c.out = fopen(o.output, "w"))) {
 		if (!o.format->dir)
 			fprintf(stderr, "dprobe: %s: %s\n", o.output,
@@ -1187,7 +1174,7 @@ static int run(int argc, char **argv, bool stat, bool record,
 		dp_render_discard(&c.render);
 		/* nothing was traced: no empty recording is left behind */
 		if (o.record)
-			unlink(o.output);
+			dp_tdat_remove(o.output);
 		goto out;
 	}
 	if (g_eng.child) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "output/renderer.h"
@@ -33,35 +34,33 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The directory of the file @out writes to (the spill file goes there,
- * on the same file system as the recording); NULL if not a file. */
-static char *out_dir(FILE *out)
+/* The file @out writes to (the spill file goes beside it, as its .part,
+ * on the same file system); NULL if not a regular file (a pipe). */
+static char *out_path(FILE *out)
 {
 	char link[64], path[PATH_MAX];
+	struct stat st;
 	ssize_t n;
-	char *slash;
 
+	if (fstat(fileno(out), &st) || !S_ISREG(st.st_mode))
+		return NULL;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fileno(out));
 	n = readlink(link, path, sizeof(path) - 1);
 	if (n <= 0 || path[0] != '/')
 		return NULL;
 	path[n] = 0;
-	slash = strrchr(path, '/');
-	if (slash == path)
-		slash++;
-	*slash = 0;
 	return strdup(path);
 }
 
 static void tdat_begin(struct dp_renderer *r)
 {
 	struct tdat_out *t = calloc(1, sizeof(*t));
-	char *dir = out_dir(r->out);
+	char *path = out_path(r->out);
 
 	r->priv = t;
 	if (!t)
 		return;
-	t->w = dp_tdat_writer_new(dir, r->ncpus);
+	t->w = dp_tdat_writer_new(path, r->ncpus);
 	if (!t->w)
 		perror("dprobe: the recording's page file");
 	if (t->w && r->compress &&
@@ -70,7 +69,7 @@ static void tdat_begin(struct dp_renderer *r)
 		dp_tdat_writer_free(t->w);
 		t->w = NULL;
 	}
-	free(dir);
+	free(path);
 	t->status = isatty(STDERR_FILENO);
 	t->t0 = t->last = now();
 }

@@ -10,6 +10,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lang/layout.h"
@@ -17,47 +19,85 @@
 #include "record/tdat-writer.h"
 #include "record/tracedat.h"
 
-/* ---- setup ----------------------------------------------------------- */
+/*
+ * The spill file is a run of frames, each a header and its bytes: a page
+ * (u32 SPILL_PAGE_MAGIC, u32 its CPU, the page), or what describes the
+ * pages after it (u32 SPILL_META_MAGIC, u32 what, u32 bytes, the bytes:
+ * SPILL_OPTION, more of dprobe's option text; SPILL_CMDLINES, more
+ * "PID COMM" lines; SPILL_FORMAT, a system's name, a NUL, a format).
+ * So a recorder killed before it wrote the trace.dat leaves a file that
+ * dp_tdat_recover() makes one from.
+ */
+#define SPILL_PAGE_MAGIC	0x50535044u	/* "DPSP" */
+#define SPILL_META_MAGIC	0x4d535044u	/* "DPSM" */
+#define SPILL_PAGE_HEAD		8u
+#define SPILL_PAGE_FRAME	(SPILL_PAGE_HEAD + DP_TDAT_PAGE)
+enum { SPILL_OPTION = 1, SPILL_CMDLINES, SPILL_FORMAT };
 
-static int spill_open(const char *dir)
+static void spill_frame_page(uint8_t *frame, int cpu, const uint8_t *page)
 {
-	const char *tmp = getenv("TMPDIR");
-	char path[4096];
-	int fd;
+	uint32_t head[2] = { SPILL_PAGE_MAGIC, (uint32_t)cpu };
 
-	if (dir) {
-		fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			return fd;
-	}
-	fd = open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
-		  0600);
-	if (fd >= 0)
-		return fd;
-	/* a file system without O_TMPFILE: a named file, unlinked at once */
-	snprintf(path, sizeof(path), "%s/dprobe-record.XXXXXX",
-		 dir ? dir : "/tmp");
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(path);
-	return fd;
+	memcpy(frame, head, sizeof(head));
+	memcpy(frame + SPILL_PAGE_HEAD, page, DP_TDAT_PAGE);
 }
 
-struct dp_tdat_writer *dp_tdat_writer_new(const char *dir, int ncpus)
+/* ---- setup ----------------------------------------------------------- */
+
+/* The spill file: OUT.part beside the output (a new file, never one a
+ * killed recording left), else an unnamed one in $TMPDIR. */
+static int spill_open(struct dp_tdat_writer *w, const char *out)
+{
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	if (out && asprintf(&w->spill_path, "%s.part", out) > 0) {
+		fd = open(w->spill_path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
+			  0600);
+		if (fd >= 0)
+			return fd;
+		if (errno == EEXIST)
+			fprintf(stderr, "dprobe: %s exists (a recording whose "
+				"recorder was killed: dprobe record --recover "
+				"%s): this one's pages go to an unnamed file\n",
+				w->spill_path, w->spill_path);
+		free(w->spill_path);
+		w->spill_path = NULL;
+	}
+	return open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
+		    0600);
+}
+
+static struct dp_tdat_writer *writer_alloc(int ncpus)
 {
 	struct dp_tdat_writer *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		return NULL;
+	w->spill_fd = -1;
 	w->ncpus = ncpus > 0 ? ncpus : 1;
 	w->cpu = calloc((size_t)w->ncpus, sizeof(*w->cpu));
-	w->spill_fd = spill_open(dir);
 	w->opt = open_memstream(&w->optbuf, &w->optlen);
 	w->cmd = open_memstream(&w->cmdlines, &w->cmdlen);
-	w->batch = malloc(BATCH_PAGES * DP_TDAT_PAGE);
+	w->batch = malloc(BATCH_PAGES * SPILL_PAGE_FRAME);
 	w->last_pid = -1;
-	if (!w->cpu || w->spill_fd < 0 || !w->opt || !w->cmd || !w->batch) {
-		int e = errno ? errno : ENOMEM;
+	if (!w->cpu || !w->opt || !w->cmd || !w->batch) {
+		dp_tdat_writer_free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return w;
+}
+
+struct dp_tdat_writer *dp_tdat_writer_new(const char *out, int ncpus)
+{
+	struct dp_tdat_writer *w = writer_alloc(ncpus);
+
+	if (!w)
+		return NULL;
+	w->spill_fd = spill_open(w, out);
+	if (w->spill_fd < 0) {
+		int e = errno;
 
 		dp_tdat_writer_free(w);
 		errno = e;
@@ -90,6 +130,7 @@ void dp_tdat_writer_free(struct dp_tdat_writer *w)
 	free(w->cmdlines);
 	free(w->batch);
 	tdat_zfree(w);
+	free(w->spill_path);
 	for (size_t i = 0; i < w->nfmts; i++)
 		free(w->fmts[i].text);
 	free(w->fmts);
@@ -103,7 +144,7 @@ void dp_tdat_writer_free(struct dp_tdat_writer *w)
 
 /* ---- pages ----------------------------------------------------------- */
 
-static struct cpu_pages *cpu_of(struct dp_tdat_writer *w, int cpu)
+struct cpu_pages *tdat_cpu_of(struct dp_tdat_writer *w, int cpu)
 {
 	if (cpu < 0)
 		cpu = 0;
@@ -118,8 +159,11 @@ static struct cpu_pages *cpu_of(struct dp_tdat_writer *w, int cpu)
 		w->cpu = v;
 		w->ncpus = cpu + 1;
 	}
-	if (!w->cpu[cpu])
+	if (!w->cpu[cpu]) {
 		w->cpu[cpu] = calloc(1, sizeof(*w->cpu[cpu]));
+		if (w->cpu[cpu])
+			w->cpu[cpu]->index = cpu;
+	}
 	return w->cpu[cpu];
 }
 
@@ -133,20 +177,81 @@ static void put64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-/* The pages batched so far, out to the spill file in one write. */
+/* One metadata frame: its header, then @n bytes of @p. */
+static void spill_meta(struct dp_tdat_writer *w, uint32_t kind,
+		       const void *p, size_t n)
+{
+	uint32_t head[3] = { SPILL_META_MAGIC, kind, (uint32_t)n };
+	struct iovec iov[2] = { { head, sizeof(head) }, { (void *)p, n } };
+	ssize_t got;
+
+	if (w->err)
+		return;
+	got = pwritev(w->spill_fd, iov, 2, (off_t)w->spill_off);
+	if (got != (ssize_t)(sizeof(head) + n))
+		w->err = got < 0 && errno ? errno : ENOSPC;
+	else
+		w->spill_off += (uint64_t)got;
+}
+
+/*
+ * What a reader needs of the pages that follow and the spill file does
+ * not hold yet: the option's and the names' new lines, the new formats.
+ * Written before the pages, so a killed recording's file always
+ * describes the pages it holds.
+ */
+void tdat_spill_meta_new(struct dp_tdat_writer *w)
+{
+	fflush(w->opt);
+	fflush(w->cmd);
+	if (w->optlen > w->opt_sent)
+		spill_meta(w, SPILL_OPTION, w->optbuf + w->opt_sent,
+			   w->optlen - w->opt_sent);
+	w->opt_sent = w->optlen;
+	if (w->cmdlen > w->cmd_sent)
+		spill_meta(w, SPILL_CMDLINES, w->cmdlines + w->cmd_sent,
+			   w->cmdlen - w->cmd_sent);
+	w->cmd_sent = w->cmdlen;
+	for (; w->fmts_sent < w->nfmts; w->fmts_sent++) {
+		const struct fmt *f = &w->fmts[w->fmts_sent];
+		size_t ls = strlen(f->system) + 1, lt = strlen(f->text);
+		char *b = malloc(ls + lt);
+
+		if (!b)
+			continue;
+		memcpy(b, f->system, ls);
+		memcpy(b + ls, f->text, lt);
+		spill_meta(w, SPILL_FORMAT, b, ls + lt);
+		free(b);
+	}
+}
+
+/* The pages batched so far, out to the spill file in one write, after
+ * what describes them. */
 static void batch_write(struct dp_tdat_writer *w)
 {
-	size_t n = w->nbatch * DP_TDAT_PAGE;
+	size_t n = w->nbatch * SPILL_PAGE_FRAME;
+	uint64_t at;
 	ssize_t got = 0;
 
+	if (n)
+		tdat_spill_meta_new(w);
+	at = w->spill_off;
 	if (n && !w->err) {
-		got = pwrite(w->spill_fd, w->batch, n, (off_t)w->spill_off);
+		got = pwrite(w->spill_fd, w->batch, n, (off_t)at);
 		if (got != (ssize_t)n)
 			w->err = got < 0 && errno ? errno : ENOSPC;
 		/* a short write: the whole pages it wrote are kept */
 		if (got > 0)
-			w->spill_ok = w->spill_off + ((size_t)got &
-				      ~(size_t)(DP_TDAT_PAGE - 1));
+			w->spill_ok = at + (size_t)got / SPILL_PAGE_FRAME *
+				      SPILL_PAGE_FRAME;
+	}
+	/* the pages' places in the file, now that they are known */
+	for (size_t i = 0; i < w->nbatch; i++) {
+		struct cpu_pages *c = w->cpu[w->batch_cpu[i]];
+
+		c->spilled[c->nspilled++] = at + i * SPILL_PAGE_FRAME +
+					    SPILL_PAGE_HEAD;
 	}
 	w->spill_off += n;
 	w->nbatch = 0;
@@ -188,8 +293,9 @@ void tdat_page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
 		tdat_zpage(w, c);
 		return;
 	}
-	if (c->nspilled == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
+	/* room for its offset, and for those of its pages in the batch */
+	if (c->nspilled + BATCH_PAGES >= c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 2 * BATCH_PAGES;
 
 		v = realloc(c->spilled, cap * sizeof(*v));
 		if (!v) {
@@ -199,8 +305,9 @@ void tdat_page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
 		c->spilled = v;
 		c->cap = cap;
 	}
-	memcpy(w->batch + w->nbatch * DP_TDAT_PAGE, c->page, DP_TDAT_PAGE);
-	c->spilled[c->nspilled++] = w->spill_off + w->nbatch * DP_TDAT_PAGE;
+	spill_frame_page(w->batch + w->nbatch * SPILL_PAGE_FRAME, c->index,
+			 c->page);
+	w->batch_cpu[w->nbatch] = c->index;
 	if (++w->nbatch == BATCH_PAGES)
 		batch_write(w);
 }
@@ -269,7 +376,7 @@ static int page_put(struct dp_tdat_writer *w, struct cpu_pages *c, uint64_t ts,
 
 void dp_tdat_lost(struct dp_tdat_writer *w, int cpu, unsigned long n)
 {
-	struct cpu_pages *c = cpu_of(w, cpu);
+	struct cpu_pages *c = tdat_cpu_of(w, cpu);
 
 	if (!c || !n)
 		return;
@@ -284,17 +391,17 @@ void dp_tdat_lost(struct dp_tdat_writer *w, int cpu, unsigned long n)
 
 /* ---- what a reader needs besides the records --------------------------- */
 
-static void add_format(struct dp_tdat_writer *w, const struct dp_event *ev,
+static void add_format(struct dp_tdat_writer *w, const char *system,
 		       char *text)
 {
 	struct fmt *v = realloc(w->fmts, (w->nfmts + 1) * sizeof(*v));
 
-	if (!v) {
+	if (!v || !text) {
 		free(text);
 		return;
 	}
 	w->fmts = v;
-	snprintf(v[w->nfmts].system, sizeof(v->system), "%s", ev->group);
+	snprintf(v[w->nfmts].system, sizeof(v->system), "%s", system);
 	v[w->nfmts++].text = text;
 }
 
@@ -348,7 +455,7 @@ static void note_event(struct dp_tdat_writer *w, const struct dp_event *ev)
 	}
 	s = format_text(ev);
 	if (s)
-		add_format(w, ev, s);
+		add_format(w, ev->group, s);
 }
 
 static void note_task(struct dp_tdat_writer *w, const struct dp_rec_meta *m)
@@ -388,6 +495,15 @@ static void note_addr(struct dp_tdat_writer *w, int mm, uint64_t addr,
 			addr - off, size, name);
 }
 
+static bool has_symbols(const struct dp_event *ev)
+{
+	for (unsigned i = 0; i < ev->nfields; i++)
+		if (ev->fields[i].ptype &&
+		    ev->fields[i].ptype->kind == DP_T_SYMBOL)
+			return true;
+	return false;
+}
+
 /* The addresses a renderer names: a kprobe-style head's, symbol
  * arguments', the stack's frames. */
 static void note_addrs(struct dp_tdat_writer *w, const struct dp_event *ev,
@@ -408,7 +524,7 @@ static void note_addrs(struct dp_tdat_writer *w, const struct dp_event *ev,
 			note_addr(w, mm, dp_rec_load(r + DP_REC_IP_OFF, 8), sym);
 		}
 	}
-	for (unsigned i = 0; i < ev->nfields; i++) {
+	for (unsigned i = 0; w->last_ev_syms && i < ev->nfields; i++) {
 		const struct dp_field *f = &ev->fields[i];
 
 		if (!f->ptype || f->ptype->kind != DP_T_SYMBOL ||
@@ -450,7 +566,7 @@ static void put_stack(struct dp_tdat_writer *w, struct cpu_pages *c,
 	if (!w->stack_format) {
 		w->stack_format = true;
 		snprintf(fake.group, sizeof(fake.group), "dprobe");
-		add_format(w, &fake, strdup(stack_format));
+		add_format(w, fake.group, strdup(stack_format));
 	}
 	rec[0] = DP_TDAT_STACK_ID & 0xff;
 	rec[1] = DP_TDAT_STACK_ID >> 8;
@@ -465,7 +581,7 @@ int dp_tdat_record(struct dp_tdat_writer *w, const struct dp_event *ev,
 		   const void *rec, size_t len, const struct dp_rec_meta *meta,
 		   const struct dp_symbolizer *sym)
 {
-	struct cpu_pages *c = cpu_of(w, meta->cpu);
+	struct cpu_pages *c = tdat_cpu_of(w, meta->cpu);
 	uint8_t *p;
 
 	/* after a spill error (a full disk) nothing more is kept */
@@ -479,6 +595,7 @@ int dp_tdat_record(struct dp_tdat_writer *w, const struct dp_event *ev,
 		note_event(w, ev);
 		note_task(w, meta);
 		w->last_ev = ev;
+		w->last_ev_syms = has_symbols(ev);
 		w->last_pid = meta->pid;
 		snprintf(w->last_comm, sizeof(w->last_comm), "%s",
 			 meta->comm ? meta->comm : "");
@@ -608,27 +725,13 @@ static void out_pages(struct dp_tdat_writer *w, FILE *out,
 	}
 }
 
-int dp_tdat_finish(struct dp_tdat_writer *w, FILE *out)
+/* The file, version 6, once every page is spilled. */
+static int finish6(struct dp_tdat_writer *w, FILE *out)
 {
 	static const uint8_t zero[DP_TDAT_PAGE];
 	uint64_t off;
 	uint16_t id = DP_TDAT_OPTION;
 
-	for (int i = 0; i < w->ncpus; i++) {
-		struct cpu_pages *c = w->cpu[i];
-
-		/* a loss after the last record: an empty page that says so */
-		if (c && c->lost_pending && !c->open)
-			tdat_page_open(c, c->last_ts);
-		if (c)
-			tdat_page_close(w, c);
-	}
-	batch_write(w);
-	fflush(w->opt);
-	fflush(w->cmd);
-	w->pos = 0;
-	if (w->zc)
-		return tdat_finish7(w, out);
 	out_head(w, out);
 	tdat_out_formats(w, out);
 	tdat_out32(w, out, 0);				/* kallsyms */
@@ -660,4 +763,153 @@ int dp_tdat_finish(struct dp_tdat_writer *w, FILE *out)
 		return -1;
 	}
 	return 0;
+}
+
+int dp_tdat_finish(struct dp_tdat_writer *w, FILE *out)
+{
+	int ret;
+
+	for (int i = 0; i < w->ncpus; i++) {
+		struct cpu_pages *c = w->cpu[i];
+
+		/* a loss after the last record: an empty page that says so */
+		if (c && c->lost_pending && !c->open)
+			tdat_page_open(c, c->last_ts);
+		if (c)
+			tdat_page_close(w, c);
+	}
+	batch_write(w);
+	fflush(w->opt);
+	fflush(w->cmd);
+	w->pos = 0;
+	ret = w->zc ? tdat_finish7(w, out) : finish6(w, out);
+	/* the recording is whole: its pages are no longer needed apart */
+	if (!ret && w->spill_path)
+		unlink(w->spill_path);
+	return ret;
+}
+
+void dp_tdat_remove(const char *out)
+{
+	char *part;
+
+	unlink(out);
+	if (asprintf(&part, "%s.part", out) > 0) {
+		unlink(part);
+		free(part);
+	}
+}
+
+/* ---- a killed recorder's pages ------------------------------------------ */
+
+/* One metadata frame of @len bytes at @off, into @w. */
+static int recover_meta(struct dp_tdat_writer *w, uint32_t kind,
+			uint64_t off, uint32_t len)
+{
+	char *b = malloc((size_t)len + 1);
+	size_t ls;
+
+	if (!b || pread(w->spill_fd, b, len, (off_t)off) != (ssize_t)len) {
+		free(b);
+		return -1;
+	}
+	b[len] = 0;
+	if (kind == SPILL_OPTION)
+		fwrite(b, 1, len, w->opt);
+	else if (kind == SPILL_CMDLINES)
+		fwrite(b, 1, len, w->cmd);
+	else if (kind == SPILL_FORMAT && (ls = strlen(b)) < len)
+		add_format(w, b, strdup(b + ls + 1));
+	free(b);
+	return 0;
+}
+
+/* One page frame at @off: the page's place under its CPU. */
+static int recover_page(struct dp_tdat_writer *w, uint32_t cpu, uint64_t off)
+{
+	struct cpu_pages *c = cpu < 4096 ? tdat_cpu_of(w, (int)cpu) : NULL;
+	uint64_t *v;
+
+	if (!c)
+		return -1;
+	if (c->nspilled == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		v = realloc(c->spilled, c->cap * sizeof(*v));
+		if (!v)
+			return -1;
+		c->spilled = v;
+	}
+	c->spilled[c->nspilled++] = off + SPILL_PAGE_HEAD;
+	return 0;
+}
+
+/* Every whole frame of the file, in order; where the first torn or
+ * foreign one begins. */
+static uint64_t recover_frames(struct dp_tdat_writer *w, uint64_t size,
+			       bool *described)
+{
+	uint64_t off = 0;
+	uint32_t head[3];
+
+	while (off + 8 <= size &&
+	       pread(w->spill_fd, head, sizeof(head), (off_t)off) >= 8) {
+		if (head[0] == SPILL_PAGE_MAGIC && *described &&
+		    off + SPILL_PAGE_FRAME <= size) {
+			if (recover_page(w, head[1], off))
+				break;
+			off += SPILL_PAGE_FRAME;
+		} else if (head[0] == SPILL_CHUNK_MAGIC && *described) {
+			uint64_t next = tdat_recover_chunk(w, off, size);
+
+			if (!next)
+				break;
+			off = next;
+		} else if (head[0] == SPILL_META_MAGIC && off + 12 <= size &&
+			   head[2] <= size - off - 12) {
+			if (recover_meta(w, head[1], off + 12, head[2]))
+				break;
+			*described |= head[1] == SPILL_OPTION;
+			off += 12 + (uint64_t)head[2];
+		} else {
+			break;
+		}
+	}
+	return off;
+}
+
+int dp_tdat_recover(const char *part, FILE *out, uint64_t *pages,
+		    char *err, size_t errlen)
+{
+	struct dp_tdat_writer *w = writer_alloc(1);
+	bool described = false;
+	struct stat st;
+	int ret = -1;
+
+	*pages = 0;
+	if (!w || (w->spill_fd = open(part, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    fstat(w->spill_fd, &st)) {
+		snprintf(err, errlen, "%s", strerror(w ? errno : ENOMEM));
+		goto out;
+	}
+	w->spill_ok = recover_frames(w, (uint64_t)st.st_size, &described);
+	fflush(w->opt);
+	if (!described || strncmp(w->optbuf, DP_TDAT_MAGIC_WORD " ",
+				  sizeof(DP_TDAT_MAGIC_WORD))) {
+		snprintf(err, errlen, "not the pages of a dprobe recording "
+			 "(or one killed before it wrote any)");
+		goto out;
+	}
+	for (int i = 0; i < w->ncpus; i++) {
+		const struct cpu_pages *c = w->cpu[i];
+
+		*pages += c ? c->nspilled : 0;
+		for (size_t k = 0; c && k < c->nchunks; k++)
+			*pages += c->chunks[k].usize / DP_TDAT_PAGE;
+	}
+	ret = dp_tdat_finish(w, out);
+	if (ret)
+		snprintf(err, errlen, "%s", strerror(errno));
+out:
+	dp_tdat_writer_free(w);
+	return ret;
 }

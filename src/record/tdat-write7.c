@@ -2,9 +2,10 @@
 /*
  * Writing a trace.dat of version 7 (trace-cmd.dat.v7(5)) compressed with
  * zstd, as trace-cmd 3 reads it: each CPU's full pages gathered into
- * chunks, each chunk compressed as it fills and spilled (so the spill
- * file holds what the recording will, and the sizes are known at the
- * end), then the file written in one pass:
+ * chunks, each chunk compressed as it fills and spilled as a frame of
+ * the spill file (so the spill file holds what the recording will, the
+ * sizes are known at the end, and a killed recorder's chunks are
+ * recovered as its pages are), then the file written in one pass:
  *
  *   header ("7", "zstd" and its version, the options' offset)
  *   options section: where the sections are, the CPU count, the buffer
@@ -22,6 +23,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -112,11 +114,14 @@ static int chunks_grow(struct cpu_pages *c)
 }
 
 /* The pages gathered in @c's chunk, compressed and spilled in one
- * write: kept whole, or not at all (the first error stops the
- * recording, as a full disk does version 6's). */
+ * write as a chunk frame, after what describes them: kept whole, or not
+ * at all (the first error stops the recording, as a full disk does
+ * version 6's). */
 static void chunk_flush(struct dp_tdat_writer *w, struct cpu_pages *c)
 {
 	size_t n = c->chunk_pages * DP_TDAT_PAGE, got;
+	uint32_t head[4];
+	struct iovec iov[2];
 	ssize_t wr;
 
 	c->chunk_pages = 0;
@@ -127,15 +132,45 @@ static void chunk_flush(struct dp_tdat_writer *w, struct cpu_pages *c)
 		w->err = ENOMEM;
 		return;
 	}
-	wr = pwrite(w->spill_fd, w->zbuf, got, (off_t)w->spill_off);
-	if (wr != (ssize_t)got) {
+	tdat_spill_meta_new(w);
+	if (w->err)
+		return;
+	head[0] = SPILL_CHUNK_MAGIC;
+	head[1] = (uint32_t)c->index;
+	head[2] = (uint32_t)got;
+	head[3] = (uint32_t)n;
+	iov[0] = (struct iovec){ head, sizeof(head) };
+	iov[1] = (struct iovec){ w->zbuf, got };
+	wr = pwritev(w->spill_fd, iov, 2, (off_t)w->spill_off);
+	if (wr != (ssize_t)(sizeof(head) + got)) {
 		w->err = wr < 0 && errno ? errno : ENOSPC;
 		return;
 	}
-	c->chunks[c->nchunks++] = (struct zchunk){ w->spill_off,
-		(uint32_t)got, (uint32_t)n };
-	w->spill_off += got;
+	c->chunks[c->nchunks++] = (struct zchunk){
+		w->spill_off + SPILL_CHUNK_HEAD, (uint32_t)got, (uint32_t)n };
+	w->spill_off += (uint64_t)wr;
 	w->spill_ok = w->spill_off;
+}
+
+uint64_t tdat_recover_chunk(struct dp_tdat_writer *w, uint64_t off,
+			    uint64_t size)
+{
+	uint32_t head[4];
+	struct cpu_pages *c;
+
+	if (off + SPILL_CHUNK_HEAD > size ||
+	    pread(w->spill_fd, head, sizeof(head), (off_t)off) !=
+	    (ssize_t)sizeof(head) || head[1] >= 4096 || !head[2] ||
+	    head[2] > size - off - SPILL_CHUNK_HEAD || !head[3] ||
+	    head[3] % DP_TDAT_PAGE || head[3] > DP_TDAT_CHUNK_MAX * DP_TDAT_PAGE)
+		return 0;
+	/* the recording a compressed one's pages make is compressed too */
+	if (dp_tdat_writer_compress(w, DP_TDAT_ZSTD_LEVEL) ||
+	    !(c = tdat_cpu_of(w, (int)head[1])) || chunks_grow(c))
+		return 0;
+	c->chunks[c->nchunks++] = (struct zchunk){ off + SPILL_CHUNK_HEAD,
+		head[2], head[3] };
+	return off + SPILL_CHUNK_HEAD + head[2];
 }
 
 void tdat_zpage(struct dp_tdat_writer *w, struct cpu_pages *c)
@@ -350,6 +385,17 @@ static void out_chunks(struct dp_tdat_writer *w, FILE *out,
 
 		tdat_out32(w, out, z->csize);
 		tdat_out32(w, out, z->usize);
+		/* a recovered chunk may be larger than this writer's own */
+		if (z->csize > w->zcap) {
+			uint8_t *b = realloc(w->zbuf, z->csize);
+
+			if (!b) {
+				w->err = w->err ? w->err : ENOMEM;
+				return;
+			}
+			w->zbuf = b;
+			w->zcap = z->csize;
+		}
 		if (pread(w->spill_fd, w->zbuf, z->csize, (off_t)z->off) !=
 		    (ssize_t)z->csize) {
 			w->err = w->err ? w->err : (errno ? errno : EIO);

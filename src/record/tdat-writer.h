@@ -35,6 +35,7 @@ struct cpu_pages {
 	unsigned long lost;
 	uint64_t *spilled;		/* its full pages' offsets, in order */
 	size_t nspilled, cap;
+	int index;			/* the CPU */
 	/* version 7: full pages gathered into a chunk, and the chunks
 	 * compressed so far (each written whole, or not kept) */
 	uint8_t *chunk;
@@ -69,12 +70,20 @@ struct dp_tdat_writer {
 	/* the last record's event, thread, name and address: a run of
 	 * records from one probe in one thread looks nothing up */
 	const struct dp_event *last_ev;
+	bool last_ev_syms;		/* it has symbol arguments */
 	int last_pid, last_mm;
 	char last_comm[DP_TASK_COMM_LEN];
 	uint64_t last_addr;
-	/* full pages waiting to be written to the spill file together */
+	/* full pages waiting to be written to the spill file together,
+	 * each after its frame header (spill_frame_*()) */
 	uint8_t *batch;
+	int batch_cpu[BATCH_PAGES];	/* each batched page's CPU */
 	size_t nbatch;
+	/* the spill file's name when it has one (OUTPUT.part: what a
+	 * killed recorder leaves, dp_tdat_recover() reads), and how much of
+	 * the option, the formats and the names it holds */
+	char *spill_path;
+	size_t opt_sent, cmd_sent, fmts_sent;
 	bool stack_format;
 	uint64_t pos;			/* bytes written by finish */
 	/* version 7: zstd's context (NULL: version 6), its level, and the
@@ -85,6 +94,14 @@ struct dp_tdat_writer {
 	size_t zcap;
 };
 
+/* The spill file's frame of a compressed chunk (version 7): u32
+ * SPILL_CHUNK_MAGIC, u32 its CPU, u32 its compressed size, u32 its
+ * pages' size, then the zstd frame; beside tdat-write.c's page and
+ * metadata frames, so that a killed recorder's chunks are recovered. */
+#define SPILL_CHUNK_MAGIC	0x5a535044u	/* "DPSZ" */
+#define SPILL_CHUNK_HEAD	16u
+
+struct cpu_pages *tdat_cpu_of(struct dp_tdat_writer *w, int cpu);
 void tdat_page_open(struct cpu_pages *c, uint64_t ts);
 void tdat_page_close(struct dp_tdat_writer *w, struct cpu_pages *c);
 
@@ -97,6 +114,8 @@ void tdat_out_str(struct dp_tdat_writer *w, FILE *out, const char *s);
 void tdat_out_sized(struct dp_tdat_writer *w, FILE *out, const char *s,
 		    bool wide);
 void tdat_out_formats(struct dp_tdat_writer *w, FILE *out);
+/* What describes the pages to come, to the spill file before them. */
+void tdat_spill_meta_new(struct dp_tdat_writer *w);
 
 /* ---- version 7 (tdat-write7.c) ---- */
 
@@ -106,5 +125,10 @@ void tdat_zpage(struct dp_tdat_writer *w, struct cpu_pages *c);
 /* The file, version 7, once every page is closed. */
 int tdat_finish7(struct dp_tdat_writer *w, FILE *out);
 void tdat_zfree(struct dp_tdat_writer *w);
+/* The chunk frame at @off of a killed recorder's spill file of @size
+ * bytes, kept under its CPU (the recording is then version 7): the next
+ * frame's offset, 0 if this one is torn or not well formed. */
+uint64_t tdat_recover_chunk(struct dp_tdat_writer *w, uint64_t off,
+			    uint64_t size);
 
 #endif

@@ -56,9 +56,14 @@
 
 struct dp_tdat_writer;
 
-/* A writer spilling pages next to @dir's files (NULL: $TMPDIR); NULL
- * with errno set if it cannot. */
-struct dp_tdat_writer *dp_tdat_writer_new(const char *dir, int ncpus);
+/*
+ * A writer of the recording that will be @out (NULL: none named), its
+ * pages spilled to @out.part until dp_tdat_finish() (an unnamed file in
+ * $TMPDIR without @out, or when @out.part exists); NULL with errno set
+ * if it cannot.  A recorder killed before it finished leaves @out.part,
+ * which dp_tdat_recover() makes a recording of.
+ */
+struct dp_tdat_writer *dp_tdat_writer_new(const char *out, int ncpus);
 
 /*
  * From now on the file is version 7 (trace-cmd.dat.v7(5)), its sections
@@ -91,6 +96,17 @@ void dp_tdat_counts(const struct dp_tdat_writer *w, uint64_t *events,
 int dp_tdat_finish(struct dp_tdat_writer *w, FILE *out);
 
 void dp_tdat_writer_free(struct dp_tdat_writer *w);
+
+/* A recording that never began removed: @out and its spill file. */
+void dp_tdat_remove(const char *out);
+
+/*
+ * The recording a killed recorder's spill file @part (OUT.part) holds, up
+ * to its last whole page, written to @out; @pages its pages.  0, or -1
+ * with a message in @err (not such a file, or a write that failed).
+ */
+int dp_tdat_recover(const char *part, FILE *out, uint64_t *pages,
+		    char *err, size_t errlen);
 
 /* ---- reading ---- */
 

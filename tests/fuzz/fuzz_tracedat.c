@@ -2,7 +2,9 @@
 /*
  * libFuzzer harness for `dprobe report`'s reader of trace.dat files
  * (record/tdat-read.c, tdat-read7.c), which reads files anyone may hand
- * it: the input is the file, version 6 or 7 (compressed chunks).  Properties checked: no crash/leak/UB (ASan/UBSan), every
+ * it: the input is the file, version 6 or 7 (compressed chunks), read as
+ * a trace.dat and as a killed recorder's spill file (dp_tdat_recover()).
+ * Properties checked: no crash/leak/UB (ASan/UBSan), every
  * record handed out lies in the reader's buffer with its stack no deeper
  * than DP_STACK_MAX, and the reader ends.
  */
@@ -13,6 +15,18 @@
 #include <unistd.h>
 
 #include "record/tracedat.h"
+
+static void recover(const char *path)
+{
+	FILE *null = fopen("/dev/null", "w");
+	uint64_t pages;
+	char err[256];
+
+	if (null) {
+		dp_tdat_recover(path, null, &pages, err, sizeof(err));
+		fclose(null);
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -41,6 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	dp_tdat_close(t);
+	/* the same bytes as a killed recorder's spill file */
+	recover(path);
 	close(fd);
 	return 0;
 }

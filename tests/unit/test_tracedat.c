@@ -425,3 +425,133 @@ Test(tracedat, spill_error_keeps_the_chunks_before_it)
 {
 	spill_error(true, 100000);
 }
+
+/*
+ * A recorder killed before it wrote the file: its spill file (OUT.part)
+ * holds every batch of pages written with what describes them, and
+ * dp_tdat_recover() makes a recording of it that reads as one written
+ * whole, up to the last batch.  A recording that ends normally leaves no
+ * .part; a file that is not one is refused.
+ */
+Test(tracedat, killed_recorder_recovered)
+{
+	char dir[] = "/tmp/dp-unit-tdat-kill.XXXXXX", out[128], part[160];
+	char err[256] = "";
+	struct dp_tdat_writer *w;
+	struct dp_tdat_rec r;
+	uint8_t rec[512];
+	uint64_t pages;
+	unsigned n = 0;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/rec.dat", dir);
+	snprintf(part, sizeof(part), "%s.part", out);
+	w = dp_tdat_writer_new(out, 2);
+	cr_assert_not_null(w);
+	cr_assert_eq(access(part, F_OK), 0, "the spill file is named");
+	for (uint32_t i = 0; i < 5000; i++) {
+		struct dp_rec_meta m = { .ts_ns = 100 + i, .cpu = (int)(i % 2),
+					 .pid = 9, .tgid = 9, .comm = "k" };
+
+		dp_tdat_record(w, ev, rec, make_rec(rec, i, 40), &m, &fake_sym);
+	}
+	dp_tdat_writer_free(w);		/* killed: never finished */
+	f = fopen(out, "w");
+	cr_assert_eq(dp_tdat_recover(part, f, &pages, err, sizeof(err)), 0,
+		     "%s", err);
+	fclose(f);
+	cr_assert_eq(pages % 32, 0, "whole batches: %lu pages",
+		     (unsigned long)pages);
+	cr_assert_gt(pages, 0);
+
+	struct dp_tdat *t = dp_tdat_open(out, err, sizeof(err));
+
+	cr_assert_not_null(t, "%s", err);
+	cr_assert_str_eq(dp_tdat_event(t, 0)->def,
+			 "p:grp/k work x=%di:u32 s=+0(%si):string");
+	cr_assert_str_eq(dp_tdat_comm(t, 9), "k");
+	while (dp_tdat_next(t, &r) > 0)
+		n += r.data != NULL;
+	cr_assert_gt(n, 1000, "%u records", n);
+	cr_assert_lt(n, 5000);
+	dp_tdat_close(t);
+
+	/* not a spill file */
+	f = fopen(part, "w");
+	fputs("garbage", f);
+	fclose(f);
+	f = fopen(out, "w");
+	cr_assert_eq(dp_tdat_recover(part, f, &pages, err, sizeof(err)), -1);
+	fclose(f);
+	cr_assert_not_null(strstr(err, "not the pages of a dprobe recording"),
+			   "%s", err);
+	unlink(part);
+
+	/* a recording that ends normally takes its .part away */
+	w = dp_tdat_writer_new(out, 1);
+	f = fopen(out, "w");
+	cr_assert_eq(dp_tdat_finish(w, f), 0);
+	fclose(f);
+	dp_tdat_writer_free(w);
+	cr_assert_neq(access(part, F_OK), 0);
+	unlink(out);
+	rmdir(dir);
+}
+
+/* Compressed: the killed recorder's chunks make a compressed recording
+ * (version 7) of the whole chunks it spilled. */
+Test(tracedat, killed_compressed_recorder_recovered)
+{
+	char dir[] = "/tmp/dp-unit-tdat-killz.XXXXXX", out[128], part[160];
+	char err[256] = "", head[12];
+	struct dp_tdat_writer *w;
+	struct dp_tdat_rec r;
+	uint8_t rec[512];
+	uint64_t pages;
+	uint32_t x;
+	unsigned n = 0;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/rec.dat", dir);
+	snprintf(part, sizeof(part), "%s.part", out);
+	w = dp_tdat_writer_new(out, 1);
+	cr_assert_eq(dp_tdat_writer_compress(w, DP_TDAT_ZSTD_LEVEL), 0);
+	for (uint32_t i = 0; i < 20000; i++) {
+		struct dp_rec_meta m = { .ts_ns = 100 + i, .pid = 9, .tgid = 9,
+					 .comm = "k" };
+
+		dp_tdat_record(w, ev, rec, make_rec(rec, i, 40), &m, NULL);
+	}
+	dp_tdat_writer_free(w);		/* killed: never finished */
+	f = fopen(out, "w");
+	cr_assert_eq(dp_tdat_recover(part, f, &pages, err, sizeof(err)), 0,
+		     "%s", err);
+	fclose(f);
+	cr_assert_eq(pages % DP_TDAT_CHUNK_PAGES, 0, "whole chunks: %lu pages",
+		     (unsigned long)pages);
+	cr_assert_gt(pages, 0);
+	f = fopen(out, "r");
+	cr_assert_eq(fread(head, 1, sizeof(head), f), sizeof(head));
+	fclose(f);
+	cr_assert_eq(memcmp(head, "\x17\x08\x44tracing7", 11), 0);
+
+	struct dp_tdat *t = dp_tdat_open(out, err, sizeof(err));
+
+	cr_assert_not_null(t, "%s", err);
+	while (dp_tdat_next(t, &r) > 0) {
+		if (!r.data)
+			continue;
+		memcpy(&x, r.data + DP_ENTRY_HEAD_SIZE, 4);
+		cr_assert_eq(x, n, "in order from the first");
+		n++;
+	}
+	cr_assert_gt(n, 3000, "%u records", n);
+	cr_assert_lt(n, 20000);
+	cr_assert_str_eq(dp_tdat_damage(t), "");
+	dp_tdat_close(t);
+	unlink(out);
+	unlink(part);
+	rmdir(dir);
+}

@@ -60,7 +60,7 @@ struct clk {
 /* A thread's name, read from /proc at most once per pass. */
 struct comm_ent {
 	int tid;
-	unsigned pass;
+	uint64_t read_ns;	/* when comm was read (CLOCK_MONOTONIC) */
 	char comm[16];
 };
 
@@ -99,6 +99,7 @@ struct ip_proc {
 	unsigned pending;	/* probes whose place is not in this image */
 	struct comm_ent *comms;
 	unsigned ncomms, comms_cap, pass;
+	uint64_t pass_ns;		/* when this pass began */
 	struct dp_stats stats;	/* this image's (missed: the tree's) */
 	/* an image the agent cannot be in, traced by the ptrace engine in
 	 * a helper process for the session (handoff.c): no channel, no

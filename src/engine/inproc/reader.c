@@ -155,10 +155,15 @@ static bool read_comm(pid_t pid, int tid, char *buf)
 	return true;
 }
 
+/* How long a thread's name read from /proc is taken as its name: a
+ * read is a path lookup, an open and a close, and the passes of a busy
+ * reader come thousands of times a second. */
+#define COMM_FRESH_NS	(50 * 1000 * 1000ull)
+
 /*
  * The thread's name as the ptrace engine would show it (read when the
- * event is read, at most once per pass); for a thread that has exited,
- * the last name read, or the one the agent noted in the ring.
+ * event is read, again once COMM_FRESH_NS old); for a thread that has
+ * exited, the last name read, or the one the agent noted in the ring.
  */
 static const char *comm_of(struct ip_proc *p, unsigned ring, int tid)
 {
@@ -167,8 +172,10 @@ static const char *comm_of(struct ip_proc *p, unsigned ring, int tid)
 
 	if (!c)
 		return NULL;
-	if (c->pass != p->pass && read_comm(p->pid, tid, c->comm)) {
-		c->pass = p->pass;
+	if (c->comm[0] && p->pass_ns - c->read_ns < COMM_FRESH_NS)
+		return c->comm;
+	if (read_comm(p->pid, tid, c->comm)) {
+		c->read_ns = p->pass_ns;
 		return c->comm;
 	}
 	if (c->comm[0])
@@ -326,6 +333,7 @@ static void take(struct ip_proc *p)
 static void pass_begin(struct ip_proc *p, bool final)
 {
 	p->pass++;
+	p->pass_ns = mono_ns();
 	if (final)
 		dp_ring_reader_final(p->rd);
 }
@@ -352,6 +360,9 @@ static struct ip_proc *oldest(struct dp_inproc *t, struct ip_proc *only,
 
 	if (only)
 		return peek(only, final) ? only : NULL;
+	/* one image: nothing to order, no clock to convert */
+	if (t->procs && !t->procs->next)
+		return peek(t->procs, final) ? t->procs : NULL;
 	for (struct ip_proc *p = t->procs; p; p = p->next) {
 		uint64_t ns;
 

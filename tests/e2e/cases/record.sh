@@ -14,6 +14,8 @@ desc='record + report: a trace.dat that dprobe report prints as trace does live,
 #   - `dprobe report --format json` has every field too;
 #   - hist triggers on the recording: the time from each ints to its
 #     ret as a synthetic event `lat` (one call: one of each);
+#   - `report --filter 'ints=a > 0' --format tracedat`: a recording of
+#     what the filter keeps (ret and mem: ints has a=-7), read back;
 # and a second `record` into the same file is refused without --force;
 # a `record --compress` (version 7, zstd) reads the same in dprobe
 # report and trace-cmd report.
@@ -41,6 +43,10 @@ case_run() {
 	"$DPROBE" report --format json "$T/rec.dat" >"$T/report.json" \
 		2>/dev/null
 	trace-cmd report "$T/rec.dat" >"$T/tc" 2>"$T/tc.err"
+	# a recording of the records a filter keeps, read back
+	"$DPROBE" report "$T/rec.dat" --filter 'ints=a > 0' --format tracedat \
+		-o "$T/sub.dat" 2>/dev/null
+	"$DPROBE" report "$T/sub.dat" >"$T/sub" 2>"$T/sub.err"
 	# a latency between two recorded events, as ftrace computes one
 	"$DPROBE" report "$T/rec.dat" -e 's:lat u64 ns' \
 		--trigger 'ints=hist:keys=common_pid:t0=common_timestamp' \
@@ -77,6 +83,9 @@ case_result() {
 	sed -E 's/.*"event":"([a-z]+)".*"args":(\{[^}]*\}).*/\1 \2/' \
 		"$T/report.json"
 	grep -E '^(synthetic/lat/hist|    Hits)' "$T/lat"
+	echo "# filtered into a recording:"
+	norm_trace <"$T/sub"
+	grep '^dprobe: ' "$T/sub.err"
 	echo "# again exit=$(cat "$T/again.rc")"
 	sed "s|$T/rec\\.dat|FILE|" "$T/again.err"
 	# --compress: version 7, zstd; read the same both ways
@@ -106,6 +115,10 @@ mem {"tag":"record","u32s":[1,4294967295],"first":"alpha"}
     Hits: 1
 synthetic/lat/hist:
     Hits: 1
+# filtered into a recording:
+args ret: ({retsite:main:take_ints} <- take_ints) arg1=1234605616436508529
+args mem: (take_rec+0x0/{size:take_rec}) tag="record" u32s={1,4294967295} first="alpha"
+dprobe: 2 events, 0 filtered, 0 lost
 # again exit=2
 dprobe record: FILE exists: give --force to overwrite it, or -o another name
 # compressed exit=0 version=7
