@@ -33,7 +33,7 @@ LDFLAGS += $(filter -fsanitize=%,$(XFLAGS))
 # once mk/deps.sh has installed it.
 FUSE_CFLAGS = $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS   = $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
-LIBS    = -lelf -ldw -lZydis $(FUSE_LIBS)
+LIBS    = -lelf -ldw -lZydis -lzstd $(FUSE_LIBS)
 
 MODULES := lang event record output ring sym arch/x86_64 engine engine/ptrace \
            engine/inproc engine/kernel fs

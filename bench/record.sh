@@ -10,6 +10,7 @@
 # Rows, each the median of BENCH_REPEATS (default 3) runs of N calls
 # (BENCH_N, default 5000000):
 #   r2    the default buffer (--buffer-size as trace's: 1 MiB a thread)
+#   r2z   the same with --compress (trace.dat version 7, zstd chunks)
 #   r2b   --buffer-size large enough for every record (N * 32 bytes,
 #         twice): lost must be 0
 #   t2    `dprobe trace -o /dev/null` (text) on the same loop, default
@@ -21,7 +22,7 @@
 # the kernel's uprobes recorded by `dprobe record --engine kernel` and by
 # trace-cmd (`trace-cmd extract` of an instance; N / 50 calls): each
 # file's bytes per event, its header included (trace-cmd 3 compresses
-# its file; dprobe's is not compressed).
+# its file with zstd; dprobe's is compressed with --compress only).
 # The CPU's clock features are printed first: the agent's cost per hit
 # depends on them.
 set -u
@@ -52,6 +53,7 @@ run() {
 	rm -f "$tmp/rec.dat"
 	case $1 in
 	r2) set -- record --engine agent -o "$tmp/rec.dat" ;;
+	r2z) set -- record --engine agent --compress -o "$tmp/rec.dat" ;;
 	r2b) set -- record --engine agent -o "$tmp/rec.dat" \
 		--buffer-size $((N * 64 / 1048576 + 1))M ;;
 	t2) set -- trace --engine agent -o /dev/null ;;
@@ -78,7 +80,7 @@ median_of() {	# column
 echo
 echo "| id | case | loop ns/call | events | lost | M events/s kept | bytes/event |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
-for id in r2 r2b t2; do
+for id in r2 r2z r2b t2; do
 	: >"$tmp/samples"
 	for _ in $(seq "$REPEATS"); do
 		run "$id" >>"$tmp/samples" || exit 1
@@ -88,6 +90,7 @@ for id in r2 r2b t2; do
 	set -- $row
 	case $id in
 	r2) name="dprobe record (agent), default buffer" ;;
+	r2z) name="dprobe record --compress (agent), default buffer" ;;
 	r2b) name="dprobe record (agent), --buffer-size for every record" ;;
 	t2) name="dprobe trace -o /dev/null (agent, text), default buffer" ;;
 	esac
@@ -114,6 +117,9 @@ fi
 "$DPROBE" record --engine kernel -o "$tmp/k.dat" -e "$DEF" -- \
 	"$tmp/loop" "$kn" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 kev=$(sed -n 's/^dprobe: \([0-9]*\) events, .*/\1/p' "$tmp/err")
+"$DPROBE" record --engine kernel --compress -o "$tmp/kz.dat" -e "$DEF" -- \
+	"$tmp/loop" "$kn" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+kzev=$(sed -n 's/^dprobe: \([0-9]*\) events, .*/\1/p' "$tmp/err")
 # work's file offset: its address in the executable LOAD segment, less
 # that segment's address, plus its offset
 off=$(nm "$tmp/loop" | awk '$3 == "work" { print $1 }')
@@ -137,12 +143,13 @@ tev=$(trace-cmd report "$tmp/tc.dat" 2>/dev/null | grep -c ' work: ')
 echo
 echo "| recording (kernel uprobe, $kn calls) | events | bytes | bytes/event |"
 echo "| --- | ---: | ---: | ---: |"
-for f in k tc; do
+for f in k kz tc; do
 	b=$(stat -c %s "$tmp/$f.dat")
-	e=$kev
-	[ $f = tc ] && e=$tev
-	awk -v f="$f" -v e="$e" -v b="$b" 'BEGIN {
-		printf "| %s | %d | %d | %.1f |\n",
-			f == "k" ? "dprobe record --engine kernel" : "trace-cmd extract",
-			e, b, (e ? b / e : 0) }'
+	case $f in
+	k) e=$kev name="dprobe record --engine kernel" ;;
+	kz) e=$kzev name="dprobe record --engine kernel --compress" ;;
+	tc) e=$tev name="trace-cmd extract" ;;
+	esac
+	awk -v name="$name" -v e="$e" -v b="$b" 'BEGIN {
+		printf "| %s | %d | %d | %.1f |\n", name, e, b, (e ? b / e : 0) }'
 done

@@ -4,7 +4,7 @@
 # names them and fails, so the build never half-works.
 set -eu
 
-PKGS="gcc make pkg-config clang libelf-dev libdw-dev libzydis-dev libcriterion-dev libfuse3-dev fuse3"
+PKGS="gcc make pkg-config clang libelf-dev libdw-dev libzydis-dev libcriterion-dev libfuse3-dev fuse3 libzstd-dev"
 [ "${1:-}" = "--test" ] && PKGS="$PKGS libc6-dbg libclang-rt-14-dev binutils systemtap-sdt-dev valgrind qemu-system-x86 cpio xz-utils man-db"
 
 # The kernel's own ftrace selftests (tests/ftrace/run.sh) come from its

@@ -171,8 +171,8 @@ static const struct {
 	  "the default of --engine.\n" },
 	{ "record", dp_cmd_record,
 	  "record events into a trace.dat for report, trace-cmd and KernelShark",
-	  "dprobe record [-o FILE] [--force] [-e DEF]... [trace's options]\n"
-	  "              (-p PID | -- CMD [ARGS...])\n"
+	  "dprobe record [-o FILE] [--force] [--compress] [-e DEF]...\n"
+	  "              [trace's options] (-p PID | -- CMD [ARGS...])\n"
 	  "       dprobe record --recover FILE.part [-o FILE] [--force]",
 	  "Trace as 'dprobe trace' does (the same -e, --filter, --trigger, -p,\n"
 	  "-f, --engine, --duration, --stack, --buffer-size) but copy each\n"
@@ -184,6 +184,9 @@ static const struct {
 	  "\n"
 	  "  -o, --output FILE    where the recording goes (default trace.dat)\n"
 	  "  --force              overwrite FILE if it exists (else refused)\n"
+	  "  --compress           write trace.dat version 7, its pages and\n"
+	  "                       sections compressed with zstd (as trace-cmd 3\n"
+	  "                       writes it; version 6, uncompressed, without)\n"
 	  "  --recover FILE.part  a recorder killed before it wrote FILE left\n"
 	  "                       its pages in FILE.part: write FILE of them\n" },
 	{ "report", dp_cmd_report,
@@ -196,9 +199,10 @@ static const struct {
 	  "again from the definitions the file holds, addresses are named with\n"
 	  "the symbols recorded beside them, and every record goes through the\n"
 	  "filters, hist triggers and format given here.  A file cut short (a\n"
-	  "full disk, a copy stopped early) is read up to its last whole page,\n"
-	  "and what is missing is said; a trace.dat dprobe did not write is\n"
-	  "refused (trace-cmd report reads it).\n"
+	  "full disk, a copy stopped early) is read up to its last whole page\n"
+	  "(of a compressed one: chunk of pages), and what is missing is said;\n"
+	  "a trace.dat dprobe did not write is refused (trace-cmd report reads\n"
+	  "it).\n"
 	  "\n"
 	  "  --format F           any of trace's formats; tracedat writes the\n"
 	  "                       records that pass as a recording of their own\n"

@@ -76,6 +76,7 @@ struct trace_opts {
 	 * must not exist unless --force */
 	bool record;
 	bool force;
+	bool compress;		/* record --compress: version 7, zstd */
 	const char *recover;	/* record --recover FILE.part */
 };
 
@@ -241,7 +242,8 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
        OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_QUIET_TARGET, OPT_TS, OPT_STACK,
-       OPT_FLAMEGRAPH, OPT_CALL_GRAPH, OPT_FORCE, OPT_RECOVER };
+       OPT_FLAMEGRAPH, OPT_CALL_GRAPH, OPT_FORCE, OPT_RECOVER,
+       OPT_COMPRESS };
 
 /*
  * --call-graph fp|dwarf[,SIZE], as perf record spells it: how stacks are
@@ -360,6 +362,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "compress", no_argument, NULL, OPT_COMPRESS },
 		{ "recover", required_argument, NULL, OPT_RECOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -470,6 +473,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			break;
 		case OPT_FLAMEGRAPH: flame = optarg; break;
 		case OPT_FORCE: o->force = true; break;
+		case OPT_COMPRESS: o->compress = true; break;
 		case OPT_RECOVER: o->recover = optarg; break;
 		case 'h':
 			dp_usage(stdout, cmd);
@@ -495,6 +499,11 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 	if (flame) {
 		o->format = dp_renderer_by_name("flamegraph");
 		o->output = flame;
+	}
+	if (o->compress && !o->record) {
+		fprintf(stderr, "dprobe %s: --compress is record's (its "
+			"trace.dat)\n", cmd);
+		goto usage;
 	}
 	if (o->recover && !o->record) {
 		fprintf(stderr, "dprobe %s: --recover is dprobe record's\n",
@@ -1131,6 +1140,7 @@ static int run(int argc, char **argv, bool stat, bool record,
 	if (o.format->dir)
 		c.render.path = o.output;
 	c.render.ts = (int)o.ts;
+	c.render.compress = o.compress;
 	dp_render_begin(&c.render);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/*

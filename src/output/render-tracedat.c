@@ -63,6 +63,12 @@ static void tdat_begin(struct dp_renderer *r)
 	t->w = dp_tdat_writer_new(path, r->ncpus);
 	if (!t->w)
 		perror("dprobe: the recording's page file");
+	if (t->w && r->compress &&
+	    dp_tdat_writer_compress(t->w, DP_TDAT_ZSTD_LEVEL)) {
+		perror("dprobe: zstd");
+		dp_tdat_writer_free(t->w);
+		t->w = NULL;
+	}
 	free(path);
 	t->status = isatty(STDERR_FILENO);
 	t->t0 = t->last = now();
@@ -142,7 +148,8 @@ static void tdat_end(struct dp_renderer *r)
 				"recorded (longer than a page, or after a "
 				"write error)\n", lost);
 		fprintf(stderr, "dprobe: recorded %" PRIu64 " events, %.1f MB "
-			"of pages\n", ev, (double)bytes / 1e6);
+			"of pages%s\n", ev, (double)bytes / 1e6,
+			r->compress ? " compressed" : "");
 		dp_tdat_writer_free(t->w);
 	}
 	free(t);

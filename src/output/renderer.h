@@ -71,6 +71,11 @@ struct dp_renderer {
 	int ts;				/* enum dp_ts_mode (output.h): 0, us */
 	void *priv;			/* the format's own state, if any */
 	const char *path;		/* a dir format's directory */
+	/* record --compress: a recording's file compressed (tracedat: its
+	 * version 7 with zstd).  A flag of the output rather than a format
+	 * of its own: --format names what a file is, not how it is packed,
+	 * and a format that has no compressed form ignores it. */
+	bool compress;
 };
 
 /* The format called @name; NULL if there is none. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Reading a trace.dat dprobe wrote: the header (formats, tasks, dprobe's
- * option), then each CPU's pages decoded as the ring buffer lays records
- * out and merged in time order.  A file cut short is read up to its last
+ * option; version 7's in tdat-read7.c), then each CPU's pages decoded as
+ * the ring buffer lays records out and merged in time order.  A file cut short is read up to its last
  * whole page, and what is missing is said (dp_tdat_damage()); a page
  * whose records run past its end stops its CPU, never the read.
  */
@@ -16,61 +16,12 @@
 
 #include "lang/layout.h"
 #include "record/tdat-common.h"
+#include "record/tdat-reader.h"
 #include "record/tracedat.h"
-
-struct task {
-	int pid, tgid;
-	char comm[DP_TASK_COMM_LEN];
-};
-
-struct sym {
-	int mm;
-	uint64_t start, size;
-	char *name;
-};
-
-struct cursor {
-	uint64_t off;			/* of its data in the file */
-	uint64_t npages, next_page;	/* pages in the file, next to load */
-	uint8_t page[DP_TDAT_PAGE];
-	size_t pos, end;		/* in the page's data */
-	bool loaded;
-	uint64_t ts;
-	unsigned long lost;		/* marked on the page loaded */
-	bool lost_pending;
-	/* the record decoded and not yet handed out */
-	bool have;
-	uint64_t rec_ts;
-	const uint8_t *rec;
-	size_t rec_len;
-};
-
-struct sym_scope {
-	struct dp_tdat *t;
-	int mm;
-};
-
-struct dp_tdat {
-	FILE *f;
-	uint64_t size;			/* of the file */
-	struct dp_tdat_event *events;
-	size_t nevents;
-	struct task *tasks;
-	size_t ntasks, tasks_cap;
-	struct sym *syms;
-	size_t nsyms;
-	struct cursor *cpu;
-	int ncpus;
-	uint8_t rec[DP_TDAT_PAGE];	/* the record handed out */
-	uint64_t stack[DP_STACK_MAX];
-	struct sym_scope scope;
-	char damage[1024];
-	size_t damage_len;
-};
 
 /* ---- the header ------------------------------------------------------- */
 
-static void say(char *err, size_t len, const char *fmt, ...)
+void tdat_say(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -79,23 +30,23 @@ static void say(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int rd(struct dp_tdat *t, void *p, size_t n)
+int tdat_rd(struct dp_tdat *t, void *p, size_t n)
 {
 	return fread(p, 1, n, t->f) == n ? 0 : -1;
 }
 
-static int rd32(struct dp_tdat *t, uint32_t *v)
+int tdat_rd32(struct dp_tdat *t, uint32_t *v)
 {
-	return rd(t, v, 4);
+	return tdat_rd(t, v, 4);
 }
 
-static int rd64(struct dp_tdat *t, uint64_t *v)
+int tdat_rd64(struct dp_tdat *t, uint64_t *v)
 {
-	return rd(t, v, 8);
+	return tdat_rd(t, v, 8);
 }
 
 /* A string up to its NUL, at most @n bytes with it. */
-static int rd_str(struct dp_tdat *t, char *buf, size_t n)
+int tdat_rd_str(struct dp_tdat *t, char *buf, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		int c = fgetc(t->f);
@@ -117,7 +68,7 @@ static char *rd_blob(struct dp_tdat *t, uint64_t n)
 	if (n > t->size)
 		return NULL;
 	s = malloc(n + 1);
-	if (s && rd(t, s, n)) {
+	if (s && tdat_rd(t, s, n)) {
 		free(s);
 		return NULL;
 	}
@@ -136,7 +87,7 @@ static int rd_sized_skip(struct dp_tdat *t, bool wide)
 	uint64_t n = 0;
 	uint32_t n32;
 
-	if (wide ? rd64(t, &n) : rd32(t, &n32))
+	if (wide ? tdat_rd64(t, &n) : tdat_rd32(t, &n32))
 		return -1;
 	return skip(t, wide ? n : n32);
 }
@@ -174,7 +125,7 @@ static int rd_format(struct dp_tdat *t, const char *system)
 	unsigned id;
 	struct dp_tdat_event *e;
 
-	if (rd64(t, &n) || !(text = rd_blob(t, n)))
+	if (tdat_rd64(t, &n) || !(text = rd_blob(t, n)))
 		return -1;
 	idl = strstr(text, "\nID: ");
 	if (sscanf(text, "name: %63s", name) != 1 || !idl ||
@@ -189,15 +140,15 @@ static int rd_format(struct dp_tdat *t, const char *system)
 	return 0;
 }
 
-static int rd_formats(struct dp_tdat *t)
+int tdat_rd_formats(struct dp_tdat *t)
 {
 	uint32_t nsys, nev;
 	char system[64];
 
-	if (rd32(t, &nsys))
+	if (tdat_rd32(t, &nsys))
 		return -1;
 	for (uint32_t i = 0; i < nsys; i++) {
-		if (rd_str(t, system, sizeof(system)) || rd32(t, &nev))
+		if (tdat_rd_str(t, system, sizeof(system)) || tdat_rd32(t, &nev))
 			return -1;
 		for (uint32_t k = 0; k < nev; k++)
 			if (rd_format(t, system))
@@ -207,7 +158,7 @@ static int rd_formats(struct dp_tdat *t)
 }
 
 /* A new entry for @pid: the names and groups of one thread are merged
- * once the header is read (tasks_index()). */
+ * once the header is read (tdat_tasks_index()). */
 static struct task *task_add(struct dp_tdat *t, int pid)
 {
 	struct task *v;
@@ -246,7 +197,7 @@ static int sym_cmp(const void *a, const void *b)
 /* Tasks sorted by thread, one entry each (a name and a group merged);
  * symbols sorted by process and start: both looked up by bisection,
  * once per record. */
-static void tasks_index(struct dp_tdat *t)
+void tdat_tasks_index(struct dp_tdat *t)
 {
 	size_t n = 0;
 
@@ -271,12 +222,12 @@ static void tasks_index(struct dp_tdat *t)
 		qsort(t->syms, t->nsyms, sizeof(*t->syms), sym_cmp);
 }
 
-static int rd_cmdlines(struct dp_tdat *t)
+int tdat_rd_cmdlines(struct dp_tdat *t)
 {
 	uint64_t n;
 	char *text, *line, *save = NULL;
 
-	if (rd64(t, &n) || !(text = rd_blob(t, n)))
+	if (tdat_rd64(t, &n) || !(text = rd_blob(t, n)))
 		return -1;
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -333,18 +284,18 @@ static void opt_def(struct dp_tdat *t, const char *line, const char *kind)
 }
 
 /* dprobe's option: its version first, then one line a fact. */
-static int rd_dprobe_option(struct dp_tdat *t, char *text, char *err,
+int tdat_rd_dprobe_option(struct dp_tdat *t, char *text, char *err,
 			    size_t errlen)
 {
 	char *line, *save = NULL;
 	int version = 0;
 
 	if (sscanf(text, DP_TDAT_MAGIC_WORD " %d", &version) != 1) {
-		say(err, errlen, "its dprobe part is not well formed");
+		tdat_say(err, errlen, "its dprobe part is not well formed");
 		return -1;
 	}
 	if (version > DP_TDAT_VERSION) {
-		say(err, errlen, "written by a newer dprobe (recording version "
+		tdat_say(err, errlen, "written by a newer dprobe (recording version "
 		    "%d; this dprobe reads %d): read it with that dprobe or "
 		    "with trace-cmd report", version, DP_TDAT_VERSION);
 		return -1;
@@ -379,11 +330,11 @@ static int rd_options(struct dp_tdat *t, char *err, size_t errlen)
 		uint32_t n;
 		char *text;
 
-		if (rd(t, &id, 2))
+		if (tdat_rd(t, &id, 2))
 			return -1;
 		if (!id)
 			return found;
-		if (rd32(t, &n))
+		if (tdat_rd32(t, &n))
 			return -1;
 		if (id != DP_TDAT_OPTION) {
 			if (skip(t, n))
@@ -392,14 +343,14 @@ static int rd_options(struct dp_tdat *t, char *err, size_t errlen)
 		}
 		if (!(text = rd_blob(t, n)))
 			return -1;
-		found = rd_dprobe_option(t, text, err, errlen) ? -2 : 1;
+		found = tdat_rd_dprobe_option(t, text, err, errlen) ? -2 : 1;
 		free(text);
 		if (found < 0)
 			return found;
 	}
 }
 
-static void damage(struct dp_tdat *t, const char *fmt, ...)
+void tdat_damage(struct dp_tdat *t, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -426,14 +377,14 @@ static int rd_cpus(struct dp_tdat *t, uint32_t ncpus)
 		struct cursor *c = &t->cpu[i];
 		uint64_t size, have;
 
-		if (rd64(t, &c->off) || rd64(t, &size))
+		if (tdat_rd64(t, &c->off) || tdat_rd64(t, &size))
 			return -1;
 		have = c->off < t->size ? t->size - c->off : 0;
 		if (have > size)
 			have = size;
 		c->npages = have / DP_TDAT_PAGE;
 		if (c->npages * DP_TDAT_PAGE < size)
-			damage(t, "CPU %u: %" PRIu64 " of its %" PRIu64 " pages "
+			tdat_damage(t, "CPU %u: %" PRIu64 " of its %" PRIu64 " pages "
 			       "are in the file (it was cut)\n", i, c->npages,
 			       size / DP_TDAT_PAGE);
 	}
@@ -447,60 +398,62 @@ static int rd_head(struct dp_tdat *t, char *err, size_t errlen)
 	uint32_t page, ncpus, n32;
 	int opt;
 
-	if (rd(t, magic, 10) || memcmp(magic, "\x17\x08\x44tracing", 10)) {
-		say(err, errlen, "not a trace.dat file");
+	if (tdat_rd(t, magic, 10) || memcmp(magic, "\x17\x08\x44tracing", 10)) {
+		tdat_say(err, errlen, "not a trace.dat file");
 		return -1;
 	}
-	if (rd_str(t, version, sizeof(version)))
+	if (tdat_rd_str(t, version, sizeof(version)))
 		snprintf(version, sizeof(version), "?");
-	if (strcmp(version, "6")) {
-		say(err, errlen, "a trace.dat of version %s: not one dprobe "
-		    "wrote (dprobe writes version 6); read it with trace-cmd "
-		    "report", version);
+	if (strcmp(version, "6") && strcmp(version, "7")) {
+		tdat_say(err, errlen, "a trace.dat of version %s: not one dprobe "
+		    "wrote (dprobe writes versions 6 and 7); read it with "
+		    "trace-cmd report", version);
 		return -1;
 	}
-	if (rd(t, el, 2) || el[0] || el[1] != 8 || rd32(t, &page) ||
+	if (tdat_rd(t, el, 2) || el[0] || el[1] != 8 || tdat_rd32(t, &page) ||
 	    page != DP_TDAT_PAGE) {
-		say(err, errlen, "not a little-endian 64-bit recording with "
+		tdat_say(err, errlen, "not a little-endian 64-bit recording with "
 		    "4 KiB pages: not one dprobe wrote");
 		return -1;
 	}
-	if (rd_str(t, word, sizeof(word)) || strcmp(word, "header_page") ||
-	    rd_sized_skip(t, true) || rd_str(t, word, sizeof(word)) ||
+	if (!strcmp(version, "7"))
+		return tdat_head7(t, err, errlen);
+	if (tdat_rd_str(t, word, sizeof(word)) || strcmp(word, "header_page") ||
+	    rd_sized_skip(t, true) || tdat_rd_str(t, word, sizeof(word)) ||
 	    strcmp(word, "header_event") || rd_sized_skip(t, true) ||
-	    rd32(t, &n32))
+	    tdat_rd32(t, &n32))
 		goto cut;
 	for (uint32_t i = 0; i < n32; i++)
 		if (rd_sized_skip(t, true))
 			goto cut;
-	if (rd_formats(t) || rd_sized_skip(t, false) ||
-	    rd_sized_skip(t, false) || rd_cmdlines(t) || rd32(t, &ncpus) ||
-	    ncpus > DP_TDAT_MAX_CPUS || rd(t, word, 10))
+	if (tdat_rd_formats(t) || rd_sized_skip(t, false) ||
+	    rd_sized_skip(t, false) || tdat_rd_cmdlines(t) || tdat_rd32(t, &ncpus) ||
+	    ncpus > DP_TDAT_MAX_CPUS || tdat_rd(t, word, 10))
 		goto cut;
 	opt = 0;
 	if (!memcmp(word, "options  ", 10)) {
 		opt = rd_options(t, err, errlen);
 		if (opt == -2)
 			return -1;
-		if (opt < 0 || rd(t, word, 10))
+		if (opt < 0 || tdat_rd(t, word, 10))
 			goto cut;
 	}
 	if (opt != 1) {
-		say(err, errlen, "a trace.dat dprobe did not write (it has no "
+		tdat_say(err, errlen, "a trace.dat dprobe did not write (it has no "
 		    "dprobe part): read it with trace-cmd report");
 		return -1;
 	}
 	if (memcmp(word, "flyrecord", 10)) {
-		say(err, errlen, "a latency-format trace.dat: not one dprobe "
+		tdat_say(err, errlen, "a latency-format trace.dat: not one dprobe "
 		    "wrote");
 		return -1;
 	}
 	if (rd_cpus(t, ncpus))
 		goto cut;
-	tasks_index(t);
+	tdat_tasks_index(t);
 	return 0;
 cut:
-	say(err, errlen, "the file ends inside its header (cut, or not a "
+	tdat_say(err, errlen, "the file ends inside its header (cut, or not a "
 	    "trace.dat): nothing to read");
 	return -1;
 }
@@ -511,12 +464,12 @@ struct dp_tdat *dp_tdat_open(const char *path, char *err, size_t errlen)
 	struct stat st;
 
 	if (!t) {
-		say(err, errlen, "%s", strerror(ENOMEM));
+		tdat_say(err, errlen, "%s", strerror(ENOMEM));
 		return NULL;
 	}
 	t->f = fopen(path, "rbe");
 	if (!t->f || fstat(fileno(t->f), &st)) {
-		say(err, errlen, "%s", strerror(errno));
+		tdat_say(err, errlen, "%s", strerror(errno));
 		dp_tdat_close(t);
 		return NULL;
 	}
@@ -543,6 +496,11 @@ void dp_tdat_close(struct dp_tdat *t)
 	free(t->events);
 	free(t->tasks);
 	free(t->syms);
+	for (int i = 0; t->cpu && i < t->ncpus; i++) {
+		free(t->cpu[i].chunks);
+		free(t->cpu[i].zbuf);
+	}
+	tdat_zclose(t);
 	free(t->cpu);
 	free(t);
 }
@@ -655,9 +613,13 @@ static int page_load(struct dp_tdat *t, struct cursor *c, int cpu)
 	for (;;) {
 		if (c->next_page >= c->npages)
 			return -1;
-		if (pread(fileno(t->f), c->page, DP_TDAT_PAGE, (off_t)(c->off +
-			  c->next_page++ * DP_TDAT_PAGE)) != DP_TDAT_PAGE) {
-			damage(t, "CPU %d: a page could not be read: %s\n", cpu,
+		if (c->chunks) {
+			if (tdat_zpage_read(t, c, cpu))
+				continue;
+		} else if (pread(fileno(t->f), c->page, DP_TDAT_PAGE,
+				 (off_t)(c->off + c->next_page++ *
+					 DP_TDAT_PAGE)) != DP_TDAT_PAGE) {
+			tdat_damage(t, "CPU %d: a page could not be read: %s\n", cpu,
 			       strerror(errno ? errno : EIO));
 			c->npages = 0;
 			return -1;
@@ -669,7 +631,7 @@ static int page_load(struct dp_tdat *t, struct cursor *c, int cpu)
 		if (c->end > DP_TDAT_PAGE_DATA ||
 		    ((commit & DP_RB_MISSED_STORED) &&
 		     c->end + 8 > DP_TDAT_PAGE_DATA)) {
-			damage(t, "CPU %d: page %" PRIu64 " is not well formed: "
+			tdat_damage(t, "CPU %d: page %" PRIu64 " is not well formed: "
 			       "skipped\n", cpu, c->next_page - 1);
 			continue;
 		}
@@ -747,7 +709,7 @@ static int cursor_advance(struct dp_tdat *t, struct cursor *c, int cpu)
 		c->have = true;
 		return 0;
 bad:
-		damage(t, "CPU %d: page %" PRIu64 " has a record past its end: "
+		tdat_damage(t, "CPU %d: page %" PRIu64 " has a record past its end: "
 		       "the rest of the page skipped\n", cpu, c->next_page - 1);
 		c->pos = c->end;
 	}

@@ -16,10 +16,8 @@
 
 #include "lang/layout.h"
 #include "record/tdat-common.h"
+#include "record/tdat-writer.h"
 #include "record/tracedat.h"
-
-/* Pages written to the spill file in one go. */
-#define BATCH_PAGES	32
 
 /*
  * The spill file is a run of frames, each a header and its bytes: a page
@@ -43,63 +41,6 @@ static void spill_frame_page(uint8_t *frame, int cpu, const uint8_t *page)
 	memcpy(frame, head, sizeof(head));
 	memcpy(frame + SPILL_PAGE_HEAD, page, DP_TDAT_PAGE);
 }
-
-struct cpu_pages {
-	uint8_t page[DP_TDAT_PAGE];
-	size_t used;			/* bytes of data in @page */
-	uint64_t last_ts;		/* the newest record's, in @page */
-	bool open;			/* @page holds a timestamp */
-	/* events lost before the next page (marked on it) */
-	bool lost_pending;
-	unsigned long lost;
-	uint64_t *spilled;		/* its full pages' offsets, in order */
-	size_t nspilled, cap;
-	int index;			/* the CPU */
-};
-
-struct fmt {
-	char system[DP_MAX_EVENT_NAME_LEN];
-	char *text;
-};
-
-struct dp_tdat_writer {
-	struct cpu_pages **cpu;
-	int ncpus;
-	int spill_fd;
-	uint64_t spill_off;
-	uint64_t spill_ok;		/* bytes of it written without error */
-	uint64_t events, dropped;
-	int err;			/* the first spill error */
-	/* dprobe's option, as it grows */
-	FILE *opt;
-	char *optbuf;
-	size_t optlen;
-	struct fmt *fmts;
-	size_t nfmts;
-	char *cmdlines;			/* "PID COMM\n" lines */
-	size_t cmdlen;
-	FILE *cmd;
-	struct dp_pairset events_seen, tasks, comms, addrs, syms;
-	/* the last record's event, thread, name and address: a run of
-	 * records from one probe in one thread looks nothing up */
-	const struct dp_event *last_ev;
-	bool last_ev_syms;		/* it has symbol arguments */
-	int last_pid, last_mm;
-	char last_comm[DP_TASK_COMM_LEN];
-	uint64_t last_addr;
-	/* full pages waiting to be written to the spill file together,
-	 * each after its frame header (spill_frame_*()) */
-	uint8_t *batch;
-	int batch_cpu[BATCH_PAGES];	/* each batched page's CPU */
-	size_t nbatch;
-	/* the spill file's name when it has one (OUTPUT.part: what a
-	 * killed recorder leaves, dp_tdat_recover() reads), and how much of
-	 * the option, the formats and the names it holds */
-	char *spill_path;
-	size_t opt_sent, cmd_sent, fmts_sent;
-	bool stack_format;
-	uint64_t pos;			/* bytes written by finish */
-};
 
 /* ---- setup ----------------------------------------------------------- */
 
@@ -171,8 +112,11 @@ void dp_tdat_writer_free(struct dp_tdat_writer *w)
 	if (!w)
 		return;
 	for (int i = 0; w->cpu && i < w->ncpus; i++) {
-		if (w->cpu[i])
+		if (w->cpu[i]) {
 			free(w->cpu[i]->spilled);
+			free(w->cpu[i]->chunk);
+			free(w->cpu[i]->chunks);
+		}
 		free(w->cpu[i]);
 	}
 	free(w->cpu);
@@ -185,6 +129,7 @@ void dp_tdat_writer_free(struct dp_tdat_writer *w)
 	free(w->optbuf);
 	free(w->cmdlines);
 	free(w->batch);
+	tdat_zfree(w);
 	free(w->spill_path);
 	for (size_t i = 0; i < w->nfmts; i++)
 		free(w->fmts[i].text);
@@ -199,7 +144,7 @@ void dp_tdat_writer_free(struct dp_tdat_writer *w)
 
 /* ---- pages ----------------------------------------------------------- */
 
-static struct cpu_pages *cpu_of(struct dp_tdat_writer *w, int cpu)
+struct cpu_pages *tdat_cpu_of(struct dp_tdat_writer *w, int cpu)
 {
 	if (cpu < 0)
 		cpu = 0;
@@ -259,7 +204,7 @@ static void spill_meta(struct dp_tdat_writer *w, uint32_t kind,
  * Written before the pages, so a killed recording's file always
  * describes the pages it holds.
  */
-static void spill_meta_new(struct dp_tdat_writer *w)
+void tdat_spill_meta_new(struct dp_tdat_writer *w)
 {
 	fflush(w->opt);
 	fflush(w->cmd);
@@ -294,7 +239,7 @@ static void batch_write(struct dp_tdat_writer *w)
 	ssize_t got = 0;
 
 	if (n)
-		spill_meta_new(w);
+		tdat_spill_meta_new(w);
 	at = w->spill_off;
 	if (n && !w->err) {
 		got = pwrite(w->spill_fd, w->batch, n, (off_t)at);
@@ -330,7 +275,7 @@ static size_t pages_kept(const struct dp_tdat_writer *w,
 
 /* The page out to the spill file (through the batch), with its commit
  * word and lost count. */
-static void page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
+void tdat_page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
 {
 	uint64_t commit = c->used;
 	uint64_t *v;
@@ -348,6 +293,10 @@ static void page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
 	}
 	put64(c->page + 8, commit);
 	c->open = false;
+	if (w->zc) {
+		tdat_zpage(w, c);
+		return;
+	}
 	/* room for its offset, and for those of its pages in the batch */
 	if (c->nspilled + BATCH_PAGES >= c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 2 * BATCH_PAGES;
@@ -367,7 +316,7 @@ static void page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
 		batch_write(w);
 }
 
-static void page_open(struct cpu_pages *c, uint64_t ts)
+void tdat_page_open(struct cpu_pages *c, uint64_t ts)
 {
 	memset(c->page, 0, DP_TDAT_PAGE);
 	put64(c->page, ts);
@@ -402,9 +351,9 @@ static int page_put(struct dp_tdat_writer *w, struct cpu_pages *c, uint64_t ts,
 	if (c->open && (ts < c->last_ts ||
 			need + ((ts - c->last_ts) >> DP_RB_DELTA_BITS ? 8 : 0) >
 			page_room(c)))
-		page_close(w, c);
+		tdat_page_close(w, c);
 	if (!c->open)
-		page_open(c, ts);
+		tdat_page_open(c, ts);
 	delta = ts - c->last_ts;
 	p = c->page + DP_TDAT_PAGE_HEAD + c->used;
 	if (delta >> DP_RB_DELTA_BITS) {
@@ -431,12 +380,12 @@ static int page_put(struct dp_tdat_writer *w, struct cpu_pages *c, uint64_t ts,
 
 void dp_tdat_lost(struct dp_tdat_writer *w, int cpu, unsigned long n)
 {
-	struct cpu_pages *c = cpu_of(w, cpu);
+	struct cpu_pages *c = tdat_cpu_of(w, cpu);
 
 	if (!c || !n)
 		return;
 	/* the loss is marked on the page after it */
-	page_close(w, c);
+	tdat_page_close(w, c);
 	if (n == DP_LOST_UNKNOWN || c->lost == DP_LOST_UNKNOWN)
 		c->lost = DP_LOST_UNKNOWN;
 	else
@@ -636,7 +585,7 @@ int dp_tdat_record(struct dp_tdat_writer *w, const struct dp_event *ev,
 		   const void *rec, size_t len, const struct dp_rec_meta *meta,
 		   const struct dp_symbolizer *sym)
 {
-	struct cpu_pages *c = cpu_of(w, meta->cpu);
+	struct cpu_pages *c = tdat_cpu_of(w, meta->cpu);
 	uint8_t *p;
 
 	/* after a spill error (a full disk) nothing more is kept */
@@ -682,7 +631,7 @@ void dp_tdat_counts(const struct dp_tdat_writer *w, uint64_t *events,
 
 /* ---- the file -------------------------------------------------------- */
 
-static void out_bytes(struct dp_tdat_writer *w, FILE *out, const void *p,
+void tdat_out_bytes(struct dp_tdat_writer *w, FILE *out, const void *p,
 		      size_t n)
 {
 	if (n && fwrite(p, 1, n, out) != n && !w->err)
@@ -690,51 +639,51 @@ static void out_bytes(struct dp_tdat_writer *w, FILE *out, const void *p,
 	w->pos += n;
 }
 
-static void out32(struct dp_tdat_writer *w, FILE *out, uint32_t v)
+void tdat_out32(struct dp_tdat_writer *w, FILE *out, uint32_t v)
 {
-	out_bytes(w, out, &v, 4);
+	tdat_out_bytes(w, out, &v, 4);
 }
 
-static void out64(struct dp_tdat_writer *w, FILE *out, uint64_t v)
+void tdat_out64(struct dp_tdat_writer *w, FILE *out, uint64_t v)
 {
-	out_bytes(w, out, &v, 8);
+	tdat_out_bytes(w, out, &v, 8);
 }
 
-static void out_str(struct dp_tdat_writer *w, FILE *out, const char *s)
+void tdat_out_str(struct dp_tdat_writer *w, FILE *out, const char *s)
 {
-	out_bytes(w, out, s, strlen(s) + 1);
+	tdat_out_bytes(w, out, s, strlen(s) + 1);
 }
 
-static void out_sized(struct dp_tdat_writer *w, FILE *out, const char *s,
+void tdat_out_sized(struct dp_tdat_writer *w, FILE *out, const char *s,
 		      bool wide)
 {
 	size_t n = strlen(s);
 
 	if (wide)
-		out64(w, out, n);
+		tdat_out64(w, out, n);
 	else
-		out32(w, out, (uint32_t)n);
-	out_bytes(w, out, s, n);
+		tdat_out32(w, out, (uint32_t)n);
+	tdat_out_bytes(w, out, s, n);
 }
 
 static void out_head(struct dp_tdat_writer *w, FILE *out)
 {
 	static const uint8_t magic[] = { 0x17, 0x08, 0x44 };
 
-	out_bytes(w, out, magic, 3);
-	out_bytes(w, out, "tracing", 7);
-	out_str(w, out, "6");
-	out_bytes(w, out, "\0\x08", 2);		/* little endian, 8-byte long */
-	out32(w, out, DP_TDAT_PAGE);
-	out_str(w, out, "header_page");
-	out_sized(w, out, dp_tdat_header_page, true);
-	out_str(w, out, "header_event");
-	out_sized(w, out, dp_tdat_header_event, true);
-	out32(w, out, 0);				/* ftrace's own events */
+	tdat_out_bytes(w, out, magic, 3);
+	tdat_out_bytes(w, out, "tracing", 7);
+	tdat_out_str(w, out, "6");
+	tdat_out_bytes(w, out, "\0\x08", 2);		/* little endian, 8-byte long */
+	tdat_out32(w, out, DP_TDAT_PAGE);
+	tdat_out_str(w, out, "header_page");
+	tdat_out_sized(w, out, dp_tdat_header_page, true);
+	tdat_out_str(w, out, "header_event");
+	tdat_out_sized(w, out, dp_tdat_header_event, true);
+	tdat_out32(w, out, 0);				/* ftrace's own events */
 }
 
 /* The formats, grouped by system in the order systems were first seen. */
-static void out_formats(struct dp_tdat_writer *w, FILE *out)
+void tdat_out_formats(struct dp_tdat_writer *w, FILE *out)
 {
 	uint32_t nsys = 0;
 
@@ -745,7 +694,7 @@ static void out_formats(struct dp_tdat_writer *w, FILE *out)
 			j++;
 		nsys += j == i;
 	}
-	out32(w, out, nsys);
+	tdat_out32(w, out, nsys);
 	for (size_t i = 0; i < w->nfmts; i++) {
 		uint32_t n = 0;
 		size_t j = 0;
@@ -756,11 +705,11 @@ static void out_formats(struct dp_tdat_writer *w, FILE *out)
 			continue;
 		for (j = i; j < w->nfmts; j++)
 			n += !strcmp(w->fmts[j].system, w->fmts[i].system);
-		out_str(w, out, w->fmts[i].system);
-		out32(w, out, n);
+		tdat_out_str(w, out, w->fmts[i].system);
+		tdat_out32(w, out, n);
 		for (j = i; j < w->nfmts; j++)
 			if (!strcmp(w->fmts[j].system, w->fmts[i].system))
-				out_sized(w, out, w->fmts[j].text, true);
+				tdat_out_sized(w, out, w->fmts[j].text, true);
 	}
 }
 
@@ -776,51 +725,39 @@ static void out_pages(struct dp_tdat_writer *w, FILE *out,
 			w->err = w->err ? w->err : (errno ? errno : EIO);
 			memset(page, 0, sizeof(page));
 		}
-		out_bytes(w, out, page, DP_TDAT_PAGE);
+		tdat_out_bytes(w, out, page, DP_TDAT_PAGE);
 	}
 }
 
-int dp_tdat_finish(struct dp_tdat_writer *w, FILE *out)
+/* The file, version 6, once every page is spilled. */
+static int finish6(struct dp_tdat_writer *w, FILE *out)
 {
 	static const uint8_t zero[DP_TDAT_PAGE];
 	uint64_t off;
 	uint16_t id = DP_TDAT_OPTION;
 
-	for (int i = 0; i < w->ncpus; i++) {
-		struct cpu_pages *c = w->cpu[i];
-
-		/* a loss after the last record: an empty page that says so */
-		if (c && c->lost_pending && !c->open)
-			page_open(c, c->last_ts);
-		if (c)
-			page_close(w, c);
-	}
-	batch_write(w);
-	fflush(w->opt);
-	fflush(w->cmd);
-	w->pos = 0;
 	out_head(w, out);
-	out_formats(w, out);
-	out32(w, out, 0);				/* kallsyms */
-	out32(w, out, 0);				/* printk formats */
-	out_sized(w, out, w->cmdlines ? w->cmdlines : "", true);
-	out32(w, out, (uint32_t)w->ncpus);
-	out_bytes(w, out, "options  ", 10);
-	out_bytes(w, out, &id, 2);
-	out32(w, out, (uint32_t)w->optlen + 1);
-	out_bytes(w, out, w->optbuf, w->optlen + 1);
-	out_bytes(w, out, "\0\0", 2);			/* the last option */
-	out_bytes(w, out, "flyrecord", 10);
+	tdat_out_formats(w, out);
+	tdat_out32(w, out, 0);				/* kallsyms */
+	tdat_out32(w, out, 0);				/* printk formats */
+	tdat_out_sized(w, out, w->cmdlines ? w->cmdlines : "", true);
+	tdat_out32(w, out, (uint32_t)w->ncpus);
+	tdat_out_bytes(w, out, "options  ", 10);
+	tdat_out_bytes(w, out, &id, 2);
+	tdat_out32(w, out, (uint32_t)w->optlen + 1);
+	tdat_out_bytes(w, out, w->optbuf, w->optlen + 1);
+	tdat_out_bytes(w, out, "\0\0", 2);			/* the last option */
+	tdat_out_bytes(w, out, "flyrecord", 10);
 	off = (w->pos + 16 * (uint64_t)w->ncpus + DP_TDAT_PAGE - 1) &
 	      ~(uint64_t)(DP_TDAT_PAGE - 1);
 	for (int i = 0; i < w->ncpus; i++) {
 		uint64_t size = pages_kept(w, w->cpu[i]) * (uint64_t)DP_TDAT_PAGE;
 
-		out64(w, out, off);
-		out64(w, out, size);
+		tdat_out64(w, out, off);
+		tdat_out64(w, out, size);
 		off += size;
 	}
-	out_bytes(w, out, zero, (size_t)(-w->pos & (DP_TDAT_PAGE - 1)));
+	tdat_out_bytes(w, out, zero, (size_t)(-w->pos & (DP_TDAT_PAGE - 1)));
 	for (int i = 0; i < w->ncpus; i++)
 		out_pages(w, out, w->cpu[i]);
 	if (fflush(out) && !w->err)
@@ -829,10 +766,31 @@ int dp_tdat_finish(struct dp_tdat_writer *w, FILE *out)
 		errno = w->err;
 		return -1;
 	}
-	/* the recording is whole: its pages are no longer needed apart */
-	if (w->spill_path)
-		unlink(w->spill_path);
 	return 0;
+}
+
+int dp_tdat_finish(struct dp_tdat_writer *w, FILE *out)
+{
+	int ret;
+
+	for (int i = 0; i < w->ncpus; i++) {
+		struct cpu_pages *c = w->cpu[i];
+
+		/* a loss after the last record: an empty page that says so */
+		if (c && c->lost_pending && !c->open)
+			tdat_page_open(c, c->last_ts);
+		if (c)
+			tdat_page_close(w, c);
+	}
+	batch_write(w);
+	fflush(w->opt);
+	fflush(w->cmd);
+	w->pos = 0;
+	ret = w->zc ? tdat_finish7(w, out) : finish6(w, out);
+	/* the recording is whole: its pages are no longer needed apart */
+	if (!ret && w->spill_path)
+		unlink(w->spill_path);
+	return ret;
 }
 
 void dp_tdat_remove(const char *out)
@@ -873,8 +831,8 @@ static int recover_meta(struct dp_tdat_writer *w, uint32_t kind,
 /* One page frame at @off: the page's place under its CPU. */
 static int recover_page(struct dp_tdat_writer *w, uint32_t cpu, uint64_t off)
 {
-	struct cpu_pages *c = cpu < DP_TDAT_MAX_CPUS ? cpu_of(w, (int)cpu) :
-			      NULL;
+	struct cpu_pages *c = cpu < DP_TDAT_MAX_CPUS ?
+			      tdat_cpu_of(w, (int)cpu) : NULL;
 	uint64_t *v;
 
 	if (!c)
@@ -905,6 +863,12 @@ static uint64_t recover_frames(struct dp_tdat_writer *w, uint64_t size,
 			if (recover_page(w, head[1], off))
 				break;
 			off += SPILL_PAGE_FRAME;
+		} else if (head[0] == SPILL_CHUNK_MAGIC && *described) {
+			uint64_t next = tdat_recover_chunk(w, off, size);
+
+			if (!next)
+				break;
+			off = next;
 		} else if (head[0] == SPILL_META_MAGIC && off + 12 <= size &&
 			   head[2] <= size - off - 12) {
 			if (recover_meta(w, head[1], off + 12, head[2]))
@@ -940,8 +904,13 @@ int dp_tdat_recover(const char *part, FILE *out, uint64_t *pages,
 			 "(or one killed before it wrote any)");
 		goto out;
 	}
-	for (int i = 0; i < w->ncpus; i++)
-		*pages += w->cpu[i] ? w->cpu[i]->nspilled : 0;
+	for (int i = 0; i < w->ncpus; i++) {
+		const struct cpu_pages *c = w->cpu[i];
+
+		*pages += c ? c->nspilled : 0;
+		for (size_t k = 0; c && k < c->nchunks; k++)
+			*pages += c->chunks[k].usize / DP_TDAT_PAGE;
+	}
 	ret = dp_tdat_finish(w, out);
 	if (ret)
 		snprintf(err, errlen, "%s", strerror(errno));

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Recordings: trace-cmd's trace.dat (version 6, trace-cmd.dat.v6(5)),
- * written by `dprobe record` and read by `dprobe report`, and by
- * `trace-cmd report` and KernelShark since the layout is theirs.
+ * Recordings: trace-cmd's trace.dat (version 6, trace-cmd.dat.v6(5); or
+ * version 7, trace-cmd.dat.v7(5), compressed with zstd), written by
+ * `dprobe record` and read by `dprobe report`, and by `trace-cmd report`
+ * and KernelShark since the layout is theirs.
  *
  * A file is the kernel's own pieces: the ring buffer's page and event
  * headers, each event's `format` text, saved_cmdlines, then per CPU the
@@ -48,6 +49,14 @@
 /* The id of the event a user stack is written as, after its record. */
 #define DP_TDAT_STACK_ID	999
 
+/* Version 7 files (`record --compress`): a CPU's pages are compressed
+ * with zstd in chunks of this many (the last one shorter); a reader
+ * takes chunks of up to DP_TDAT_CHUNK_MAX pages. */
+#define DP_TDAT_CHUNK_PAGES	64
+#define DP_TDAT_CHUNK_MAX	1024
+/* zstd's level: its fastest ones keep up with a recording */
+#define DP_TDAT_ZSTD_LEVEL	1
+
 struct dp_tdat_writer;
 
 /*
@@ -58,6 +67,13 @@ struct dp_tdat_writer;
  * which dp_tdat_recover() makes a recording of.
  */
 struct dp_tdat_writer *dp_tdat_writer_new(const char *out, int ncpus);
+
+/*
+ * From now on the file is version 7 (trace-cmd.dat.v7(5)), its sections
+ * and pages compressed with zstd at @level: called before the first
+ * record.  0, or -1 with errno.
+ */
+int dp_tdat_writer_compress(struct dp_tdat_writer *w, int level);
 
 /*
  * One record of @ev: copied into @meta->cpu's page, after the event's

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness for `dprobe report`'s reader of trace.dat files
- * (record/tdat-read.c), which reads files anyone may hand it: the input
- * is the file, read as a trace.dat and as a killed recorder's spill
- * file (dp_tdat_recover()).  Properties checked: no crash/leak/UB (ASan/UBSan), every
+ * (record/tdat-read.c, tdat-read7.c), which reads files anyone may hand
+ * it: the input is the file, version 6 or 7 (compressed chunks), read as
+ * a trace.dat and as a killed recorder's spill file (dp_tdat_recover()).
+ * Properties checked: no crash/leak/UB (ASan/UBSan), every
  * record handed out lies in the reader's buffer with its stack no deeper
  * than DP_STACK_MAX, and the reader ends.
  */
@@ -43,8 +44,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	t = dp_tdat_open(path, err, sizeof(err));
 	while (t && dp_tdat_next(t, &r) > 0) {
+		/* a record takes 4 bytes of a page at least; a version 7
+		 * file's chunk of at most DP_TDAT_CHUNK_MAX pages takes 8
+		 * bytes and a zstd frame (13 at least) of the input */
 		if ((r.data && r.len > DP_TDAT_PAGE) || r.nstack > DP_STACK_MAX ||
-		    ++n > size) {
+		    ++n > (size + 1) * DP_TDAT_CHUNK_MAX * DP_TDAT_PAGE / 4 / 16) {
 			fprintf(stderr, "record out of bounds: len %zu, %u "
 				"frames, %lu records\n", r.len, r.nstack, n);
 			abort();

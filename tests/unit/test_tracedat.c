@@ -88,12 +88,23 @@ static void write_file(struct dp_tdat_writer *w)
 
 TestSuite(tracedat, .init = setup, .fini = teardown);
 
+/* A writer of version 6, or of version 7 compressed. */
+static struct dp_tdat_writer *writer(int ncpus, bool compress)
+{
+	struct dp_tdat_writer *w = dp_tdat_writer_new(NULL, ncpus);
+
+	cr_assert_not_null(w);
+	if (compress)
+		cr_assert_eq(dp_tdat_writer_compress(w, DP_TDAT_ZSTD_LEVEL), 0);
+	return w;
+}
+
 /* 3000 records on two CPUs: small and large, gaps needing a time extend,
  * one going back in time; a loss in the middle and one at the end; a
  * stack.  All come back, in time order, each as it was written. */
-Test(tracedat, round_trip)
+static void round_trip(bool compress)
 {
-	struct dp_tdat_writer *w = dp_tdat_writer_new(NULL, 2);
+	struct dp_tdat_writer *w = writer(2, compress);
 	static const uint64_t frames[3] = { 0x401010, 0x401020, 0x7fff0 };
 	uint8_t rec[512], want[512];
 	struct dp_tdat_rec r;
@@ -181,6 +192,24 @@ Test(tracedat, round_trip)
 	dp_tdat_close(t);
 }
 
+Test(tracedat, round_trip)
+{
+	round_trip(false);
+}
+
+/* The same, in a version 7 file compressed with zstd. */
+Test(tracedat, round_trip_compressed)
+{
+	FILE *f;
+	char head[16];
+
+	round_trip(true);
+	f = fopen(path, "r");
+	cr_assert_eq(fread(head, 1, sizeof(head), f), sizeof(head));
+	fclose(f);
+	cr_assert_eq(memcmp(head, "\x17\x08\x44tracing7", 11), 0);
+}
+
 Test(tracedat, record_longer_than_a_page_is_counted)
 {
 	struct dp_tdat_writer *w = dp_tdat_writer_new(NULL, 1);
@@ -234,6 +263,56 @@ Test(tracedat, cut_file_reads_whole_pages)
 	dp_tdat_close(t);
 }
 
+/*
+ * Version 7, cut inside its last chunk: 10000 records on one CPU make
+ * three chunks of pages; the first two are read, the cut said.
+ */
+Test(tracedat, cut_compressed_file_reads_whole_chunks)
+{
+	struct dp_tdat_writer *w = writer(1, true);
+	uint8_t rec[512];
+	struct dp_tdat_rec r;
+	char err[256];
+	unsigned n = 0;
+	uint32_t last = 0;
+	long size;
+	FILE *f;
+
+	for (uint32_t i = 0; i < 10000; i++) {
+		struct dp_rec_meta m = { .ts_ns = 100 + i, .pid = 1, .tgid = 1 };
+
+		dp_tdat_record(w, ev, rec, make_rec(rec, i, 40), &m, NULL);
+	}
+	write_file(w);
+	f = fopen(path, "r+");
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	/* the strings section (the sections' names) ends the file */
+	cr_assert_eq(ftruncate(fileno(f), size - 120), 0);
+	fclose(f);
+
+	struct dp_tdat *t = dp_tdat_open(path, err, sizeof(err));
+
+	cr_assert_not_null(t, "%s", err);
+	while (dp_tdat_next(t, &r) > 0) {
+		if (!r.data)
+			continue;
+		memcpy(&last, r.data + DP_ENTRY_HEAD_SIZE, 4);
+		cr_assert_eq(last, n, "in order, none missing before the cut");
+		n++;
+	}
+	/* 2 chunks of 64 pages: a record is its 4-byte header and its
+	 * bytes in 4-byte words */
+	size_t each = 4 + ((make_rec(rec, 0, 40) + 3) & ~(size_t)3);
+
+	cr_assert_eq(n, 2 * DP_TDAT_CHUNK_PAGES * (DP_TDAT_PAGE_DATA / each),
+		     "%u records", n);
+	cr_assert_not_null(strstr(dp_tdat_damage(t), "CPU 0: 2 of its 3 "
+				  "chunks are in the file (it was cut)"),
+			   "%s", dp_tdat_damage(t));
+	dp_tdat_close(t);
+}
+
 static void expect_refused(const char *what)
 {
 	char err[256] = "";
@@ -273,6 +352,16 @@ Test(tracedat, foreign_and_newer_files_are_refused)
 	/* the option's id: one trace-cmd might use, not dprobe's */
 	patch("PD", "\x05\x00");
 	expect_refused("dprobe did not write");
+	/* version 7: the same, and a compression dprobe does not write */
+	write_file(writer(1, true));
+	patch("PD", "\x05\x00");
+	expect_refused("dprobe did not write");
+	write_file(writer(1, true));
+	patch("zstd", "zlib");
+	expect_refused("compressed with 'zlib'");
+	write_file(writer(1, true));
+	patch("dprobe-recording 1", "dprobe-recording 9");
+	expect_refused("newer dprobe");
 }
 
 /*
@@ -280,7 +369,7 @@ Test(tracedat, foreign_and_newer_files_are_refused)
  * file): the pages written before it are kept, the records after it are
  * counted as not kept, finish says so, and the file reads whole.
  */
-Test(tracedat, spill_error_keeps_the_pages_before_it)
+static void spill_error(bool compress, uint32_t nrec)
 {
 	struct rlimit lim = { 64 * 1024, RLIM_INFINITY }, old;
 	struct dp_tdat_writer *w;
@@ -295,15 +384,15 @@ Test(tracedat, spill_error_keeps_the_pages_before_it)
 	signal(SIGXFSZ, SIG_IGN);
 	getrlimit(RLIMIT_FSIZE, &old);
 	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	w = dp_tdat_writer_new(NULL, 1);
-	for (uint32_t i = 0; i < 2000; i++) {
+	w = writer(1, compress);
+	for (uint32_t i = 0; i < nrec; i++) {
 		struct dp_rec_meta m = { .ts_ns = 100 + i, .pid = 1, .tgid = 1 };
 
 		dp_tdat_record(w, ev, rec, make_rec(rec, i, 500), &m, NULL);
 	}
 	dp_tdat_counts(w, &events, &lost, &bytes);
 	cr_assert_gt(lost, 0);
-	cr_assert_lt(events, 2000);
+	cr_assert_lt(events, nrec);
 	mem = open_memstream(&buf, &len);
 	cr_assert_eq(dp_tdat_finish(w, mem), -1, "a spill error is said");
 	fclose(mem);
@@ -323,6 +412,18 @@ Test(tracedat, spill_error_keeps_the_pages_before_it)
 	cr_assert_leq(n, events);
 	cr_assert_str_eq(dp_tdat_damage(t), "");
 	dp_tdat_close(t);
+}
+
+Test(tracedat, spill_error_keeps_the_pages_before_it)
+{
+	spill_error(false, 2000);
+}
+
+/* Compressed: the chunks written before the error are kept (records of
+ * one letter repeated compress well: many more of them fill the limit). */
+Test(tracedat, spill_error_keeps_the_chunks_before_it)
+{
+	spill_error(true, 100000);
 }
 
 /*
@@ -395,5 +496,62 @@ Test(tracedat, killed_recorder_recovered)
 	dp_tdat_writer_free(w);
 	cr_assert_neq(access(part, F_OK), 0);
 	unlink(out);
+	rmdir(dir);
+}
+
+/* Compressed: the killed recorder's chunks make a compressed recording
+ * (version 7) of the whole chunks it spilled. */
+Test(tracedat, killed_compressed_recorder_recovered)
+{
+	char dir[] = "/tmp/dp-unit-tdat-killz.XXXXXX", out[128], part[160];
+	char err[256] = "", head[12];
+	struct dp_tdat_writer *w;
+	struct dp_tdat_rec r;
+	uint8_t rec[512];
+	uint64_t pages;
+	uint32_t x;
+	unsigned n = 0;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/rec.dat", dir);
+	snprintf(part, sizeof(part), "%s.part", out);
+	w = dp_tdat_writer_new(out, 1);
+	cr_assert_eq(dp_tdat_writer_compress(w, DP_TDAT_ZSTD_LEVEL), 0);
+	for (uint32_t i = 0; i < 20000; i++) {
+		struct dp_rec_meta m = { .ts_ns = 100 + i, .pid = 9, .tgid = 9,
+					 .comm = "k" };
+
+		dp_tdat_record(w, ev, rec, make_rec(rec, i, 40), &m, NULL);
+	}
+	dp_tdat_writer_free(w);		/* killed: never finished */
+	f = fopen(out, "w");
+	cr_assert_eq(dp_tdat_recover(part, f, &pages, err, sizeof(err)), 0,
+		     "%s", err);
+	fclose(f);
+	cr_assert_eq(pages % DP_TDAT_CHUNK_PAGES, 0, "whole chunks: %lu pages",
+		     (unsigned long)pages);
+	cr_assert_gt(pages, 0);
+	f = fopen(out, "r");
+	cr_assert_eq(fread(head, 1, sizeof(head), f), sizeof(head));
+	fclose(f);
+	cr_assert_eq(memcmp(head, "\x17\x08\x44tracing7", 11), 0);
+
+	struct dp_tdat *t = dp_tdat_open(out, err, sizeof(err));
+
+	cr_assert_not_null(t, "%s", err);
+	while (dp_tdat_next(t, &r) > 0) {
+		if (!r.data)
+			continue;
+		memcpy(&x, r.data + DP_ENTRY_HEAD_SIZE, 4);
+		cr_assert_eq(x, n, "in order from the first");
+		n++;
+	}
+	cr_assert_gt(n, 3000, "%u records", n);
+	cr_assert_lt(n, 20000);
+	cr_assert_str_eq(dp_tdat_damage(t), "");
+	dp_tdat_close(t);
+	unlink(out);
+	unlink(part);
 	rmdir(dir);
 }

@@ -16,7 +16,9 @@ desc='record + report: a trace.dat that dprobe report prints as trace does live,
 #     ret as a synthetic event `lat` (one call: one of each);
 #   - `report --filter 'ints=a > 0' --format tracedat`: a recording of
 #     what the filter keeps (ret and mem: ints has a=-7), read back;
-# and a second `record` into the same file is refused without --force.
+# and a second `record` into the same file is refused without --force;
+# a `record --compress` (version 7, zstd) reads the same in dprobe
+# report and trace-cmd report.
 prog=args
 needs=trace-cmd
 defs='p:ints take_ints a=%di:s64 b=%si:u32 c=%dx:x16
@@ -32,6 +34,11 @@ case_run() {
 	t_timeout "$TMO" "$DPROBE" record -o "$T/rec.dat" "$@" -- "$P" \
 		>/dev/null 2>"$T/again.err" </dev/null
 	echo $? >"$T/again.rc"
+	t_timeout "$TMO" "$DPROBE" record --compress -o "$T/recz.dat" "$@" \
+		-- "$P" >/dev/null 2>&1 </dev/null
+	echo $? >"$T/recz.rc"
+	"$DPROBE" report "$T/recz.dat" >"$T/reportz" 2>/dev/null
+	trace-cmd report "$T/recz.dat" >"$T/tcz" 2>/dev/null
 	"$DPROBE" report "$T/rec.dat" >"$T/report" 2>"$T/report.err"
 	"$DPROBE" report --format json "$T/rec.dat" >"$T/report.json" \
 		2>/dev/null
@@ -81,6 +88,14 @@ case_result() {
 	grep '^dprobe: ' "$T/sub.err"
 	echo "# again exit=$(cat "$T/again.rc")"
 	sed "s|$T/rec\\.dat|FILE|" "$T/again.err"
+	# --compress: version 7, zstd; read the same both ways
+	echo "# compressed exit=$(cat "$T/recz.rc") version=$(head -c 11 \
+		"$T/recz.dat" | tail -c 1)"
+	norm_trace <"$T/reportz" | cmp -s - "$T/live.norm" &&
+		echo "# compressed report = live"
+	grep -v '^cpus=' "$T/tcz" >"$T/tcz.lines"
+	fields_of "$T/tcz.lines" | cmp -s - "$T/report.fields" &&
+		echo "# compressed trace-cmd report = dprobe report"
 }
 expected() {
 	cat <<'EOF2'
@@ -106,5 +121,8 @@ args mem: (take_rec+0x0/{size:take_rec}) tag="record" u32s={1,4294967295} first=
 dprobe: 2 events, 0 filtered, 0 lost
 # again exit=2
 dprobe record: FILE exists: give --force to overwrite it, or -o another name
+# compressed exit=0 version=7
+# compressed report = live
+# compressed trace-cmd report = dprobe report
 EOF2
 }
