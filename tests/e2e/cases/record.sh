@@ -20,6 +20,8 @@ desc='record + report: a trace.dat that dprobe report prints as trace does live,
 # a `record --compress` (version 7, zstd) reads the same in dprobe
 # report and trace-cmd report.
 prog=args
+# the output does not depend on the build level
+levels=O2
 needs=trace-cmd
 defs='p:ints take_ints a=%di:s64 b=%si:u32 c=%dx:x16
 p:mem take_rec tag=+0(%di):string u32s=+12(%di):u32[2] first=+0(+24(%di)):string
