@@ -13,6 +13,7 @@
 #include "event/filter.h"
 #include "fs/internal.h"
 #include "lang/kstrto.h"
+#include "record/tracedat.h"
 
 static const struct {
 	const char *name;
@@ -56,27 +57,6 @@ static const struct {
 	{ "trigger", F_EV_TRIGGER },
 	{ "hist", F_EV_HIST },
 };
-
-/* The ring buffer's page and entry headers (ring_buffer.c's
- * ring_buffer_print_page_header() and _entry_header() on x86-64; the
- * data's size is the sub-buffer's, less its header): what tools size
- * the kernel's records by. */
-static const char header_page_text[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:%u;\tsigned:1;\n";
-
-static const char header_event_text[] =
-	"# compressed entry header\n"
-	"\ttype_len    :    5 bits\n"
-	"\ttime_delta  :   27 bits\n"
-	"\tarray       :   32 bits\n"
-	"\n"
-	"\tpadding     : type == 29\n"
-	"\ttime_extend : type == 30\n"
-	"\ttime_stamp : type == 31\n"
-	"\tdata max type_len  == 28\n";
 
 static const char group_filter_text[] =
 	"### global filter ###\n"
@@ -606,7 +586,8 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		break;
 	case F_HEADER_PAGE:
 		pthread_mutex_lock(&fs->buf_lock);
-		fprintf(out, header_page_text, (unsigned)dp_fs_subbuf_data(fs));
+		fprintf(out, dp_tdat_header_page_fmt,
+			(unsigned)dp_fs_subbuf_data(fs));
 		pthread_mutex_unlock(&fs->buf_lock);
 		break;
 	case F_CPUMASK:
@@ -620,7 +601,7 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		pthread_mutex_unlock(&fs->buf_lock);
 		break;
 	case F_HEADER_EVENT:
-		fputs(header_event_text, out);
+		fputs(dp_tdat_header_event, out);
 		break;
 	case F_ALL_ENABLE:
 		fprintf(out, "%c\n", enable_state(fs, NULL));

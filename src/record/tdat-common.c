@@ -1,18 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The page description both ends of a trace.dat share, and a pair set. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "record/tdat-common.h"
+#include "record/tracedat.h"
 
 /* What a 64-bit kernel's events/header_page and events/header_event
- * read: trace-cmd takes the page's layout and the event header's from
- * them rather than assuming it. */
-const char dp_tdat_header_page[] =
+ * read (ring_buffer.c's ring_buffer_print_page_header() and
+ * _entry_header() on x86-64; the data's size is the sub-buffer's, less
+ * its header): trace-cmd takes the page's and the event header's layout
+ * from them rather than assuming it, and a dprobe mount serves them. */
+const char dp_tdat_header_page_fmt[] =
 	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
 	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+	"\tfield: char data;\toffset:16;\tsize:%u;\tsigned:1;\n";
+
+const char *dp_tdat_header_page(void)
+{
+	static char text[256];
+
+	if (!text[0])
+		snprintf(text, sizeof(text), dp_tdat_header_page_fmt,
+			 DP_TDAT_PAGE_DATA);
+	return text;
+}
 
 const char dp_tdat_header_event[] =
 	"# compressed entry header\n"

@@ -28,10 +28,8 @@
 #define DP_RB_MISSED_STORED	(1ull << 30)
 #define DP_RB_COMMIT_MASK	((1ull << 30) - 1)
 
-/* The kernel's events/header_page and events/header_event for 4 KiB
- * pages on a 64-bit machine: trace-cmd reads the page layout from them. */
-extern const char dp_tdat_header_page[];
-extern const char dp_tdat_header_event[];
+/* events/header_page for dprobe's 4 KiB pages (tracedat.h has the rest). */
+const char *dp_tdat_header_page(void);
 
 /* The first line of dprobe's option: "dprobe-recording VERSION". */
 #define DP_TDAT_MAGIC_WORD	"dprobe-recording"

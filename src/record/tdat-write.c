@@ -676,7 +676,7 @@ static void out_head(struct dp_tdat_writer *w, FILE *out)
 	tdat_out_bytes(w, out, "\0\x08", 2);		/* little endian, 8-byte long */
 	tdat_out32(w, out, DP_TDAT_PAGE);
 	tdat_out_str(w, out, "header_page");
-	tdat_out_sized(w, out, dp_tdat_header_page, true);
+	tdat_out_sized(w, out, dp_tdat_header_page(), true);
 	tdat_out_str(w, out, "header_event");
 	tdat_out_sized(w, out, dp_tdat_header_event, true);
 	tdat_out32(w, out, 0);				/* ftrace's own events */

@@ -228,7 +228,7 @@ static int sec_make(struct dp_tdat_writer *w, struct sec *s,
 static void fill_headers(struct dp_tdat_writer *w, FILE *f)
 {
 	tdat_out_str(w, f, "header_page");
-	tdat_out_sized(w, f, dp_tdat_header_page, true);
+	tdat_out_sized(w, f, dp_tdat_header_page(), true);
 	tdat_out_str(w, f, "header_event");
 	tdat_out_sized(w, f, dp_tdat_header_event, true);
 }

@@ -43,6 +43,11 @@
 #define DP_TDAT_OPTION		0x4450
 #define DP_TDAT_VERSION		1
 
+/* The kernel's events/header_page (a printf format: the bytes of data
+ * in a page) and events/header_event, x86-64's. */
+extern const char dp_tdat_header_page_fmt[];
+extern const char dp_tdat_header_event[];
+
 /* The most CPUs a recording has (a record of a CPU past it is lost). */
 #define DP_TDAT_MAX_CPUS	4096
 
