@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A page: u64 timestamp, u64 commit (bytes of data, and the flags
  * below), then the data.  Each record is a 32-bit word, type_len in its
@@ -33,6 +34,23 @@ const char *dp_tdat_header_page(void);
 
 /* The first line of dprobe's option: "dprobe-recording VERSION". */
 #define DP_TDAT_MAGIC_WORD	"dprobe-recording"
+
+/* Little-endian words of a file's bytes, at any alignment. */
+static inline uint32_t tdat_get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t tdat_get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
 
 /* A set of (a, b) pairs, open addressing. */
 struct dp_pairset {

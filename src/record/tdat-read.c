@@ -589,22 +589,6 @@ void dp_tdat_symbolizer(struct dp_tdat *t, int tgid, struct dp_symbolizer *s)
 
 /* ---- records ---------------------------------------------------------- */
 
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* The next page of @c: 0, or -1 at its end. */
 static int page_load(struct dp_tdat *t, struct cursor *c, int cpu)
 {
@@ -624,8 +608,8 @@ static int page_load(struct dp_tdat *t, struct cursor *c, int cpu)
 			c->npages = 0;
 			return -1;
 		}
-		commit = get64(c->page + 8);
-		c->ts = get64(c->page);
+		commit = tdat_get64(c->page + 8);
+		c->ts = tdat_get64(c->page);
 		c->pos = 0;
 		c->end = commit & DP_RB_COMMIT_MASK;
 		if (c->end > DP_TDAT_PAGE_DATA ||
@@ -637,7 +621,7 @@ static int page_load(struct dp_tdat *t, struct cursor *c, int cpu)
 		}
 		if (commit & DP_RB_MISSED_EVENTS) {
 			unsigned long n = commit & DP_RB_MISSED_STORED ?
-				get64(c->page + DP_TDAT_PAGE_HEAD + c->end) :
+				tdat_get64(c->page + DP_TDAT_PAGE_HEAD + c->end) :
 				DP_LOST_UNKNOWN;
 
 			c->lost = c->lost_pending && c->lost != DP_LOST_UNKNOWN &&
@@ -663,14 +647,14 @@ static int cursor_advance(struct dp_tdat *t, struct cursor *c, int cpu)
 		if (c->pos + 4 > c->end)
 			continue;
 		d = c->page + DP_TDAT_PAGE_HEAD + c->pos;
-		head = get32(d);
+		head = tdat_get32(d);
 		type = head & 31;
 		delta = head >> 5;
 		if (type == DP_RB_TYPE_PADDING || type == DP_RB_TYPE_TIME_EXTEND ||
 		    type == DP_RB_TYPE_TIME_STAMP || type == 0) {
 			if (c->pos + 8 > c->end)
 				goto bad;
-			len = get32(d + 4);
+			len = tdat_get32(d + 4);
 		} else {
 			len = type * 4;
 		}
@@ -730,7 +714,7 @@ static void take_stack(struct dp_tdat *t, struct cursor *c, int cpu,
 		return;
 	if (rec_id(c->rec, c->rec_len) != DP_TDAT_STACK_ID || c->rec_len < 12)
 		return;
-	loc = get32(c->rec + 8);
+	loc = tdat_get32(c->rec + 8);
 	off = loc & 0xffff;
 	n = (loc >> 16) / 8;
 	if (n > DP_STACK_MAX)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "record/tdat-common.h"
 #include "record/tdat-reader.h"
 
 enum {
@@ -118,22 +119,6 @@ static int sec_parse(struct dp_tdat *t, uint64_t off,
 
 /* ---- options ----------------------------------------------------------- */
 
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* One option: 1 for the last of its section (then *@next: the next
  * section, 0 for none), 0 for another, -1 if it is not well formed. */
 static int option(struct dp_tdat *t, struct opts7 *o, uint16_t id,
@@ -144,18 +129,18 @@ static int option(struct dp_tdat *t, struct opts7 *o, uint16_t id,
 	case SEC_OPTIONS:
 		if (n < 8)
 			return -1;
-		*next = get64(p);
+		*next = tdat_get64(p);
 		return 1;
 	case SEC_EVENT_FORMATS:
 	case SEC_CMDLINES:
 		if (n >= 8)
 			*(id == SEC_CMDLINES ? &o->cmdlines : &o->formats) =
-				get64(p);
+				tdat_get64(p);
 		return 0;
 	case OPT_BUFFER:
 		/* the top instance's: the offset, then "" */
 		if (n > 9 && !p[8] && !o->buf) {
-			o->fly = get64(p);
+			o->fly = tdat_get64(p);
 			o->buf = malloc(n);
 			if (!o->buf)
 				return -1;
@@ -194,7 +179,7 @@ static int options(struct dp_tdat *t, struct opts7 *o, uint64_t off,
 		uint32_t n;
 
 		memcpy(&oid, data + at, 2);
-		n = get32(data + at + 2);
+		n = tdat_get32(data + at + 2);
 		if (n > len - at - 6 || (!n && oid == DP_TDAT_OPTION))
 			break;
 		ret = option(t, o, oid, data + at + 6, n, next, err, errlen);
@@ -276,7 +261,7 @@ static int rd_buffer(struct dp_tdat *t, const struct opts7 *o)
 	p = memchr(p, 0, (size_t)(end - p));	/* the clock */
 	if (!p || end - ++p < 8)
 		return -1;
-	ncpus = get32(p + 4);
+	ncpus = tdat_get32(p + 4);
 	p += 8;
 	if (ncpus > DP_TDAT_MAX_CPUS || (uint64_t)(end - p) < 20ull * ncpus)
 		return -1;
@@ -285,13 +270,13 @@ static int rd_buffer(struct dp_tdat *t, const struct opts7 *o)
 		return -1;
 	t->ncpus = 0;
 	for (uint32_t i = 0; i < ncpus; i++, p += 20) {
-		uint32_t cpu = get32(p);
+		uint32_t cpu = tdat_get32(p);
 
 		/* CPUs in order, as dprobe writes them */
 		if (cpu != i)
 			return -1;
 		t->ncpus = (int)i + 1;
-		if (cpu_chunks(t, &t->cpu[i], i, get64(p + 4), get64(p + 12)))
+		if (cpu_chunks(t, &t->cpu[i], i, tdat_get64(p + 4), tdat_get64(p + 12)))
 			return -1;
 	}
 	return 0;
