@@ -16,7 +16,8 @@
  * thread.name (comm), cpu.logical_number, the place (probe.ip, or
  * probe.func and probe.ret_ip for a return; probe.symbol and
  * probe.ret_symbol where --format json has sym and ret_sym), then every
- * field under its own name.  Dotted names cannot clash with a field's.
+ * field under its own name, and with --stack the user stack as
+ * code.stacktrace.  Dotted names cannot clash with a field's.
  *
  * Values follow the protocol's JSON mapping: keys in lowerCamelCase,
  * enums as numbers, 64-bit integers as decimal strings (intValue, the
@@ -320,6 +321,43 @@ static int put_body(struct otlp *x, FILE *f, const struct dp_event *ev,
 	return 0;
 }
 
+/*
+ * The user stack (--stack) as OpenTelemetry's code.stacktrace: one frame
+ * a line, innermost first, each as the `trace` text names it
+ * ("sym+0xoff/0xsize", the address in hex where no symbol covers it,
+ * "[bad frame]" where a walk stopped at one).
+ */
+static void put_stack(FILE *f, const struct dp_rec_meta *meta,
+		      const struct dp_trace_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *s;
+
+	if (!meta->stack || !meta->nstack || !(s = open_memstream(&buf, &len)))
+		return;
+	for (unsigned i = 0; i < meta->nstack && meta->stack[i]; i++) {
+		uint64_t ip = meta->stack[i], off, size;
+		const char *name;
+
+		if (i)
+			fputc('\n', s);
+		if (ip == DP_STACK_BAD_FRAME)
+			fputs(DP_STACK_BAD_FRAME_NAME, s);
+		else if (dp_out_lookup(o, ip, &name, &off, &size))
+			fprintf(s, "%s+0x%" PRIx64 "/0x%" PRIx64, name, off,
+				size);
+		else
+			fprintf(s, "0x%" PRIx64, ip);
+	}
+	if (!fclose(s)) {
+		put_key(f, "code.stacktrace", false);
+		put_strn(f, buf, len);
+		fputc_unlocked('}', f);
+	}
+	free(buf);
+}
+
 static void put_attrs(FILE *f, const struct dp_event *ev, const uint8_t *r,
 		      const struct dp_rec_meta *meta,
 		      const struct dp_trace_opts *o)
@@ -338,6 +376,7 @@ static void put_attrs(FILE *f, const struct dp_event *ev, const uint8_t *r,
 		if (fl->ptype || (ev->synth && fl->fclass == DP_FC_NUM))
 			put_field(f, ev, fl, r, o);
 	}
+	put_stack(f, meta, o);
 	fputs_unlocked("]}", f);
 }
 

@@ -293,6 +293,31 @@ Test(renderer, otlp_record)
 	free(got);
 }
 
+/* A record with a user stack: code.stacktrace, one frame a line, named
+ * as the trace text names them, a frame no symbol covers in hex. */
+Test(renderer, otlp_stack)
+{
+	static const uint64_t frames[3] = { 0x1004, 0x9999, DP_STACK_BAD_FRAME };
+	struct dp_rec_meta m = meta;
+	struct dp_renderer r;
+	struct fixed x;
+	struct cap c;
+	char *got;
+
+	fixed_init(&x);
+	m.stack = frames;
+	m.nstack = 3;
+	open_renderer(&r, &c, "otlp");
+	dp_render_begin(&r);
+	cr_expect_eq(dp_render_event(&r, &x.ev, x.rec, x.len, &m, &syms), 0);
+	dp_render_end(&r);
+	got = cap_close(&c);
+	cr_expect_not_null(strstr(got, "{\"key\":\"code.stacktrace\",\"value\":"
+		"{\"stringValue\":\"work+0x4/0x24\\n0x9999\\n[bad frame]\"}}]}"),
+		"%s", got);
+	free(got);
+}
+
 static unsigned count_lines(const char *s)
 {
 	unsigned n = 0;
