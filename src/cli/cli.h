@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "event/event.h"
+#include "output/output.h"
 #include "sym/resolve.h"
 
 /* Exit codes: 0 ok, 1 a definition (or filter) was rejected, 2 usage. */
@@ -42,6 +43,8 @@ int dp_cmd_trace(int argc, char **argv);
 int dp_cmd_stat(int argc, char **argv);
 int dp_cmd_record(int argc, char **argv);
 int dp_cmd_report(int argc, char **argv);
+/* --ts us|ns (trace's and report's): 0, or -1 after saying why. */
+int dp_cli_parse_ts(const char *arg, enum dp_ts_mode *ts);
 /* -o DIR of a format that writes a directory (--format ctf): made, or
  * an empty one taken; 0, or -1 after saying why. */
 int dp_cli_out_dir(const char *path);

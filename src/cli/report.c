@@ -104,12 +104,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			o->triggers[o->ntriggers++] = optarg;
 			break;
 		case OPT_TS:
-			if (strcmp(optarg, "us") && strcmp(optarg, "ns")) {
-				fprintf(stderr, "dprobe report: bad --ts '%s' "
-					"(us or ns)\n", optarg);
+			if (dp_cli_parse_ts(optarg, &o->ts))
 				return -1;
-			}
-			o->ts = strcmp(optarg, "ns") ? DP_TS_US : DP_TS_NS;
 			break;
 		case 'h':
 			dp_usage(stdout, "report");
@@ -231,7 +227,6 @@ static void one_record(struct report *rp, const struct dp_tdat_rec *r)
 		return;
 	}
 	if (ev->triggered) {
-		rp->trig.sym = &sym;
 		dp_cli_triggers_add(&rp->trig, ev, r->data, r->len, &m, &sym);
 		return;
 	}

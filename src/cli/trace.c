@@ -296,6 +296,19 @@ static int parse_format(const char *arg, struct trace_opts *o)
 	return -1;
 }
 
+int dp_cli_parse_ts(const char *arg, enum dp_ts_mode *ts)
+{
+	if (!strcmp(arg, "ns"))
+		*ts = DP_TS_NS;
+	else if (!strcmp(arg, "us"))
+		*ts = DP_TS_US;
+	else {
+		fprintf(stderr, "dprobe: bad --ts '%s' (us or ns)\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
 /* ftrace's buffer_size_kb, in bytes, with an optional K, M or G. */
 static int parse_size(const char *arg, uint64_t *out)
 {
@@ -445,15 +458,8 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		case OPT_DRY_RUN: o->dry_run = true; break;
 		case OPT_QUIET_TARGET: o->quiet_target = true; break;
 		case OPT_TS:
-			if (!strcmp(optarg, "ns")) {
-				o->ts = DP_TS_NS;
-			} else if (!strcmp(optarg, "us")) {
-				o->ts = DP_TS_US;
-			} else {
-				fprintf(stderr, "dprobe: bad --ts '%s' (us or "
-					"ns)\n", optarg);
+			if (dp_cli_parse_ts(optarg, &o->ts))
 				goto usage;
-			}
 			break;
 		case 'g': o->stack_all = true; break;
 		case OPT_CALL_GRAPH:

@@ -666,15 +666,20 @@ void tdat_out_sized(struct dp_tdat_writer *w, FILE *out, const char *s,
 	tdat_out_bytes(w, out, s, n);
 }
 
-static void out_head(struct dp_tdat_writer *w, FILE *out)
+void tdat_out_magic(struct dp_tdat_writer *w, FILE *out, const char *version)
 {
 	static const uint8_t magic[] = { 0x17, 0x08, 0x44 };
 
 	tdat_out_bytes(w, out, magic, 3);
 	tdat_out_bytes(w, out, "tracing", 7);
-	tdat_out_str(w, out, "6");
+	tdat_out_str(w, out, version);
 	tdat_out_bytes(w, out, "\0\x08", 2);		/* little endian, 8-byte long */
 	tdat_out32(w, out, DP_TDAT_PAGE);
+}
+
+static void out_head(struct dp_tdat_writer *w, FILE *out)
+{
+	tdat_out_magic(w, out, "6");
 	tdat_out_str(w, out, "header_page");
 	tdat_out_sized(w, out, dp_tdat_header_page(), true);
 	tdat_out_str(w, out, "header_event");

@@ -315,13 +315,7 @@ static void layout(struct dp_tdat_writer *w, struct layout *l)
 
 static void out_head(struct dp_tdat_writer *w, FILE *out)
 {
-	static const uint8_t magic[] = { 0x17, 0x08, 0x44 };
-
-	tdat_out_bytes(w, out, magic, 3);
-	tdat_out_bytes(w, out, "tracing", 7);
-	tdat_out_str(w, out, "7");
-	tdat_out_bytes(w, out, "\0\x08", 2);	/* little endian, 8-byte long */
-	tdat_out32(w, out, DP_TDAT_PAGE);
+	tdat_out_magic(w, out, "7");
 	tdat_out_str(w, out, "zstd");
 	tdat_out_str(w, out, ZSTD_versionString());
 	tdat_out64(w, out, head_size());	/* the options, next */

@@ -113,6 +113,9 @@ void tdat_out64(struct dp_tdat_writer *w, FILE *out, uint64_t v);
 void tdat_out_str(struct dp_tdat_writer *w, FILE *out, const char *s);
 void tdat_out_sized(struct dp_tdat_writer *w, FILE *out, const char *s,
 		    bool wide);
+/* A trace.dat's first bytes, of file @version ("6", "7"): the magic,
+ * little endian, 8-byte longs, the page size. */
+void tdat_out_magic(struct dp_tdat_writer *w, FILE *out, const char *version);
 void tdat_out_formats(struct dp_tdat_writer *w, FILE *out);
 /* What describes the pages to come, to the spill file before them. */
 void tdat_spill_meta_new(struct dp_tdat_writer *w);
