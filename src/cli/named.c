@@ -215,18 +215,23 @@ static bool split_name(const char *s, char *grp, size_t glen, char *name,
 
 /* ---- the output list ------------------------------------------------------- */
 
-static int lines_push(struct dp_cli_lines *l, char *line)
+int dp_cli_lines_push(struct dp_cli_lines *l, char *line)
 {
 	char **tmp;
 
 	if (!line)
 		return -ENOMEM;
-	tmp = realloc(l->v, (l->n + 1) * sizeof(*tmp));
+	/* the array doubles when n reaches a power of two: a glob's
+	 * thousands of lines are not copied once per line */
+	if (l->n & (l->n - 1))
+		goto room;
+	tmp = realloc(l->v, (l->n ? 2 * l->n : 1) * sizeof(*tmp));
 	if (!tmp) {
 		free(line);
 		return -ENOMEM;
 	}
 	l->v = tmp;
+room:
 	l->v[l->n++] = line;
 	return 0;
 }
@@ -275,7 +280,7 @@ static int expand_tracepoint(const struct dp_cli_objs *o, const char *grp,
 			      *args ? " " : "", args) < 0)
 		line = NULL;
 	free(args);
-	return lines_push(out, line);
+	return dp_cli_lines_push(out, line);
 }
 
 /* ---- SDT probes ----------------------------------------------------------- */
@@ -473,7 +478,7 @@ static int expand_sdt(const struct dp_cli_objs *o, const char *head,
 		argc = dargc;
 	}
 	for (size_t j = 0; !ret && j < ss.n; j++)
-		ret = lines_push(out, site_line(head, ss.v[j].path, &ss.v[j].p,
+		ret = dp_cli_lines_push(out, site_line(head, ss.v[j].path, &ss.v[j].p,
 						argv, argc, why, sizeof(why)));
 	if (ret && why[0])
 		fprintf(stderr, "dprobe: sdt_%s:%s: %s\n", prov, name, why);
@@ -561,7 +566,9 @@ int dp_cli_expand(const char *def, const struct dp_cli_objs *objs,
 		dp_argv_free(&a);
 		return ret;
 	default:
-		return lines_push(out, strdup(def));
+		if (dp_cli_names_glob(def))
+			return dp_cli_expand_glob(def, objs, out);
+		return dp_cli_lines_push(out, strdup(def));
 	}
 }
 

@@ -24,6 +24,7 @@
 
 #include "cli/cli.h"
 #include "cli/named.h"
+#include "cli/tracer.h"
 #include "cli/session.h"
 #include "cli/supervisor.h"
 #include "cli/triggers.h"
@@ -78,6 +79,9 @@ struct trace_opts {
 	bool force;
 	bool compress;		/* record --compress: version 7, zstd */
 	const char *recover;	/* record --recover FILE.part */
+	/* --tracer: function, function_graph (NULL: nop, events only) */
+	const struct dp_cli_tracer *tracer;
+	struct dp_cli_funcopts funcs;	/* --filter-func, --notrace-func */
 };
 
 struct trace_ctx {
@@ -243,7 +247,7 @@ enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PR
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
        OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_QUIET_TARGET, OPT_TS, OPT_STACK,
        OPT_FLAMEGRAPH, OPT_CALL_GRAPH, OPT_FORCE, OPT_RECOVER,
-       OPT_COMPRESS };
+       OPT_COMPRESS, OPT_TRACER, OPT_FILTER_FUNC, OPT_NOTRACE_FUNC };
 
 /*
  * --call-graph fp|dwarf[,SIZE], as perf record spells it: how stacks are
@@ -377,6 +381,9 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "compress", no_argument, NULL, OPT_COMPRESS },
 		{ "recover", required_argument, NULL, OPT_RECOVER },
+		{ "tracer", required_argument, NULL, OPT_TRACER },
+		{ "filter-func", required_argument, NULL, OPT_FILTER_FUNC },
+		{ "notrace-func", required_argument, NULL, OPT_NOTRACE_FUNC },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -478,9 +485,24 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 				o->stacks[o->nstacks++] = optarg;
 			break;
 		case OPT_FLAMEGRAPH: flame = optarg; break;
-		case OPT_FORCE: o->force = true; break;
+		case OPT_FORCE: o->force = dp_cli_glob_force = true; break;
 		case OPT_COMPRESS: o->compress = true; break;
 		case OPT_RECOVER: o->recover = optarg; break;
+		case OPT_TRACER:
+			if (dp_cli_tracer_by_name(optarg, &o->tracer)) {
+				fprintf(stderr, "dprobe: no tracer '%s' (%s)\n",
+					optarg, dp_cli_tracer_names());
+				goto usage;
+			}
+			break;
+		case OPT_FILTER_FUNC:
+			if (dp_cli_funcopt_add(&o->funcs.filter, optarg))
+				goto usage;
+			break;
+		case OPT_NOTRACE_FUNC:
+			if (dp_cli_funcopt_add(&o->funcs.notrace, optarg))
+				goto usage;
+			break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -531,7 +553,17 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			"name it with -o DIR\n", cmd, o->format->name);
 		goto usage;
 	}
-	if (!o->ndefs) {
+	if ((o->funcs.filter.n || o->funcs.notrace.n) && !o->tracer) {
+		fprintf(stderr, "dprobe %s: --filter-func and --notrace-func "
+			"choose a --tracer's functions\n", cmd);
+		goto usage;
+	}
+	if (o->tracer && o->kernel) {
+		fprintf(stderr, "dprobe %s: --tracer traces a process's "
+			"functions, not the kernel's\n", cmd);
+		goto usage;
+	}
+	if (!o->ndefs && !o->tracer) {
 		fprintf(stderr, "dprobe %s: no probe given (-e DEF)\n", cmd);
 		goto usage;
 	}
@@ -623,6 +655,19 @@ static int apply_syscalls(struct dp_registry *reg, const char *line)
 	return 1;
 }
 
+/* The objects of the program, looked at once. */
+static int load_objs(struct named *nm)
+{
+	int ret;
+
+	if (nm->loaded)
+		return 0;
+	ret = nm->o->cmd ? dp_cli_objs_of_binary(&nm->objs, nm->binary) :
+	      dp_cli_objs_of_pid(&nm->objs, nm->o->pids[0]);
+	nm->loaded = !ret;
+	return ret;
+}
+
 static int apply_line(struct dp_registry *reg, struct named *nm,
 		      const char *line)
 {
@@ -648,12 +693,9 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 	/* without the kernel: made from the target's syscall stops */
 	if (!strncmp(line, DP_SYSCALLS_GROUP ":", sizeof(DP_SYSCALLS_GROUP)))
 		return apply_syscalls(reg, line);
-	if (!nm->loaded && (dp_cli_names_event(line) ||
-			    dp_debugdef_needed(line))) {
-		ret = nm->o->cmd ? dp_cli_objs_of_binary(&nm->objs, nm->binary) :
-		      dp_cli_objs_of_pid(&nm->objs, nm->o->pids[0]);
-		nm->loaded = !ret;
-	}
+	if (dp_cli_names_event(line) || dp_cli_names_glob(line) ||
+	    dp_debugdef_needed(line))
+		ret = load_objs(nm);
 	if (ret || dp_cli_expand(line, &nm->objs, &l))
 		return 1;
 	for (size_t i = 0; i < l.n; i++) {
@@ -685,6 +727,28 @@ static int apply_line(struct dp_registry *reg, struct named *nm,
 			dp_error_clear(&e);
 		}
 		dp_debugdef_lines_free(t);
+	}
+	dp_cli_lines_free(&l);
+	return bad;
+}
+
+/* --tracer: its events on every function the filters select. */
+static int apply_tracer(struct dp_registry *reg, struct named *nm)
+{
+	struct dp_cli_lines l = { 0 };
+	int bad = 0;
+
+	if (load_objs(nm) || dp_cli_tracer_defs(nm->o->tracer, nm->binary,
+						&nm->objs, &nm->o->funcs, &l))
+		return 1;
+	for (size_t i = 0; i < l.n && !bad; i++) {
+		struct dp_error e = { 0 };
+
+		if (dp_registry_apply(reg, l.v[i], NULL, &e)) {
+			dp_error_print(&e, stderr);
+			bad++;
+		}
+		dp_error_clear(&e);
 	}
 	dp_cli_lines_free(&l);
 	return bad;
@@ -786,6 +850,8 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 	c->reg.resolve_priv = &res;
 	for (int i = 0; i < o->ndefs; i++)
 		bad |= apply_def(&c->reg, &nm, o->defs[i]);
+	if (o->tracer)
+		bad |= apply_tracer(&c->reg, &nm);
 	c->reg.resolve = NULL;
 	dp_cli_objs_free(&nm.objs);
 	dp_debugdef_free(nm.dbg);

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Functions by pattern (funcsel.h).  A file's function symbols are
+ * walked once in address order; each address is taken at most once
+ * (aliases such as memcpy and __memcpy are one function), under the
+ * first of its names a rule matches.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym/demangle.h"
+#include "sym/elf.h"
+#include "sym/funcsel.h"
+#include "util/util.h"
+
+static const char *const skip_names[DP_SKIP_N] = {
+	[DP_SKIP_NOTRACE] = "notrace",
+	[DP_SKIP_NOSIZE] = "no size",
+	[DP_SKIP_IFUNC] = "IFUNC resolver",
+	[DP_SKIP_RUNTIME] = "dprobe's runtime or the loader",
+	[DP_SKIP_TRAMPOLINE] = "entry or signal trampoline",
+	[DP_SKIP_NOTEXT] = "not in executable code",
+};
+
+const char *dp_func_skip_name(enum dp_func_skip why)
+{
+	return why < DP_SKIP_N ? skip_names[why] : "?";
+}
+
+bool dp_is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+bool dp_funcsel_mod_is(const char *module, const char *path)
+{
+	const char *b = dp_base_name(path);
+	size_t n = strlen(module);
+
+	if (!strcmp(module, path) || !strcmp(module, b))
+		return true;
+	/* "libc" for libc.so.6, "libsqlite3" for libsqlite3.so.0.8.6 */
+	return !strncmp(b, module, n) && !strncmp(b + n, ".so", 3);
+}
+
+/* One `[!]GLOB[:mod:MODULE]` word. */
+static int add_rule(struct dp_funcsel *s, const char *w, size_t len,
+		    char *err, size_t errlen)
+{
+	struct dp_funcrule r = { 0 }, *v;
+	const char *mod;
+	size_t glen;
+
+	if (*w == '!') {
+		r.neg = true;
+		w++;
+		len--;
+	}
+	mod = memmem(w, len, ":mod:", 5);
+	glen = mod ? (size_t)(mod - w) : len;
+	if (mod && mod + 5 == w + len) {
+		snprintf(err, errlen, "%.*s: no module after :mod:", (int)len, w);
+		return -EINVAL;
+	}
+	r.glob = glen ? strndup(w, glen) : strdup("*");
+	r.mod = mod ? strndup(mod + 5, (size_t)(w + len - mod - 5)) : NULL;
+	v = realloc(s->v, (s->n + 1) * sizeof(*v));
+	if (!r.glob || (mod && !r.mod) || !v) {
+		free(r.glob);
+		free(r.mod);
+		if (v)
+			s->v = v;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->v = v;
+	s->v[s->n++] = r;
+	return 0;
+}
+
+int dp_funcsel_add(struct dp_funcsel *s, const char *line, char *err,
+		   size_t errlen)
+{
+	const char *sep = " \t\n,";
+
+	for (const char *p = line + strspn(line, sep); *p;
+	     p += strspn(p, sep)) {
+		size_t len = strcspn(p, sep);
+		int ret;
+
+		if (len == 1 && *p == '!') {
+			snprintf(err, errlen, "'!' without a function");
+			return -EINVAL;
+		}
+		ret = add_rule(s, p, len, err, errlen);
+		if (ret)
+			return ret;
+		p += len;
+	}
+	return 0;
+}
+
+void dp_funcsel_free(struct dp_funcsel *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].glob);
+		free(s->v[i].mod);
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Whether rule @r is about file @path (@main: the program). */
+static bool rule_covers(const struct dp_funcrule *r, const char *path,
+			bool main)
+{
+	return r->mod ? dp_funcsel_mod_is(r->mod, path) : main;
+}
+
+/* @name (length @len, no version) against @glob, and a C++ name's
+ * demangled form without its parameters ("ns::cls::*"). */
+static bool name_matches(const char *glob, const char *name, size_t len)
+{
+	char buf[512];
+	char *dm;
+	bool hit;
+
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	if (!fnmatch(glob, buf, 0))
+		return true;
+	if (strncmp(buf, "_Z", 2) || !strstr(glob, "::"))
+		return false;
+	dm = dp_demangle(buf, false);
+	hit = dm && !fnmatch(glob, dm, 0);
+	free(dm);
+	return hit;
+}
+
+/* The verdict of @s's rules on one name: +1 in, -1 out, 0 not named. */
+static int verdict(const struct dp_funcsel *s, const char *path, bool main,
+		   const char *name, size_t len)
+{
+	int v = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct dp_funcrule *r = &s->v[i];
+
+		if (!rule_covers(r, path, main) || (r->neg ? v < 0 : v > 0))
+			continue;
+		if (name_matches(r->glob, name, len))
+			v = r->neg ? -1 : 1;
+	}
+	return v;
+}
+
+static bool has_positive_rule(const struct dp_funcsel *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->v[i].neg)
+			return true;
+	return false;
+}
+
+/* Code that must not be probed whatever the rules say. */
+static int unsafe(const struct dp_elf *e, const struct dp_elf_sym *s,
+		  bool runtime)
+{
+	static const char *const stubs[] = { "_start", "__restore_rt",
+					     "_dl_start", "_dl_start_user" };
+
+	if (runtime)
+		return DP_SKIP_RUNTIME;
+	if (s->type == STT_GNU_IFUNC)
+		return DP_SKIP_IFUNC;
+	for (size_t i = 0; i < sizeof(stubs) / sizeof(stubs[0]); i++)
+		if (s->base_len == strlen(stubs[i]) &&
+		    !strncmp(s->name, stubs[i], s->base_len))
+			return DP_SKIP_TRAMPOLINE;
+	if (!s->size)
+		return DP_SKIP_NOSIZE;
+	if (!dp_elf_vaddr_is_exec(e, s->value) ||
+	    !dp_elf_vaddr_is_exec(e, s->value + s->size - 1))
+		return DP_SKIP_NOTEXT;
+	return -1;
+}
+
+/* dprobe's agent and the dynamic loader run the probes: never probed. */
+static bool is_runtime(const char *path)
+{
+	const char *b = dp_base_name(path);
+
+	return !strncmp(b, "libdprobe.so", 12) || !strncmp(b, "ld-linux", 8);
+}
+
+static int push(struct dp_funclist *l, size_t *cap, const char *path,
+		const struct dp_elf *e, const struct dp_elf_sym *s)
+{
+	struct dp_elf_sym one;
+	struct dp_func *f;
+	char *name;
+
+	if (l->n == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		struct dp_func *v = realloc(l->v, c * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		*cap = c;
+	}
+	name = strndup(s->name, s->base_len);
+	if (!name)
+		return -ENOMEM;
+	f = &l->v[l->n++];
+	f->path = path;
+	f->name = name;
+	f->vaddr = s->value;
+	f->size = s->size;
+	f->unique = !dp_elf_lookup(e, name, &one) && one.value == s->value;
+	return 0;
+}
+
+/* The functions of one file. */
+static int select_file(struct dp_funclist *l, size_t *cap, const char *path,
+		       bool main, const struct dp_funcsel *filter,
+		       const struct dp_funcsel *notrace, bool all)
+{
+	bool runtime = is_runtime(path);
+	uint64_t last = UINT64_MAX;
+	struct dp_elf *e;
+	int ret = dp_elf_open(path, &e);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; !ret && i < dp_elf_nsyms(e); i++) {
+		const struct dp_elf_sym *s = dp_elf_sym(e, i);
+		int v, why;
+
+		if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) ||
+		    s->value == last)
+			continue;
+		v = verdict(filter, path, main, s->name, s->base_len);
+		if (v < 0 || (v == 0 && !(all && main)))
+			continue;
+		last = s->value;
+		l->matched++;
+		why = unsafe(e, s, runtime);
+		if (why < 0 && verdict(notrace, path, main, s->name,
+				       s->base_len) > 0)
+			why = DP_SKIP_NOTRACE;
+		if (why >= 0)
+			l->skipped[why]++;
+		else
+			ret = push(l, cap, path, e, s);
+	}
+	dp_elf_close(e);
+	return ret;
+}
+
+/* Whether any rule of @s is about file @path. */
+static bool names_file(const struct dp_funcsel *s, const char *path,
+		       bool main)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (rule_covers(&s->v[i], path, main))
+			return true;
+	return false;
+}
+
+int dp_funcs_select(const char *const *paths, size_t npaths,
+		    const struct dp_funcsel *filter,
+		    const struct dp_funcsel *notrace,
+		    struct dp_funclist *out, char *err, size_t errlen)
+{
+	bool all = !has_positive_rule(filter);
+	size_t cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < npaths; i++) {
+		bool main = i == 0;
+		int ret;
+
+		if (!(all && main) && !names_file(filter, paths[i], main))
+			continue;
+		ret = select_file(out, &cap, paths[i], main, filter, notrace,
+				  all);
+		if (ret) {
+			snprintf(err, errlen, "%s: %s", paths[i],
+				 ret == -ENOMEM ? strerror(ENOMEM) :
+				 dp_elf_strerror());
+			dp_funclist_free(out);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void dp_funclist_free(struct dp_funclist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].name);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
