@@ -24,6 +24,7 @@ static const char *const skip_names[DP_SKIP_N] = {
 	[DP_SKIP_RUNTIME] = "dprobe's runtime or the loader",
 	[DP_SKIP_TRAMPOLINE] = "entry or signal trampoline",
 	[DP_SKIP_NOTEXT] = "not in executable code",
+	[DP_SKIP_NOTENTRY] = "not a function entry (.cold part)",
 };
 
 const char *dp_func_skip_name(enum dp_func_skip why)
@@ -185,6 +186,10 @@ static int unsafe(const struct dp_elf *e, const struct dp_elf_sym *s,
 			return DP_SKIP_TRAMPOLINE;
 	if (!s->size)
 		return DP_SKIP_NOSIZE;
+	/* jumped to from its function's body: a return probe there would
+	 * take whatever is on the stack for a return address */
+	if (memmem(s->name, s->base_len, ".cold", 5))
+		return DP_SKIP_NOTENTRY;
 	if (!dp_elf_vaddr_is_exec(e, s->value) ||
 	    !dp_elf_vaddr_is_exec(e, s->value + s->size - 1))
 		return DP_SKIP_NOTEXT;

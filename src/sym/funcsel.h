@@ -30,6 +30,8 @@ enum dp_func_skip {
 	DP_SKIP_RUNTIME,	/* dprobe's own agent or the loader */
 	DP_SKIP_TRAMPOLINE,	/* a signal return or entry stub, not a call */
 	DP_SKIP_NOTEXT,		/* not in an executable section of the file */
+	DP_SKIP_NOTENTRY,	/* a part of a function jumped to, never
+				 * called (GCC's foo.cold) */
 	DP_SKIP_N
 };
 
