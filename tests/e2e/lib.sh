@@ -20,7 +20,7 @@
 # Extra compiler arguments per program (the rest is "-g -$LEVEL").
 prog_flags() {
 	case $1 in
-	threads | busy | stackends) echo "-pthread" ;;
+	threads | busy | stackends | fgraph) echo "-pthread" ;;
 	dl) echo "-ldl" ;;
 	stack | stackbad | unwindfp) echo "-fno-omit-frame-pointer" ;;
 	unwind) echo "-fomit-frame-pointer" ;;

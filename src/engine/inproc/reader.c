@@ -174,10 +174,11 @@ static const char *comm_of(struct ip_proc *p, unsigned ring, int tid)
 		return NULL;
 	if (c->comm[0] && p->pass_ns - c->read_ns < COMM_FRESH_NS)
 		return c->comm;
-	if (read_comm(p->pid, tid, c->comm)) {
-		c->read_ns = p->pass_ns;
+	/* a thread that has exited is not looked for again at each of its
+	 * records (a reader draining after the exit would open() per record) */
+	c->read_ns = p->pass_ns;
+	if (read_comm(p->pid, tid, c->comm))
 		return c->comm;
-	}
 	if (c->comm[0])
 		return c->comm;
 	r = dp_ring_get(&p->rings, ring);

@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The function_graph tracer's cost per call, against uftrace's, on one
+# call-heavy program: bench/fgraph_bench.c (13 calls a round over five
+# small functions, the loop timed by the program itself).
+#
+#   sh bench/fgraph.sh [DPROBE]        (DPROBE default: build/dprobe)
+#
+# Rows, each the median of BENCH_REPEATS (default 3) runs of N rounds
+# (BENCH_N, default 200000: 2.6 M calls), every function traced on entry
+# and return:
+#   base   the program untraced (-O2); basen, basef: the -pg builds
+#          below untraced (the entry nops; gprof's mcount)
+#   dg     dprobe record --tracer function_graph, default buffer (1 MiB
+#          a thread: records the reader could not keep up with are lost,
+#          and counted)
+#   dgb    the same with --buffer-size for every record (none lost)
+#   dgf    dprobe, the -pg -mfentry -mnop-mcount build: the probes go on
+#          the compiler's entry nops (--buffer-size for every record)
+#   ud     uftrace record -P . (dynamic patching, the -O2 build)
+#   up     uftrace record of the -pg build (mcount)
+# For each: the loop's ns per call, the overhead per call over base (for
+# the -pg build, over that build untraced), the events kept and lost.
+# uftrace keeps every record (it waits for its writer).  The CPU's
+# clock features are printed first: the agent's cost per hit depends on
+# them.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+DPROBE=${1:-$here/../build/dprobe}
+case $DPROBE in /*) ;; *) DPROBE=$(pwd)/$DPROBE ;; esac
+N=${BENCH_N:-200000}
+REPEATS=${BENCH_REPEATS:-3}
+CALLS=$((N * 13))
+
+tmp=$(mktemp -d /tmp/dpfgbench.XXXXXX) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+src=$here/fgraph_bench.c
+gcc -g -O2 -o "$tmp/fb" "$src" || exit 2
+# -mnop-mcount needs code that is not position-independent
+gcc -g -O2 -pg -mfentry -mnop-mcount -fno-pie -no-pie -o "$tmp/fb-fentry" \
+	"$src" || exit 2
+gcc -g -O2 -pg -o "$tmp/fb-pg" "$src" || exit 2
+
+lib=$(dirname "$DPROBE")
+if gcc -O2 -o "$tmp/agent_clock" "$here/agent_clock.c" -ldl 2>/dev/null; then
+	"$tmp/agent_clock" "$lib/libdprobe.so" 2>&1
+fi
+echo "cpu flags: $(grep -o -w -E 'rdtscp|rdpid|constant_tsc' /proc/cpuinfo |
+	sort -u | tr '\n' ' ')"
+echo "machine: $(nproc) CPUs, $(uname -r); $N rounds ($CALLS calls)," \
+	"median of $REPEATS"
+have_uftrace=1
+command -v uftrace >/dev/null 2>&1 || have_uftrace=0
+big=$((CALLS * 2 * 48 / 1048576 + 1))M
+
+# run ID -> "loop_ns events lost" of one run
+run() {
+	rm -rf "$tmp/rec.dat" "$tmp/ufd"
+	case $1 in
+	base) "$tmp/fb" "$N" >"$tmp/out"; echo "$(cut -d' ' -f1 "$tmp/out") 0 0"
+		return ;;
+	basen) "$tmp/fb-fentry" "$N" >"$tmp/out"
+		echo "$(cut -d' ' -f1 "$tmp/out") 0 0"; return ;;
+	basef) (cd "$tmp" && "$tmp/fb-pg" "$N") >"$tmp/out" 2>/dev/null
+		echo "$(cut -d' ' -f1 "$tmp/out") 0 0"; return ;;
+	dg) set -- "$tmp/fb" ;;
+	dgb) set -- --buffer-size "$big" "$tmp/fb" ;;
+	dgf) set -- --buffer-size "$big" "$tmp/fb-fentry" ;;
+	ud|up)
+		[ "$1" = ud ] && set -- -P . "$tmp/fb" || set -- "$tmp/fb-pg"
+		(cd "$tmp" && uftrace record -d "$tmp/ufd" "$@" "$N") \
+			>"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
+		echo "$(cut -d' ' -f1 "$tmp/out") $CALLS 0"
+		return ;;
+	esac
+	bin=$(eval echo "\${$#}")
+	opts=
+	[ $# -gt 1 ] && opts="$1 $2"
+	# shellcheck disable=SC2086  # opts is two words or none
+	"$DPROBE" record --engine agent --tracer function_graph $opts \
+		-o "$tmp/rec.dat" -- "$bin" "$N" >"$tmp/out" 2>"$tmp/err" ||
+		{ cat "$tmp/err" >&2; return 1; }
+	sum=$(sed -n 's/^dprobe: \([0-9]*\) events, 0 filtered, [0-9]* missed, \([0-9]*\) lost$/\1 \2/p' \
+		"$tmp/err")
+	echo "$(cut -d' ' -f1 "$tmp/out") $sum"
+}
+
+ids="base basen basef dg dgb dgf"
+[ $have_uftrace = 1 ] && ids="$ids ud up"
+: >"$tmp/rows"
+for id in $ids; do
+	: >"$tmp/samples"
+	for _ in $(seq "$REPEATS"); do
+		run "$id" >>"$tmp/samples" || exit 1
+	done
+	echo "$id $(sort -n -k1 "$tmp/samples" |
+		sed -n "$(( (REPEATS + 1) / 2 ))p")" >>"$tmp/rows"
+done
+
+echo
+echo "| id | case | ns/call | overhead ns/call | events | lost |"
+echo "| --- | --- | ---: | ---: | ---: | ---: |"
+awk -v calls="$CALLS" '
+	{ ns[$1] = $2; ev[$1] = $3; lost[$1] = $4; order[NR] = $1 }
+	END {
+		name["base"] = "untraced (-O2)"
+		name["basen"] = "untraced, the -pg -mfentry -mnop-mcount build"
+		name["basef"] = "untraced, the -pg build (gprof mcount)"
+		name["dg"] = "dprobe record --tracer function_graph, default buffer"
+		name["dgb"] = "dprobe, --buffer-size for every record"
+		name["dgf"] = "dprobe on the -pg -mfentry -mnop-mcount build"
+		name["ud"] = "uftrace record -P . (dynamic)"
+		name["up"] = "uftrace record, the -pg build"
+		for (i = 1; i <= NR; i++) {
+			id = order[i]
+			b = id == "up" ? ns["basef"] : id == "dgf" ? ns["basen"] : ns["base"]
+			ovh = (id ~ /^base/) ? "-" : sprintf("%.1f", (ns[id] - b) / calls)
+			printf "| %s | %s | %.1f | %s | %d | %d |\n", id, name[id],
+				ns[id] / calls, ovh, ev[id], lost[id]
+		}
+		if ("ud" in ns && "dgb" in ns)
+			printf "\nuftrace -P . / dprobe (every record kept): %.1fx\n",
+				(ns["ud"] - ns["base"]) / (ns["dgb"] - ns["base"])
+	}' "$tmp/rows"
+[ $have_uftrace = 1 ] || echo "uftrace rows n/a: uftrace is not installed"
