@@ -6,7 +6,9 @@
  * both.  libdprobe must put the real return addresses back before it does
  * (the throw would otherwise end in std::terminate), count the dropped
  * returns as missed, and keep tracing the calls that return.  Also a
- * catch inside a probed function, and a rethrow.
+ * catch inside a probed function (whose own return is still reported:
+ * the catch hijacks it again), and a rethrow from a catch (the frame
+ * hijacked again at the catch is put back again for the rethrow).
  */
 #include <stdexcept>
 
@@ -95,12 +97,16 @@ int main()
 	CHECK_EQ(last, 21);
 	END();
 
-	BEGIN("a catch inside a kretprobe'd function");
+	BEGIN("a catch inside a kretprobe'd function: its own return reported");
 	CHECK_EQ(register_kretprobe(&rc), 0);
 	rets = 0;
+	/* middle's and thrower's returns are dropped; the catch gives
+	 * catcher's back its return probe (__cxa_begin_catch) */
 	CHECK_EQ(catcher(3), -1);
+	CHECK_EQ(rets, 1);
+	CHECK_EQ(last, -1);
 	CHECK_EQ(catcher(4), 41);
-	CHECK_EQ(rets, 3);
+	CHECK_EQ(rets, 4);
 	CHECK_EQ(last, 41);
 	END();
 

@@ -69,6 +69,10 @@ struct dp_tls {
 	int tid;			/* gettid(), once known */
 	struct kprobe *cur;		/* kprobe_running() */
 	struct kretprobe_instance *ri;	/* calls in flight, newest first */
+	/* calls in flight when an exception started unwinding, their
+	 * return addresses put back, newest first: hijacked again at the
+	 * catch for those whose frames it did not unwind (rethook.c) */
+	struct kretprobe_instance *suspended;
 	bool segv_blocked;		/* the probed code blocks SIGSEGV/BUS */
 	int prog_fault;			/* in the program's SIGSEGV/BUS handler */
 	ucontext_t *uc;			/* the trap's context, in pre handlers */
@@ -515,7 +519,9 @@ DP_HIDDEN int dp_kretprobe_pre(struct kprobe *kp, struct pt_regs *regs);
 /* Called by the trampoline; returns the real return address. */
 DP_HIDDEN uint64_t dp_kretprobe_handler(struct pt_regs *regs);
 /* Put back every hijacked return address of this thread (unwinding). */
-DP_HIDDEN void dp_kretprobe_unhijack_thread(void);
+DP_HIDDEN void dp_kretprobe_unhijack_thread(bool forced);
+/* A catch handler begins (__cxa_begin_catch) with the stack at @sp. */
+DP_HIDDEN void dp_kretprobe_rehijack_thread(uint64_t sp);
 /* @ret read from the return-address slot at @slot: the real return
  * address if it is our trampoline and this thread has that call in
  * flight, else @ret (the hit path: no call, no lock). */

@@ -8,8 +8,10 @@
  * address is undefined), so libdprobe puts a kprobe of its own on
  * _Unwind_RaiseException and _Unwind_ForcedUnwind in every loaded object
  * that has them: when a thread starts unwinding, all of its hijacked
- * return addresses are put back first and their instances dropped
- * (counted in nmissed).  An unwinder loaded later (libgcc_s dlopen()ed by
+ * return addresses are put back first and their instances set aside;
+ * a third, on __cxa_begin_catch, hijacks again those whose frames the
+ * catch did not unwind (the catching function and its callers), and
+ * the others are dropped (counted in nmissed).  An unwinder loaded later (libgcc_s dlopen()ed by
  * the first pthread_cancel) is hooked at the next register_kretprobe().
  * The int3 is in the unwinder's own code, so every way in is covered
  * (__cxa_throw, __cxa_rethrow, pthread_exit...), with or without
@@ -32,7 +34,8 @@
 #include "engine/agent/agent.h"
 
 static struct kretprobe_holder *dead;
-static struct kprobe unwind_kps[8];
+#define MAX_UNWIND_HOOKS 12
+static struct kprobe unwind_kps[MAX_UNWIND_HOOKS];
 static int n_unwind;
 
 /* ---- unwinding ------------------------------------------------------------ */
@@ -41,7 +44,22 @@ static int unwind_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	(void)p;
 	(void)regs;
-	dp_kretprobe_unhijack_thread();
+	dp_kretprobe_unhijack_thread(false);
+	return 0;
+}
+
+static int forced_unwind_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	(void)p;
+	(void)regs;
+	dp_kretprobe_unhijack_thread(true);
+	return 0;
+}
+
+static int catch_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	(void)p;
+	dp_kretprobe_rehijack_thread(regs->sp);
 	return 0;
 }
 
@@ -59,26 +77,32 @@ static bool unwind_hooked(uint64_t addr)
  */
 static void hook_unwinders(void)
 {
-	static const char *const names[] = {
-		"_Unwind_RaiseException", "_Unwind_ForcedUnwind",
+	static const struct {
+		const char *name;
+		kprobe_pre_handler_t pre;
+	} hooks[] = {
+		{ "_Unwind_RaiseException", unwind_pre },
+		{ "_Unwind_ForcedUnwind", forced_unwind_pre },
+		/* where a C++ catch handler begins: the unwinding is over */
+		{ "__cxa_begin_catch", catch_pre },
 	};
 	static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
 	uint64_t addrs[4];
 	int n;
 
 	pthread_mutex_lock(&hook_lock);
-	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+	for (size_t k = 0; k < sizeof(hooks) / sizeof(hooks[0]); k++) {
 		dp_lock();
-		n = dp_sym_lookup_all(names[k], addrs, 4);
+		n = dp_sym_lookup_all(hooks[k].name, addrs, 4);
 		dp_unlock();
-		for (int i = 0; i < n && n_unwind < 8; i++) {
+		for (int i = 0; i < n && n_unwind < MAX_UNWIND_HOOKS; i++) {
 			struct kprobe *kp = &unwind_kps[n_unwind];
 
 			if (unwind_hooked(addrs[i]))
 				continue;
 			memset(kp, 0, sizeof(*kp));
 			kp->addr = (kprobe_opcode_t *)(uintptr_t)addrs[i];
-			kp->pre_handler = unwind_pre;
+			kp->pre_handler = hooks[k].pre;
 			if (!dp_register(kp, false))
 				n_unwind++;
 		}

@@ -45,6 +45,8 @@
  *     functions live on several of them at once are not supported.
  *   - C++ exceptions and thread cancellation unwind through the return
  *     addresses: see dp_kretprobe_unhijack_thread() and kretprobe.c.
+ *     The calls a C++ catch did not unwind get their return probes back
+ *     when it begins (dp_kretprobe_rehijack_thread()).
  *
  * Like hit.c, nothing here calls a library function.
  */
@@ -427,16 +429,103 @@ uint64_t dp_kretprobe_handler(struct pt_regs *regs)
 
 /* ---- unwinding ------------------------------------------------------------ */
 
-void dp_kretprobe_unhijack_thread(void)
+/* Every instance of @list dropped (counted in nmissed). */
+static void drop_all(struct kretprobe_instance **list)
 {
 	struct kretprobe_instance *ri;
 
+	while ((ri = *list)) {
+		*list = ri->__next;
+		drop(ri);
+	}
+}
+
+/*
+ * An unwinder starts: it must find the real return addresses, so each is
+ * put back.  The instances are kept aside (dp_tls.suspended), newest
+ * first, for the catch to take back those whose frames it did not
+ * unwind; a forced unwind (thread cancellation, pthread_exit) has no
+ * catch that ends it, and an unwinding that begins while another's
+ * instances are still aside (a throw inside a destructor run by the
+ * unwinding) must not let the inner catch hijack frames that the outer
+ * unwinding has still to walk: in both cases the instances aside are
+ * dropped.
+ */
+void dp_kretprobe_unhijack_thread(bool forced)
+{
+	struct kretprobe_instance *ri, **tail;
+
+	drop_all(&dp_tls.suspended);
+	tail = &dp_tls.suspended;
 	while ((ri = dp_tls.ri)) {
 		uint64_t cur;
 
 		dp_tls.ri = ri->__next;
 		if (!dp_copy_nofault(&cur, ri->fp, sizeof(cur)) && hijacked(cur))
 			dp_copy_nofault(ri->fp, &ri->ret_addr, sizeof(cur));
-		drop(ri);
+		ri->__next = NULL;
+		*tail = ri;
+		tail = &ri->__next;
 	}
+	if (forced)
+		drop_all(&dp_tls.suspended);
+}
+
+/*
+ * May @ri, aside since the unwinding began, be hijacked again at a catch
+ * whose stack pointer is @sp?  Its frame must be above @sp on the same
+ * stack (below it, the unwinding removed it), its slot must still hold
+ * the return address put back, and its return probe must still be
+ * registered.
+ */
+static bool resumable(struct altstack *a, const struct kretprobe_instance *ri,
+		      uint64_t sp)
+{
+	uint64_t fp = (uint64_t)(uintptr_t)ri->fp, cur;
+
+	if (fp <= sp || stack_domain(a, fp) != stack_domain(a, sp))
+		return false;
+	if (dp_copy_nofault(&cur, ri->fp, sizeof(cur)) ||
+	    cur != (uint64_t)(uintptr_t)ri->ret_addr)
+		return false;
+	return __atomic_load_n(&ri->rph->rp, __ATOMIC_ACQUIRE) != NULL;
+}
+
+/*
+ * A catch handler begins: the unwinding is over, and the calls whose
+ * frames are still there (the catching function and its callers) get
+ * their return probes back, so that their returns are reported.  Only
+ * when no call is in flight below them: calls made since the unwinding
+ * began (destructors) have all returned by the time a catch begins, and
+ * anything else is left as it was (dropped, as without this).
+ */
+void dp_kretprobe_rehijack_thread(uint64_t sp)
+{
+	const uint64_t tramp = (uint64_t)(uintptr_t)dp_kretprobe_trampoline;
+	struct altstack alt = { 0, 0, false };
+	struct kretprobe_instance *ri, *keep = NULL, **tail = &keep;
+	struct kretprobe_instance *last = NULL;
+
+	drop_stale(sp, 0);
+	if (dp_tls.ri) {
+		drop_all(&dp_tls.suspended);
+		return;
+	}
+	while ((ri = dp_tls.suspended)) {
+		bool chained = last && last->fp == ri->fp;
+
+		dp_tls.suspended = ri->__next;
+		/* a call chained by a tail call shares its slot, hijacked
+		 * already for the newer one */
+		if (!chained && (!resumable(&alt, ri, sp) ||
+				 dp_store_nofault((uint64_t *)ri->fp, tramp))) {
+			drop(ri);
+			continue;
+		}
+		last = ri;
+		ri->__next = NULL;
+		*tail = ri;
+		tail = &ri->__next;
+	}
+	dp_tls.ri = keep;
 }
