@@ -9,7 +9,6 @@
  * leaves out, and counts, the ones that cannot be probed safely.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,32 +152,6 @@ int dp_cli_funcs_checked(const char *what, const struct dp_funclist *l)
 	return 0;
 }
 
-/*
- * The place of @f as a definition names it: its name where that is one
- * address, else its file offset (two static functions of one name).
- */
-int dp_cli_func_place(const struct dp_func *f, const char *mod, size_t modlen,
-		      char *buf, size_t len)
-{
-	struct dp_elf *e;
-	uint64_t off;
-	int ret;
-
-	if (f->unique) {
-		snprintf(buf, len, "%.*s%s%s", (int)modlen, mod ? mod : "",
-			 mod ? ":" : "", f->name);
-		return 0;
-	}
-	ret = dp_elf_open(f->path, &e);
-	if (ret)
-		return ret;
-	ret = dp_elf_vaddr_to_off(e, f->vaddr, &off);
-	dp_elf_close(e);
-	if (!ret)
-		snprintf(buf, len, "%s:0x%" PRIx64, f->path, off);
-	return ret;
-}
-
 static int expand(const struct globdef *g, const struct dp_funclist *l,
 		  struct dp_cli_lines *out)
 {
@@ -187,7 +160,7 @@ static int expand(const struct globdef *g, const struct dp_funclist *l,
 	for (size_t i = 0; i < l->n; i++) {
 		char *line;
 
-		if (dp_cli_func_place(&l->v[i], g->mod, g->mod_len, place,
+		if (dp_func_place(&l->v[i], g->mod, g->mod_len, place,
 				      sizeof(place)))
 			continue;
 		if (asprintf(&line, "%.*s %s%s%s", (int)g->head_len, g->head,

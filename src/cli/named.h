@@ -47,7 +47,6 @@ int dp_cli_lines_push(struct dp_cli_lines *l, char *line);
  * name the kernel generates; `p:grp/evt GLOB` one event with a probe on
  * each.  dp_cli_expand() calls dp_cli_expand_glob() for them.
  */
-struct dp_func;
 struct dp_funclist;
 bool dp_cli_names_glob(const char *def);
 int dp_cli_expand_glob(const char *def, const struct dp_cli_objs *objs,
@@ -58,10 +57,7 @@ extern bool dp_cli_glob_force;
  * skipped, by reason, on stderr ("WHAT: N functions, K skipped (...)"). */
 int dp_cli_funcs_checked(const char *what, const struct dp_funclist *l);
 void dp_cli_funcs_summary(const char *what, const struct dp_funclist *l);
-/* @f's place in a definition: [MOD:]NAME, or PATH:0xOFFSET for a name
- * that is several functions of its file. */
-int dp_cli_func_place(const struct dp_func *f, const char *mod,
-		      size_t modlen, char *buf, size_t len);
+
 
 /* `dprobe list`'s named events of one file: "  NAME  [Tracepoint event]". */
 void dp_cli_list_named(const char *path, const char *glob, FILE *out);

@@ -80,7 +80,7 @@ struct trace_opts {
 	bool compress;		/* record --compress: version 7, zstd */
 	const char *recover;	/* record --recover FILE.part */
 	/* --tracer: function, function_graph (NULL: nop, events only) */
-	const struct dp_cli_tracer *tracer;
+	const struct dp_tracer *tracer;
 	struct dp_cli_funcopts funcs;	/* --filter-func, --notrace-func */
 };
 
@@ -489,9 +489,9 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		case OPT_COMPRESS: o->compress = true; break;
 		case OPT_RECOVER: o->recover = optarg; break;
 		case OPT_TRACER:
-			if (dp_cli_tracer_by_name(optarg, &o->tracer)) {
+			if (dp_tracer_by_name(optarg, &o->tracer)) {
 				fprintf(stderr, "dprobe: no tracer '%s' (%s)\n",
-					optarg, dp_cli_tracer_names());
+					optarg, dp_tracer_list());
 				goto usage;
 			}
 			break;

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ftrace's tracers on a user process (tracer.c): `--tracer function`
- * and `--tracer function_graph` are probes on every function the
- * filters select (set_ftrace_filter / set_ftrace_notrace), made as
- * events of the `ftrace` group that their renderer prints the way the
- * kernel's tracer does.  A tracer is a row of a table: its events, as
- * definitions with the place left to fill, and its renderer's name.
+ * `dprobe trace --tracer function|function_graph` (tracer.c): the
+ * tracer's events (sym/tracer.h) on every function of the program that
+ * --filter-func and --notrace-func select, in the words of ftrace's
+ * set_ftrace_filter and set_ftrace_notrace.
  */
 #ifndef DPROBE_CLI_TRACER_H
 #define DPROBE_CLI_TRACER_H
@@ -14,17 +12,7 @@
 
 #include "cli/named.h"
 #include "sym/funcsel.h"
-
-/* The group of the tracers' events (the kernel's is `ftrace` too). */
-#define DP_TRACER_GROUP "ftrace"
-
-struct dp_cli_tracer;
-
-/* The tracer called @name ("nop" is none: NULL with 0); -1 if unknown. */
-int dp_cli_tracer_by_name(const char *name, const struct dp_cli_tracer **t);
-/* "function, function_graph, nop" for messages. */
-const char *dp_cli_tracer_names(void);
-const char *dp_cli_tracer_name(const struct dp_cli_tracer *t);
+#include "sym/tracer.h"
 
 /* What the command line says of the functions a tracer is on. */
 struct dp_cli_funcopts {
@@ -44,7 +32,7 @@ void dp_cli_funcopts_free(struct dp_cli_funcopts *f);
  * (@binary first, the program) that @f selects, appended to @out; the
  * functions skipped are said on stderr, by reason.  0, or -errno said.
  */
-int dp_cli_tracer_defs(const struct dp_cli_tracer *t, const char *binary,
+int dp_cli_tracer_defs(const struct dp_tracer *t, const char *binary,
 		       const struct dp_cli_objs *objs,
 		       const struct dp_cli_funcopts *f,
 		       struct dp_cli_lines *out);

@@ -8,6 +8,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,4 +314,30 @@ void dp_funclist_free(struct dp_funclist *l)
 		free(l->v[i].name);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * The place of @f as a definition names it: its name where that is one
+ * address, else its file offset (two static functions of one name).
+ */
+int dp_func_place(const struct dp_func *f, const char *mod, size_t modlen,
+		  char *buf, size_t len)
+{
+	struct dp_elf *e;
+	uint64_t off;
+	int ret;
+
+	if (f->unique) {
+		snprintf(buf, len, "%.*s%s%s", (int)modlen, mod ? mod : "",
+			 mod ? ":" : "", f->name);
+		return 0;
+	}
+	ret = dp_elf_open(f->path, &e);
+	if (ret)
+		return ret;
+	ret = dp_elf_vaddr_to_off(e, f->vaddr, &off);
+	dp_elf_close(e);
+	if (!ret)
+		snprintf(buf, len, "%s:0x%" PRIx64, f->path, off);
+	return ret;
 }

@@ -87,6 +87,12 @@ int dp_funcs_select(const char *const *paths, size_t npaths,
 		    struct dp_funclist *out, char *err, size_t errlen);
 void dp_funclist_free(struct dp_funclist *l);
 
+/* @f's place in a definition: [MOD:]NAME (@mod, @modlen bytes, or no
+ * MOD when NULL), or PATH:0xOFFSET for a name that is several functions
+ * of its file.  0, or -errno. */
+int dp_func_place(const struct dp_func *f, const char *mod, size_t modlen,
+		  char *buf, size_t len);
+
 /* Whether @module names @path: its path, its base name, or the base name
  * up to ".so" ("libc" for libc.so.6). */
 bool dp_funcsel_mod_is(const char *module, const char *path);
