@@ -31,6 +31,8 @@ static const struct {
 	{ "kprobe_events", F_KPROBE_EVENTS },
 	{ "kprobe_profile", F_KPROBE_PROFILE },
 	{ "set_event", F_SET_EVENT },
+	{ "set_ftrace_filter", F_FTRACE_FILTER },
+	{ "set_ftrace_notrace", F_FTRACE_NOTRACE },
 	{ "snapshot", F_SNAPSHOT },
 	{ "synthetic_events", F_SYNTH_EVENTS },
 	{ "trace", F_TRACE },
@@ -325,8 +327,11 @@ static const char readme[] =
 	"  available_filter_functions\t- Functions of the target a probe can be placed on\n"
 	"  set_event\t\t- Enabled events; 'echo GROUP:EVENT >> set_event' enables,\n"
 	"\t\t\t  '!GROUP:EVENT' disables, 'GROUP:*' names a whole group\n"
-	"  current_tracer\t- The tracer: nop (events only), the one in\n"
-	"\t\t\t  available_tracers\n"
+	"  current_tracer\t- The tracer: nop (events only), function or\n"
+	"\t\t\t  function_graph on the functions set_ftrace_filter\n"
+	"\t\t\t  selects (all of the program's when it is empty)\n"
+	"  set_ftrace_filter\t- Functions to trace: GLOB, !GLOB, GLOB:mod:LIB\n"
+	"  set_ftrace_notrace\t- Functions never traced (same words)\n"
 	"  kprobe_events\t\t- Probes on the target's symbols; writing a line\n"
 	"\t\t\t  does Create/append/remove, reading shows them\n"
 	"  uprobe_events\t\t- The same for probes on file offsets\n"
@@ -575,9 +580,15 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		fputs(readme, out);
 		break;
 	case F_CURRENT_TRACER:
+		dp_fs_tracer_print(fs, out);
+		break;
 	case F_AVAILABLE_TRACERS:
-		/* no function tracer yet: the nop tracer, events only */
-		fputs("nop\n", out);
+		/* an instance has no function tracer: nop, events only */
+		fprintf(out, "%s\n", fs->top ? "nop" : dp_tracer_list());
+		break;
+	case F_FTRACE_FILTER:
+	case F_FTRACE_NOTRACE:
+		dp_fs_funcsel_print(fs, p->kind == F_FTRACE_NOTRACE, out);
 		break;
 	case F_TRACE_CLOCK:
 		/* the clock dprobe's timestamps count: CLOCK_MONOTONIC, what
@@ -1366,9 +1377,8 @@ static int write_number(struct dp_fs *fs, enum dp_fs_kind kind,
 	return 0;
 }
 
-/* current_tracer takes the tracers available_tracers lists, as the
- * kernel does (trailing blanks ignored), trace_clock the clocks
- * trace_clock lists (blanks around ignored); another name is EINVAL. */
+/* trace_clock takes the clocks it lists, as the kernel does (blanks
+ * around ignored); another name is EINVAL. */
 static int write_name(const char *buf, size_t len, const char *name)
 {
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
@@ -1402,7 +1412,12 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 		ret = write_number(fs, p->kind, buf, len);
 		break;
 	case F_CURRENT_TRACER:
-		ret = write_name(buf, len, "nop");
+		ret = dp_fs_tracer_write(fs, buf, len);
+		break;
+	case F_FTRACE_FILTER:
+	case F_FTRACE_NOTRACE:
+		ret = dp_fs_funcsel_write(fs, p->kind == F_FTRACE_NOTRACE, buf,
+					  len);
 		break;
 	case F_CPUMASK:
 		ret = write_cpumask(fs, buf, len);
@@ -1472,6 +1487,9 @@ int dp_fs_truncate_file(struct dp_fs *fs, const struct dp_fs_path *p)
 	case F_ERROR_LOG:
 		dp_fs_log_clear(fs);
 		return 0;
+	case F_FTRACE_FILTER:
+	case F_FTRACE_NOTRACE:
+		return dp_fs_funcsel_truncate(fs, p->kind == F_FTRACE_NOTRACE);
 	case F_EV_TRIGGER:
 		/* every trigger of the event goes, as the kernel's unreg_all */
 		ev = path_event(fs, p);

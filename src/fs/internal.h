@@ -27,8 +27,10 @@
 #include "event/event.h"
 #include "event/sink.h"
 #include "fs/fs.h"
+#include "output/renderer.h"
 #include "sym/debugdef.h"
 #include "sym/resolve.h"
+#include "sym/tracer.h"
 
 struct dp_proc;
 
@@ -142,6 +144,15 @@ struct dp_fs {
 	struct dp_proc *hist_proc;
 	bool hist_proc_failed;
 	struct dp_symbolizer hist_sym;
+	/* current_tracer (tracer.c): the function tracer (NULL: nop), its
+	 * functions' rules, and, under buf_lock, its renderer writing
+	 * into tr_text */
+	const struct dp_tracer *tracer;
+	struct dp_funcsel ftrace_filter, ftrace_notrace;
+	struct dp_renderer tr_render;
+	FILE *tr_mem;
+	char *tr_text;
+	size_t tr_size;
 
 	/* ---- session (session.c) ---- */
 	pthread_mutex_t mgr_lock;
@@ -239,6 +250,29 @@ void dp_fs_cpumask_print(FILE *out, const uint64_t *mask, unsigned nbits);
 /* Does @fs record the lines of @cpu (buf_lock held)?  A negative @cpu
  * (not known) is recorded. */
 bool dp_fs_cpu_traced(const struct dp_fs *fs, int cpu);
+
+/* The served process's symbols, opened when first needed (buf_lock
+ * held): for the lines the reader threads make. */
+const struct dp_symbolizer *dp_fs_symbolizer(struct dp_fs *fs);
+
+/* tracer.c: current_tracer, set_ftrace_filter, set_ftrace_notrace */
+/* A write to current_tracer (fs->lock held): 0 or -errno. */
+int dp_fs_tracer_write(struct dp_fs *fs, const char *buf, size_t len);
+void dp_fs_tracer_print(const struct dp_fs *fs, FILE *out);
+/* A write to set_ftrace_filter (@notrace: set_ftrace_notrace), a `>`
+ * of it, and its contents (fs->lock held). */
+int dp_fs_funcsel_write(struct dp_fs *fs, bool notrace, const char *buf,
+			size_t len);
+int dp_fs_funcsel_truncate(struct dp_fs *fs, bool notrace);
+void dp_fs_funcsel_print(struct dp_fs *fs, bool notrace, FILE *out);
+/* @ev is one of the tracer's events. */
+bool dp_fs_tracer_event(const struct dp_fs *fs, const struct dp_event *ev);
+/* Its events armed raw, for the session child (fs->lock held). */
+void dp_fs_tracer_mark(struct dp_fs *fs, struct dp_event *ev);
+/* A record of event @id (a reader thread): the tracer's lines of it. */
+void dp_fs_tracer_record(struct dp_fs *fs, unsigned id, const void *rec,
+			 size_t len, const struct dp_rec_meta *meta);
+void dp_fs_tracer_fini(struct dp_fs *fs);
 
 /* trigger.c: trigger commands other than hist (event/trigger.h), the
  * events' soft mode, and the records of the events in it */
@@ -376,7 +410,7 @@ enum dp_fs_kind {
 	F_OPTIONS_DIR, F_OPT_STACKTRACE,	/* options/ */
 	F_INSTANCES_DIR,			/* instances/ */
 	F_TRACE_CLOCK, F_HEADER_PAGE, F_HEADER_EVENT, F_SUBBUF_SIZE,
-	F_CPUMASK,
+	F_CPUMASK, F_FTRACE_FILTER, F_FTRACE_NOTRACE,
 };
 
 struct dp_fs_path {

@@ -403,8 +403,7 @@ struct run {
 	const struct dp_rec_meta *meta;
 };
 
-/* The served process's symbols, opened when first needed. */
-static const struct dp_symbolizer *symbolizer(struct dp_fs *fs)
+const struct dp_symbolizer *dp_fs_symbolizer(struct dp_fs *fs)
 {
 	char why[256];
 
@@ -447,7 +446,7 @@ static void op_stack(void *priv)
 
 	if (r->meta->stack && r->meta->nstack) {
 		dp_fs_buf_stack_locked(r->fs, r->meta, r->meta->stack,
-				       r->meta->nstack, symbolizer(r->fs));
+				       r->meta->nstack, dp_fs_symbolizer(r->fs));
 		return;
 	}
 	if (ev != r->fs->marker && dp_event_placed(ev) &&
@@ -460,7 +459,7 @@ static void op_stack(void *priv)
 		}
 	}
 	dp_fs_buf_stack_locked(r->fs, r->meta, ips, n,
-			       n ? symbolizer(r->fs) : NULL);
+			       n ? dp_fs_symbolizer(r->fs) : NULL);
 }
 
 static bool op_soft_disabled(void *priv, const struct dp_event *target)
@@ -505,7 +504,7 @@ static void add_line(struct dp_fs *fs, int which, const struct dp_event *ev,
 
 	if (!f)
 		return;
-	o.sym = symbolizer(fs);
+	o.sym = dp_fs_symbolizer(fs);
 	if (dp_trace_line(f, ev, rec, len, meta, &o) || fclose(f)) {
 		if (f)
 			fclose(f);

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * current_tracer, set_ftrace_filter and set_ftrace_notrace: the function
+ * and function_graph tracers on the served process (sym/tracer.h).
+ *
+ * Writing a tracer's name to current_tracer puts its events (group
+ * `ftrace`, listed in no *_events file, as the kernel's own are not) on
+ * every function set_ftrace_filter selects and set_ftrace_notrace does
+ * not, and clears the trace, as the kernel does when the tracer changes.
+ * They are armed in soft mode: the session child sends their records
+ * raw, and the reader thread turns them into the tracer's lines with
+ * the tracer's renderer, which keeps the state the lines need (a call's
+ * entry held back until its return shows whether it was a leaf).
+ * Writing `nop` takes the events away.  Only the top level has a
+ * function tracer; an instance's current_tracer stays nop.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs/internal.h"
+#include "output/output.h"
+#include "sym/proc.h"
+
+/* The target's files, the program first: what a rule's :mod: names. */
+static int target_paths(struct dp_fs *fs, struct dp_proc **p,
+			const char ***paths, size_t *n)
+{
+	const struct dp_proc_objs *s;
+	char why[256];
+
+	if (dp_proc_open(fs->o->pid, p, why, sizeof(why)))
+		return -ESRCH;
+	s = dp_proc_objs(*p);
+	*paths = calloc(s->n + 1, sizeof(**paths));
+	if (!*paths) {
+		dp_proc_close(*p);
+		return -ENOMEM;
+	}
+	*n = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->n; i++)
+			if (s->v[i].elf && s->v[i].main == !pass)
+				(*paths)[(*n)++] = s->v[i].path;
+	return 0;
+}
+
+/* The functions the two files select now. */
+static int select_funcs(struct dp_fs *fs, struct dp_funclist *l,
+			char **program)
+{
+	const char **paths;
+	struct dp_proc *p;
+	char err[512];
+	size_t n;
+	int ret = target_paths(fs, &p, &paths, &n);
+
+	if (ret)
+		return ret;
+	ret = n ? dp_funcs_select(paths, n, &fs->ftrace_filter,
+				  &fs->ftrace_notrace, l, err, sizeof(err)) :
+		  -ENOENT;
+	*program = !ret && n ? strdup(paths[0]) : NULL;
+	if (!ret && !*program) {
+		dp_funclist_free(l);
+		ret = -ENOMEM;
+	}
+	/* the list's paths point into the process's objects: copied below
+	 * before they go */
+	for (size_t i = 0; !ret && i < l->n; i++) {
+		l->v[i].path = strdup(l->v[i].path);
+		if (!l->v[i].path)
+			ret = -ENOMEM;
+	}
+	free(paths);
+	dp_proc_close(p);
+	return ret;
+}
+
+static void funclist_free(struct dp_funclist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free((char *)l->v[i].path);
+	dp_funclist_free(l);
+}
+
+bool dp_fs_tracer_event(const struct dp_fs *fs, const struct dp_event *ev)
+{
+	return fs->tracer && ev->builtin && !strcmp(ev->group, DP_TRACER_GROUP) &&
+	       ev->probes;
+}
+
+/* The tracer's events out of the registry. */
+static void remove_events(struct dp_fs *fs)
+{
+	struct dp_event *ev = fs->reg.events;
+
+	while (ev) {
+		struct dp_event *next = ev->next;
+
+		if (dp_fs_tracer_event(fs, ev)) {
+			char del[2 * DP_MAX_EVENT_NAME_LEN + 4];
+
+			snprintf(del, sizeof(del), "-:%s/%s", ev->group,
+				 ev->name);
+			dp_registry_apply(&fs->reg, del, NULL, NULL);
+		}
+		ev = next;
+	}
+}
+
+static bool known(struct dp_event *const *v, size_t n,
+		  const struct dp_event *ev)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == ev)
+			return true;
+	return false;
+}
+
+/* The tracer's events on @l's functions; -errno with nothing left made. */
+static int add_events(struct dp_fs *fs, const struct dp_tracer *t,
+		      const char *program, const struct dp_funclist *l)
+{
+	char **lines = NULL;
+	size_t n = 0;
+	int ret = dp_tracer_defs(t, program, l, &lines, &n);
+
+	struct dp_event *made[4];
+	size_t nmade = 0;
+
+	for (size_t i = 0; !ret && i < n; i++) {
+		struct dp_probe *p = NULL;
+
+		ret = dp_registry_apply(&fs->reg, lines[i], &p, NULL);
+		if (ret || !p)
+			continue;
+		/* appended to the first probe's event: marked once all are
+		 * in (a builtin event takes no more probes) */
+		if (!known(made, nmade, p->event) && nmade < 4)
+			made[nmade++] = p->event;
+	}
+	for (size_t i = 0; i < nmade; i++)
+		made[i]->builtin = true;
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	if (ret)
+		remove_events(fs);
+	return ret;
+}
+
+/* The tracer's renderer, fresh (buf_lock held). */
+static void renderer_reset(struct dp_fs *fs)
+{
+	if (fs->tr_mem) {
+		dp_render_discard(&fs->tr_render);
+		fclose(fs->tr_mem);
+		fs->tr_mem = NULL;
+	}
+	free(fs->tr_text);
+	fs->tr_text = NULL;
+	fs->tr_size = 0;
+	if (!fs->tracer)
+		return;
+	fs->tr_mem = open_memstream(&fs->tr_text, &fs->tr_size);
+	if (!fs->tr_mem)
+		return;
+	dp_renderer_init(&fs->tr_render, dp_renderer_by_name("text"),
+			 fs->tr_mem, fs->ncpus);
+	dp_render_begin(&fs->tr_render);
+}
+
+static int apply(struct dp_fs *fs, const struct dp_tracer *t)
+{
+	struct dp_funclist l = { 0 };
+	char *program = NULL;
+	int ret = 0;
+
+	if (t) {
+		ret = select_funcs(fs, &l, &program);
+		if (!ret && !l.n)
+			ret = -EINVAL;
+		if (!ret && l.n > DP_FUNCSEL_LIMIT)
+			ret = -E2BIG;
+	}
+	if (ret) {
+		funclist_free(&l);
+		free(program);
+		return ret;
+	}
+	remove_events(fs);
+	fs->tracer = t;
+	if (t)
+		ret = add_events(fs, t, program, &l);
+	if (ret)
+		fs->tracer = NULL;
+	funclist_free(&l);
+	free(program);
+	dp_fs_update_profile(fs);
+	dp_fs_buf_clear(fs);
+	pthread_mutex_lock(&fs->buf_lock);
+	renderer_reset(fs);
+	pthread_mutex_unlock(&fs->buf_lock);
+	return dp_fs_rearm(fs) ? -EIO : ret;
+}
+
+int dp_fs_tracer_write(struct dp_fs *fs, const char *buf, size_t len)
+{
+	const struct dp_tracer *t;
+	char name[64];
+
+	while (len && strchr(" \t\n", buf[len - 1]))
+		len--;
+	if (!len || len >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, buf, len);
+	name[len] = '\0';
+	if (dp_tracer_by_name(name, &t) || (t && fs->top))
+		return -EINVAL;
+	if (t == fs->tracer)
+		return 0;
+	return apply(fs, t);
+}
+
+void dp_fs_tracer_print(const struct dp_fs *fs, FILE *out)
+{
+	fprintf(out, "%s\n", dp_tracer_name(fs->tracer));
+}
+
+/* set_ftrace_filter, set_ftrace_notrace: each write adds rules (a `>`
+ * cleared them first); a tracer in use is put on the new selection. */
+int dp_fs_funcsel_write(struct dp_fs *fs, bool notrace, const char *buf,
+			size_t len)
+{
+	struct dp_funcsel *s = notrace ? &fs->ftrace_notrace :
+					 &fs->ftrace_filter;
+	char *text = strndup(buf, len), err[256];
+	size_t before = s->n;
+	int ret;
+
+	if (!text)
+		return -ENOMEM;
+	ret = dp_funcsel_add(s, text, err, sizeof(err));
+	free(text);
+	if (!ret && fs->tracer)
+		ret = apply(fs, fs->tracer);
+	if (ret) {
+		/* the rules as they were */
+		while (s->n > before) {
+			s->n--;
+			free(s->v[s->n].glob);
+			free(s->v[s->n].mod);
+		}
+	}
+	return ret;
+}
+
+int dp_fs_funcsel_truncate(struct dp_fs *fs, bool notrace)
+{
+	dp_funcsel_free(notrace ? &fs->ftrace_notrace : &fs->ftrace_filter);
+	return fs->tracer ? apply(fs, fs->tracer) : 0;
+}
+
+/* What the kernel shows: the functions selected, or, with no rule, the
+ * line saying that all are. */
+void dp_fs_funcsel_print(struct dp_fs *fs, bool notrace, FILE *out)
+{
+	const struct dp_funcsel *s = notrace ? &fs->ftrace_notrace :
+					       &fs->ftrace_filter;
+	struct dp_funcsel none = { 0 };
+	struct dp_funclist l = { 0 };
+	const char **paths;
+	struct dp_proc *p;
+	char err[256];
+	size_t n;
+
+	if (!s->n) {
+		if (!notrace)
+			fputs("#### all functions enabled ####\n", out);
+		return;
+	}
+	if (target_paths(fs, &p, &paths, &n))
+		return;
+	if (n && !dp_funcs_select(paths, n, s, &none, &l, err, sizeof(err)))
+		for (size_t i = 0; i < l.n; i++)
+			fprintf(out, "%s\n", l.v[i].name);
+	dp_funclist_free(&l);
+	free(paths);
+	dp_proc_close(p);
+}
+
+/* ftrace_filter, for the session child: armed raw, lines made here. */
+void dp_fs_tracer_mark(struct dp_fs *fs, struct dp_event *ev)
+{
+	if (!dp_fs_tracer_event(fs, ev))
+		return;
+	ev->enabled = false;
+	ev->soft = ev->triggered = true;
+}
+
+/* A record of event @id (a reader thread): the tracer's lines of it. */
+void dp_fs_tracer_record(struct dp_fs *fs, unsigned id, const void *rec,
+			 size_t len, const struct dp_rec_meta *meta)
+{
+	const struct dp_event *ev;
+
+	pthread_mutex_lock(&fs->buf_lock);
+	ev = dp_registry_find_id(&fs->reg, id);
+	if (!fs->tr_mem || !ev || !dp_fs_tracer_event(fs, ev) ||
+	    !fs->tracing_on)
+		goto out;
+	rewind(fs->tr_mem);
+	if (dp_render_event(&fs->tr_render, ev, rec, len, meta,
+			    dp_fs_symbolizer(fs)) || fflush(fs->tr_mem))
+		goto out;
+	/* each line an entry of the buffer, as trace_pipe takes them */
+	for (size_t at = 0; at < fs->tr_size;) {
+		char *nl = memchr(fs->tr_text + at, '\n', fs->tr_size - at);
+		size_t l = nl ? (size_t)(nl - (fs->tr_text + at)) + 1 :
+				fs->tr_size - at;
+
+		dp_fs_ring_add_locked(fs, fs->live, meta->cpu,
+				      fs->tr_text + at, l);
+		at += l;
+	}
+out:
+	pthread_mutex_unlock(&fs->buf_lock);
+}
+
+void dp_fs_tracer_fini(struct dp_fs *fs)
+{
+	fs->tracer = NULL;
+	renderer_reset(fs);
+	dp_funcsel_free(&fs->ftrace_filter);
+	dp_funcsel_free(&fs->ftrace_notrace);
+}
