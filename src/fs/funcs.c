@@ -1,70 +1,74 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * available_filter_functions: the functions of the target a probe can be
- * placed on (what `dprobe list -p` shows), one per line in address order,
- * as the kernel lists its own: "name" for the executable, "name [module]"
- * for a library, as a module's functions are shown.
+ * available_filter_functions: the functions of the target the function
+ * tracers can trace (sym/funcsel.c's rules: a size, not an IFUNC
+ * resolver, a .cold part or dprobe's own runtime), every name of each,
+ * the executable's first and then each library's in map order, each in
+ * address order, as the kernel lists its own: "name" for the
+ * executable, "name [module]" for a library, as a module's functions
+ * are shown.  set_ftrace_filter lists its selection the same way.
  */
-#include <elf.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fs/internal.h"
-#include "sym/elf.h"
 #include "sym/proc.h"
+#include "util/util.h"
 
-static int by_addr(const void *a, const void *b)
+/* The target's files, the program first: what a rule's :mod: names. */
+int dp_fs_target_paths(struct dp_fs *fs, struct dp_proc **p,
+		       const char ***paths, size_t *n)
 {
-	const struct dp_elf_sym *x = *(const struct dp_elf_sym *const *)a;
-	const struct dp_elf_sym *y = *(const struct dp_elf_sym *const *)b;
+	const struct dp_proc_objs *s;
+	char why[256];
 
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return strcmp(x->name, y->name);
+	if (atomic_load(&fs->target_gone) ||
+	    dp_proc_open(fs->o->pid, p, why, sizeof(why)))
+		return -ESRCH;
+	s = dp_proc_objs(*p);
+	*paths = calloc(s->n + 1, sizeof(**paths));
+	if (!*paths) {
+		dp_proc_close(*p);
+		return -ENOMEM;
+	}
+	*n = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->n; i++)
+			if (s->v[i].elf && s->v[i].main == !pass)
+				(*paths)[(*n)++] = s->v[i].path;
+	return 0;
 }
 
-static void list_object(const struct dp_proc_obj *o, FILE *out)
+void dp_fs_list_selected(struct dp_fs *fs, const struct dp_funcsel *sel,
+			 FILE *out)
 {
-	const char *base = strrchr(o->path, '/');
-	size_t n = dp_elf_nsyms(o->elf), k = 0;
-	const struct dp_elf_sym **v = calloc(n ? n : 1, sizeof(*v));
+	struct dp_funclist l = { 0 };
+	const char **paths;
+	struct dp_proc *p;
+	char err[256];
+	size_t n;
 
-	if (!v)
+	if (dp_fs_target_paths(fs, &p, &paths, &n))
 		return;
-	base = base ? base + 1 : o->path;
-	for (size_t i = 0; i < n; i++) {
-		const struct dp_elf_sym *s = dp_elf_sym(o->elf, i);
-
-		if ((s->type == STT_FUNC || s->type == STT_GNU_IFUNC) && s->size)
-			v[k++] = s;
-	}
-	qsort(v, k, sizeof(*v), by_addr);
-	for (size_t i = 0; i < k; i++) {
-		fprintf(out, "%.*s", (int)v[i]->base_len, v[i]->name);
-		if (v[i]->hidden && v[i]->version)
-			fprintf(out, "@%s", v[i]->version);
-		if (o->main)
-			fputc('\n', out);
-		else
-			fprintf(out, " [%s]\n", base);
-	}
-	free(v);
+	if (n && !dp_funcs_names(paths, n, sel, &l, err, sizeof(err)))
+		for (size_t i = 0; i < l.n; i++) {
+			fputs(l.v[i].name, out);
+			if (l.v[i].path == paths[0])
+				fputc('\n', out);
+			else
+				fprintf(out, " [%s]\n",
+					dp_base_name(l.v[i].path));
+		}
+	dp_funclist_free(&l);
+	free(paths);
+	dp_proc_close(p);
 }
 
 void dp_fs_list_functions(struct dp_fs *fs, FILE *out)
 {
-	const struct dp_proc_objs *s;
-	struct dp_proc *p;
-	char why[256];
+	static struct dp_funcrule all = { .glob = "*" };
+	const struct dp_funcsel sel = { &all, 1 };
 
-	if (atomic_load(&fs->target_gone) ||
-	    dp_proc_open(fs->o->pid, &p, why, sizeof(why)))
-		return;
-	s = dp_proc_objs(p);
-	/* the executable first, then the libraries in map order */
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < s->n; i++)
-			if (s->v[i].elf && s->v[i].main == !pass)
-				list_object(&s->v[i], out);
-	dp_proc_close(p);
+	dp_fs_list_selected(fs, &sel, out);
 }

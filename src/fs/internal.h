@@ -443,5 +443,13 @@ static inline struct dp_fs *dp_fs_of(struct dp_fs *fs,
 }
 /* available_filter_functions of the target (no lock needed). */
 void dp_fs_list_functions(struct dp_fs *fs, FILE *out);
+/* The functions @sel selects, listed as available_filter_functions
+ * lists them. */
+void dp_fs_list_selected(struct dp_fs *fs, const struct dp_funcsel *sel,
+			 FILE *out);
+/* The target's files, the program first (*@p to close, *@paths to
+ * free): 0 or -errno. */
+int dp_fs_target_paths(struct dp_fs *fs, struct dp_proc **p,
+		       const char ***paths, size_t *n);
 
 #endif

@@ -23,29 +23,6 @@
 #include "output/output.h"
 #include "sym/proc.h"
 
-/* The target's files, the program first: what a rule's :mod: names. */
-static int target_paths(struct dp_fs *fs, struct dp_proc **p,
-			const char ***paths, size_t *n)
-{
-	const struct dp_proc_objs *s;
-	char why[256];
-
-	if (dp_proc_open(fs->o->pid, p, why, sizeof(why)))
-		return -ESRCH;
-	s = dp_proc_objs(*p);
-	*paths = calloc(s->n + 1, sizeof(**paths));
-	if (!*paths) {
-		dp_proc_close(*p);
-		return -ENOMEM;
-	}
-	*n = 0;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < s->n; i++)
-			if (s->v[i].elf && s->v[i].main == !pass)
-				(*paths)[(*n)++] = s->v[i].path;
-	return 0;
-}
-
 /* The functions the two files select now. */
 static int select_funcs(struct dp_fs *fs, struct dp_funclist *l,
 			char **program)
@@ -54,7 +31,7 @@ static int select_funcs(struct dp_fs *fs, struct dp_funclist *l,
 	struct dp_proc *p;
 	char err[512];
 	size_t n;
-	int ret = target_paths(fs, &p, &paths, &n);
+	int ret = dp_fs_target_paths(fs, &p, &paths, &n);
 
 	if (ret)
 		return ret;
@@ -263,35 +240,24 @@ int dp_fs_funcsel_truncate(struct dp_fs *fs, bool notrace)
 	return fs->tracer ? apply(fs, fs->tracer) : 0;
 }
 
-/* What the kernel shows: the functions selected, or, with no rule, the
- * line saying that all are. */
+/* What the kernel shows: the functions selected, or, with no rule that
+ * selects any, the line saying that all are. */
 void dp_fs_funcsel_print(struct dp_fs *fs, bool notrace, FILE *out)
 {
 	const struct dp_funcsel *s = notrace ? &fs->ftrace_notrace :
 					       &fs->ftrace_filter;
-	struct dp_funcsel none = { 0 };
-	struct dp_funclist l = { 0 };
-	const char **paths;
-	struct dp_proc *p;
-	char err[256];
-	size_t n;
+	bool some = false;
 
-	if (!s->n) {
-		if (!notrace)
-			fputs("#### all functions enabled ####\n", out);
-		return;
-	}
-	if (target_paths(fs, &p, &paths, &n))
-		return;
-	if (n && !dp_funcs_select(paths, n, s, &none, &l, err, sizeof(err)))
-		for (size_t i = 0; i < l.n; i++)
-			fprintf(out, "%s\n", l.v[i].name);
-	dp_funclist_free(&l);
-	free(paths);
-	dp_proc_close(p);
+	for (size_t i = 0; i < s->n; i++)
+		some |= !s->v[i].neg;
+	if (some)
+		dp_fs_list_selected(fs, s, out);
+	else if (!notrace)
+		fputs("#### all functions enabled ####\n", out);
 }
 
-/* ftrace_filter, for the session child: armed raw, lines made here. */
+/* The tracer's events, for the session child: armed raw, their lines
+ * made here. */
 void dp_fs_tracer_mark(struct dp_fs *fs, struct dp_event *ev)
 {
 	if (!dp_fs_tracer_event(fs, ev))

@@ -116,11 +116,11 @@ void dp_funcsel_free(struct dp_funcsel *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Whether rule @r is about file @path (@main: the program). */
-static bool rule_covers(const struct dp_funcrule *r, const char *path,
-			bool main)
+/* Whether rule @r is about file @path: a rule without :mod: is about
+ * every file, as the kernel's is about the kernel and every module. */
+static bool rule_covers(const struct dp_funcrule *r, const char *path)
 {
-	return r->mod ? dp_funcsel_mod_is(r->mod, path) : main;
+	return !r->mod || dp_funcsel_mod_is(r->mod, path);
 }
 
 /* @name (length @len, no version) against @glob, and a C++ name's
@@ -146,7 +146,7 @@ static bool name_matches(const char *glob, const char *name, size_t len)
 }
 
 /* The verdict of @s's rules on one name: +1 in, -1 out, 0 not named. */
-static int verdict(const struct dp_funcsel *s, const char *path, bool main,
+static int verdict(const struct dp_funcsel *s, const char *path,
 		   const char *name, size_t len)
 {
 	int v = 0;
@@ -154,7 +154,7 @@ static int verdict(const struct dp_funcsel *s, const char *path, bool main,
 	for (size_t i = 0; i < s->n; i++) {
 		const struct dp_funcrule *r = &s->v[i];
 
-		if (!rule_covers(r, path, main) || (r->neg ? v < 0 : v > 0))
+		if (!rule_covers(r, path) || (r->neg ? v < 0 : v > 0))
 			continue;
 		if (name_matches(r->glob, name, len))
 			v = r->neg ? -1 : 1;
@@ -233,10 +233,16 @@ static int push(struct dp_funclist *l, size_t *cap, const char *path,
 	return 0;
 }
 
+/* What a selection is asked for. */
+struct sel {
+	const struct dp_funcsel *filter, *notrace;
+	bool all;		/* no rule puts functions in: the program's */
+	bool aliases;		/* every name of a function, for a listing */
+};
+
 /* The functions of one file. */
 static int select_file(struct dp_funclist *l, size_t *cap, const char *path,
-		       bool main, const struct dp_funcsel *filter,
-		       const struct dp_funcsel *notrace, bool all)
+		       bool main, const struct sel *q)
 {
 	bool runtime = is_runtime(path);
 	uint64_t last = UINT64_MAX;
@@ -250,16 +256,16 @@ static int select_file(struct dp_funclist *l, size_t *cap, const char *path,
 		int v, why;
 
 		if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) ||
-		    s->value == last)
+		    (s->value == last && !q->aliases))
 			continue;
-		v = verdict(filter, path, main, s->name, s->base_len);
-		if (v < 0 || (v == 0 && !(all && main)))
+		v = verdict(q->filter, path, s->name, s->base_len);
+		if (v < 0 || (v == 0 && !(q->all && main)))
 			continue;
 		last = s->value;
 		l->matched++;
 		why = unsafe(e, s, runtime);
-		if (why < 0 && verdict(notrace, path, main, s->name,
-				       s->base_len) > 0)
+		if (why < 0 &&
+		    verdict(q->notrace, path, s->name, s->base_len) > 0)
 			why = DP_SKIP_NOTRACE;
 		if (why >= 0)
 			l->skipped[why]++;
@@ -270,22 +276,19 @@ static int select_file(struct dp_funclist *l, size_t *cap, const char *path,
 	return ret;
 }
 
-/* Whether any rule of @s is about file @path. */
-static bool names_file(const struct dp_funcsel *s, const char *path,
-		       bool main)
+/* Whether a rule of @s puts functions of file @path in. */
+static bool names_file(const struct dp_funcsel *s, const char *path)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (rule_covers(&s->v[i], path, main))
+		if (!s->v[i].neg && rule_covers(&s->v[i], path))
 			return true;
 	return false;
 }
 
-int dp_funcs_select(const char *const *paths, size_t npaths,
-		    const struct dp_funcsel *filter,
-		    const struct dp_funcsel *notrace,
-		    struct dp_funclist *out, char *err, size_t errlen)
+static int select_all(const char *const *paths, size_t npaths,
+		      const struct sel *q, struct dp_funclist *out, char *err,
+		      size_t errlen)
 {
-	bool all = !has_positive_rule(filter);
 	size_t cap = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -293,10 +296,9 @@ int dp_funcs_select(const char *const *paths, size_t npaths,
 		bool main = i == 0;
 		int ret;
 
-		if (!(all && main) && !names_file(filter, paths[i], main))
+		if (!(q->all && main) && !names_file(q->filter, paths[i]))
 			continue;
-		ret = select_file(out, &cap, paths[i], main, filter, notrace,
-				  all);
+		ret = select_file(out, &cap, paths[i], main, q);
 		if (ret) {
 			snprintf(err, errlen, "%s: %s", paths[i],
 				 ret == -ENOMEM ? strerror(ENOMEM) :
@@ -306,6 +308,26 @@ int dp_funcs_select(const char *const *paths, size_t npaths,
 		}
 	}
 	return 0;
+}
+
+int dp_funcs_select(const char *const *paths, size_t npaths,
+		    const struct dp_funcsel *filter,
+		    const struct dp_funcsel *notrace,
+		    struct dp_funclist *out, char *err, size_t errlen)
+{
+	struct sel q = { filter, notrace, !has_positive_rule(filter), false };
+
+	return select_all(paths, npaths, &q, out, err, errlen);
+}
+
+int dp_funcs_names(const char *const *paths, size_t npaths,
+		   const struct dp_funcsel *filter, struct dp_funclist *out,
+		   char *err, size_t errlen)
+{
+	static const struct dp_funcsel none;
+	struct sel q = { filter, &none, !has_positive_rule(filter), true };
+
+	return select_all(paths, npaths, &q, out, err, errlen);
 }
 
 void dp_funclist_free(struct dp_funclist *l)

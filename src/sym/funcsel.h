@@ -4,7 +4,11 @@
  * names (`p:grp/ sqlite3_*`, `--tracer function_graph`), with the rules
  * of ftrace's set_ftrace_filter and set_ftrace_notrace: each line is
  * `[!]GLOB[:mod:MODULE]` (or `:mod:MODULE`, every function of it); a `!`
- * line takes functions out of what the others put in.  What is selected
+ * line takes functions out of what the others put in, and the last rule
+ * that names a function decides.  A GLOB without :mod: is about every
+ * file of the program, as the kernel's is about the kernel and all its
+ * modules; with no rule that puts functions in, the selection is every
+ * function of the program itself (its libraries only when named).  What is selected
  * is only what can be probed safely: the functions that cannot are
  * counted by reason, never armed.
  */
@@ -76,15 +80,23 @@ struct dp_funclist {
 };
 
 /*
- * The functions of @paths (@paths[0] the program; a rule without :mod:
- * means it) that @filter selects and @notrace does not, in file then
- * address order, one per address.  @filter with no rule selects every
- * function of the program.  Returns 0 or -errno with the reason in @err.
+ * The functions of @paths (@paths[0] the program) that @filter selects
+ * and @notrace does not, in file then address order, one per address.
+ * @filter with no rule that puts functions in selects every function of
+ * the program.  Returns 0 or -errno with the reason in @err.
  */
 int dp_funcs_select(const char *const *paths, size_t npaths,
 		    const struct dp_funcsel *filter,
 		    const struct dp_funcsel *notrace,
 		    struct dp_funclist *out, char *err, size_t errlen);
+/*
+ * For a listing (available_filter_functions, set_ftrace_filter): the
+ * same functions, @filter's, under every name each has (aliases too),
+ * with no notrace list.
+ */
+int dp_funcs_names(const char *const *paths, size_t npaths,
+		   const struct dp_funcsel *filter, struct dp_funclist *out,
+		   char *err, size_t errlen);
 void dp_funclist_free(struct dp_funclist *l);
 
 /* @f's place in a definition: [MOD:]NAME (@mod, @modlen bytes, or no

@@ -141,6 +141,23 @@ Test(funcsel, mod_rules_name_their_file)
 	dp_funcsel_free(&f);
 }
 
+Test(funcsel, a_glob_without_mod_is_about_every_file)
+{
+	struct dp_funcsel f = { 0 }, n = { 0 };
+	const char *paths[] = { test_data("sym_nopie"), test_data("sym_dup") };
+	struct dp_funclist l;
+	char err[256], got[512];
+
+	rules(&f, "dup_a sym_loop");
+	cr_assert_eq(dp_funcs_select(paths, 2, &f, &n, &l, err, sizeof(err)),
+		     0, "%s", err);
+	names(&l, got, sizeof(got));
+	cr_assert_str_eq(got, "sym_loop dup_a");
+	cr_assert_str_eq(l.v[1].path, paths[1]);
+	dp_funclist_free(&l);
+	dp_funcsel_free(&f);
+}
+
 Test(funcsel, bad_rules)
 {
 	struct dp_funcsel f = { 0 };
