@@ -206,6 +206,28 @@ void dp_fs_tracer_print(const struct dp_fs *fs, FILE *out)
 	fprintf(out, "%s\n", dp_tracer_name(fs->tracer));
 }
 
+/* A rule that selects nothing is refused, as the kernel refuses a
+ * function it does not have. */
+static bool matches_any(struct dp_fs *fs, const struct dp_funcrule *r)
+{
+	const struct dp_funcsel one = { (struct dp_funcrule *)r, 1 };
+	struct dp_funclist l = { 0 };
+	const char **paths;
+	struct dp_proc *p;
+	char err[256];
+	bool some;
+	size_t n;
+
+	if (dp_fs_target_paths(fs, &p, &paths, &n))
+		return false;
+	some = n && !dp_funcs_names(paths, n, &one, &l, err, sizeof(err)) &&
+	       l.n;
+	dp_funclist_free(&l);
+	free(paths);
+	dp_proc_close(p);
+	return some;
+}
+
 /* set_ftrace_filter, set_ftrace_notrace: each write adds rules (a `>`
  * cleared them first); a tracer in use is put on the new selection. */
 int dp_fs_funcsel_write(struct dp_fs *fs, bool notrace, const char *buf,
@@ -221,6 +243,9 @@ int dp_fs_funcsel_write(struct dp_fs *fs, bool notrace, const char *buf,
 		return -ENOMEM;
 	ret = dp_funcsel_add(s, text, err, sizeof(err));
 	free(text);
+	for (size_t i = before; !ret && i < s->n; i++)
+		if (!s->v[i].neg && !matches_any(fs, &s->v[i]))
+			ret = -EINVAL;
 	if (!ret && fs->tracer)
 		ret = apply(fs, fs->tracer);
 	if (ret) {
