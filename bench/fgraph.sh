@@ -22,6 +22,14 @@
 #   up     uftrace record of the -pg build (mcount)
 # For each: the loop's ns per call, the overhead per call over base (for
 # the -pg build, over that build untraced), the events kept and lost.
+# Then two real programs, each run whole (BENCH_REAL=0 skips them):
+# SQLite from Debian's libsqlite3.a (bench/fgraph_sqlite.c: every one of
+# its functions has a symbol) building a table and querying it, and
+# python3.11 running a small script (its ~1,500 exported functions):
+# the wall time untraced, under dprobe record --tracer function_graph
+# (--buffer-size for every record) and under uftrace record -P .; the
+# calls are dprobe's events / 2, the overhead per call the difference in
+# wall time over them (arming included: what a user waits for).
 # uftrace keeps every record (it waits for its writer).  The CPU's
 # clock features are printed first: the agent's cost per hit depends on
 # them.
@@ -127,3 +135,66 @@ awk -v calls="$CALLS" '
 				(ns["ud"] - ns["base"]) / (ns["dgb"] - ns["base"])
 	}' "$tmp/rows"
 [ $have_uftrace = 1 ] || echo "uftrace rows n/a: uftrace is not installed"
+
+# ---- real programs ----------------------------------------------------------
+[ "${BENCH_REAL:-1}" = 1 ] || exit 0
+SQLITE_A=/usr/lib/x86_64-linux-gnu/libsqlite3.a
+PY=/usr/bin/python3.11
+SQL_N=${BENCH_SQL_N:-2000}
+PY_SCRIPT='import json; print(len(json.dumps([{"k": i, "v": str(i)} for i in range(3000)])))'
+
+wall() {	# CMD... -> seconds, the command's output to $tmp/out
+	s=$(date +%s.%N)
+	"$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
+	e=$(date +%s.%N)
+	echo "$s $e" | awk '{ printf "%.3f\n", $2 - $1 }'
+}
+
+median3() {	# a run of CMD... REPEATS times -> the median seconds
+	: >"$tmp/w"
+	for _ in $(seq "$REPEATS"); do
+		wall "$@" >>"$tmp/w" || return 1
+	done
+	sort -n "$tmp/w" | sed -n "$(( (REPEATS + 1) / 2 ))p"
+}
+
+real_rows() {	# NAME CMD...
+	name=$1
+	shift
+	base=$(median3 "$@") || return 1
+	rm -f "$tmp/r.dat"
+	dp=$(median3 "$DPROBE" record --engine agent --tracer function_graph \
+		--buffer-size 256M --force -o "$tmp/r.dat" -- "$@") || return 1
+	ev=$(sed -n 's/^dprobe: \([0-9]*\) events, .*/\1/p' "$tmp/err")
+	lost=$(sed -n 's/.*, \([0-9]*\) lost$/\1/p' "$tmp/err" | tail -n 1)
+	uf=n/a
+	if [ $have_uftrace = 1 ]; then
+		rm -rf "$tmp/ufd"
+		uf=$(cd "$tmp" && median3 uftrace record -d "$tmp/ufd" -P . "$@") ||
+			uf=n/a
+	fi
+	awk -v n="$name" -v b="$base" -v d="$dp" -v u="$uf" -v ev="$ev" \
+		-v lost="$lost" 'BEGIN {
+		calls = ev / 2
+		printf "| %s | %d | %.3f | %.3f | %.0f | %s | %s |\n", n, calls,
+			b, d, (d - b) * 1e9 / calls, u,
+			u == "n/a" ? "n/a" : sprintf("%.0f", (u - b) * 1e9 / calls)
+		if (lost != 0) printf "(dprobe lost %d records)\n", lost
+	}'
+}
+
+echo
+echo "| program | calls | untraced s | dprobe s | dprobe ns/call | uftrace -P . s | uftrace ns/call |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+if [ -f "$SQLITE_A" ] &&
+	gcc -g -O2 -o "$tmp/fsq" "$here/fgraph_sqlite.c" "$SQLITE_A" -lm \
+		2>/dev/null; then
+	real_rows "sqlite ($SQL_N rows)" "$tmp/fsq" "$SQL_N"
+else
+	echo "| sqlite | n/a: no $SQLITE_A (libsqlite3-dev) |"
+fi
+if [ -x "$PY" ]; then
+	real_rows "python3.11 script" "$PY" -c "$PY_SCRIPT"
+else
+	echo "| python3.11 | n/a: no $PY |"
+fi
