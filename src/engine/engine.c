@@ -409,6 +409,13 @@ int dp_engine_disable(struct dp_engine *e, struct dp_event *ev)
 	return e->ops->disable ? e->ops->disable(e->state, ev) : -ENOTSUP;
 }
 
+int dp_engine_show(struct dp_engine *e, const struct dp_event *ev, FILE *out)
+{
+	if (!e || !e->ops->show)
+		return -ENOTSUP;
+	return e->ops->show(e->state, ev, out);
+}
+
 const struct dp_stats *dp_engine_stats(const struct dp_engine *e)
 {
 	return e->ops->stats(e->state);
