@@ -17,6 +17,9 @@ desc='dprobe show: the bytes before and after, the detour or slot and where it j
 # On the ptrace engine every probe is an int3: nops are emulated (no
 # slot), mix's first instruction runs in a slot.
 # The original bytes are read from the file (od at the symbol's offset).
+# Then entryfentry is traced with an entry and a return probe on pick:
+# through the entry site's detour both fire as anywhere else, the values
+# worked out from the source below.
 prog=entry
 levels=O2
 defs=''
@@ -36,6 +39,12 @@ case_run() {
 	s_run mix mix -- "$P"
 	s_run fentry pick -- "$F"
 	s_run patch pick -- "$N"
+	# and traced through the fentry site: entries and returns as usual
+	record_cmd trace -e 'p:pk pick k=%di:s32' -e 'r:pr pick $retval:s32' -- "$F"
+	(cd "$T" && t_timeout "$TMO" "$DPROBE" trace -e 'p:pk pick k=%di:s32' \
+		-e 'r:pr pick $retval:s32' -- "$F" >"$T/tr.out" 2>"$T/tr.err" \
+		</dev/null)
+	echo $? >"$T/tr.rc"
 }
 
 # A run's output, shortened: the header lines, each section's bytes on
@@ -66,6 +75,12 @@ case_result() {
 		sed 's/^/! /' "$T/$_n.err"
 		echo "# exit=$(cat "$T/$_n.rc")"
 	done
+	echo "== trace"
+	sed -n -e 's/^.*: \(pk: \)(pick+0x0\/0x[0-9a-f]*) /\1/p' \
+	    -e 's/^.*: \(pr: \)([^ ]* <- pick) /\1/p' -e 's/^[0-9-]*$/> &/p' \
+	    "$T/tr.out"
+	summary_of "$T/tr.err"
+	echo "# exit=$(cat "$T/tr.rc")"
 }
 
 # od's bytes of FILE at SYM+0, LEN of them, as " aa bb"
@@ -88,7 +103,30 @@ int3_over() {
 	echo "$1" | sed 's/^ [0-9a-f][0-9a-f]/ cc/'
 }
 
+# pick(k, 1) for k = 0..8, and main's sum (mix), as the trace shows them
+expected_trace() {
+	echo "== trace"
+	_s=0
+	for _k in 0 1 2 3 4 5 6 7 8; do
+		case $_k in
+		0) _r=4 ;; 1) _r=7 ;; 2) _r=-8 ;; 3) _r=10 ;; 4) _r=4 ;;
+		5) _r=0 ;; 6) _r=1 ;; 7) _r=1 ;; *) _r=1 ;;
+		esac
+		echo "pk: k=$_k"
+		echo "pr: arg1=$_r"
+		_s=$((_s * 31 + _r * 17 + (_s ^ _r)))
+	done
+	echo "> $_s"
+	echo "# dprobe: 18 events, 0 filtered, 0 missed, 0 lost"
+	echo "# exit=0"
+}
+
 expected() {
+	expected_show
+	expected_trace
+}
+
+expected_show() {
 	F=$(build_prog entryfentry)
 	N=$(build_prog entrypatch)
 	p1=$(insn_off "$P" pick 1)
