@@ -176,12 +176,21 @@ static void entry_site(struct show_ctx *c, const struct dp_show_site *s)
 		fprintf(c->out, "  entry site: %s\n", what);
 }
 
+/* The bytes the probe displaced: the region of the jmp, or the one
+ * instruction of the int3 (a detour built but not in use aside). */
+static size_t displaced(const struct dp_show_site *s)
+{
+	int n = s->optimized ? -1 : dp_insn_length(s->orig, s->orig_len);
+
+	return n > 0 ? (size_t)n : s->orig_len;
+}
+
 /* The bytes there now: the int3 (and the rest of the instruction it
  * covers), or the jmp and what pads the region. */
 static void now(struct show_ctx *c, const struct dp_show_site *s)
 {
 	uint8_t code[64];
-	size_t len = s->orig_len < sizeof(code) ? s->orig_len : sizeof(code);
+	size_t len = displaced(s) < sizeof(code) ? displaced(s) : sizeof(code);
 	char where[96];
 
 	fprintf(c->out, "  now:\n");
@@ -209,7 +218,10 @@ static void way_back(struct show_ctx *c, const struct dp_show_site *s)
 	char dst[96];
 
 	c->back = 0;
-	if (s->detour) {
+	if (s->detour && !s->optimized)
+		fprintf(c->out, "  detour at 0x%" PRIx64 ": built, not in use "
+			"(the int3 is)\n", s->detour);
+	if (s->detour && s->optimized) {
 		listing_at(c, "detour", s->detour, s->detour_len, false);
 		if (s->tail)
 			listing_at(c, "tail (the relocated region)", s->tail,
@@ -244,7 +256,7 @@ void dp_show_site(FILE *out, const struct dp_show_site *s,
 		s->armed ? "" : " (not armed now)");
 	entry_site(&c, s);
 	fprintf(out, "  original:\n");
-	listing(&c, s->addr, s->orig, s->orig_len, false);
+	listing(&c, s->addr, s->orig, displaced(s), false);
 	now(&c, s);
 	way_back(&c, s);
 	if (c.mem >= 0)
