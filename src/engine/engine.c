@@ -343,9 +343,16 @@ int dp_engine_start(const struct dp_engine_ops *ops,
 		    const struct dp_engine_opts *o, struct dp_engine **out,
 		    char *why, size_t whylen)
 {
-	struct dp_engine *e = calloc(1, sizeof(*e));
+	struct dp_engine *e;
 	int err;
 
+	/* it would trace on, never show and end */
+	if (o->show && !ops->show) {
+		snprintf(why, whylen, "the %s cannot show its probes",
+			 ops->desc);
+		return -ENOTSUP;
+	}
+	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	e->ops = ops;

@@ -98,6 +98,19 @@ static bool far_jump(const uint8_t *b, size_t avail, uint64_t *to)
 	return true;
 }
 
+/* An immediate that may be an address ("mov $0x7f12..., %rax": the
+ * handler, the probe address, the trampoline the detour compares with),
+ * or 0. */
+static uint64_t address_imm(const char *text)
+{
+	const char *d = strstr(text, "$0x");
+	unsigned long long v;
+
+	if (!d || sscanf(d + 1, "%llx", &v) != 1 || v < 0x10000)
+		return 0;
+	return v;
+}
+
 /*
  * Disassemble @len bytes of @code at @addr, each line named by what
  * holds it; with @to_jmp stop after the first unconditional jmp.
@@ -122,6 +135,8 @@ static size_t listing(struct show_ctx *c, uint64_t addr, const uint8_t *code,
 		}
 		if (far_jump(code + off, len - off, &target))
 			n += 8;
+		if (!target)
+			target = address_imm(text);
 		if (target && name_of(c, target, dst, sizeof(dst))) {
 			snprintf(text + strlen(text), sizeof(text) - strlen(text),
 				 " <%s>", dst);
