@@ -19,7 +19,8 @@ desc='dprobe show: the bytes before and after, the detour or slot and where it j
 # The original bytes are read from the file (od at the symbol's offset).
 # Then entryfentry is traced with an entry and a return probe on pick:
 # through the entry site's detour both fire as anywhere else, the values
-# worked out from the source below.
+# worked out from the source below.  Last, a running process (-p,
+# progs/waiter.c) is shown, has its code back and runs on.
 prog=entry
 levels=O2
 defs=''
@@ -45,6 +46,19 @@ case_run() {
 		-e 'r:pr pick $retval:s32' -- "$F" >"$T/tr.out" 2>"$T/tr.err" \
 		</dev/null)
 	echo $? >"$T/tr.rc"
+	attach_run
+}
+
+# -p: progs/waiter.c is shown while it waits for its file, then every
+# byte of work is the file's again, and it runs on: 1..5 squared, 55.
+attach_run() {
+	W=$(build_prog waiter) || return 1
+	start_bg "$T/w.out" "$W" "$T/go" 5 || return 1
+	s_run attach -p "$BG_PID" work
+	wait_restored "$BG_PID" "$W" work || echo "# work not restored" >"$T/notes"
+	touch "$T/go"
+	wait "$BG_PID"
+	echo "# target exit=$?" >>"$T/notes"
 }
 
 # A run's output, shortened: the header lines, each section's bytes on
@@ -81,6 +95,13 @@ case_result() {
 	    "$T/tr.out"
 	summary_of "$T/tr.err"
 	echo "# exit=$(cat "$T/tr.rc")"
+	echo "== attach"
+	sed -n 's/^\(kprobes\/p_work_0: work+0x0\) (.* engine)$/\1/p' "$T/attach.out"
+	grep -c '^  now:$' "$T/attach.out"
+	sed 's/^/! /' "$T/attach.err"
+	echo "# exit=$(cat "$T/attach.rc")"
+	sed 's/^/> /' "$T/w.out"
+	cat "$T/notes" 2>/dev/null
 }
 
 # od's bytes of FILE at SYM+0, LEN of them, as " aa bb"
@@ -119,6 +140,15 @@ expected_trace() {
 	echo "> $_s"
 	echo "# dprobe: 18 events, 0 filtered, 0 missed, 0 lost"
 	echo "# exit=0"
+	cat <<'EOF2'
+== attach
+kprobes/p_work_0: work+0x0
+1
+# exit=0
+> waiter: ready
+> waiter: phase 1 done, sum 55
+# target exit=0
+EOF2
 }
 
 expected() {
