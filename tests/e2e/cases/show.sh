@@ -41,9 +41,10 @@ case_run() {
 	s_run fentry pick -- "$F"
 	s_run patch pick -- "$N"
 	# and traced through the fentry site: entries and returns as usual
-	record_cmd trace -e 'p:pk pick k=%di:s32' -e 'r:pr pick $retval:s32' -- "$F"
+	record_cmd trace -e 'p:pk pick k=%di:s32' -e 'r:pr pick $retval:s32' -o "$T/tr.ev" -- "$F"
 	(cd "$T" && t_timeout "$TMO" "$DPROBE" trace -e 'p:pk pick k=%di:s32' \
-		-e 'r:pr pick $retval:s32' -- "$F" >"$T/tr.out" 2>"$T/tr.err" \
+		-e 'r:pr pick $retval:s32' -o "$T/tr.ev" -- "$F" >"$T/tr.out" \
+		2>"$T/tr.err" \
 		</dev/null)
 	echo $? >"$T/tr.rc"
 	attach_run
@@ -91,8 +92,8 @@ case_result() {
 	done
 	echo "== trace"
 	sed -n -e 's/^.*: \(pk: \)(pick+0x0\/0x[0-9a-f]*) /\1/p' \
-	    -e 's/^.*: \(pr: \)([^ ]* <- pick) /\1/p' -e 's/^[0-9-]*$/> &/p' \
-	    "$T/tr.out"
+	    -e 's/^.*: \(pr: \)([^ ]* <- pick) /\1/p' "$T/tr.ev"
+	sed 's/^/> /' "$T/tr.out"
 	summary_of "$T/tr.err"
 	echo "# exit=$(cat "$T/tr.rc")"
 	echo "== attach"
@@ -117,6 +118,11 @@ past5() {
 		_k=$((_k + 1))
 	done
 	echo "$_b"
+}
+
+# the ptrace engine's strategy, the instruction handled as $1
+pt_how() {
+	echo "int3 ($1; not optimized: the ptrace engine only places int3s)"
 }
 
 # the int3 over BYTES (" aa bb cc"): " cc bb cc"
@@ -164,12 +170,11 @@ expected_show() {
 	m5=$(past5 "$P" mix)
 	pb=$(file_bytes "$P" pick "$p1")
 	if [ "${DPROBE_ENGINE:-auto}" = ptrace ]; then
-		how='int3 (%s; not optimized: the ptrace engine only places int3s)'
 		mb=$(file_bytes "$P" mix "$m1")
 		cat <<EOF2
 == pick
 kprobes/p_pick_0: pick+0x0 (ptrace engine)
-  strategy: $(printf "$how" xol)
+  strategy: $(pt_how xol)
 original:$pb
 now:$(int3_over "$pb")
 slot: yes
@@ -177,7 +182,7 @@ jumps back to pick+$(hex "$p1")
 # exit=0
 == mix
 kprobes/p_mix_0: mix+0x0 (ptrace engine)
-  strategy: $(printf "$how" xol)
+  strategy: $(pt_how xol)
 original:$mb
 now:$(int3_over "$mb")
 slot: yes
@@ -185,7 +190,7 @@ jumps back to mix+$(hex "$m1")
 # exit=0
 == fentry
 kprobes/p_pick_0: pick+0x0 (ptrace engine)
-  strategy: $(printf "$how" emulate:nop)
+  strategy: $(pt_how emulate:nop)
   entry site: fentry nop (-pg -mfentry -mnop-mcount)
 original: 0f 1f 44 00 00
 now: cc 1f 44 00 00
@@ -193,7 +198,7 @@ emulated
 # exit=0
 == patch
 kprobes/p_pick_0: pick+0x0 (ptrace engine)
-  strategy: $(printf "$how" emulate:nop)
+  strategy: $(pt_how emulate:nop)
   entry site: patchable function entry (-fpatchable-function-entry)
 original: 90
 now: cc
