@@ -34,7 +34,7 @@ DP_VERSION   = $(shell sed -n 's/.*DPROBE_VERSION "\(.*\)"/\1/p' src/cli/main.c)
 
 # One page per command of src/cli/main.c: mk/man-from-help.sh fails (and
 # so the build) when this list and the binary's commands differ.
-MAN_CMDS  := check format list trace stat record report latency count top flamegraph mount cleanup help
+MAN_CMDS  := check format list trace stat record report latency count top flamegraph show mount cleanup help
 MAN_PAGES := dprobe.1 $(MAN_CMDS:%=dprobe-%.1)
 HEADERS   := $(wildcard include/dprobe/*.h)
 DOCS      := README.md $(wildcard docs/*.md)

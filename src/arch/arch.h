@@ -13,6 +13,7 @@
  *   optprobe.h  jump-optimised probes: which probe points qualify, the
  *               detour, the jump to it
  *   kuprobe.h   which instructions the kernel's uprobes refuse
+ *   disasm.h    an instruction as text, for people (not in the agent)
  *   emit.h      the code emitter: jmp/call/jcc rel32, the absolute jump,
  *               int3 (DP_INT3), nop fill
  *   frame.h     the frame-pointer convention: a frame pointer's checks,
@@ -24,6 +25,7 @@
 #define DPROBE_ARCH_H
 
 #include "arch/x86_64/decode.h"
+#include "arch/x86_64/disasm.h"
 #include "arch/x86_64/emit.h"
 #include "arch/x86_64/frame.h"
 #include "arch/x86_64/insn.h"

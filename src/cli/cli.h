@@ -58,6 +58,7 @@ int dp_cmd_top(int argc, char **argv);
 int dp_cmd_mount(int argc, char **argv);
 int dp_cmd_cleanup(int argc, char **argv);
 int dp_cmd_flamegraph(int argc, char **argv);
+int dp_cmd_show(int argc, char **argv);
 
 /* Parse the shared options; returns the index of the first DEF, or -1. */
 int dp_parse_def_opts(int argc, char **argv, const char *cmd,

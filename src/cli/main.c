@@ -236,6 +236,28 @@ static const struct {
 	  "            (-p PID | -- CMD [ARGS...] | --kernel alone)",
 	  "Count probe hits per event while the command runs (or until Ctrl-C\n"
 	  "for -p), and print them as perf stat does, with the time elapsed.\n" },
+	{ "show", dp_cmd_show,
+	  "show what a probe does to the code: the bytes before and after, the detour",
+	  "dprobe show [--engine auto|agent|ptrace] [-e DEF]... [PLACE]\n"
+	  "            (-p PID | -- CMD [ARGS...])",
+	  "Arm the probes as 'dprobe trace' would, then print for each probe\n"
+	  "location what it did to the code, disassembled: the original\n"
+	  "instructions, the bytes written there now (an int3, or the jmp of a\n"
+	  "jump-optimised probe), the detour that saves the registers and calls\n"
+	  "the handlers with its relocated (displaced) instructions, or the\n"
+	  "int3's out-of-line copy of the instruction, and where the code jumps\n"
+	  "back; why a probe is not jump-optimised; and a compiler's entry site\n"
+	  "(-pg -mfentry -mnop-mcount's 5-byte nop, -fpatchable-function-entry's\n"
+	  "nops), which the jmp replaces with nothing to relocate.  Then every\n"
+	  "probe is removed.  A command it starts is held before its main() while\n"
+	  "shown and then killed: it never runs its own code.  A running process\n"
+	  "(-p) runs on as it was.  Addresses are the process's own.\n"
+	  "\n"
+	  "  -e, --event DEF      a probe definition (see 'dprobe help check')\n"
+	  "  PLACE                a definition's place, for 'p PLACE': work,\n"
+	  "                       work+4, libc.so.6:malloc\n"
+	  "  -p, --pid PID        show the probes in a running process\n"
+	  "  --engine E           agent (the default where it can run) or ptrace\n" },
 	{ "latency", dp_cmd_latency,
 	  "a function's entry-to-return time as a log2 histogram",
 	  "dprobe latency PLACE [--by comm|pid|tid] [--filter EXPR] [--us]\n"

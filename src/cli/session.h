@@ -35,7 +35,10 @@ struct dp_session_hooks {
 	void (*tick)(void *priv);
 	double interval;
 	/* Tracing has stopped: print what was gathered. */
-	void (*end)(void *priv, const struct dp_stats *st);
+	void (*end)(void *priv, const struct dp_stats *st);	/* dprobe show: the engine prints what the probes did to the code
+	 * once they are armed, and the session ends (engine.h's show); no
+	 * summary, and the exit status is 0 unless arming failed. */
+	bool show;
 };
 
 /* `dprobe trace` with @argv (trace's options) and @h; dprobe's exit status. */

@@ -1237,6 +1237,7 @@ static int run(int argc, char **argv, bool stat, bool record,
 		.tracepoints = (const char *const *)c.ktps,
 		.ntracepoints = c.nktps,
 		.filters = o.filters, .nfilters = (size_t)o.nfilters,
+		.show = hooks && hooks->show ? stdout : NULL,
 	};
 	engine_objs(&o, binary, &objs, &eo);
 	err = start(&ch, &eo, o.duration);
@@ -1279,11 +1280,15 @@ static int run(int argc, char **argv, bool stat, bool record,
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	if (o.profile)
 		print_profile(&c);
-	fprintf(stderr, "dprobe: %" PRIu64 " events, %" PRIu64 " filtered, %" PRIu64
-		" missed, %" PRIu64 " lost\n", st->events, st->filtered,
-		st->missed, st->lost);
-	print_processes(&o, st);
-	ret = rerr ? DP_EXIT_REJECTED : o.cmd ? dp_cli_exit_code(status) : DP_EXIT_OK;
+	if (!eo.show) {
+		fprintf(stderr, "dprobe: %" PRIu64 " events, %" PRIu64
+			" filtered, %" PRIu64 " missed, %" PRIu64 " lost\n",
+			st->events, st->filtered, st->missed, st->lost);
+		print_processes(&o, st);
+	}
+	/* show kills the command it launched: its status is no answer */
+	ret = rerr ? DP_EXIT_REJECTED : o.cmd && !eo.show ?
+	      dp_cli_exit_code(status) : DP_EXIT_OK;
 	dp_engine_free(g_eng.e);
 	g_eng = (struct engine){ 0 };
 out:

@@ -343,9 +343,16 @@ int dp_engine_start(const struct dp_engine_ops *ops,
 		    const struct dp_engine_opts *o, struct dp_engine **out,
 		    char *why, size_t whylen)
 {
-	struct dp_engine *e = calloc(1, sizeof(*e));
+	struct dp_engine *e;
 	int err;
 
+	/* it would trace on, never show and end */
+	if (o->show && !ops->show) {
+		snprintf(why, whylen, "the %s cannot show its probes",
+			 ops->desc);
+		return -ENOTSUP;
+	}
+	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	e->ops = ops;
@@ -407,6 +414,13 @@ int dp_engine_enable(struct dp_engine *e, struct dp_event *ev)
 int dp_engine_disable(struct dp_engine *e, struct dp_event *ev)
 {
 	return e->ops->disable ? e->ops->disable(e->state, ev) : -ENOTSUP;
+}
+
+int dp_engine_show(struct dp_engine *e, const struct dp_event *ev, FILE *out)
+{
+	if (!e || !e->ops->show)
+		return -ENOTSUP;
+	return e->ops->show(e->state, ev, out);
 }
 
 const struct dp_stats *dp_engine_stats(const struct dp_engine *e)

@@ -65,6 +65,13 @@ struct dp_engine_opts {
 	 * over a process its own cannot trace: a static program) */
 	bool at_exec;
 
+	/* dprobe show: once every probe is armed in the first process, the
+	 * engine prints what each location did to the code there (its
+	 * show(), for every event) to @show and ends the session.  A
+	 * launched command is held before its main() meanwhile and killed
+	 * after: it never runs its own code.  An attached process runs on. */
+	FILE *show;
+
 	/* in-process engine */
 	const char *agent;		/* libdprobe.so; dp_engine_choose() sets it */
 	/* hist triggers kept in the processes, where the engine can (the
@@ -187,6 +194,11 @@ struct dp_engine_ops {
 	int (*enable)(void *state, struct dp_event *ev);
 	int (*disable)(void *state, struct dp_event *ev);
 	int (*set_filter)(void *state, struct dp_event *ev, const char *expr);
+	/* What the probe locations of @ev (NULL: every event) did to the
+	 * code of the first traced process, as dp_show_site() prints it;
+	 * from the engine's thread.  0, -ENOENT (none armed) or -errno.
+	 * NULL: the engine cannot say. */
+	int (*show)(void *state, const struct dp_event *ev, FILE *out);
 	const struct dp_stats *(*stats)(const void *state);
 	void (*free)(void *state);
 
@@ -256,8 +268,41 @@ bool dp_engine_list_probes(const struct dp_engine *e, FILE *out);
  */
 int dp_engine_enable(struct dp_engine *e, struct dp_event *ev);
 int dp_engine_disable(struct dp_engine *e, struct dp_event *ev);
+/* The engine's show() (see there); -ENOTSUP if it has none. */
+int dp_engine_show(struct dp_engine *e, const struct dp_event *ev, FILE *out);
 const struct dp_stats *dp_engine_stats(const struct dp_engine *e);
 void dp_engine_free(struct dp_engine *e);
+
+/* ---- dprobe show: what a probe location did to the code (show.c) ------- */
+
+/* One location as an engine knows it; addresses are run-time ones. */
+struct dp_show_site {
+	const struct dp_event *ev;
+	pid_t pid;		/* its memory is read from /proc/PID/mem */
+	uint64_t addr;		/* the probe address */
+	const uint8_t *orig;	/* the original code from @addr */
+	unsigned orig_len;
+	bool armed;		/* our bytes are in the code */
+	bool optimized;		/* ...and they are the jmp at @patch */
+	const char *how;	/* the strategy, and why not optimised */
+	const char *engine;	/* "agent", "ptrace" */
+	/* a jump-optimised probe's, once built (0: none): the jmp replaces
+	 * @nbytes at @patch; the detour (@detour_len bytes) runs the
+	 * handlers, its tail (at @tail, 0: none) the relocated region */
+	uint64_t patch, detour, tail;
+	unsigned nbytes, detour_len;
+	/* the int3's out-of-line copy of the instruction (0: emulated) */
+	uint64_t xol;
+};
+
+/*
+ * Print @s for people: the place, the strategy, a compiler's entry site
+ * if the place is one, the original instructions, the bytes there now,
+ * the detour and its tail or the out-of-line slot, each disassembled,
+ * and where the code jumps back.  @sym names addresses (NULL: none).
+ */
+void dp_show_site(FILE *out, const struct dp_show_site *s,
+		  const struct dp_symbolizer *sym);
 
 /* Every engine's cleanup(): things removed, or -errno (reported). */
 int dp_engine_cleanup(FILE *report);

@@ -58,7 +58,14 @@ static const struct {
 	{ "id", F_EV_ID },
 	{ "trigger", F_EV_TRIGGER },
 	{ "hist", F_EV_HIST },
+	{ "show", F_EV_SHOW },
 };
+
+/* `show` is dprobe's own, for events placed in the processes */
+static bool has_file(const struct dp_event *ev, enum dp_fs_kind k)
+{
+	return k != F_EV_SHOW || dp_event_placed(ev);
+}
 
 static const char group_filter_text[] =
 	"### global filter ###\n"
@@ -91,6 +98,7 @@ bool dp_fs_is_writable(enum dp_fs_kind k)
 	case F_KPROBE_PROFILE: case F_UPROBE_PROFILE: case F_AVAILABLE_EVENTS:
 	case F_AVAILABLE_FUNCS: case F_README: case F_EV_FORMAT: case F_EV_ID:
 	case F_TRACE_PIPE: case F_AVAILABLE_TRACERS: case F_EV_HIST:
+	case F_EV_SHOW:
 	case F_HEADER_PAGE: case F_HEADER_EVENT:
 		return false;
 	default:
@@ -156,6 +164,8 @@ static int lookup_ftrace(char c[4][DP_MAX_EVENT_NAME_LEN], int n,
 static int lookup_events(struct dp_fs *fs, char c[4][DP_MAX_EVENT_NAME_LEN],
 			 int n, struct dp_fs_path *p)
 {
+	const struct dp_event *ev;
+
 	if (n == 1) {
 		p->kind = F_EVENTS_DIR;
 		return 0;
@@ -189,7 +199,8 @@ static int lookup_events(struct dp_fs *fs, char c[4][DP_MAX_EVENT_NAME_LEN],
 		p->kind = F_GROUP_FILTER;
 		return 0;
 	}
-	if (!dp_registry_find(&fs->reg, c[1], c[2]))
+	ev = dp_registry_find(&fs->reg, c[1], c[2]);
+	if (!ev)
 		return -ENOENT;
 	strcpy(p->event, c[2]);
 	if (n == 3) {
@@ -197,7 +208,8 @@ static int lookup_events(struct dp_fs *fs, char c[4][DP_MAX_EVENT_NAME_LEN],
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(event_files) / sizeof(event_files[0]); i++) {
-		if (!strcmp(c[3], event_files[i].name)) {
+		if (!strcmp(c[3], event_files[i].name) &&
+		    has_file(ev, event_files[i].kind)) {
 			p->kind = event_files[i].kind;
 			return 0;
 		}
@@ -292,8 +304,10 @@ void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 				fill(priv, print_files[i].name, false);
 			break;
 		}
+		ev = dp_registry_find(&fs->reg, p->group, p->event);
 		for (size_t i = 0; i < sizeof(event_files) / sizeof(event_files[0]); i++)
-			fill(priv, event_files[i].name, false);
+			if (ev && has_file(ev, event_files[i].kind))
+				fill(priv, event_files[i].name, false);
 		break;
 	default:
 		break;
@@ -508,6 +522,9 @@ static int read_event_file(struct dp_fs *fs, const struct dp_fs_path *p,
 		/* what the process did before this read is counted */
 		dp_fs_update_profile(fs);
 		dp_fs_hist_read(fs, ev->id, out);
+		break;
+	case F_EV_SHOW:
+		dp_fs_show_read(fs, ev, out);
 		break;
 	default:
 		return -EINVAL;

@@ -87,6 +87,11 @@ struct dp_fs_lane {
 	unsigned long ack_gen;
 	int ack_result;
 	unsigned long profile_gen;
+	/* the child's answer to the last `show` read (session.c) */
+	unsigned long show_gen;
+	int show_result;
+	char *show_text;
+	size_t show_len;
 	pthread_t reader;
 	bool reader_live;		/* started, not joined yet */
 	bool reader_running;		/* not at the pipe's end yet */
@@ -360,6 +365,10 @@ void dp_fs_session_end(struct dp_fs *fs);
 int dp_fs_rearm(struct dp_fs *fs);
 /* Fresh counts into the registry's probes (fs->lock held). */
 void dp_fs_update_profile(struct dp_fs *fs);
+/* events/GROUP/EVENT/show: what the event's probes did to the code of
+ * the traced process, as `dprobe show` prints it, asked of the session
+ * child; "not armed" while the event is not enabled. */
+void dp_fs_show_read(struct dp_fs *fs, const struct dp_event *ev, FILE *out);
 
 /* The target's program as it is now: after an exec, definitions are
  * checked against the new one (fs->lock held). */
@@ -404,7 +413,7 @@ enum dp_fs_kind {
 	F_ALL_ENABLE,				/* events/enable */
 	F_GROUP_ENABLE, F_GROUP_FILTER,		/* events/GROUP/ */
 	F_EV_ENABLE, F_EV_FILTER, F_EV_FORMAT, F_EV_ID, F_EV_TRIGGER,
-	F_EV_HIST,
+	F_EV_HIST, F_EV_SHOW,
 	F_SNAPSHOT, F_TRACE_MARKER, F_TRACE_MARKER_RAW,
 	F_FTRACE_DIR,				/* events/ftrace/ */
 	F_OPTIONS_DIR, F_OPT_STACKTRACE,	/* options/ */

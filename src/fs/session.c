@@ -38,6 +38,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sched.h>
@@ -54,7 +55,9 @@
 #include "fs/internal.h"
 #include "output/output.h"
 
-enum { FR_READY = 1, FR_ERROR, FR_LINE, FR_PROFILE, FR_ACK, FR_REC };
+/* FR_SHOW: on the command pipe, `show` asked for event id; from the
+ * child, its text (id: -errno). */
+enum { FR_READY = 1, FR_ERROR, FR_LINE, FR_PROFILE, FR_ACK, FR_REC, FR_SHOW };
 
 /* FR_REC: a record for the hist triggers, after this, then @nstack
  * return addresses (its user stack, when the event is marked for it). */
@@ -193,11 +196,20 @@ static void child_trigger(void *priv, const struct dp_event *ev,
 static int read_frame(int fd, struct frame *h, char **data);
 static void child_commands(struct child_ctx *c);
 
+static bool cmd_waiting(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
+}
+
 static void child_profile(void *priv)
 {
 	struct child_ctx *c = priv;
 
-	if (g_cmd_pending) {
+	/* a `show` read writes its frame, then sends SIGUSR1, which every
+	 * engine's loop takes (the ptrace engine's keeps SIGUSR2 blocked) */
+	if (g_cmd_pending || cmd_waiting(c->cmd_fd)) {
 		g_cmd_pending = 0;
 		child_commands(c);
 	}
@@ -391,6 +403,23 @@ static int apply_wants(struct child_ctx *c, const struct want *w, size_t n)
 	return ret;
 }
 
+/* A `show` read: the engine's text for event @id, sent back. */
+static void child_show(struct child_ctx *c, unsigned id)
+{
+	const struct dp_event *ev = dp_registry_find_id(c->reg, id);
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	int ret = f ? -ENOENT : -ENOMEM;
+
+	if (f && ev)
+		ret = dp_engine_show(g_tracer, ev, f);
+	if (f)
+		fclose(f);
+	send_frame(c->fd, FR_SHOW, (uint32_t)-ret, buf, ret ? 0 : size);
+	free(buf);
+}
+
 static void child_commands(struct child_ctx *c)
 {
 	struct frame h;
@@ -401,6 +430,11 @@ static void child_commands(struct child_ctx *c)
 
 	if (read_frame(c->cmd_fd, &h, &data))
 		_exit(1);	/* the manager is gone */
+	if (h.type == FR_SHOW) {
+		free(data);
+		child_show(c, h.id);
+		return;
+	}
 	if (!want_parse(data, &w, &n))
 		ret = apply_wants(c, w, n);
 	want_free(w, n);
@@ -746,6 +780,21 @@ static void store_ack(struct dp_fs_lane *lane, int result)
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
+static void store_show(struct dp_fs_lane *lane, int result, char *text,
+		       size_t len)
+{
+	struct dp_fs *fs = lane->fs;
+
+	pthread_mutex_lock(&fs->buf_lock);
+	free(lane->show_text);
+	lane->show_text = text;
+	lane->show_len = len;
+	lane->show_result = result;
+	lane->show_gen++;
+	pthread_cond_broadcast(&fs->buf_cond);
+	pthread_mutex_unlock(&fs->buf_lock);
+}
+
 static void *reader_main(void *arg)
 {
 	struct dp_fs_lane *lane = arg;
@@ -762,7 +811,10 @@ static void *reader_main(void *arg)
 			store_ack(lane, -(int)h.id);
 		else if (h.type == FR_REC)
 			store_rec(fs, h.id, data, h.len);
-		free(data);
+		if (h.type == FR_SHOW)
+			store_show(lane, -(int)h.id, data, h.len);
+		else
+			free(data);
 	}
 	pthread_mutex_lock(&fs->buf_lock);
 	lane->reader_running = false;
@@ -824,6 +876,54 @@ void dp_fs_update_profile(struct dp_fs *fs)
 	}
 	pthread_mutex_unlock(&fs->buf_lock);
 	apply_counts(fs);
+}
+
+/* The running child's text for @ev; -errno if there is none. */
+static int ask_show(struct dp_fs_lane *lane, const struct dp_event *ev,
+		    FILE *out)
+{
+	struct dp_fs *fs = lane->fs;
+	struct timespec until;
+	unsigned long gen;
+	int ret = -ETIMEDOUT;
+
+	if (!lane->child || !lane->reader_running)
+		return -ENOENT;
+	pthread_mutex_lock(&fs->buf_lock);
+	gen = lane->show_gen;
+	pthread_mutex_unlock(&fs->buf_lock);
+	if (send_frame(lane->cmd_fd, FR_SHOW, ev->id, NULL, 0) ||
+	    kill(lane->child, SIGUSR1))
+		return -EPIPE;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	pthread_mutex_lock(&fs->buf_lock);
+	while (gen == lane->show_gen && lane->reader_running &&
+	       !pthread_cond_timedwait(&fs->buf_cond, &fs->buf_lock, &until))
+		;
+	if (gen != lane->show_gen) {
+		ret = lane->show_result;
+		if (!ret)
+			fwrite(lane->show_text, 1, lane->show_len, out);
+	}
+	pthread_mutex_unlock(&fs->buf_lock);
+	return ret;
+}
+
+void dp_fs_show_read(struct dp_fs *fs, const struct dp_event *ev, FILE *out)
+{
+	int ret = -ENOENT;
+
+	if (fs->top)	/* an instance: the children are the top level's */
+		fs = fs->top;
+	if (ev->enabled && dp_event_placed(ev) && lane_of(fs, ev) == DP_LANE_PROC)
+		ret = ask_show(&fs->lanes[DP_LANE_PROC], ev, out);
+	if (ret == -ENOTSUP)
+		fprintf(out, "%s/%s: the engine cannot show its probes\n",
+			ev->group, ev->name);
+	else if (ret)
+		fprintf(out, "%s/%s: not armed%s\n", ev->group, ev->name,
+			ev->enabled ? "" : " (the event is not enabled)");
 }
 
 /* ---- the manager ------------------------------------------------------------ */
@@ -1176,6 +1276,10 @@ void dp_fs_session_end(struct dp_fs *fs)
 	pthread_cond_broadcast(&fs->mgr_cond);
 	pthread_mutex_unlock(&fs->mgr_lock);
 	pthread_join(fs->mgr_thread, NULL);
+	for (int i = 0; i < 2; i++) {
+		free(fs->lanes[i].show_text);
+		fs->lanes[i].show_text = NULL;
+	}
 	if (fs->o->own_child && !atomic_load(&fs->target_gone))
 		fprintf(stderr, "dprobe mount: every probe removed; waiting "
 			"for process %d to exit\n", (int)fs->o->pid);

@@ -24,6 +24,9 @@ prog_flags() {
 	dl) echo "-ldl" ;;
 	stack | stackbad | unwindfp) echo "-fno-omit-frame-pointer" ;;
 	unwind) echo "-fomit-frame-pointer" ;;
+	# compilers' entry sites (-mnop-mcount wants code that is not PIC)
+	entryfentry) echo "-pg -mfentry -mnop-mcount -fno-pie -no-pie" ;;
+	entrypatch) echo "-fpatchable-function-entry=5" ;;
 	# tracepoint.h, and libdprobe.so's runtime next to dprobe
 	tpoints) echo "-pthread -I$E2E/../../include -L$(dirname "$DPROBE")" \
 		"-ldprobe -Wl,-rpath,$(dirname "$DPROBE")" ;;

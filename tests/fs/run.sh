@@ -34,7 +34,7 @@ EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
 dynevents exec eprobes eprobes_ptrace hist hist_vars hist_stacks triggers \
-instances"
+instances show"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -1227,6 +1227,34 @@ case_instances() {
 }
 
 # ---- running -----------------------------------------------------------------
+
+# events/GROUP/EVENT/show: what dprobe show prints for the event's probe,
+# asked of the session child while the event is enabled, and "not
+# armed" before and after.  The code is the process's own: its first
+# instruction and the int3 or jmp that replaced it, what runs instead
+# and where it goes back (offsets differ between compilers: normalised).
+case_show() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:myprobe do_sys_open'
+	cat "$MNT/events/kprobes/myprobe/show" >"$WORK/got.show"
+	w events/kprobes/myprobe/enable 1
+	req "$R" "open /etc/passwd" || return 1
+	cat "$MNT/events/kprobes/myprobe/show" >"$WORK/got.live"
+	w events/kprobes/myprobe/enable 0
+	cat "$MNT/events/kprobes/myprobe/show" >>"$WORK/got.show"
+	quit_server "$R"
+	stop_mount umount || return 1
+	check show.off "$WORK/got.show" || return 1
+	# the header, the strategy's kind, each section once, the way back
+	sed -n -e 's/^\(kprobes\/myprobe: do_sys_open+0x0\) (.* engine)$/\1/p' \
+	    -e 's/^  strategy: \(optimized\|int3\).*/  strategy: STRATEGY/p' \
+	    -e 's/^  \(original\|now\):$/  \1:/p' \
+	    -e 's/^  \(detour\|out-of-line slot\) at 0x[0-9a-f]*:$/  AFTER:/p' \
+	    -e 's/^  jumps back to do_sys_open+0x[1-9a-f][0-9a-f]*$/  jumps back to do_sys_open+OFF/p' \
+	    "$WORK/got.live" >"$WORK/got.live.n"
+	check show.live "$WORK/got.live.n"
+}
 
 for c in $CASES; do
 	rm -f "$WORK/why" "$WORK/out" "$WORK/err" "$WORK/req"

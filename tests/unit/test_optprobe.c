@@ -107,6 +107,61 @@ Test(optprobe, analysis)
 	analyze_bytes(nops, sizeof(nops), 0, -EOPNOTSUPP, "fewer than 5 bytes");
 }
 
+/*
+ * A compiler's entry site: -pg -mfentry -mnop-mcount's 5-byte nop and
+ * -fpatchable-function-entry's one-byte nops, after an endbr64 or not.
+ * The jmp replaces the nops, with nothing to relocate; a jump table in
+ * the function no longer refuses it, as no branch lands in those nops.
+ */
+Test(optprobe, entry_sites)
+{
+	/* nopl 0(%rax,%rax); mov %rdi,%rax; jmp *%rax */
+	static const uint8_t fentry[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x48,
+					  0x89, 0xf8, 0xff, 0xe0 };
+	/* endbr64; the same */
+	static const uint8_t ebfentry[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x0f,
+					    0x1f, 0x44, 0x00, 0x00, 0x48,
+					    0x89, 0xf8, 0xff, 0xe0 };
+	/* five nops; mov %rdi,%rax; jmp *%rax */
+	static const uint8_t patch[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x48,
+					 0x89, 0xf8, 0xff, 0xe0 };
+	/* four nops are no site for a jmp */
+	static const uint8_t four[] = { 0x90, 0x90, 0x90, 0x90, 0x48, 0x89,
+					0xf8, 0xff, 0xe0 };
+	struct dp_optprobe op;
+	uint64_t at;
+
+	cr_expect_eq(dp_entry_site(fentry, sizeof(fentry), 0x1000, &at),
+		     DP_ENTRY_FENTRY);
+	cr_expect_eq(at, 0x1000);
+	cr_expect_eq(dp_entry_site(ebfentry, sizeof(ebfentry), 0x1000, &at),
+		     DP_ENTRY_FENTRY);
+	cr_expect_eq(at, 0x1004);
+	cr_expect_eq(dp_entry_site(patch, sizeof(patch), 0x1000, NULL),
+		     DP_ENTRY_PATCHABLE);
+	cr_expect_eq(dp_entry_site(four, sizeof(four), 0x1000, NULL),
+		     DP_ENTRY_NONE);
+	cr_expect_eq(dp_entry_site(fentry, 3, 0x1000, NULL), DP_ENTRY_NONE);
+	cr_expect(dp_entry_site_name(DP_ENTRY_FENTRY) &&
+		  !dp_entry_site_name(DP_ENTRY_NONE));
+
+	cr_assert_eq(dp_opt_analyze(fentry, 0x1000, sizeof(fentry), 0x1000,
+				    &op, NULL), 0);
+	cr_expect_eq(op.entry_site, DP_ENTRY_FENTRY);
+	cr_expect_eq(op.nbytes, 5);
+	cr_assert_eq(dp_opt_analyze(ebfentry, 0x1000, sizeof(ebfentry), 0x1000,
+				    &op, NULL), 0);
+	cr_expect_eq(op.patch, 0x1004);
+	cr_expect_eq(op.nbytes, 5);
+	cr_assert_eq(dp_opt_analyze(patch, 0x1000, sizeof(patch), 0x1000, &op,
+				    NULL), 0);
+	cr_expect_eq(op.entry_site, DP_ENTRY_PATCHABLE);
+	cr_expect_eq(op.ninsn, 5);
+	/* not at the function's start, or no site: the jump table refuses */
+	analyze_bytes(four, sizeof(four), 0, -EOPNOTSUPP, "indirect jump");
+	analyze_bytes(patch, sizeof(patch), 1, -EOPNOTSUPP, "indirect jump");
+}
+
 static void run_detour(bool save_flags)
 {
 	uint64_t fn = (uint64_t)(uintptr_t)opt_target;

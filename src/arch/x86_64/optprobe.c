@@ -13,12 +13,45 @@ static bool is_endbr64(const struct dp_insn *in)
 	return in->len == 4 && !memcmp(in->bytes, endbr64, 4);
 }
 
+static const uint8_t fentry_nop[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+enum dp_entry_site dp_entry_site(const uint8_t *code, size_t len,
+				 uint64_t fstart, uint64_t *at)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	size_t k = 0, n = 0;
+
+	if (len >= 4 && !memcmp(code, endbr64, 4))
+		k = 4;
+	if (at)
+		*at = fstart + k;
+	if (len - k >= DP_OPT_JMP_LEN && !memcmp(code + k, fentry_nop, 5))
+		return DP_ENTRY_FENTRY;
+	while (k + n < len && code[k + n] == 0x90)
+		n++;
+	return n >= DP_OPT_JMP_LEN ? DP_ENTRY_PATCHABLE : DP_ENTRY_NONE;
+}
+
+const char *dp_entry_site_name(enum dp_entry_site e)
+{
+	switch (e) {
+	case DP_ENTRY_FENTRY:
+		return "fentry nop (-pg -mfentry -mnop-mcount)";
+	case DP_ENTRY_PATCHABLE:
+		return "patchable function entry (-fpatchable-function-entry)";
+	default:
+		return NULL;
+	}
+}
+
 /*
- * Walk the function: no indirect jump (a jump table may land anywhere),
- * no relative branch into (patch, patch + nbytes).
+ * Walk the function: no indirect jump (a jump table may land anywhere,
+ * but not inside a compiler's entry site: @entry), no relative branch
+ * into (patch, patch + nbytes).
  */
 static int check_branches(const uint8_t *fcode, uint64_t fstart, size_t fsize,
-			  uint64_t patch, unsigned nbytes, const char **why)
+			  uint64_t patch, unsigned nbytes, bool entry,
+			  const char **why)
 {
 	for (size_t off = 0; off < fsize;) {
 		struct dp_insn in;
@@ -27,7 +60,7 @@ static int check_branches(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 		if (dp_insn_analyze(fcode + off, fsize - off, fstart + off, &in,
 				    NULL) == 0) {
 			len = in.len;
-			if (in.op == DP_OP_JMP_IND) {
+			if (in.op == DP_OP_JMP_IND && !entry) {
 				*why = "the function has an indirect jump";
 				return -EOPNOTSUPP;
 			}
@@ -65,6 +98,8 @@ int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 	}
 	op->addr = op->patch = addr;
 	op->save_flags = addr != fstart;
+	if (addr == fstart)
+		op->entry_site = dp_entry_site(fcode, fsize, fstart, NULL);
 	for (at = addr; op->nbytes < DP_OPT_JMP_LEN;) {
 		struct dp_insn *in = &op->insn[op->ninsn];
 		int err;
@@ -91,7 +126,8 @@ int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 		op->ninsn++;
 		at += in->len;
 	}
-	return check_branches(fcode, fstart, fsize, op->patch, op->nbytes, why);
+	return check_branches(fcode, fstart, fsize, op->patch, op->nbytes,
+			      op->entry_site != DP_ENTRY_NONE, why);
 }
 
 /* ---- the detour's instructions ----------------------------------------- */

@@ -38,6 +38,28 @@
 #define DP_OPT_RED_ZONE		128
 #define DP_OPT_FRAME		216	/* sizeof(struct dp_regs) */
 
+/*
+ * A compiler's entry site: nops at a function's start (after an endbr64)
+ * left there to be patched.  The jmp replaces them and nothing is
+ * relocated; no branch lands inside them, so a function's indirect jumps
+ * (jump tables) do not keep such a probe from being optimised.
+ */
+enum dp_entry_site {
+	DP_ENTRY_NONE,
+	DP_ENTRY_FENTRY,	/* -pg -mfentry -mnop-mcount: one 5-byte nop */
+	DP_ENTRY_PATCHABLE,	/* -fpatchable-function-entry=N: N >= 5
+				 * one-byte nops */
+};
+
+/*
+ * The entry site at @fstart (@len bytes of original code there), and
+ * where it starts (*@at: after an endbr64) if there is one.
+ */
+enum dp_entry_site dp_entry_site(const uint8_t *code, size_t len,
+				 uint64_t fstart, uint64_t *at);
+/* "fentry nop (-pg -mfentry -mnop-mcount)", ..., or NULL for none. */
+const char *dp_entry_site_name(enum dp_entry_site e);
+
 struct dp_optprobe {
 	uint64_t addr;		/* the probe point (reported as %ip) */
 	uint64_t patch;		/* where the jmp goes (after an endbr64) */
@@ -45,6 +67,7 @@ struct dp_optprobe {
 	unsigned ninsn;
 	struct dp_insn insn[DP_OPT_MAX_INSNS];
 	bool save_flags;	/* flags may be live at the probe point */
+	enum dp_entry_site entry_site;	/* the region is a compiler's site */
 };
 
 /*

@@ -310,6 +310,7 @@ struct dp_site {
 	uint8_t orig[24];		/* the replaced bytes */
 	uint8_t jmp[24];		/* what replaces them */
 	bool flags_live;		/* the detour saves the flags */
+	unsigned int detour_len;	/* bytes of code at @detour (SHOW) */
 };
 
 DP_HIDDEN struct dp_site *dp_site_lookup(uint64_t addr);
@@ -578,6 +579,15 @@ DP_HIDDEN bool dp_in_handler(const char *what);
 /* How the instruction under @p is handled: "xol", "emulate:call", ...,
  * or "optimized" when its site is jump-optimised. */
 const char *dp_kprobe_strategy(const struct kprobe *p) DP_HIDDEN;
+/* What a probe's site did to the code, for dprobe show (SHOW). */
+struct dp_site_view {
+	uint64_t addr, patch, detour, tail, slot;
+	unsigned int nbytes, detour_len, orig_len;
+	bool armed, optimized, emulated;
+	uint8_t orig[40];		/* the code from @addr, without ours */
+};
+/* 0, or -ENOENT when @p is not registered. */
+int dp_kprobe_view(const struct kprobe *p, struct dp_site_view *v) DP_HIDDEN;
 /*
  * Restore every probed byte (the agent's controller went away): probes
  * stay registered and silent until one at the same address is enabled or

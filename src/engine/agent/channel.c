@@ -189,6 +189,20 @@ static void on_probe(const char *args)
 		ctl_send("ERR %u %d %s", slot, -ret, why);
 }
 
+static void on_show(const char *args)
+{
+	char buf[DP_AGENT_MSG_MAX - 32];
+	unsigned slot;
+	int ret = sscanf(args, "%u", &slot) == 1 ? 0 : -EINVAL;
+
+	if (!ret)
+		ret = dp_ev_show(slot, buf, sizeof(buf));
+	if (ret)
+		ctl_send("ERR %u %d not armed", ret == -EINVAL ? 0 : slot, -ret);
+	else
+		ctl_send("SHOWN %u %s", slot, buf);
+}
+
 static void on_sym(const char *args)
 {
 	unsigned slot, arg;
@@ -459,6 +473,10 @@ static void unpublish_env(void)
 	dp_ev_set_follow(false);
 }
 
+/* HOLD: the handshake in the constructor goes on after ARM, until GO
+ * (dprobe show looks at the armed code before main() runs). */
+static bool held;
+
 /* One message: 1 when the channel is done (DETACH), else 0. */
 static int handle(char *msg, int fd)
 {
@@ -493,6 +511,10 @@ static int handle(char *msg, int fd)
 		on_ref(msg + 4);
 	else if (!strcmp(msg, "ARM"))
 		on_arm();
+	else if (!strncmp(msg, "SHOW ", 5))
+		on_show(msg + 5);
+	else if (!strcmp(msg, "HOLD") || !strcmp(msg, "GO"))
+		held = msg[0] == 'H';
 	else if (!strncmp(msg, "DROP ", 5))
 		on_drop(msg + 5);
 	else if (!strncmp(msg, "IFUNC ", 6))
@@ -757,7 +779,8 @@ static int serve(bool until_armed)
 		if (n <= 0)
 			break;		/* dprobe went away: EOF or error */
 		done = handle(buf, fd);
-		if (done || (until_armed && !strcmp(buf, "ARM")))
+		if (done || (until_armed && !held && (!strcmp(buf, "ARM") ||
+						      !strcmp(buf, "GO"))))
 			break;
 	}
 	if (n > 0 && !done)

@@ -1295,6 +1295,37 @@ static void site_how(struct ev_site *s, char *buf, size_t len)
 			 how ? how : "?", why && *why ? why : "not tried");
 }
 
+/*
+ * SHOWN's fields for slot @slot: "ADDR ARMED OPT EMUL PATCH NBYTES DETOUR
+ * DLEN TAIL XOL ORIGHEX HOW" (hex addresses, 0 where there is none).
+ */
+int dp_ev_show(unsigned slot, char *buf, size_t len)
+{
+	struct ev_probe *p = probes;
+	struct dp_site_view v;
+	char how[256], hex[2 * sizeof(v.orig) + 1];
+	const struct kprobe *kp;
+
+	while (p && p->slot != slot)
+		p = p->all_next;
+	if (!p || !p->site || p->site->is_tp)
+		return -ENOENT;
+	kp = p->site->has_entry ? &p->site->kp : &p->site->rp.kp;
+	if (dp_kprobe_view(kp, &v))
+		return -ENOENT;
+	site_how(p->site, how, sizeof(how));
+	for (unsigned i = 0; i < v.orig_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", v.orig[i]);
+	hex[2 * v.orig_len] = '\0';
+	snprintf(buf, len, "%llx %d %d %d %llx %u %llx %u %llx %llx %s %s",
+		 (unsigned long long)v.addr, v.armed, v.optimized, v.emulated,
+		 (unsigned long long)v.patch, v.nbytes,
+		 (unsigned long long)v.detour, v.detour_len,
+		 (unsigned long long)v.tail, (unsigned long long)v.slot, hex,
+		 how);
+	return 0;
+}
+
 int dp_ev_arm(dp_ev_report_fn report, void *priv)
 {
 	char how[256];

@@ -65,6 +65,9 @@ typedef void (*dp_ev_report_fn)(void *priv, unsigned slot, int err,
 int dp_ev_arm(dp_ev_report_fn report, void *priv);
 /* Switch the probes of @slot on or off (SLOT); how many there are. */
 int dp_ev_switch(unsigned slot, bool on);
+/* What slot @slot's site did to the code, as SHOWN's fields (protocol.h)
+ * into @buf; 0 or -ENOENT (no such slot, not registered, a tracepoint). */
+int dp_ev_show(unsigned slot, char *buf, size_t len);
 /* Enable or disable every registered site. */
 void dp_ev_enable(bool on);
 /* Missed hits of the probes of @slot (return instances not available). */

@@ -341,6 +341,43 @@ DP_EXPORT const char *kprobe_opt_reason(const struct kprobe *p)
 	return r;
 }
 
+/* The detour and its tail exist once analysed, optimised now or not. */
+static void view_of(const struct dp_site *s, struct dp_site_view *v)
+{
+	uint64_t end = s->addr + s->insn.len;
+
+	*v = (struct dp_site_view){
+		.addr = s->addr, .armed = s->armed, .optimized = s->optimized,
+		.emulated = !dp_insn_needs_slot(&s->insn), .slot = s->slot,
+	};
+	if (s->detour) {
+		v->patch = s->patch;
+		v->nbytes = s->nbytes;
+		v->detour = s->detour;
+		v->detour_len = s->detour_len;
+		v->tail = s->tail;
+		if (s->patch + s->nbytes > end)
+			end = s->patch + s->nbytes;
+	}
+	v->orig_len = (unsigned int)(end - s->addr);
+	if (v->orig_len > sizeof(v->orig))
+		v->orig_len = sizeof(v->orig);
+	dp_site_recover(s->addr, v->orig, v->orig_len);
+}
+
+int dp_kprobe_view(const struct kprobe *p, struct dp_site_view *v)
+{
+	int err = -ENOENT;
+
+	dp_lock();
+	if (p && is_registered(p)) {
+		view_of(p->__site, v);
+		err = 0;
+	}
+	dp_unlock();
+	return err;
+}
+
 void dp_agent_disarm_all(void)
 {
 	dp_lock();

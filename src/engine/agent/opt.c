@@ -275,6 +275,7 @@ static int build(struct dp_site *s)
 	s->patch = op.patch;
 	s->nbytes = op.nbytes;
 	s->flags_live = op.save_flags;
+	s->detour_len = (unsigned int)n;
 	dp_site_recover(op.patch, s->orig, op.nbytes);
 	memset(s->jmp + DP_OPT_JMP_LEN, DP_INT3, op.nbytes - DP_OPT_JMP_LEN);
 	s->detour = at;

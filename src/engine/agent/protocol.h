@@ -72,11 +72,26 @@
  *                                                  a <field> is
  *                                                  OFF:SIZE:SIGNED:MODE:ARG,
  *                                                  keys then values
+ *   dprobe -> agent   HOLD                         (before ARM, dprobe show)
+ *                                                  the constructor goes on
+ *                                                  serving after ARM, until
+ *                                                  GO: main() waits
  *   dprobe -> agent   ARM                          register and enable
  *                                                  what is not yet
  *   agent -> dprobe   ARMED <n>                    (after the OK/ERRs)
  *   dprobe -> agent   DISARM / ENABLE              disable / enable all
  *   agent -> dprobe   DISARMED / ENABLED
+ *   dprobe -> agent   SHOW <slot>                  what the location's
+ *   agent -> dprobe   SHOWN <slot> <addr> <armed> <opt> <emulated>
+ *                     <patch> <nbytes> <detour> <dlen> <tail> <xol>
+ *                     <orig> <how>                 site did to the code:
+ *                         the jmp's place and bytes replaced, the detour
+ *                         (<dlen> bytes) and its tail (the relocated
+ *                         region, a jmp back) when one was built, the
+ *                         out-of-line slot (0: emulated or none), the
+ *                         original code from <addr> (hex, without our
+ *                         bytes), the strategy as in OK; or ERR
+ *   dprobe -> agent   GO                           end a HOLD
  *   dprobe -> agent   STATS
  *   agent -> dprobe   STAT <slot> <missed> [<slot> <missed>]...  ...  END
  *                     the slots that missed hits (the others missed

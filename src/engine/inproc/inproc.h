@@ -42,6 +42,7 @@ struct dp_inproc_opts {
 	bool follow;			/* -f: fork children and exec'd images */
 	const struct dp_agg_req *aggs;	/* hist triggers kept in the images */
 	size_t naggs;
+	FILE *show;			/* dprobe show (engine.h) */
 };
 
 struct dp_inproc;
@@ -97,6 +98,9 @@ void dp_inproc_set_profile_cb(struct dp_inproc *t, void (*cb)(void *),
 /* How each probe location is handled, as the agent said ("optimized",
  * "int3 (...)"), one line per location: "GROUP/EVENT ADDR HOW". */
 void dp_inproc_list_probes(const struct dp_inproc *t, FILE *out);
+/* What the locations of @ev (NULL: every event) did to the code of the
+ * first image (engine.h's show()): 0, -ENOENT if none, -errno. */
+int dp_inproc_show(struct dp_inproc *t, const struct dp_event *ev, FILE *out);
 
 /* From the profile callback: @ev's probes switched on (armed where it
  * had none) or off in every image.  0 or -errno (logged). */

@@ -77,6 +77,7 @@ static struct dp_inproc_opts opts_of(const struct dp_engine_opts *o)
 		.quiet_target = o->quiet_target,
 		.buffer_size = o->buffer_size, .overwrite = o->overwrite,
 		.follow = o->follow, .aggs = o->aggs, .naggs = o->naggs,
+		.show = o->show,
 	};
 }
 
@@ -122,6 +123,11 @@ static void ip_set_profile_cb(void *state, void (*cb)(void *), void *priv)
 	dp_inproc_set_profile_cb(state, cb, priv);
 }
 
+static int ip_show(void *state, const struct dp_event *ev, FILE *out)
+{
+	return dp_inproc_show(state, ev, out);
+}
+
 static void ip_list_probes(const void *state, FILE *out)
 {
 	dp_inproc_list_probes(state, out);
@@ -161,6 +167,7 @@ const struct dp_engine_ops dp_agent_engine = {
 	.request_profile = ip_request_profile,
 	.set_profile_cb = ip_set_profile_cb,
 	.list_probes = ip_list_probes,
+	.show = ip_show,
 	.enable = ip_enable,
 	.disable = ip_disable,
 	.stats = ip_stats,

@@ -769,6 +769,9 @@ int proc_handshake(struct ip_proc *p, char *why, size_t whylen)
 	set_symbolizer(p);
 	if (!p->parent)
 		ret = send_probes(p, why, whylen);
+	/* dprobe show: the launched command waits before main() */
+	if (!ret && p->tree->o.show && p->tree->launched && is_root(p))
+		ret = chan_send(p, -1, "HOLD");
 	if (!ret)
 		ret = arm(p, why, whylen);
 	if (!ret) {

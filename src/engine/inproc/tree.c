@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "engine/agent/protocol.h"
+#include "engine/engine.h"
 #include "engine/inproc/internal.h"
 
 /* New images set up per look at the hub, between reads of the rings. */
@@ -418,11 +420,15 @@ static int report_pending(struct dp_inproc *t)
 	return any || !t->nprocs ? 0 : -ENOENT;
 }
 
+static void show_and_end(struct dp_inproc *t);
+
 int dp_inproc_run(struct dp_inproc *t, int *status)
 {
 	/* the caller blocked its stop signals: they interrupt the waits */
 	sigemptyset(&t->unblocked);
 	t->waitmask = &t->unblocked;
+	if (t->o.show)
+		show_and_end(t);
 	trace_loop(t);
 	check_execs(t, true);	/* the session ended before they could join */
 	detach_all(t);
@@ -553,4 +559,87 @@ void dp_inproc_free(struct dp_inproc *t)
 		dp_ring_set_close(&t->spare);
 	inproc_agg_free(t);
 	free(t);
+}
+
+/* ---- dprobe show ------------------------------------------------------------ */
+
+static int unhex(const char *h, uint8_t *out, unsigned max)
+{
+	unsigned n = 0, v;
+
+	while (n < max && sscanf(h + 2 * n, "%2x", &v) == 1)
+		out[n++] = (uint8_t)v;
+	return (int)n;
+}
+
+/* One SHOWN answer printed; 0, or -errno. */
+static int show_answer(struct ip_proc *p, const struct slot *sl,
+		       const char *msg, FILE *out)
+{
+	unsigned long long addr, patch, detour, tail, xol;
+	unsigned slot, nbytes, dlen;
+	int armed, opt, emul, pos = 0;
+	char orighex[96];
+	uint8_t orig[48];
+	struct dp_show_site s;
+
+	if (sscanf(msg, "SHOWN %u %llx %d %d %d %llx %u %llx %u %llx %llx "
+		   "%95s %n", &slot, &addr, &armed, &opt, &emul, &patch,
+		   &nbytes, &detour, &dlen, &tail, &xol, orighex, &pos) != 12 ||
+	    !pos)
+		return -EPROTO;
+	s = (struct dp_show_site){
+		.ev = sl->pr->event, .pid = p->pid, .addr = addr,
+		.orig = orig, .orig_len = (unsigned)unhex(orighex, orig,
+							  sizeof(orig)),
+		.armed = armed, .optimized = opt, .how = msg + pos,
+		.engine = "agent", .patch = patch, .nbytes = nbytes,
+		.detour = detour, .detour_len = dlen, .tail = tail,
+		.xol = emul ? 0 : xol,
+	};
+	dp_show_site(out, &s, &p->symbolizer);
+	return 0;
+}
+
+/* The locations of @ev (NULL: all) in the first image, as the agent
+ * describes them; the code itself is read from the process. */
+int dp_inproc_show(struct dp_inproc *t, const struct dp_event *ev, FILE *out)
+{
+	struct ip_proc *p = t->procs;
+	char buf[DP_AGENT_MSG_MAX];
+	int ret = -ENOENT, r;
+
+	for (unsigned i = 0; p && p->sock >= 0 && i < p->nslots; i++) {
+		const struct slot *sl = &p->slots[i];
+
+		if ((ev && sl->pr->event != ev) || sl->dropped)
+			continue;
+		r = chan_send(p, -1, "SHOW %u", i);
+		if (!r)
+			r = chan_answer(p, "SHOWN ", buf, sizeof(buf));
+		if (r > 0)	/* ERR: not armed (a tracepoint, refused) */
+			fprintf(out, "%s/%s: 0x%llx: not armed\n",
+				sl->pr->event->group, sl->pr->event->name,
+				(unsigned long long)sl->addr);
+		else if (r < 0 || (r = show_answer(p, sl, buf, out)))
+			return r;
+		ret = 0;
+	}
+	return ret;
+}
+
+/* dprobe show: the locations printed, then the session ends; a launched
+ * command, held in its agent's constructor, is killed before main(). */
+static void show_and_end(struct dp_inproc *t)
+{
+	int r = dp_inproc_show(t, NULL, t->o.show);
+
+	if (r == -ENOENT)
+		fprintf(t->o.show, "no probe location is armed\n");
+	else if (r)
+		inproc_log(t, "dprobe: show: %s\n", strerror(-r));
+	fflush(t->o.show);
+	if (t->launched && !t->exited)
+		kill(t->pid, SIGKILL);
+	t->stop_req = 1;
 }

@@ -116,6 +116,7 @@ struct dp_tracer {
 	/* the syscall events: [exit][nr], NULL where none is wanted */
 	bool sys_on;
 	struct dp_event *sys_ev[2][DP_SYSCALL_NR_MAX];
+	bool shown;			/* o.show: done */
 	uint8_t rec[65536];		/* record scratch */
 };
 
@@ -186,6 +187,11 @@ void pages_evacuate(struct proc *p);
  * keep (and say why) a page some thread may still reach.
  */
 void pages_release(struct proc *p);
+
+/* ---- show.c: dprobe show ---------------------------------------------- */
+/* The sites printed to o.show; the launched command killed, or the
+ * session stopped. */
+void show_and_end(struct dp_tracer *tr);
 
 /* ---- tracer.c ----------------------------------------------------------- */
 struct thread *thread_find(struct dp_tracer *t, pid_t tid);

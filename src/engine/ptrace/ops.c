@@ -13,7 +13,7 @@ static struct dp_ptrace_opts opts_of(const struct dp_engine_opts *o)
 		.count_only = o->count_only, .sink = o->sink, .log = o->log,
 		.child_mask = o->child_mask, .wake_sig = o->wake_sig,
 		.quiet_target = o->quiet_target,
-		.at_exec = o->at_exec,
+		.at_exec = o->at_exec, .show = o->show,
 	};
 }
 
@@ -64,6 +64,11 @@ static void pt_set_profile_cb(void *state, void (*cb)(void *), void *priv)
 	dp_ptrace_set_profile_cb(state, cb, priv);
 }
 
+static int pt_show(void *state, const struct dp_event *ev, FILE *out)
+{
+	return dp_ptrace_show(state, ev, out);
+}
+
 static const struct dp_stats *pt_stats(const void *state)
 {
 	return dp_ptrace_stats(state);
@@ -88,6 +93,7 @@ const struct dp_engine_ops dp_ptrace_engine = {
 	.abandon = pt_abandon,
 	.request_profile = pt_request_profile,
 	.set_profile_cb = pt_set_profile_cb,
+	.show = pt_show,
 	.stats = pt_stats,
 	.free = pt_free,
 };

@@ -41,6 +41,7 @@ struct dp_ptrace_opts {
 	 * without a stop and the probes go into the image the exec starts,
 	 * before its first instruction */
 	bool at_exec;
+	FILE *show;			/* dprobe show (engine.h) */
 };
 
 struct dp_tracer;
@@ -81,5 +82,9 @@ void dp_ptrace_set_profile_cb(struct dp_tracer *t, void (*cb)(void *),
 
 const struct dp_stats *dp_ptrace_stats(const struct dp_tracer *t);
 void dp_ptrace_free(struct dp_tracer *t);
+
+/* What the sites of @ev (NULL: all) did to the code of the first
+ * process (engine.h's show()): 0, -ENOENT if none. */
+int dp_ptrace_show(struct dp_tracer *tr, const struct dp_event *ev, FILE *out);
 
 #endif

@@ -479,6 +479,10 @@ static int handle_status(struct dp_tracer *tr, pid_t tid, int status)
 		r = on_trap(t);
 		if (r < 0)
 			return r;
+		/* held at the entry point, where every probe is in */
+		if (tr->o.show && !tr->shown && t->proc == tr->procs &&
+		    t->proc->started)
+			show_and_end(tr);
 		resume(t, r ? 0 : SIGTRAP);
 		return 0;
 	}
@@ -705,6 +709,8 @@ int dp_ptrace_run(struct dp_tracer *tr, int *status)
 	pid_t pid;
 
 	block_signals(tr, &old, &wait);
+	if (tr->o.show && tr->procs && tr->procs->started)
+		show_and_end(tr);	/* attached: every probe is in */
 	/* launch and attach leave every thread stopped */
 	for (struct proc *p = tr->procs; p; p = p->next)
 		for (struct thread *t = p->threads; t; t = t->next)
