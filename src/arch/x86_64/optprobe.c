@@ -258,7 +258,10 @@ static void restore_frame(struct dp_emit *e, const struct dp_optprobe *op)
  * returns straight into the original code.  The push writes only the
  * slot the call writes (no red zone is touched, at an entry or in the
  * middle of a function) and neither it nor the jump changes a register
- * or the flags.
+ * or the flags.  One difference remains for `call *disp(%rip)`: the push
+ * comes before the pointer is read, so if that read faulted the signal
+ * would see %rsp 8 lower and %rip in the detour (a GOT entry does not
+ * fault).
  */
 static int relocate_one(struct dp_emit *e, const struct dp_insn *in)
 {

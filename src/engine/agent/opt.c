@@ -251,7 +251,8 @@ static int build(struct dp_site *s)
 	if (n < 0 || make_tail(&op, at + DP_OPT_DETOUR_SIZE, tail) ||
 	    dp_opt_make_jump(&op, at, s->jmp)) {
 		/* the memory stays allocated, unused: it is never freed */
-		s->why = "an operand of the region cannot reach from the detour";
+		s->why = "an operand or branch target of the region cannot "
+			 "reach from the detour";
 		return -ERANGE;
 	}
 	if (entry && !op.save_flags)
