@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <criterion/criterion.h>
 #include <Zydis/Zydis.h>
@@ -255,6 +256,70 @@ Test(emit, raw_bytes_and_values)
 	cr_assert_eq(e.len, sizeof(want));
 	cr_assert_arr_eq(buf, want, sizeof(want));
 	untouched_from(sizeof(want));
+}
+
+/* ---- a call's push, an indirect jump through memory ---------------------- */
+
+/* push_u64(@v); pop %rax; ret, run for real in an executable page. */
+static uint64_t run_push(uint8_t *page, uint64_t v, size_t *len)
+{
+	static const uint8_t pop_ret[] = { 0x58, 0xc3 };
+	uint64_t (*fn)(void) = (uint64_t (*)(void))(void *)page;
+	struct dp_emit pe;
+
+	dp_emit_init(&pe, page, 64, (uint64_t)(uintptr_t)page);
+	cr_assert_eq(dp_emit_push_u64(&pe, v), 0);
+	*len = pe.len;
+	cr_assert_eq(dp_emit_bytes(&pe, pop_ret, sizeof(pop_ret)), 0);
+	return fn();
+}
+
+Test(emit, push_u64_runs)
+{
+	/* sign-extended imm32 alone, and with the upper half stored */
+	const struct { uint64_t v; size_t len; } cases[] = {
+		{ 0x401234, 5 }, { 0, 5 }, { 0x7fffffff, 5 },
+		{ 0xffffffff80000000ull, 5 }, { (uint64_t)-1, 5 },
+		{ 0x80000000, DP_PUSH_U64_MAX_LEN },
+		{ 0x5555deadbeefull, DP_PUSH_U64_MAX_LEN },
+		{ 0x7ffff7a12345ull, DP_PUSH_U64_MAX_LEN },
+	};
+	uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	cr_assert_neq(page, MAP_FAILED);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len;
+
+		cr_expect_eq(run_push(page, cases[i].v, &len), cases[i].v,
+			     "case %zu", i);
+		cr_expect_eq(len, cases[i].len, "case %zu: %zu bytes", i, len);
+	}
+	munmap(page, 4096);
+
+	/* all or nothing */
+	fresh(DP_PUSH_U64_MAX_LEN - 1, PC);
+	cr_assert_eq(dp_emit_push_u64(&e, 0x7ffff7a12345ull), -ENOSPC);
+	cr_assert_eq(e.len, 0);
+	untouched_from(0);
+}
+
+Test(emit, jmp_mem)
+{
+	struct dp_insn in;
+
+	fresh(sizeof(buf), PC);
+	cr_assert_eq(dp_emit_jmp_mem(&e, PC - 0x2000), 0);
+	cr_assert_eq(e.len, DP_JMP_MEM_LEN);
+	decode_at(0, &in, 0);
+	cr_assert_eq(in.op, DP_OP_JMP_IND);
+	cr_assert_eq(in.rm.base, DP_INSN_NOREG);
+	cr_assert_eq((uint64_t)in.rm.disp, PC - 0x2000);
+	untouched_from(DP_JMP_MEM_LEN);
+	fresh(sizeof(buf), PC);
+	cr_assert_eq(dp_emit_jmp_mem(&e, PC + (4ull << 30)), -ERANGE);
+	cr_assert_eq(e.len, 0);
+	untouched_from(0);
 }
 
 /* ---- overflow ------------------------------------------------------------ */

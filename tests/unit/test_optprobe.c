@@ -79,8 +79,16 @@ Test(optprobe, analysis)
 	/* push %rbp; mov %rsp,%rbp; jmp back to +1 (into the region) */
 	static const uint8_t into[] = { 0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8,
 					0xeb, 0xf9, 0xc3 };
-	/* call rel32 first */
+	/* call rel32 first (to the instruction after it) */
 	static const uint8_t call[] = { 0xe8, 0, 0, 0, 0, 0x90, 0xc3 };
+	/* call *%rax first: only a %rip-relative pointer is relocated */
+	static const uint8_t callreg[] = { 0xff, 0xd0, 0x90, 0x90, 0x90, 0xc3 };
+	/* loop to itself, jrcxz: they stay int3 */
+	static const uint8_t loop[] = { 0xe2, 0xfe, 0x90, 0x90, 0x90, 0xc3 };
+	static const uint8_t jrcxz[] = { 0xe3, 0x03, 0x90, 0x90, 0x90, 0xc3 };
+	/* test %rdi,%rdi; je +1: a jcc into the region */
+	static const uint8_t jccin[] = { 0x48, 0x85, 0xff, 0x74, 0xfd, 0x90,
+					 0xc3 };
 	/* mov %rdi,%rax; jmp *%rax */
 	static const uint8_t ind[] = { 0x48, 0x89, 0xf8, 0x48, 0x89, 0xc0,
 				       0xff, 0xe0 };
@@ -101,9 +109,14 @@ Test(optprobe, analysis)
 				    NULL), 0);
 	cr_expect(op.save_flags, "mid-function flags may be live");
 	analyze_bytes(into, sizeof(into), 0, -EOPNOTSUPP, "branch targets");
-	analyze_bytes(call, sizeof(call), 0, -EOPNOTSUPP, "call");
+	analyze_bytes(call, sizeof(call), 0, 0, NULL);
+	analyze_bytes(callreg, sizeof(callreg), 0, -EOPNOTSUPP,
+		      "an indirect call");
+	analyze_bytes(loop, sizeof(loop), 0, -EOPNOTSUPP, "loop or jrcxz");
+	analyze_bytes(jrcxz, sizeof(jrcxz), 0, -EOPNOTSUPP, "loop or jrcxz");
+	analyze_bytes(jccin, sizeof(jccin), 0, -EOPNOTSUPP, "branch targets");
 	analyze_bytes(ind, sizeof(ind), 0, -EOPNOTSUPP, "indirect jump");
-	analyze_bytes(plain, sizeof(plain), 6, -EOPNOTSUPP, "a branch, call");
+	analyze_bytes(plain, sizeof(plain), 6, -EOPNOTSUPP, "a return");
 	analyze_bytes(nops, sizeof(nops), 0, -EOPNOTSUPP, "fewer than 5 bytes");
 }
 
@@ -267,4 +280,232 @@ Test(optprobe, fentry_and_patchable_sites)
 		n++;
 	nop_site(p, n + 1, skip);
 	cr_expect_eq(patchable_target(6), 42);
+}
+
+/*
+ * Functions whose first instructions branch or call, optimised for real:
+ * the jmp written over their bytes as the agent writes it, then called.
+ * rc_leaf keeps the return address it was called with, which must be
+ * the one the untraced call pushes (the address after it at the site).
+ */
+#define RC_FN(n) ".globl " #n "\n.type " #n ", @function\n" #n ":\n"
+#define RC_END(n) ".size " #n ", . - " #n "\n.globl " #n "_end\n" #n "_end:\n"
+#define RC_CALL(t) ".byte 0xe8\n.long " #t " - . - 4\n"	/* always rel32 */
+#define RC_JMP(t) ".byte 0xe9\n.long " #t " - . - 4\n"
+__asm__(".text\n.p2align 4\n"
+	RC_FN(rc_leaf)				/* 3x, keeps (%rsp) */
+	"	movq (%rsp), %rcx\n"
+	"	movq %rcx, rc_seen_ret(%rip)\n"
+	"	leaq (%rdi,%rdi,2), %rax\n"
+	"	ret\n"
+	RC_END(rc_leaf)
+	RC_FN(rc_call)				/* 3x + 1: a call first */
+	RC_CALL(rc_leaf)
+	".globl rc_call_ret\nrc_call_ret:\n"
+	"	addq $1, %rax\n"
+	"	ret\n"
+	RC_END(rc_call)
+	RC_FN(rc_callmem)			/* 3x + 1 through a pointer */
+	"	call *rc_ptr(%rip)\n"
+	".globl rc_callmem_ret\nrc_callmem_ret:\n"
+	"	addq $1, %rax\n"
+	"	ret\n"
+	RC_END(rc_callmem)
+	RC_FN(rc_pushcall)			/* 3x + 2: the call second */
+	"	pushq %rbx\n"
+	RC_CALL(rc_leaf)
+	".globl rc_pushcall_ret\nrc_pushcall_ret:\n"
+	"	popq %rbx\n"
+	"	addq $2, %rax\n"
+	"	ret\n"
+	RC_END(rc_pushcall)
+	RC_FN(rc_jcc)				/* x ? x + 10 : -1 */
+	"	testq %rdi, %rdi\n"
+	"	je 1f\n"
+	"	leaq 10(%rdi), %rax\n"
+	"	ret\n"
+	"1:	movq $-1, %rax\n"
+	"	ret\n"
+	RC_END(rc_jcc)
+	RC_FN(rc_mid)				/* x < 5 ? x + 200 : x + 100 */
+	"	cmpq $5, %rdi\n"
+	".globl rc_mid_jl\nrc_mid_jl:\n"	/* the probe: flags live */
+	"	jl 1f\n"
+	"	leaq 100(%rdi), %rax\n"
+	"	ret\n"
+	"1:	leaq 200(%rdi), %rax\n"
+	"	ret\n"
+	RC_END(rc_mid)
+	RC_FN(rc_tail)				/* a tail call: jmp rc_leaf */
+	RC_JMP(rc_leaf)
+	RC_END(rc_tail)
+	RC_FN(rc_jmp8)				/* x + 7, a jmp rel8 over a nop */
+	"	jmp 1f\n"
+	"	nopl (%rax)\n"
+	"1:	leaq 7(%rdi), %rax\n"
+	"	ret\n"
+	RC_END(rc_jmp8)
+	".data\n.p2align 3\n"
+	"rc_ptr: .quad rc_leaf\n"
+	".globl rc_seen_ret\nrc_seen_ret: .quad 0\n"
+	".text\n");
+
+long rc_call(long), rc_callmem(long), rc_pushcall(long), rc_jcc(long);
+long rc_mid(long), rc_tail(long), rc_jmp8(long);
+extern const uint8_t rc_call_end[], rc_callmem_end[], rc_pushcall_end[];
+extern const uint8_t rc_jcc_end[], rc_mid_end[], rc_tail_end[], rc_jmp8_end[];
+extern const uint8_t rc_call_ret[], rc_callmem_ret[], rc_pushcall_ret[];
+extern const uint8_t rc_mid_jl[];
+extern uint64_t rc_seen_ret;
+
+struct patched {
+	uint8_t *page;			/* the detour */
+	uint8_t *text;			/* the region's page(s) */
+	uint64_t patch;
+	unsigned int nbytes;
+	uint8_t orig[16];
+	struct dp_optprobe op;
+};
+
+/* The probe at @at of the function [@fn, @end) optimised for real. */
+static void patch_in(struct patched *p, const void *fn, const void *end,
+		     const void *at)
+{
+	uint64_t start = (uint64_t)(uintptr_t)fn;
+	uint8_t jmp[DP_OPT_JMP_LEN];
+	const char *why = NULL;
+	int n;
+
+	cr_assert_eq(dp_opt_analyze(fn, start, (size_t)((const uint8_t *)end -
+						 (const uint8_t *)fn),
+				    (uint64_t)(uintptr_t)at, &p->op, &why), 0,
+		     "%s", why ? why : "");
+	p->patch = p->op.patch;
+	p->nbytes = p->op.nbytes;
+	p->page = page_near(p->patch);
+	cr_assert_not_null(p->page);
+	n = dp_opt_make_detour(&p->op, (uint64_t)(uintptr_t)p->page,
+			       (uint64_t)(uintptr_t)handler, 0x77, p->page,
+			       4096);
+	cr_assert_gt(n, 0, "detour: %d", n);
+	cr_assert_eq(dp_opt_make_jump(&p->op, (uint64_t)(uintptr_t)p->page,
+				      jmp), 0);
+	p->text = (uint8_t *)(uintptr_t)(p->patch & ~0xfffull);
+	cr_assert_eq(mprotect(p->text, 8192, PROT_READ | PROT_WRITE |
+			      PROT_EXEC), 0);
+	memcpy(p->orig, (void *)(uintptr_t)p->patch, p->nbytes);
+	memset((void *)(uintptr_t)p->patch, DP_INT3, p->nbytes);
+	memcpy((void *)(uintptr_t)p->patch, jmp, sizeof(jmp));
+	calls = 0;
+}
+
+static void patch_out(struct patched *p)
+{
+	memcpy((void *)(uintptr_t)p->patch, p->orig, p->nbytes);
+	mprotect(p->text, 8192, PROT_READ | PROT_EXEC);
+	munmap(p->page, 4096);
+}
+
+/* The probed function @fn with @x gives @want, the handler saw @x. */
+static void expect_call(long (*fn)(long), long x, long want, uint64_t ip)
+{
+	int before = calls;
+	long got = fn(x);
+
+	cr_expect_eq(got, want, "f(%ld) = %ld, want %ld", x, got, want);
+	cr_expect_eq(calls, before + 1, "the handler ran");
+	cr_expect_eq((long)seen.di, x);
+	cr_expect_eq(seen.ip, ip);
+}
+
+/* A call first: the callee sees the return address of the untraced call. */
+static void call_first(long (*fn)(long), const uint8_t *end,
+		       const uint8_t *ret)
+{
+	struct patched p;
+
+	patch_in(&p, (const void *)fn, end, (const void *)fn);
+	cr_expect_eq(p.nbytes, (uint64_t)(uintptr_t)ret -
+		     (uint64_t)(uintptr_t)fn, "the region ends after the call");
+	rc_seen_ret = 0;
+	expect_call(fn, 5, 16 + (ret == rc_pushcall_ret), (uintptr_t)fn);
+	cr_expect_eq(rc_seen_ret, (uint64_t)(uintptr_t)ret,
+		     "return address %#lx, untraced %#lx",
+		     (unsigned long)rc_seen_ret, (unsigned long)(uintptr_t)ret);
+	expect_call(fn, -3, -8 + (ret == rc_pushcall_ret), (uintptr_t)fn);
+	patch_out(&p);
+}
+
+Test(optprobe, relocated_call_runs)
+{
+	call_first(rc_call, rc_call_end, rc_call_ret);
+}
+
+Test(optprobe, relocated_call_through_pointer_runs)
+{
+	struct patched p;
+
+	call_first(rc_callmem, rc_callmem_end, rc_callmem_ret);
+	patch_in(&p, (const void *)rc_callmem, rc_callmem_end,
+		 (const void *)rc_callmem);
+	cr_expect_eq(p.op.insn[0].op, DP_OP_CALL_IND);
+	patch_out(&p);
+}
+
+Test(optprobe, relocated_call_after_a_push_runs)
+{
+	call_first(rc_pushcall, rc_pushcall_end, rc_pushcall_ret);
+}
+
+Test(optprobe, relocated_jcc_runs)
+{
+	struct patched p;
+
+	patch_in(&p, (const void *)rc_jcc, rc_jcc_end, (const void *)rc_jcc);
+	cr_expect_eq(p.op.insn[1].op, DP_OP_JCC);
+	expect_call(rc_jcc, 4, 14, (uintptr_t)rc_jcc);	/* falls through */
+	expect_call(rc_jcc, 0, -1, (uintptr_t)rc_jcc);	/* taken */
+	patch_out(&p);
+}
+
+Test(optprobe, relocated_jcc_with_live_flags_runs)
+{
+	struct patched p;
+
+	/* the handler's own code changes the flags: the cmp's must be back */
+	patch_in(&p, (const void *)rc_mid, rc_mid_end, rc_mid_jl);
+	cr_expect(p.op.save_flags);
+	expect_call(rc_mid, 3, 203, (uintptr_t)rc_mid_jl);
+	expect_call(rc_mid, 9, 109, (uintptr_t)rc_mid_jl);
+	expect_call(rc_mid, 5, 105, (uintptr_t)rc_mid_jl);
+	patch_out(&p);
+}
+
+Test(optprobe, relocated_jmp_runs)
+{
+	struct patched p;
+
+	patch_in(&p, (const void *)rc_tail, rc_tail_end, (const void *)rc_tail);
+	expect_call(rc_tail, 6, 18, (uintptr_t)rc_tail);
+	patch_out(&p);
+	patch_in(&p, (const void *)rc_jmp8, rc_jmp8_end, (const void *)rc_jmp8);
+	cr_expect_eq(p.nbytes, 5, "the jmp rel8 and the dead nop");
+	expect_call(rc_jmp8, 6, 13, (uintptr_t)rc_jmp8);
+	patch_out(&p);
+}
+
+Test(optprobe, relocated_branch_out_of_reach)
+{
+	struct dp_optprobe op;
+	uint8_t detour[DP_OPT_DETOUR_SIZE];
+	const uint64_t fn = (uint64_t)(uintptr_t)rc_call;
+
+	cr_assert_eq(dp_opt_analyze((const uint8_t *)rc_call, fn,
+				    (size_t)(rc_call_end - (const uint8_t *)rc_call),
+				    fn, &op, NULL), 0);
+	/* the detour 6 GiB away: its jmp to the callee cannot be a rel32 */
+	cr_expect_eq(dp_opt_make_detour(&op, fn + (6ull << 30), 0x1000, 0,
+					detour, sizeof(detour)), -ERANGE);
+	cr_expect_gt(dp_opt_make_detour(&op, fn + (1ull << 30), 0x1000, 0,
+					detour, sizeof(detour)), 0);
 }

@@ -110,6 +110,31 @@ int dp_emit_jcc(struct dp_emit *e, unsigned int cond, uint64_t to)
 	return branch(e, op, sizeof(op), to);
 }
 
+int dp_emit_push_u64(struct dp_emit *e, uint64_t v)
+{
+	static const uint8_t movl_hi[] = { 0xc7, 0x44, 0x24, 0x04 };
+	bool fits = (uint64_t)(int64_t)(int32_t)v == v;
+
+	if (!room(e, fits ? 5 : DP_PUSH_U64_MAX_LEN))
+		return -ENOSPC;
+	e->buf[e->len++] = 0x68;
+	put_le(e, (uint32_t)v, 4);
+	if (!fits) {
+		for (size_t i = 0; i < sizeof(movl_hi); i++)
+			e->buf[e->len++] = movl_hi[i];
+		put_le(e, (uint32_t)(v >> 32), 4);
+	}
+	return 0;
+}
+
+int dp_emit_jmp_mem(struct dp_emit *e, uint64_t ptr)
+{
+	static const uint8_t op[] = { 0xff, 0x25 };
+
+	/* the operand is %rip-relative: the same rel32 as a branch's */
+	return branch(e, op, sizeof(op), ptr);
+}
+
 int dp_emit_jmp_abs(struct dp_emit *e, uint64_t to)
 {
 	static const uint8_t op[] = { 0xff, 0x25, 0, 0, 0, 0 };

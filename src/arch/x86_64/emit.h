@@ -28,6 +28,8 @@
 #define DP_JCC_REL32_LEN	6	/* 0f 8x rel32 */
 #define DP_JMP_ABS_LEN		14	/* ff 25 00000000, then addr64 */
 #define DP_NOP_MAX_LEN		9	/* the longest nop it writes */
+#define DP_PUSH_U64_MAX_LEN	13	/* 68 imm32, c7 44 24 04 imm32 */
+#define DP_JMP_MEM_LEN		6	/* ff 25 rel32 */
 
 struct dp_emit {
 	uint8_t *buf;
@@ -70,6 +72,18 @@ int dp_emit_jmp(struct dp_emit *e, uint64_t to);
 int dp_emit_call(struct dp_emit *e, uint64_t to);
 /* jcc rel32 to @to, @cond the condition code (0-15, jne is 5). */
 int dp_emit_jcc(struct dp_emit *e, unsigned int cond, uint64_t to);
+
+/*
+ * Push the 64-bit @v using no register and leaving the flags alone:
+ * `push $imm32` (sign-extended to 64 bits), then `movl $hi,4(%rsp)` when
+ * that extension is not @v's upper half (DP_PUSH_U64_MAX_LEN in all).
+ * Like a call's push it writes only the 8 bytes at the new %rsp, nothing
+ * below it.  0 or -ENOSPC.
+ */
+int dp_emit_push_u64(struct dp_emit *e, uint64_t v);
+
+/* `jmp *rel32(%rip)`: to the address stored at @ptr; 0, -ERANGE, -ENOSPC. */
+int dp_emit_jmp_mem(struct dp_emit *e, uint64_t ptr);
 
 /* `jmp *0(%rip)` then the 8-byte @to: reaches anywhere. 0 or -ENOSPC. */
 int dp_emit_jmp_abs(struct dp_emit *e, uint64_t to);

@@ -82,6 +82,54 @@ static int check_branches(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 	return 0;
 }
 
+/* `call *disp(%rip)`: the callee's address is read from a fixed place. */
+static bool riprel_pointer(const struct dp_insn *in)
+{
+	const struct dp_insn_rm *rm = &in->rm;
+
+	return rm->reg == DP_INSN_NOREG && rm->base == DP_INSN_NOREG &&
+	       rm->index == DP_INSN_NOREG && rm->seg == DP_SEG_NONE &&
+	       !rm->addr32 && in->riprel_off >= 0;
+}
+
+/*
+ * May @in run in the detour (see relocate_one())?  @end is the region's
+ * length up to its end.  A call pushes the address after it at the site,
+ * so its callee returns to the original code: that must be the region's
+ * end, past the jmp (a call rel32 or through a %rip-relative pointer is
+ * 5 or 6 bytes, so it always is).  A ret, an indirect call through a
+ * register or other memory, loop and jrcxz keep the int3.
+ */
+static bool displaceable(const struct dp_insn *in, unsigned int end,
+			 const char **why)
+{
+	switch (in->op) {
+	case DP_OP_XOL:
+	case DP_OP_NOP:
+	case DP_OP_JMP:
+	case DP_OP_JCC:
+		return true;
+	case DP_OP_CALL:
+		break;
+	case DP_OP_CALL_IND:
+		if (riprel_pointer(in))
+			break;
+		*why = "an indirect call in the replaced bytes";
+		return false;
+	case DP_OP_RET:
+		*why = "a return in the replaced bytes";
+		return false;
+	default:
+		*why = "a loop or jrcxz in the replaced bytes";
+		return false;
+	}
+	if (end < DP_OPT_JMP_LEN) {
+		*why = "a call returns into the replaced bytes";
+		return false;
+	}
+	return true;
+}
+
 int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 		   uint64_t addr, struct dp_optprobe *op, const char **why)
 {
@@ -118,10 +166,8 @@ int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 			op->patch = at;
 			continue;
 		}
-		if (in->kind != DP_INSN_XOL && in->op != DP_OP_NOP) {
-			*why = "a branch, call or return in the replaced bytes";
+		if (!displaceable(in, op->nbytes + in->len, why))
 			return -EOPNOTSUPP;
-		}
 		op->nbytes += in->len;
 		op->ninsn++;
 		at += in->len;
@@ -238,23 +284,58 @@ static void restore_frame(struct dp_emit *e, const struct dp_optprobe *op)
 	lea_rsp(e, RSP, ABOVE);			/* lea: flags stay */
 }
 
-/* The displaced instructions, relocated where they now run. */
-static int relocate(struct dp_emit *e, const struct dp_optprobe *op)
+/*
+ * One displaced instruction, to run at dp_emit_here(@e).  A branch goes
+ * to the same absolute target with a rel32 (-ERANGE if the detour is too
+ * far from it: the probe stays an int3).  A call becomes a push of the
+ * address after the call at the site, then a jump to the callee: the
+ * stack holds exactly what the call would have put there, so unwinders,
+ * backtraces and C++ exceptions see the untraced program, and the callee
+ * returns straight into the original code.  The push writes only the
+ * slot the call writes (no red zone is touched, at an entry or in the
+ * middle of a function) and neither it nor the jump changes a register
+ * or the flags.  One difference remains for `call *disp(%rip)`: the push
+ * comes before the pointer is read, so if that read faulted the signal
+ * would see %rsp 8 lower and %rip in the detour (a GOT entry does not
+ * fault).
+ */
+static int relocate_one(struct dp_emit *e, const struct dp_insn *in)
 {
-	for (unsigned i = 0; i < op->ninsn; i++) {
-		const struct dp_insn *in = &op->insn[i];
-		uint8_t slot[DP_INSN_SLOT_SIZE];
-		int n;
+	uint8_t slot[DP_INSN_SLOT_SIZE];
+	int n;
 
-		if (in->op == DP_OP_NOP)
-			continue;	/* a nop does nothing: leave it out */
-		n = dp_insn_make_slot(in, dp_emit_here(e), slot, sizeof(slot));
-		if (n < 0)
-			return n;
-		/* the slot is the relocated instruction + a jump back */
-		put(e, slot, in->len);
+	switch (in->op) {
+	case DP_OP_NOP:
+		return 0;	/* a nop does nothing: leave it out */
+	case DP_OP_JMP:
+		return dp_emit_jmp(e, in->target);
+	case DP_OP_JCC:
+		return dp_emit_jcc(e, in->cond, in->target);
+	case DP_OP_CALL:
+		n = dp_emit_push_u64(e, in->addr + in->len);
+		return n ? n : dp_emit_jmp(e, in->target);
+	case DP_OP_CALL_IND:
+		n = dp_emit_push_u64(e, in->addr + in->len);
+		return n ? n : dp_emit_jmp_mem(e, (uint64_t)in->rm.disp);
+	default:
+		break;
 	}
-	return 0;
+	n = dp_insn_make_slot(in, dp_emit_here(e), slot, sizeof(slot));
+	if (n < 0)
+		return n;
+	/* the slot is the relocated instruction + a jump back */
+	return dp_emit_bytes(e, slot, in->len);
+}
+
+int dp_opt_relocate(struct dp_emit *e, const struct dp_optprobe *op)
+{
+	for (unsigned int i = 0; i < op->ninsn; i++) {
+		int err = relocate_one(e, &op->insn[i]);
+
+		if (err)
+			return err;
+	}
+	return e->overflow ? -ENOSPC : 0;
 }
 
 int dp_opt_make_detour(const struct dp_optprobe *op, uint64_t detour,
@@ -268,7 +349,7 @@ int dp_opt_make_detour(const struct dp_optprobe *op, uint64_t detour,
 	save_frame(&e, op);
 	call_handler(&e, handler, arg);
 	restore_frame(&e, op);
-	err = relocate(&e, op);
+	err = dp_opt_relocate(&e, op);
 	if (err)
 		return err;
 	dp_emit_jmp_far(&e, op->patch + op->nbytes);	/* back */

@@ -17,7 +17,7 @@
  *   call handler(frame, arg)
  *   mov  %rbx,%rsp
  *   [flags back]; registers back; lea 344(%rsp),%rsp (lea keeps flags)
- *   <displaced instructions, relocated>
+ *   <displaced instructions, relocated: dp_opt_relocate()>
  *   jmp  probe+N
  *
  * Everything here works on byte arrays: patching live code and deciding
@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86_64/emit.h"
 #include "arch/x86_64/insn.h"
 
 #define DP_OPT_JMP_LEN		5
@@ -76,7 +77,9 @@ struct dp_optprobe {
  * Refused, with a reason in *@why: the function has an indirect jump (a
  * jump table could land in the replaced bytes), a branch targets them,
  * the function ends before 5 bytes, or an instruction in them cannot be
- * relocated (it must run out of line: relative branches, calls, ret).
+ * relocated.  Relative jmp and jcc, `call rel32` and `call *disp(%rip)`
+ * are (see dp_opt_relocate()); ret, loop, jrcxz and other indirect
+ * calls are not.
  * Returns 0, or -EOPNOTSUPP / -EINVAL / -EILSEQ.
  */
 int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
@@ -91,6 +94,16 @@ int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 int dp_opt_make_detour(const struct dp_optprobe *op, uint64_t detour,
 		       uint64_t handler, uint64_t arg, uint8_t *buf,
 		       size_t cap);
+
+/*
+ * The displaced instructions as they run at dp_emit_here(@e): most are
+ * copied (a %rip-relative operand rewritten), nops left out, jmp and jcc
+ * re-emitted with a rel32 to the same target, and a call becomes a push
+ * of its original return address (the address after it at the site) and
+ * a jump to its callee.  0, -ERANGE (out of a rel32's reach from here) or
+ * -ENOSPC.
+ */
+int dp_opt_relocate(struct dp_emit *e, const struct dp_optprobe *op);
 
 /* The `jmp rel32` from op->patch to @detour; -ERANGE if out of reach. */
 int dp_opt_make_jump(const struct dp_optprobe *op, uint64_t detour,

@@ -162,19 +162,9 @@ static int make_tail(const struct dp_optprobe *op, uint64_t at, uint8_t *buf)
 	int err;
 
 	dp_emit_init(&e, buf, TAIL_BYTES, at);
-	for (unsigned int i = 0; i < op->ninsn; i++) {
-		const struct dp_insn *in = &op->insn[i];
-		uint8_t slot[DP_INSN_SLOT_SIZE];
-		int len;
-
-		if (in->op == DP_OP_NOP)
-			continue;
-		len = dp_insn_make_slot(in, dp_emit_here(&e), slot,
-					sizeof(slot));
-		if (len < 0)
-			return len;
-		dp_emit_bytes(&e, slot, in->len);
-	}
+	err = dp_opt_relocate(&e, op);
+	if (err)
+		return err;
 	/* the tail is in reach of the region: the detour just before it is */
 	err = dp_emit_jmp(&e, op->patch + op->nbytes);
 	dp_emit_int3(&e, e.cap - e.len);
@@ -261,7 +251,8 @@ static int build(struct dp_site *s)
 	if (n < 0 || make_tail(&op, at + DP_OPT_DETOUR_SIZE, tail) ||
 	    dp_opt_make_jump(&op, at, s->jmp)) {
 		/* the memory stays allocated, unused: it is never freed */
-		s->why = "an operand of the region cannot reach from the detour";
+		s->why = "an operand or branch target of the region cannot "
+			 "reach from the detour";
 		return -ERANGE;
 	}
 	if (entry && !op.save_flags)
