@@ -31,7 +31,11 @@
  * runs another task than at its previous line.  A user process's threads
  * move between CPUs and run at once, so the block here marks what a
  * reader needs: the output going on with another thread than the line
- * before (dp_renderer docs/ say so).
+ * before (docs/differences.md).
+ *
+ * Without a stack pointer in the records, a longjmp is seen only when a
+ * function below the jump returns: calls made after the jump and before
+ * that return are printed one level inside each abandoned frame.
  */
 #include <fnmatch.h>
 #include <stdlib.h>
