@@ -33,9 +33,11 @@
  * reader needs: the output going on with another thread than the line
  * before (docs/differences.md).
  *
- * Without a stack pointer in the records, a longjmp is seen only when a
- * function below the jump returns: calls made after the jump and before
- * that return are printed one level inside each abandoned frame.
+ * When funcgraph_entry records carry the stack pointer (a field `sp`,
+ * `%sp:x64`), a call entered at or above a frame's stack pointer shows
+ * that frame abandoned, and it is closed at once.  Without it a longjmp
+ * is seen only when a function below the jump returns: calls made
+ * between are printed one level inside each abandoned frame.
  */
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -49,10 +51,15 @@
 #define QUEUE_MAX 16384		/* lines that may wait behind one */
 #define MAX_FRAMES 65536	/* a thread's deepest stack followed */
 #define NBUCKETS 256
+/* How far above a frame's stack pointer a new call's may be for the
+ * frame to be taken as abandoned: the same stack, not a signal handler
+ * on a sigaltstack mapped above it. */
+#define SP_WINDOW (1u << 20)
 
 struct fg_frame {
 	uint64_t func;		/* the function's start */
 	uint64_t ts;		/* entry time */
+	uint64_t sp;		/* at the entry (an `sp` field); 0: unknown */
 	bool shown;		/* its lines are printed */
 	bool graph;		/* it matched set_graph_function */
 	bool notrace;		/* it matched set_graph_notrace */
@@ -419,26 +426,6 @@ static void wait_entry(struct fgraph *st, struct fg_thread *t,
 
 /* ---- records -------------------------------------------------------------- */
 
-static void on_call(struct fgraph *st, struct fg_thread *t, const void *rec,
-		     const struct fg_where *w)
-{
-	uint64_t ip = dp_rec_load((const uint8_t *)rec + DP_REC_IP_OFF, 8);
-	uint64_t start;
-	const char *name = func_name(st, ip, &start);
-	unsigned bits = matches(st, start, name);
-	struct fg_frame *fr = push(t);
-
-	if (!fr)
-		return;		/* deeper than followed: its exit matches none */
-	fr->func = start;
-	fr->ts = w->ts;
-	fr->shown = entry_shown(st, t, fr, bits);
-	if (!fr->shown)
-		return;
-	resolve_nested(st, t);
-	wait_entry(st, t, w, t->shown++, name);
-}
-
 /* A closing line at @depth, without a duration when @ns is
  * FG_NO_DURATION; @how: NULL for a return, or what the tail says. */
 static void close_line(struct dp_renderer *r, struct fgraph *st,
@@ -475,6 +462,45 @@ static void unwind_to(struct dp_renderer *r, struct fgraph *st,
 		close_line(r, st, t, w, t->shown, FG_NO_DURATION, name, true,
 			   false, 0);
 	}
+}
+
+/* Frames a call at stack pointer @sp shows abandoned: entered at or
+ * below it, on the same stack. */
+static unsigned live_frames(const struct fg_thread *t, uint64_t sp)
+{
+	unsigned n = t->n;
+
+	while (n && t->stack[n - 1].sp && sp >= t->stack[n - 1].sp &&
+	       sp - t->stack[n - 1].sp < SP_WINDOW)
+		n--;
+	return n;
+}
+
+static void on_call(struct dp_renderer *r, struct fgraph *st,
+		    struct fg_thread *t, const struct dp_event *ev,
+		    const void *rec, const struct fg_where *w)
+{
+	uint64_t ip = dp_rec_load((const uint8_t *)rec + DP_REC_IP_OFF, 8);
+	uint64_t start, sp = 0;
+	const char *name;
+	unsigned bits;
+	struct fg_frame *fr;
+
+	if (dp_ftrace_u64(ev, rec, "sp", &sp) && sp)
+		unwind_to(r, st, t, live_frames(t, sp), w);
+	name = func_name(st, ip, &start);
+	bits = matches(st, start, name);
+	fr = push(t);
+	if (!fr)
+		return;		/* deeper than followed: its exit matches none */
+	fr->func = start;
+	fr->ts = w->ts;
+	fr->sp = sp;
+	fr->shown = entry_shown(st, t, fr, bits);
+	if (!fr->shown)
+		return;
+	resolve_nested(st, t);
+	wait_entry(st, t, w, t->shown++, name);
 }
 
 /* Whether a return with no frame would be shown, were it an entry. */
@@ -617,7 +643,7 @@ static int fg_event(struct dp_renderer *r, const struct dp_event *ev,
 	flockfile(r->out);
 	switch (dp_ftrace_rec_kind(ev)) {
 	case DP_FTRACE_GRAPH_ENTRY:
-		on_call(st, t, rec, &w);
+		on_call(r, st, t, ev, rec, &w);
 		break;
 	case DP_FTRACE_GRAPH_EXIT:
 		on_return(r, st, t, ev, rec, &w);

@@ -31,6 +31,12 @@ static struct dp_field ent_f[] = {
 	{ .name = "__probe_ip", .type = "unsigned long", .offset = 8,
 	  .size = 8, .elem_size = 8 },
 };
+static struct dp_field ent_sp_f[] = {
+	{ .name = "__probe_ip", .type = "unsigned long", .offset = 8,
+	  .size = 8, .elem_size = 8 },
+	{ .name = "sp", .type = "u64", .offset = 16, .size = 8,
+	  .elem_size = 8, .ptype = &tx64 },
+};
 static struct dp_field ext_f[] = {
 	{ .name = "__probe_func", .type = "unsigned long", .offset = 8,
 	  .size = 8, .elem_size = 8 },
@@ -55,6 +61,11 @@ static struct dp_event ev_ent = {
 	.id = 1001, .group = "ftrace", .name = "funcgraph_entry",
 	.kind = DP_KIND_KPROBE, .nfields = 1, .fields = ent_f,
 	.fixed_size = 16,
+};
+static struct dp_event ev_ent_sp = {
+	.id = 1005, .group = "ftrace", .name = "funcgraph_entry",
+	.kind = DP_KIND_KPROBE, .nfields = 2, .fields = ent_sp_f,
+	.fixed_size = 24,
 };
 static struct dp_event ev_ext = {
 	.id = 1002, .group = "ftrace", .name = "funcgraph_exit",
@@ -146,6 +157,16 @@ static void E(struct sess *s, int tid, uint64_t ns, uint64_t fn)
 
 	memcpy(rec + 8, &fn, 8);
 	feed(s, &ev_ent, rec, sizeof(rec), tid, ns);
+}
+
+/* An entry with the stack pointer @sp. */
+static void ES(struct sess *s, uint64_t ns, uint64_t fn, uint64_t sp)
+{
+	uint8_t rec[24] = { 0 };
+
+	memcpy(rec + 8, &fn, 8);
+	memcpy(rec + 16, &sp, 8);
+	feed(s, &ev_ent_sp, rec, sizeof(rec), 100, ns);
 }
 
 /* A return of @fn by @tid at @ns, returning @rv. */
@@ -297,6 +318,37 @@ Test(fgraph, longjmp_skips_frames)
 		" 0)               |        } /* c (unwound) */\n"
 		" 0)               |      } /* b (unwound) */\n"
 		" 0)               |    } /* a (unwound) */\n"
+		" 0)   0.800 us    |  }\n");
+}
+
+/* With the stack pointer in the entries, the first call after the jump
+ * closes the frames it left: a call at or above a frame's stack pointer
+ * is not inside it; one far above (a signal handler's stack) is. */
+Test(fgraph, longjmp_seen_by_sp)
+{
+	struct sess s;
+
+	begin(&s, "function_graph");
+	ES(&s, 0, MAIN, 0x7000f000);
+	ES(&s, 100, A, 0x7000eff0);
+	ES(&s, 200, B, 0x7000efe0);
+	ES(&s, 300, C, 0x7000efd0);
+	ES(&s, 400, D, 0x7000eff0);	/* main calls d after the jump */
+	ES(&s, 450, C, 0x7100eff0);	/* a handler, on its own stack */
+	X(&s, 100, 470, C, 0);
+	X(&s, 100, 500, D, 0);
+	X(&s, 100, 800, MAIN, 0);
+	EXPECT(&s, HEADER
+		" 0)               |  main() {\n"
+		" 0)               |    a() {\n"
+		" 0)               |      b() {\n"
+		" 0)               |        c() {\n"
+		" 0)               |        } /* c (unwound) */\n"
+		" 0)               |      } /* b (unwound) */\n"
+		" 0)               |    } /* a (unwound) */\n"
+		" 0)               |    d() {\n"
+		" 0)   0.020 us    |      c();\n"
+		" 0)   0.100 us    |    }\n"
 		" 0)   0.800 us    |  }\n");
 }
 
