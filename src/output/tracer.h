@@ -11,7 +11,8 @@
  * (one table, so `--trace-option NAME`/`noNAME` and a trace_options file
  * take the same names), max_graph_depth, set_graph_function and
  * set_graph_notrace, in a struct dp_tracer_opts handed to the renderer
- * through dp_renderer.tracer before begin.
+ * through dp_renderer.tracer before begin (the struct is copied then;
+ * the glob arrays it points to must live as long as the session).
  */
 #ifndef DPROBE_OUTPUT_TRACER_H
 #define DPROBE_OUTPUT_TRACER_H
