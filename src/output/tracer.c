@@ -47,6 +47,13 @@ int dp_trace_option_set(unsigned *flags, const char *arg)
 	return -1;
 }
 
+void dp_trace_options_list(FILE *out, unsigned flags)
+{
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+		fprintf(out, "%s%s\n", flags & options[i].flag ? "" : "no",
+			options[i].name);
+}
+
 void dp_tracer_opts_init(struct dp_tracer_opts *o)
 {
 	*o = (struct dp_tracer_opts){ .flags = DP_FG_DEFAULT };

@@ -64,6 +64,12 @@ const struct dp_trace_option *dp_trace_options(size_t *n);
  */
 int dp_trace_option_set(unsigned *flags, const char *arg);
 
+/* The tracer's lines of a trace_options file: "NAME" or "noNAME" as
+ * @flags has it on or off, one a line, in the table's order (what the
+ * kernel lists after its general options while function_graph is the
+ * current tracer). */
+void dp_trace_options_list(FILE *out, unsigned flags);
+
 /* What the tracers are told, the defaults from dp_tracer_opts_init(). */
 struct dp_tracer_opts {
 	unsigned flags;			/* enum dp_fg_flag */

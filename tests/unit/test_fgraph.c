@@ -671,5 +671,19 @@ Test(tracer, options_table)
 	cr_expect_eq(dp_trace_option_set(&o.flags, "funcgraph-proc"), 0);
 	cr_expect_neq(o.flags & DP_FG_PROC, 0);
 	cr_expect_eq(dp_trace_option_set(&o.flags, "proc"), -1);
+	{
+		struct cap c;
+		char *got;
+
+		dp_tracer_opts_init(&o);
+		dp_trace_options_list(cap_open(&c), o.flags);
+		got = cap_close(&c);
+		cr_expect_str_eq(got, "nofuncgraph-overrun\nfuncgraph-cpu\n"
+			"funcgraph-overhead\nnofuncgraph-proc\n"
+			"funcgraph-duration\nnofuncgraph-abstime\n"
+			"funcgraph-irqs\nnofuncgraph-tail\nnofuncgraph-retval\n"
+			"nofuncgraph-retval-hex\nsleep-time\ngraph-time\n");
+		free(got);
+	}
 	cr_expect_eq(dp_trace_option_set(&o.flags, "no"), -1);
 }
