@@ -104,6 +104,12 @@ void dp_trace_context(FILE *out, const struct dp_rec_meta *meta)
 	put_context(out, meta, DP_TS_US);	/* tracefs: the kernel's microseconds */
 }
 
+void dp_trace_context_ts(FILE *out, const struct dp_rec_meta *meta,
+			 enum dp_ts_mode ts)
+{
+	put_context(out, meta, ts);
+}
+
 /*
  * seq_print_ip_sym(): "0" for 0, "sym+0xoff/0xsize" (or the bare name
  * without @offset), "0x%08lx" when no symbol covers @addr.
@@ -125,6 +131,12 @@ static void put_ip_sym(FILE *out, const struct dp_trace_opts *opts,
 	fputs_unlocked(name, out);
 	if (offset)
 		fprintf(out, "+0x%" PRIx64 "/0x%" PRIx64, off, size);
+}
+
+void dp_trace_ip_sym(FILE *out, const struct dp_trace_opts *opts,
+		     uint64_t addr, bool offset)
+{
+	put_ip_sym(out, opts, addr, offset);
 }
 
 /* The parenthesised place: uprobes print raw addresses, kprobes symbols. */
@@ -288,33 +300,22 @@ static bool put_syscall(FILE *out, const struct dp_event *ev,
 	return true;
 }
 
-int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
-		  size_t len, const struct dp_rec_meta *meta,
-		  const struct dp_trace_opts *opts)
+/* The line after its context, without '\n' (the caller has checked the
+ * record and holds @out's lock). */
+static void put_body(FILE *out, const struct dp_event *ev, const uint8_t *r,
+		     size_t len, const struct dp_trace_opts *opts)
 {
-	const uint8_t *r = rec;
 	unsigned i;
 
-	if (!ev || !meta || dp_rec_check(ev, rec, len))
-		return -1;
-	/* one lock for the whole line: concurrent writers never interleave */
-	flockfile(out);
-	put_context(out, meta, opts ? opts->ts : DP_TS_US);
-	if (put_syscall(out, ev, r)) {
-		fputc_unlocked('\n', out);
-		funlockfile(out);
-		return 0;
-	}
+	if (put_syscall(out, ev, r))
+		return;
 	fputs_unlocked(ev->name, out);
 	fputc_unlocked(':', out);
 	if (ev->synth) {
 		/* a synthetic event: print_synth_event()'s fields */
 		fputc_unlocked(' ', out);
-		dp_synth_print(out, ev, rec, len,
-			       opts ? opts->sym : NULL);
-		fputc_unlocked('\n', out);
-		funlockfile(out);
-		return 0;
+		dp_synth_print(out, ev, r, len, opts ? opts->sym : NULL);
+		return;
 	}
 	/* a tracepoint's line is its fields alone, as the kernel's */
 	if (ev->kind != DP_KIND_TRACEPOINT) {
@@ -324,6 +325,29 @@ int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
 	for (i = 0; i < ev->nfields; i++)
 		if (ev->fields[i].ptype)
 			put_arg(out, &ev->fields[i], r, opts);
+}
+
+int dp_trace_body(FILE *out, const struct dp_event *ev, const void *rec,
+		  size_t len, const struct dp_trace_opts *opts)
+{
+	if (!ev || dp_rec_check(ev, rec, len))
+		return -1;
+	flockfile(out);
+	put_body(out, ev, rec, len, opts);
+	funlockfile(out);
+	return 0;
+}
+
+int dp_trace_line(FILE *out, const struct dp_event *ev, const void *rec,
+		  size_t len, const struct dp_rec_meta *meta,
+		  const struct dp_trace_opts *opts)
+{
+	if (!ev || !meta || dp_rec_check(ev, rec, len))
+		return -1;
+	/* one lock for the whole line: concurrent writers never interleave */
+	flockfile(out);
+	put_context(out, meta, opts ? opts->ts : DP_TS_US);
+	put_body(out, ev, rec, len, opts);
 	fputc_unlocked('\n', out);
 	funlockfile(out);
 	return 0;

@@ -21,6 +21,37 @@
 bool dp_out_lookup(const struct dp_trace_opts *opts, uint64_t addr,
 		   const char **name, uint64_t *off, uint64_t *size);
 
+/* dp_trace_line() without the context and the '\n': "NAME: (place)
+ * args", what a tracer's line shows of another event.  -1, writing
+ * nothing, for a malformed record. */
+int dp_trace_body(FILE *out, const struct dp_event *ev, const void *rec,
+		  size_t len, const struct dp_trace_opts *opts);
+
+/* dp_trace_context() with the timestamps of @ts (--ts). */
+void dp_trace_context_ts(FILE *out, const struct dp_rec_meta *meta,
+			 enum dp_ts_mode ts);
+
+/* seq_print_ip_sym(): "0", "sym" (with @offset "sym+0xoff/0xsize"), or
+ * "0x%08lx" when no symbol covers @addr. */
+void dp_trace_ip_sym(FILE *out, const struct dp_trace_opts *opts,
+		     uint64_t addr, bool offset);
+
+/* What a record of the tracers' `ftrace/` events is (tracer.h). */
+enum dp_ftrace_rec {
+	DP_FTRACE_OTHER,	/* any other event */
+	DP_FTRACE_FUNCTION,	/* ftrace/function: __probe_ip, parent_ip */
+	DP_FTRACE_GRAPH_ENTRY,	/* ftrace/funcgraph_entry: __probe_ip */
+	DP_FTRACE_GRAPH_EXIT,	/* ftrace/funcgraph_exit: __probe_func,
+				 * __probe_ret_ip, retval */
+};
+
+enum dp_ftrace_rec dp_ftrace_rec_kind(const struct dp_event *ev);
+
+/* The number field @name of a checked record of @ev in @v; false if
+ * the event has no such field. */
+bool dp_ftrace_u64(const struct dp_event *ev, const void *rec,
+		   const char *name, uint64_t *v);
+
 /*
  * Number printers: the reader prints millions of values, so skip printf's
  * format parsing for the common cases.  Callers hold the FILE lock.

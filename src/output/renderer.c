@@ -2,17 +2,20 @@
 /*
  * The table of output formats, and the calls that dispatch to a format's
  * hooks (renderer.h).  Adding a format: a render-NAME.c defining its
- * dp_renderer_ops, and its row below.
+ * dp_renderer_ops, and its row below.  The tracers (tracer.h) are rows
+ * too, marked .tracer, found by dp_tracer_by_name() alone.
  */
 #include <string.h>
 
 #include "output/renderer.h"
+#include "output/tracer.h"
 
 extern const struct dp_renderer_ops dp_render_text, dp_render_json,
 	dp_render_folded, dp_render_flamegraph, dp_render_chrome,
 	dp_render_tracedat,
 	dp_render_ctf,
-	dp_render_otlp;
+	dp_render_otlp,
+	dp_render_function, dp_render_fgraph;
 
 /* The first row is the default format. */
 static const struct dp_renderer_ops *const formats[] = {
@@ -24,35 +27,66 @@ static const struct dp_renderer_ops *const formats[] = {
 	&dp_render_tracedat,
 	&dp_render_ctf,
 	&dp_render_otlp,
+	/* the tracers (.tracer), by --tracer only */
+	&dp_render_function,
+	&dp_render_fgraph,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
-const struct dp_renderer_ops *dp_renderer_by_name(const char *name)
+static const struct dp_renderer_ops *by_name(const char *name, bool tracer)
 {
 	for (size_t i = 0; i < NFORMATS; i++)
-		if (!strcmp(formats[i]->name, name))
+		if (formats[i]->tracer == tracer &&
+		    !strcmp(formats[i]->name, name))
 			return formats[i];
 	return NULL;
 }
 
-char *dp_renderer_names(char *buf, size_t size)
+const struct dp_renderer_ops *dp_renderer_by_name(const char *name)
 {
-	size_t n = 0;
+	return by_name(name, false);
+}
+
+const struct dp_renderer_ops *dp_tracer_by_name(const char *name)
+{
+	return by_name(name, true);
+}
+
+/* "a, b or c": the rows whose .tracer is @tracer. */
+static char *names(char *buf, size_t size, bool tracer)
+{
+	size_t n = 0, k = 0, total = 0;
 
 	if (!size)
 		return buf;
 	buf[0] = '\0';
+	for (size_t i = 0; i < NFORMATS; i++)
+		total += formats[i]->tracer == tracer;
 	for (size_t i = 0; i < NFORMATS && n < size; i++) {
-		const char *sep = !i ? "" : i + 1 < NFORMATS ? ", " : " or ";
-		int w = snprintf(buf + n, size - n, "%s%s", sep,
-				 formats[i]->name);
+		const char *sep;
+		int w;
 
+		if (formats[i]->tracer != tracer)
+			continue;
+		sep = !k ? "" : k + 1 < total ? ", " : " or ";
+		w = snprintf(buf + n, size - n, "%s%s", sep, formats[i]->name);
 		if (w < 0)
 			break;
 		n += (size_t)w;
+		k++;
 	}
 	return buf;
+}
+
+char *dp_renderer_names(char *buf, size_t size)
+{
+	return names(buf, size, false);
+}
+
+char *dp_tracer_names(char *buf, size_t size)
+{
+	return names(buf, size, true);
 }
 
 void dp_renderer_init(struct dp_renderer *r,

@@ -23,6 +23,7 @@
 #include "event/sink.h"
 
 struct dp_renderer;
+struct dp_tracer_opts;
 
 /* A format.  Any hook but event and lost may be NULL: nothing to do. */
 struct dp_renderer_ops {
@@ -61,6 +62,9 @@ struct dp_renderer_ops {
 	 * makes it (or takes an empty one) from -o, which it requires, and
 	 * hands its path in dp_renderer.path; out is then stdout. */
 	bool dir;
+	/* One of ftrace's tracers (output/tracer.h): chosen by --tracer
+	 * NAME (dp_tracer_by_name), not among the --format names. */
+	bool tracer;
 };
 
 /* A format writing to a stream. */
@@ -76,9 +80,13 @@ struct dp_renderer {
 	 * of its own: --format names what a file is, not how it is packed,
 	 * and a format that has no compressed form ignores it. */
 	bool compress;
+	/* A tracer's options (output/tracer.h), set before begin; NULL:
+	 * the kernel's defaults.  Formats ignore it. */
+	const struct dp_tracer_opts *tracer;
 };
 
-/* The format called @name; NULL if there is none. */
+/* The format called @name; NULL if there is none (a tracer's name too:
+ * output/tracer.h has dp_tracer_by_name). */
 const struct dp_renderer_ops *dp_renderer_by_name(const char *name);
 
 /*

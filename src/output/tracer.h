@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftrace's tracers as output formats: `function` (render-function.c)
+ * and `function_graph` (render-fgraph.c) print the records of the
+ * `ftrace/` events a tracer arms (ftrace/function, ftrace/funcgraph_entry,
+ * ftrace/funcgraph_exit) as the kernel's tracers print theirs.  They are
+ * renderers with dp_renderer_ops.tracer set: chosen by `--tracer NAME`
+ * (dp_tracer_by_name), never listed among the --format names.
+ *
+ * What the CLI (and the mount) set for them: the trace_options flags
+ * (one table, so `--trace-option NAME`/`noNAME` and a trace_options file
+ * take the same names), max_graph_depth, set_graph_function and
+ * set_graph_notrace, in a struct dp_tracer_opts handed to the renderer
+ * through dp_renderer.tracer before begin (the struct is copied then;
+ * the glob arrays it points to must live as long as the session).
+ */
+#ifndef DPROBE_OUTPUT_TRACER_H
+#define DPROBE_OUTPUT_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "output/renderer.h"
+
+/* The function_graph tracer's options (TRACE_GRAPH_PRINT_* and the two
+ * time options of trace_functions_graph.c). */
+enum dp_fg_flag {
+	DP_FG_OVERRUN = 1u << 0,
+	DP_FG_CPU = 1u << 1,
+	DP_FG_OVERHEAD = 1u << 2,
+	DP_FG_PROC = 1u << 3,
+	DP_FG_DURATION = 1u << 4,
+	DP_FG_ABSTIME = 1u << 5,
+	DP_FG_IRQS = 1u << 6,
+	DP_FG_TAIL = 1u << 7,
+	DP_FG_RETVAL = 1u << 8,
+	DP_FG_RETVAL_HEX = 1u << 9,
+	DP_FG_SLEEP_TIME = 1u << 10,
+	DP_FG_GRAPH_TIME = 1u << 11,
+};
+
+/* The kernel's defaults: cpu, overhead, duration, irqs, sleep-time and
+ * graph-time on. */
+#define DP_FG_DEFAULT (DP_FG_CPU | DP_FG_OVERHEAD | DP_FG_DURATION | \
+		       DP_FG_IRQS | DP_FG_SLEEP_TIME | DP_FG_GRAPH_TIME)
+
+/* One trace_options name. */
+struct dp_trace_option {
+	const char *name;	/* "funcgraph-proc" */
+	unsigned flag;		/* enum dp_fg_flag */
+	/* Accepted and listed as the kernel lists it, with nothing to do
+	 * in a user process (no interrupts, no overruns of a shadow stack,
+	 * durations are wall-clock times either way). */
+	bool noop;
+};
+
+/* The table, in the kernel's order; @n its rows. */
+const struct dp_trace_option *dp_trace_options(size_t *n);
+
+/*
+ * Apply "NAME" (set) or "noNAME" (clear) to @flags, as a write to
+ * trace_options does.  0, or -1 for a name not in the table.
+ */
+int dp_trace_option_set(unsigned *flags, const char *arg);
+
+/* The tracer's lines of a trace_options file: "NAME" or "noNAME" as
+ * @flags has it on or off, one a line, in the table's order (what the
+ * kernel lists after its general options while function_graph is the
+ * current tracer). */
+void dp_trace_options_list(FILE *out, unsigned flags);
+
+/* What the tracers are told, the defaults from dp_tracer_opts_init(). */
+struct dp_tracer_opts {
+	unsigned flags;			/* enum dp_fg_flag */
+	unsigned max_depth;		/* max_graph_depth; 0: no limit */
+	/* set_graph_function: only calls made inside a function whose
+	 * name matches one of these globs (and that function); none: all */
+	const char *const *graph_funcs;
+	size_t ngraph_funcs;
+	/* set_graph_notrace: functions not shown, nor what they call */
+	const char *const *notrace_funcs;
+	size_t nnotrace_funcs;
+};
+
+void dp_tracer_opts_init(struct dp_tracer_opts *o);
+
+/* The tracer called @name ("function", "function_graph"); NULL if none. */
+const struct dp_renderer_ops *dp_tracer_by_name(const char *name);
+
+/* Their names for a message, as dp_renderer_names() lists formats. */
+char *dp_tracer_names(char *buf, size_t size);
+
+/*
+ * "# tracer: function_graph", "#", and the two column lines the kernel
+ * prints with @flags (what begin writes; the mount's `trace` file).
+ */
+void dp_fgraph_header(FILE *out, unsigned flags);
+
+#endif
