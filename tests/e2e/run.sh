@@ -15,7 +15,8 @@
 # "e2e P F S" to that file.  Exit status 1 if anything failed.
 #
 # Env: E2E_LEVELS (default "O0 O2"), E2E_TIMEOUT (seconds per dprobe run,
-# default 60), E2E_KEEP=1 (keep the scratch directory), E2E_BUILD;
+# default 60), E2E_KEEP=1 (keep the scratch directory), E2E_BUILD,
+# E2E_TIMES=FILE (appends "WALL_MS CPU_MS CASE LEVEL" per case run);
 # DPROBE_ENGINE (dprobe's own: auto, agent or ptrace) picks the engine
 # the cases run on; `make e2e` runs them on auto (the in-process engine
 # wherever it can) and on ptrace.
@@ -69,6 +70,16 @@ T_KEEP=failed
 [ "${E2E_KEEP:-0}" = 1 ] && T_KEEP=1
 t_scratch dpe2e
 WORK=$T_DIR
+
+# cpu_ms: $_cpu is the CPU time (user and system) of the runner's
+# children that have ended, in milliseconds, from the shell's `times`
+# (run in this shell: in a pipeline or $(...) it would count a
+# subshell's children).
+cpu_ms() {
+	times >"$WORK/.times"
+	_cpu=$(sed -n '2s/[ms]/ /gp' "$WORK/.times" |
+		awk '{ printf "%d\n", ($1 + $3) * 60000 + ($2 + $4) * 1000 }')
+}
 
 # run_one CASEFILE LEVEL: 0 pass, 1 fail, 2 skip (reason in $T/skip),
 # 3 the case does not run at this level.
@@ -149,8 +160,15 @@ for c in $cases; do
 		T=$WORK/$name.$LEVEL
 		mkdir -p "$T"
 		export T
+		[ -z "${E2E_TIMES:-}" ] || { _t0=$(date +%s%N); cpu_ms; _c0=$_cpu; }
 		run_one "$c" "$LEVEL"
-		case $? in
+		_rc=$?
+		if [ -n "${E2E_TIMES:-}" ]; then
+			cpu_ms
+			echo "$((($(date +%s%N) - _t0) / 1000000)) $((_cpu - _c0))" \
+				"$name $LEVEL" >>"$E2E_TIMES"
+		fi
+		case $_rc in
 		0) t_pass "$name ($LEVEL)" ;;
 		2) t_skip "$name ($LEVEL)" "$(cat "$T/skip")" ;;
 		3) ;;
