@@ -16,7 +16,10 @@
 #
 # Env: E2E_LEVELS (default "O0 O2"), E2E_TIMEOUT (seconds per dprobe run,
 # default 60), E2E_KEEP=1 (keep the scratch directory), E2E_BUILD,
-# E2E_TIMES=FILE (appends "WALL_MS CPU_MS CASE LEVEL" per case run);
+# E2E_TIMES=FILE (appends "WALL_MS CPU_MS CASE LEVEL" per case run),
+# E2E_TIMESTAMPED=1 (only the cases whose result can hold a timestamp:
+# those that do not say timestamps=no; tests/run-all.sh's time-namespace
+# pass);
 # DPROBE_ENGINE (dprobe's own: auto, agent or ptrace) picks the engine
 # the cases run on; `make e2e` runs them on auto (the in-process engine
 # wherever it can) and on ptrace.
@@ -91,13 +94,14 @@ run_one() {
 			desc='' prog='' variant='' args='' opts='' defs='' needs=''
 			json='' sort_events='' stdout_events='' kdiff=no libs=''
 			syslibs='' DP_WRAP='' kexpect='' kengine='' LIB=''
-			events_by=''
+			events_by='' timestamps=yes
 			engines='auto agent ptrace'
 		}
 		levels="O0 O2"
 		# shellcheck disable=SC1090
 		. "$1"
 		case " $levels " in *" $LEVEL "*) ;; *) exit 3 ;; esac
+		[ "${E2E_TIMESTAMPED:-0}" = 1 ] && [ "$timestamps" = no ] && exit 3
 		case " $engines " in *" ${DPROBE_ENGINE:-auto} "*) ;; *) exit 3 ;; esac
 		for need in $needs; do
 			case $need in

@@ -12,6 +12,7 @@ desc='SIGINT to dprobe at a random moment, 50 times: the busy target finishes co
 # longer than 300 ms, so the interrupt always lands in the middle; once
 # detached the rest runs at full speed.  Failures are counted by kind.
 prog=busy
+timestamps=no	# no trace line is compared: run-all.sh's timens pass skips it
 levels=O2
 ROUNDS=${E2E_DETACH_ROUNDS:-50}
 defs='p:mix mix t=%di:s64 i=%si:s64
