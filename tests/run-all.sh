@@ -89,15 +89,30 @@ elapsed() {
 	printf '%d:%02d' $((_s / 60)) $((_s % 60))
 }
 
+# cpu_secs NAME: $_cpu is the CPU time (user and system) of this shell's
+# children that ended, in whole seconds (`times` run in this shell: in
+# a pipeline or $(...) it would count a subshell's).
+cpu_secs() {
+	times >"$logs/$1.times"
+	_cpu=$(sed -n '2s/[ms]/ /gp' "$logs/$1.times" |
+		awk '{ printf "%d\n", ($1 + $3) * 60 + $2 + $4 + 0.5 }')
+	rm -f "$logs/$1.times"
+}
+
 # run_stage NAME COMMAND: the stage's log and results file, its verdict
-# line, and a failure of its own when it failed without saying so.
+# line (with its wall and CPU seconds: a stage that mostly waits can
+# share a lane), and a failure of its own when it failed without saying so.
 run_stage() {
 	_log=$logs/$1.log
 	_res=$logs/$1.results
 	_t0=$(now)
+	cpu_secs "$1"
+	_c0=$_cpu
 	DPROBE_RESULTS=$_res sh -c "$2" >"$_log" 2>&1 </dev/null
 	_rc=$?
 	_secs=$(($(now) - _t0))
+	cpu_secs "$1"
+	_took="${_secs}s (CPU $((_cpu - _c0))s)"
 	_last=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$_log" | tail -n 1)
 	_failed=$(awk '{ f += $3 } END { print f + 0 }' "$_res" 2>/dev/null)
 	if [ "$_rc" -ne 0 ] && [ "${_failed:-0}" -eq 0 ]; then
@@ -106,9 +121,9 @@ run_stage() {
 	[ -s "$_res" ] || echo "make-$1 0 1 0" >>"$_res"
 	cat "$_res" >>"$DPROBE_RESULTS"
 	if [ "$_rc" -eq 0 ] && [ "${_failed:-0}" -eq 0 ]; then
-		echo "[$(elapsed)] $1: ok in ${_secs}s${_last:+ ($_last)}"
+		echo "[$(elapsed)] $1: ok in ${_took}${_last:+ ($_last)}"
 	else
-		echo "[$(elapsed)] $1: FAILED (exit $_rc) in ${_secs}s${_last:+ ($_last)}"
+		echo "[$(elapsed)] $1: FAILED (exit $_rc) in ${_took}${_last:+ ($_last)}"
 		echo "---- last lines of $_log ----"
 		tail -n 60 "$_log" | sed 's/^/  | /'
 		echo "----"
