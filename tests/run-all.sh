@@ -48,14 +48,18 @@ B=$top/build
 MK="make --no-print-directory"
 
 # NAME|COMMAND, longest first (seconds measured on 2 CPUs, in a full
-# run: e2e-auto 230, e2e-ptrace 200, timens-e2e 145, unit-asan 85,
-# e2e-kernel-ref 85, ftrace 80, agent 80, fs and timens-fs 70 each,
-# fuzz 60, kernel-engine 45, qemu 45, unit-release 35, the rest 10 or
-# less): a lane that finishes takes the next one, so the long ones must
-# not come last.  A stage marked "&" runs beside the one before it, in
-# the same lane: fs and timens-fs, and kernel-engine and qemu, mostly
-# wait (on FUSE requests, the kernel, a booting VM), using half a CPU
-# or so, and take little longer side by side than alone.
+# run: e2e-auto 230, e2e-ptrace 200, timens-e2e 145 before it ran only
+# the cases with timestamps, unit-asan 85, e2e-kernel-ref 85, ftrace
+# 80, agent 80, fs and timens-fs 70 each, fuzz 60, kernel-engine 45,
+# qemu 45, unit-release 35, the rest 10 or less): a lane that finishes
+# takes the next one, so the long ones must not come last.  A stage
+# marked "&" runs beside the one before it, in the same lane: fs and
+# timens-fs mostly wait on FUSE requests, using half a CPU or so each;
+# kernel-engine and qemu on the kernel and a booting VM (a sixth of a
+# CPU each, measured: "CPU" in the verdict lines; qemu's guest, emulated,
+# is left no more company); the three golden runs and the safety sweep
+# (a quarter of a CPU each, private scratch folders, none on the
+# kernel's tracefs) and lib and layers (a fifth, none) too.
 stages() {
 	cat <<EOF
 e2e-auto|sh tests/e2e/run.sh $B/dprobe
@@ -71,14 +75,14 @@ fuzz|$MK fuzz-short
 kernel-engine|E2E_BUILD=$B/tests/e2e-kengine E2E_SYMCACHE=$B/tests/e2e/symcache $MK kernel-engine
 &qemu|$MK qemu-test
 unit-release|$MK unit
+golden-asan|$MK BUILD=asan golden
+&safety|$MK safety
+&timens-golden|sh tests/timens.sh sh tests/golden/run.sh $B/dprobe
+&golden-release|$MK golden
 install|$MK install-test
 kernel-diff|$MK kernel-diff
-golden-asan|$MK BUILD=asan golden
 lib|sh tests/lib-test.sh
-safety|$MK safety
-timens-golden|sh tests/timens.sh sh tests/golden/run.sh $B/dprobe
-golden-release|$MK golden
-layers|sh tests/layers.sh
+&layers|sh tests/layers.sh
 EOF
 }
 
