@@ -4,7 +4,8 @@
 # Self-test of tests/lib.sh, the runners' shared library: counts and the
 # closing line, the $DPROBE_RESULTS line, whole-suite skips and their
 # reasons, the scratch directory and background programs at exit,
-# waiting for a line (and giving up), timeouts, and comparing.  Each
+# waiting for a line (and giving up), for a process to end, timeouts,
+# and comparing.  Each
 # check runs a small runner in its own sh and looks at what it printed,
 # wrote and returned.
 #
@@ -159,6 +160,19 @@ rc=1" ] && [ $((t1 - t0)) -ge 2 ] && [ $((t1 - t0)) -le 20 ]; then
 	t_pass "t_wait_line: gives up after its timeout ($((t1 - t0)) s for two 1 s waits)"
 else
 	t_fail "t_wait_line timeout" "$((t1 - t0)) s: $(cat "$W/nowait.out")"
+fi
+
+# a child that ends (reaped by the shell, not a zombie kill -0 finds)
+# and one that outlives the wait, killed after it
+t0=$(date +%s)
+run gone 'sleep 0.2 & t_wait_gone $! 10; echo "rc=$?"
+	sleep 30 & p=$!; t_wait_gone $p 1; echo "rc=$?"; kill $p'
+t1=$(date +%s)
+if [ "$(cat "$W/gone.out")" = "rc=0
+rc=1" ] && [ $((t1 - t0)) -ge 1 ] && [ $((t1 - t0)) -le 10 ]; then
+	t_pass "t_wait_gone: a process that ends, one that outlives the wait ($((t1 - t0)) s)"
+else
+	t_fail "t_wait_gone" "$((t1 - t0)) s: $(cat "$W/gone.out")"
 fi
 
 run timeout 't_timeout 1 sleep 30; echo "rc=$?"; t_timeout 5 true; echo "rc=$?"'

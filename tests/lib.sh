@@ -27,6 +27,7 @@
 #                        "failed" keeps it when a case failed) after the
 #                        pids in $T_BG are killed and $T_AT_EXIT is run
 #   t_start_bg OUT CMD.. / t_wait_line FILE REGEX SECS / t_timeout SECS CMD..
+#   t_wait_gone PID SECS
 #   t_check EXPECTED GOT [NORMALISER...]   (T_UPDATE=1 rewrites EXPECTED)
 
 T_TRACEFS=${T_TRACEFS:-/sys/kernel/tracing}
@@ -174,6 +175,21 @@ t_wait_line() {
 			return 1
 		fi
 		sleep 0.02
+	done
+}
+
+# t_wait_gone PID SECS: until process PID is gone, polling every 10 ms
+# (a fixed wait of a tenth of a second costs more in a loop of rounds
+# than the polls); fails once SECS seconds have passed on the clock.
+t_wait_gone() {
+	_tend=$(($(date +%s) + $2))
+	_tn=0
+	while kill -0 "$1" 2>/dev/null; do
+		_tn=$((_tn + 1))
+		if [ $((_tn % 10)) = 0 ] && [ "$(date +%s)" -gt "$_tend" ]; then
+			return 1
+		fi
+		sleep 0.01
 	done
 }
 

@@ -29,10 +29,11 @@
 #
 # The time-namespace stages (timens-*) run the suites again in a time
 # namespace whose monotonic and boot clocks read a few seconds (e2e at
-# -O2 only: the clock, not the compiler, is what changes; the soak
-# cases, which print no trace line, for 4 or 5 rounds instead of 10-100), so
-# that no expected output can depend on the machine's uptime (the width
-# of the seconds column of a trace line changes below 10,000 s).
+# -O2 only: the clock, not the compiler, is what changes; and only the
+# cases whose result can hold a timestamp: a case that compares no trace
+# line, such as the soak cases, says timestamps=no), so that no expected
+# output can depend on the machine's uptime (the width of the seconds
+# column of a trace line changes below 10,000 s).
 #
 # Env: DPROBE_RESULTS (set by the Makefile), TEST_LANES, TEST_LOGS (default
 # build/test-logs).
@@ -47,19 +48,23 @@ B=$top/build
 MK="make --no-print-directory"
 
 # NAME|COMMAND, longest first (seconds measured on 2 CPUs, in a full
-# run: e2e-auto 230, e2e-ptrace 200, timens-e2e 145, unit-asan 85,
-# e2e-kernel-ref 85, ftrace 80, agent 80, fs and timens-fs 70 each,
-# fuzz 60, kernel-engine 45, qemu 45, unit-release 35, the rest 10 or
-# less): a lane that finishes takes the next one, so the long ones must
-# not come last.  A stage marked "&" runs beside the one before it, in
-# the same lane: fs and timens-fs, and kernel-engine and qemu, mostly
-# wait (on FUSE requests, the kernel, a booting VM), using half a CPU
-# or so, and take little longer side by side than alone.
+# run: e2e-auto 230, e2e-ptrace 200, timens-e2e 145 before it ran only
+# the cases with timestamps, unit-asan 85, e2e-kernel-ref 85, ftrace
+# 80, agent 80, fs and timens-fs 70 each, fuzz 60, kernel-engine 45,
+# qemu 45, unit-release 35, the rest 10 or less): a lane that finishes
+# takes the next one, so the long ones must not come last.  A stage
+# marked "&" runs beside the one before it, in the same lane: fs and
+# timens-fs mostly wait on FUSE requests, using half a CPU or so each;
+# kernel-engine and qemu on the kernel and a booting VM (a sixth of a
+# CPU each, measured: "CPU" in the verdict lines; qemu's guest, emulated,
+# is left no more company); the three golden runs and the safety sweep
+# (a quarter of a CPU each, private scratch folders, none on the
+# kernel's tracefs) and lib and layers (a fifth, none) too.
 stages() {
 	cat <<EOF
 e2e-auto|sh tests/e2e/run.sh $B/dprobe
 e2e-ptrace|DPROBE_ENGINE=ptrace sh tests/e2e/run.sh $B/dprobe
-timens-e2e|E2E_LEVELS=O2 E2E_REATTACH_ROUNDS=5 E2E_DETACH_ROUNDS=5 E2E_SPAWN_ROUNDS=4 sh tests/timens.sh sh tests/e2e/run.sh $B/dprobe
+timens-e2e|E2E_LEVELS=O2 E2E_TIMESTAMPED=1 sh tests/timens.sh sh tests/e2e/run.sh $B/dprobe
 unit-asan|$MK BUILD=asan unit
 e2e-kernel-ref|E2E_BUILD=$B/tests/e2e-kref E2E_SYMCACHE=$B/tests/e2e/symcache sh tests/e2e/kernel-ref.sh $B/dprobe
 ftrace|$MK ftracetest
@@ -70,14 +75,14 @@ fuzz|$MK fuzz-short
 kernel-engine|E2E_BUILD=$B/tests/e2e-kengine E2E_SYMCACHE=$B/tests/e2e/symcache $MK kernel-engine
 &qemu|$MK qemu-test
 unit-release|$MK unit
+golden-asan|$MK BUILD=asan golden
+&safety|$MK safety
+&timens-golden|sh tests/timens.sh sh tests/golden/run.sh $B/dprobe
+&golden-release|$MK golden
 install|$MK install-test
 kernel-diff|$MK kernel-diff
-golden-asan|$MK BUILD=asan golden
 lib|sh tests/lib-test.sh
-safety|$MK safety
-timens-golden|sh tests/timens.sh sh tests/golden/run.sh $B/dprobe
-golden-release|$MK golden
-layers|sh tests/layers.sh
+&layers|sh tests/layers.sh
 EOF
 }
 
@@ -88,15 +93,30 @@ elapsed() {
 	printf '%d:%02d' $((_s / 60)) $((_s % 60))
 }
 
+# cpu_secs NAME: $_cpu is the CPU time (user and system) of this shell's
+# children that ended, in whole seconds (`times` run in this shell: in
+# a pipeline or $(...) it would count a subshell's).
+cpu_secs() {
+	times >"$logs/$1.times"
+	_cpu=$(sed -n '2s/[ms]/ /gp' "$logs/$1.times" |
+		awk '{ printf "%d\n", ($1 + $3) * 60 + $2 + $4 + 0.5 }')
+	rm -f "$logs/$1.times"
+}
+
 # run_stage NAME COMMAND: the stage's log and results file, its verdict
-# line, and a failure of its own when it failed without saying so.
+# line (with its wall and CPU seconds: a stage that mostly waits can
+# share a lane), and a failure of its own when it failed without saying so.
 run_stage() {
 	_log=$logs/$1.log
 	_res=$logs/$1.results
 	_t0=$(now)
+	cpu_secs "$1"
+	_c0=$_cpu
 	DPROBE_RESULTS=$_res sh -c "$2" >"$_log" 2>&1 </dev/null
 	_rc=$?
 	_secs=$(($(now) - _t0))
+	cpu_secs "$1"
+	_took="${_secs}s (CPU $((_cpu - _c0))s)"
 	_last=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$_log" | tail -n 1)
 	_failed=$(awk '{ f += $3 } END { print f + 0 }' "$_res" 2>/dev/null)
 	if [ "$_rc" -ne 0 ] && [ "${_failed:-0}" -eq 0 ]; then
@@ -105,9 +125,9 @@ run_stage() {
 	[ -s "$_res" ] || echo "make-$1 0 1 0" >>"$_res"
 	cat "$_res" >>"$DPROBE_RESULTS"
 	if [ "$_rc" -eq 0 ] && [ "${_failed:-0}" -eq 0 ]; then
-		echo "[$(elapsed)] $1: ok in ${_secs}s${_last:+ ($_last)}"
+		echo "[$(elapsed)] $1: ok in ${_took}${_last:+ ($_last)}"
 	else
-		echo "[$(elapsed)] $1: FAILED (exit $_rc) in ${_secs}s${_last:+ ($_last)}"
+		echo "[$(elapsed)] $1: FAILED (exit $_rc) in ${_took}${_last:+ ($_last)}"
 		echo "---- last lines of $_log ----"
 		tail -n 60 "$_log" | sed 's/^/  | /'
 		echo "----"

@@ -15,7 +15,11 @@
 # "e2e P F S" to that file.  Exit status 1 if anything failed.
 #
 # Env: E2E_LEVELS (default "O0 O2"), E2E_TIMEOUT (seconds per dprobe run,
-# default 60), E2E_KEEP=1 (keep the scratch directory), E2E_BUILD;
+# default 60), E2E_KEEP=1 (keep the scratch directory), E2E_BUILD,
+# E2E_TIMES=FILE (appends "WALL_MS CPU_MS CASE LEVEL" per case run),
+# E2E_TIMESTAMPED=1 (only the cases whose result can hold a timestamp:
+# those that do not say timestamps=no; tests/run-all.sh's time-namespace
+# pass);
 # DPROBE_ENGINE (dprobe's own: auto, agent or ptrace) picks the engine
 # the cases run on; `make e2e` runs them on auto (the in-process engine
 # wherever it can) and on ptrace.
@@ -70,6 +74,16 @@ T_KEEP=failed
 t_scratch dpe2e
 WORK=$T_DIR
 
+# cpu_ms: $_cpu is the CPU time (user and system) of the runner's
+# children that have ended, in milliseconds, from the shell's `times`
+# (run in this shell: in a pipeline or $(...) it would count a
+# subshell's children).
+cpu_ms() {
+	times >"$WORK/.times"
+	_cpu=$(sed -n '2s/[ms]/ /gp' "$WORK/.times" |
+		awk '{ printf "%d\n", ($1 + $3) * 60000 + ($2 + $4) * 1000 }')
+}
+
 # run_one CASEFILE LEVEL: 0 pass, 1 fail, 2 skip (reason in $T/skip),
 # 3 the case does not run at this level.
 run_one() {
@@ -80,13 +94,14 @@ run_one() {
 			desc='' prog='' variant='' args='' opts='' defs='' needs=''
 			json='' sort_events='' stdout_events='' kdiff=no libs=''
 			syslibs='' DP_WRAP='' kexpect='' kengine='' LIB=''
-			events_by=''
+			events_by='' timestamps=yes
 			engines='auto agent ptrace'
 		}
 		levels="O0 O2"
 		# shellcheck disable=SC1090
 		. "$1"
 		case " $levels " in *" $LEVEL "*) ;; *) exit 3 ;; esac
+		[ "${E2E_TIMESTAMPED:-0}" = 1 ] && [ "$timestamps" = no ] && exit 3
 		case " $engines " in *" ${DPROBE_ENGINE:-auto} "*) ;; *) exit 3 ;; esac
 		for need in $needs; do
 			case $need in
@@ -149,8 +164,15 @@ for c in $cases; do
 		T=$WORK/$name.$LEVEL
 		mkdir -p "$T"
 		export T
+		[ -z "${E2E_TIMES:-}" ] || { _t0=$(date +%s%N); cpu_ms; _c0=$_cpu; }
 		run_one "$c" "$LEVEL"
-		case $? in
+		_rc=$?
+		if [ -n "${E2E_TIMES:-}" ]; then
+			cpu_ms
+			echo "$((($(date +%s%N) - _t0) / 1000000)) $((_cpu - _c0))" \
+				"$name $LEVEL" >>"$E2E_TIMES"
+		fi
+		case $_rc in
 		0) t_pass "$name ($LEVEL)" ;;
 		2) t_skip "$name ($LEVEL)" "$(cat "$T/skip")" ;;
 		3) ;;

@@ -91,10 +91,13 @@ leftovers() {
 		fi
 	done
 	mountpoint -q "$MNT" 2>/dev/null && fusermount3 -u "$MNT"
+	_quit=
 	for _f in "$WORK"/req*; do
-		[ -p "$_f" ] && timeout 1 sh -c "echo quit >'$_f'" 2>/dev/null
+		[ -p "$_f" ] && timeout 1 sh -c "echo quit >'$_f'" 2>/dev/null &&
+			_quit=1
 	done
-	sleep 0.1
+	# a server that took a quit: a moment to read it before its pipe goes
+	[ -z "$_quit" ] || sleep 0.1
 	rm -f "$WORK"/req*
 }
 
@@ -172,10 +175,11 @@ start_mount() {
 	fi
 	DP_PID=$!
 	echo "$DP_PID" >"$WORK/dp.pid"
-	for _i in $(seq 1 100); do
+	# (polls of 10 ms: every case mounts, and waits for each request)
+	for _i in $(seq 1 500); do
 		[ -e "$MNT/kprobe_events" ] && return 0
 		kill -0 "$DP_PID" 2>/dev/null || break
-		sleep 0.05
+		sleep 0.01
 	done
 	echo "  the mount did not come up: $(cat "$WORK/err")" >>"$WORK/why"
 	return 1
@@ -208,9 +212,9 @@ stop_mount() {
 req() {
 	_n=$(wc -l <"$WORK/out")
 	echo "$2" >"$1"
-	for _i in $(seq 1 100); do
+	for _i in $(seq 1 500); do
 		[ "$(wc -l <"$WORK/out")" -gt "$_n" ] && return 0
-		sleep 0.05
+		sleep 0.01
 	done
 	echo "  no answer to '$2'" >>"$WORK/why"
 	return 1

@@ -27,6 +27,7 @@ desc='in-process engine: 40 attaches to a process whose threads come and go and 
 # /proc/PID/mem is left in the process; and it ends with every call
 # right and its code intact.
 prog=churn
+timestamps=no	# no trace line is compared: run-all.sh's timens pass skips it
 levels=O2
 engines='auto agent'
 ROUNDS=${E2E_CHURN_ROUNDS:-40}

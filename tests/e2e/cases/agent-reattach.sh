@@ -7,6 +7,7 @@ desc='in-process engine: attach to a running 4-thread process and detach, 60 tim
 # times (E2E_REATTACH_ROUNDS): each round exits 0 with events, and the
 # program ends with every result right and its code intact.
 prog=spin
+timestamps=no	# no trace line is compared: run-all.sh's timens pass skips it
 levels=O2
 engines='auto agent'
 ROUNDS=${E2E_REATTACH_ROUNDS:-60}

@@ -13,6 +13,7 @@ desc='in-process engine: a target that writes its ring after the detach; dprobe 
 # detaches and waits for its command, which runs on; a second SIGINT
 # ends dprobe within 5 s (the program stays, restored, and finishes).
 prog=scribble
+timestamps=no	# no trace line is compared: run-all.sh's timens pass skips it
 levels=O2
 engines='auto agent'
 # it opens the rings' memfd through /proc/self/map_files

@@ -17,6 +17,7 @@ desc='in-process engine: attaches to a process that starts children without paus
 # every object it had loaded (libc, where the guards were) is what it was
 # before the first attach.
 prog=spawner
+timestamps=no	# no trace line is compared: run-all.sh's timens pass skips it
 levels=O2
 engines=auto
 ROUNDS=${E2E_SPAWN_ROUNDS:-10}

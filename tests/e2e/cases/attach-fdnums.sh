@@ -14,6 +14,7 @@ desc='attached, detached, launched: the program'"'"'s open() always gets the low
 # hub), then runs it launched (detached after 1.5 s); each run
 # exits 0, with events, and the program ends with every number right.
 prog=fdnums
+timestamps=no	# no trace line is compared: run-all.sh's timens pass skips it
 levels=O2
 ROUNDS=${E2E_FDNUMS_ROUNDS:-5}
 defs='p:sq square i=%di:s64

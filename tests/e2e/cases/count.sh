@@ -7,6 +7,7 @@ desc='dprobe count --by: counts by a field, comm and pid, most first, as the ker
 # written as PID here, its width too).  With --filter 'k > 0' the k = 0 calls are not
 # counted.  The program's line, dprobe's summary and exit status after.
 prog=lat
+timestamps=no	# no trace line is compared: run-all.sh's timens pass skips it
 defs=''
 
 c_run() {

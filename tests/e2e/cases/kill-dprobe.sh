@@ -19,6 +19,7 @@ desc='dprobe killed with SIGKILL mid-run, on each engine: the program finishes i
 # launched spin (its copy of the code is taken after the probes are
 # armed: "nocode"), the bytes are compared from outside only.
 prog=spin
+timestamps=no	# no trace line is compared: run-all.sh's timens pass skips it
 levels=O2
 defs='p:sq square i=%di:s64
 r:sqr square ret=$retval:s64

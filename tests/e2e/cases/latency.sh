@@ -22,6 +22,7 @@ desc='dprobe latency: entry-to-return times per thread, across recursion and lon
 #    on the agent (auto picks it for this program), by dprobe on ptrace
 #    and wherever --filter needs the entry's fields.
 prog=lat
+timestamps=no	# no trace line is compared: run-all.sh's timens pass skips it
 defs=''
 
 # lat_run NAME LATENCY-ARGS...: one run, its outputs as $T/NAME.*

@@ -10,6 +10,7 @@ desc='dprobe top, not on a terminal: a block per interval, most first, counts st
 # interval longer than the run: one block, the largest entry alone and
 # "# 2 more entries not shown", the Totals of all three.
 prog=lat
+timestamps=no	# no trace line is compared: run-all.sh's timens pass skips it
 defs=''
 levels=O2
 

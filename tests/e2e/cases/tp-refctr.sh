@@ -8,6 +8,7 @@ desc='PATH:OFFSET(REF) whose counter cannot take 1 more is refused, by both engi
 # (Whether the program prints its line before dprobe kills it depends
 # on timing, so its output is not compared.)
 prog=tpoints
+timestamps=no	# no trace line is compared: run-all.sh's timens pass skips it
 defs='p:w {bin}:{off:tick_once}({off:tp_neg_sem}) i=%di:s32'
 args='--once 3'
 case_result() {
