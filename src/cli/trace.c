@@ -25,6 +25,7 @@
 #include "cli/cli.h"
 #include "cli/named.h"
 #include "cli/tracer.h"
+#include "output/tracer.h"
 #include "cli/session.h"
 #include "cli/supervisor.h"
 #include "cli/triggers.h"
@@ -81,7 +82,12 @@ struct trace_opts {
 	const char *recover;	/* record --recover FILE.part */
 	/* --tracer: function, function_graph (NULL: nop, events only) */
 	const struct dp_tracer *tracer;
+	bool tracer_opts;	/* an option of the tracer's output given */
 	struct dp_cli_funcopts funcs;	/* --filter-func, --notrace-func */
+	/* the tracer's output: --max-depth, --graph-func, --graph-notrace,
+	 * --trace-option (the globs point into argv) */
+	struct dp_tracer_opts topts;
+	const char *graph_funcs[MAX_DEFS], *notrace_funcs[MAX_DEFS];
 };
 
 struct trace_ctx {
@@ -247,7 +253,8 @@ enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PR
        OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
        OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_QUIET_TARGET, OPT_TS, OPT_STACK,
        OPT_FLAMEGRAPH, OPT_CALL_GRAPH, OPT_FORCE, OPT_RECOVER,
-       OPT_COMPRESS, OPT_TRACER, OPT_FILTER_FUNC, OPT_NOTRACE_FUNC };
+       OPT_COMPRESS, OPT_TRACER, OPT_FILTER_FUNC, OPT_NOTRACE_FUNC,
+       OPT_GRAPH_FUNC, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_TRACE_OPTION };
 
 /*
  * --call-graph fp|dwarf[,SIZE], as perf record spells it: how stacks are
@@ -333,6 +340,52 @@ static int parse_size(const char *arg, uint64_t *out)
 	return 0;
 }
 
+/* --graph-func, --graph-notrace, --max-depth, --trace-option: what the
+ * tracer's renderer is told (output/tracer.h).  0, or -1 said. */
+static int tracer_opt(struct trace_opts *o, int c, const char *arg)
+{
+	struct dp_tracer_opts *t = &o->topts;
+	char *end;
+	unsigned long v;
+
+	o->tracer_opts = true;
+	switch (c) {
+	case OPT_GRAPH_FUNC:
+	case OPT_GRAPH_NOTRACE:
+		if ((c == OPT_GRAPH_FUNC ? t->ngraph_funcs : t->nnotrace_funcs)
+		    == MAX_DEFS) {
+			fprintf(stderr, "dprobe: too many --graph-func or "
+				"--graph-notrace globs (at most %d)\n",
+				MAX_DEFS);
+			return -1;
+		}
+		if (c == OPT_GRAPH_FUNC)
+			o->graph_funcs[t->ngraph_funcs++] = arg;
+		else
+			o->notrace_funcs[t->nnotrace_funcs++] = arg;
+		return 0;
+	case OPT_MAX_DEPTH:
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || v > 100000) {
+			fprintf(stderr, "dprobe: bad --max-depth '%s' (a number; "
+				"0: no limit)\n", arg);
+			return -1;
+		}
+		t->max_depth = (unsigned)v;
+		return 0;
+	default:
+		for (char *w = strtok((char *)arg, ","); w; w = strtok(NULL, ","))
+			if (dp_trace_option_set(&t->flags, w)) {
+				fprintf(stderr, "dprobe: no trace option '%s' "
+					"(funcgraph-proc, nofuncgraph-cpu, ...: "
+					"docs/tracers.md)\n", w);
+				return -1;
+			}
+		return 0;
+	}
+}
+
 /*
  * dprobe record: trace's options writing trace.dat to -o FILE (default
  * trace.dat), which is never overwritten without --force.
@@ -384,6 +437,10 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "tracer", required_argument, NULL, OPT_TRACER },
 		{ "filter-func", required_argument, NULL, OPT_FILTER_FUNC },
 		{ "notrace-func", required_argument, NULL, OPT_NOTRACE_FUNC },
+		{ "graph-func", required_argument, NULL, OPT_GRAPH_FUNC },
+		{ "graph-notrace", required_argument, NULL, OPT_GRAPH_NOTRACE },
+		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "trace-option", required_argument, NULL, OPT_TRACE_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -397,6 +454,9 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		goto usage;
 	}
 	o->format = dp_renderer_by_name("text");
+	dp_tracer_opts_init(&o->topts);
+	o->topts.graph_funcs = o->graph_funcs;
+	o->topts.notrace_funcs = o->notrace_funcs;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:o:fp:gh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -503,6 +563,13 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			if (dp_cli_funcopt_add(&o->funcs.notrace, optarg))
 				goto usage;
 			break;
+		case OPT_GRAPH_FUNC:
+		case OPT_GRAPH_NOTRACE:
+		case OPT_MAX_DEPTH:
+		case OPT_TRACE_OPTION:
+			if (tracer_opt(o, c, optarg))
+				goto usage;
+			break;
 		case 'h':
 			dp_usage(stdout, cmd);
 			exit(DP_EXIT_OK);
@@ -553,11 +620,16 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			"name it with -o DIR\n", cmd, o->format->name);
 		goto usage;
 	}
-	if ((o->funcs.filter.n || o->funcs.notrace.n) && !o->tracer) {
-		fprintf(stderr, "dprobe %s: --filter-func and --notrace-func "
-			"choose a --tracer's functions\n", cmd);
+	if ((o->funcs.filter.n || o->funcs.notrace.n || o->tracer_opts) &&
+	    !o->tracer) {
+		fprintf(stderr, "dprobe %s: --filter-func, --notrace-func, "
+			"--graph-func, --graph-notrace, --max-depth and "
+			"--trace-option are a --tracer's\n", cmd);
 		goto usage;
 	}
+	/* text is the tracer's own lines */
+	if (o->tracer && o->format == dp_renderer_by_name("text"))
+		o->format = dp_renderer_tracer(dp_tracer_name(o->tracer));
 	if (o->tracer && o->kernel) {
 		fprintf(stderr, "dprobe %s: --tracer traces a process's "
 			"functions, not the kernel's\n", cmd);
@@ -1213,6 +1285,7 @@ static int run(int argc, char **argv, bool stat, bool record,
 		c.render.path = o.output;
 	c.render.ts = (int)o.ts;
 	c.render.compress = o.compress;
+	c.render.tracer = &o.topts;
 	dp_render_begin(&c.render);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/*

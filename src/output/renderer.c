@@ -3,7 +3,7 @@
  * The table of output formats, and the calls that dispatch to a format's
  * hooks (renderer.h).  Adding a format: a render-NAME.c defining its
  * dp_renderer_ops, and its row below.  The tracers (tracer.h) are rows
- * too, marked .tracer, found by dp_tracer_by_name() alone.
+ * too, marked .tracer, found by dp_renderer_tracer() alone.
  */
 #include <string.h>
 
@@ -48,7 +48,7 @@ const struct dp_renderer_ops *dp_renderer_by_name(const char *name)
 	return by_name(name, false);
 }
 
-const struct dp_renderer_ops *dp_tracer_by_name(const char *name)
+const struct dp_renderer_ops *dp_renderer_tracer(const char *name)
 {
 	return by_name(name, true);
 }
@@ -84,7 +84,7 @@ char *dp_renderer_names(char *buf, size_t size)
 	return names(buf, size, false);
 }
 
-char *dp_tracer_names(char *buf, size_t size)
+char *dp_renderer_tracer_names(char *buf, size_t size)
 {
 	return names(buf, size, true);
 }

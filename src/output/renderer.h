@@ -63,7 +63,7 @@ struct dp_renderer_ops {
 	 * hands its path in dp_renderer.path; out is then stdout. */
 	bool dir;
 	/* One of ftrace's tracers (output/tracer.h): chosen by --tracer
-	 * NAME (dp_tracer_by_name), not among the --format names. */
+	 * NAME (dp_renderer_tracer), not among the --format names. */
 	bool tracer;
 };
 
@@ -86,7 +86,7 @@ struct dp_renderer {
 };
 
 /* The format called @name; NULL if there is none (a tracer's name too:
- * output/tracer.h has dp_tracer_by_name). */
+ * output/tracer.h has dp_renderer_tracer). */
 const struct dp_renderer_ops *dp_renderer_by_name(const char *name);
 
 /*

@@ -5,7 +5,7 @@
  * `ftrace/` events a tracer arms (ftrace/function, ftrace/funcgraph_entry,
  * ftrace/funcgraph_exit) as the kernel's tracers print theirs.  They are
  * renderers with dp_renderer_ops.tracer set: chosen by `--tracer NAME`
- * (dp_tracer_by_name), never listed among the --format names.
+ * (dp_renderer_tracer), never listed among the --format names.
  *
  * What the CLI (and the mount) set for them: the trace_options flags
  * (one table, so `--trace-option NAME`/`noNAME` and a trace_options file
@@ -86,10 +86,10 @@ struct dp_tracer_opts {
 void dp_tracer_opts_init(struct dp_tracer_opts *o);
 
 /* The tracer called @name ("function", "function_graph"); NULL if none. */
-const struct dp_renderer_ops *dp_tracer_by_name(const char *name);
+const struct dp_renderer_ops *dp_renderer_tracer(const char *name);
 
 /* Their names for a message, as dp_renderer_names() lists formats. */
-char *dp_tracer_names(char *buf, size_t size);
+char *dp_renderer_tracer_names(char *buf, size_t size);
 
 /*
  * "# tracer: function_graph", "#", and the two column lines the kernel

@@ -8,7 +8,9 @@
  * group, one event with a probe per function:
  *
  *   ftrace/function        entry: __probe_ip, parent_ip (the return address)
- *   ftrace/funcgraph_entry entry: __probe_ip
+ *   ftrace/funcgraph_entry entry: __probe_ip, sp (the stack pointer: calls
+ *                          a longjmp or an exception abandoned are closed
+ *                          at the next call above them)
  *   ftrace/funcgraph_exit  return: __probe_func, __probe_ret_ip, retval
  *
  * which the tracer's renderer (output/) prints as the kernel's tracer.
@@ -28,7 +30,7 @@ struct dp_tracer {
 
 static const struct dp_tracer tracers[] = {
 	{ "function_graph",
-	  { "p:" DP_TRACER_GROUP "/funcgraph_entry %s",
+	  { "p:" DP_TRACER_GROUP "/funcgraph_entry %s sp=%%sp:x64",
 	    "r:" DP_TRACER_GROUP "/funcgraph_exit %s retval=$retval:x64" } },
 	{ "function",
 	  { "p:" DP_TRACER_GROUP "/function %s parent_ip=+0(%%sp):x64" } },
