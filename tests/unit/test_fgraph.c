@@ -111,7 +111,7 @@ struct sess {
 
 static void start(struct sess *s, const char *tracer)
 {
-	const struct dp_renderer_ops *ops = dp_tracer_by_name(tracer);
+	const struct dp_renderer_ops *ops = dp_renderer_tracer(tracer);
 
 	cr_assert_not_null(ops, "no tracer %s", tracer);
 	dp_renderer_init(&s->r, ops, cap_open(&s->c), 2);
@@ -642,12 +642,12 @@ Test(tracer, by_name)
 {
 	char buf[256];
 
-	cr_expect_not_null(dp_tracer_by_name("function_graph"));
-	cr_expect_not_null(dp_tracer_by_name("function"));
-	cr_expect_null(dp_tracer_by_name("text"));
+	cr_expect_not_null(dp_renderer_tracer("function_graph"));
+	cr_expect_not_null(dp_renderer_tracer("function"));
+	cr_expect_null(dp_renderer_tracer("text"));
 	cr_expect_null(dp_renderer_by_name("function_graph"));
 	cr_expect_null(dp_renderer_by_name("function"));
-	cr_expect_str_eq(dp_tracer_names(buf, sizeof(buf)),
+	cr_expect_str_eq(dp_renderer_tracer_names(buf, sizeof(buf)),
 			 "function or function_graph");
 	cr_expect_str_eq(dp_renderer_names(buf, sizeof(buf)),
 			 "text, json, folded, flamegraph, chrome, tracedat, "
