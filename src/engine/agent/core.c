@@ -557,8 +557,23 @@ static void sync_cores(void)
 			MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 }
 
+void dp_text_sync(void)
+{
+	sync_cores();
+}
+
 int dp_text_write(uint64_t addr, const void *src, size_t len,
 		  const void *expect)
+{
+	int err = dp_text_write_lazy(addr, src, len, expect);
+
+	if (!err)
+		sync_cores();
+	return err;
+}
+
+int dp_text_write_lazy(uint64_t addr, const void *src, size_t len,
+		       const void *expect)
 {
 	uint8_t cur[DP_SLOT_BYTES];
 	int fd = mem_open();
@@ -575,7 +590,6 @@ int dp_text_write(uint64_t addr, const void *src, size_t len,
 	}
 	if (pwrite(fd, src, len, (off_t)addr) != (ssize_t)len)
 		return -EFAULT;
-	sync_cores();
 	return 0;
 }
 

@@ -35,12 +35,7 @@ static bool is_registered(const struct kprobe *p)
 {
 	const struct dp_site *s = p->__site;
 
-	if (!s)
-		return false;
-	for (const struct dp_site *t = dp_sites_first(); t; t = t->all_next)
-		if (t == s)
-			return in_list(s, p);
-	return false;
+	return s && dp_site_known(s) && in_list(s, p);
 }
 
 bool dp_kprobe_registered(const struct kprobe *p)
