@@ -19,6 +19,7 @@
  * ring and notes its tid and comm with raw system calls, once.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1369,7 +1370,20 @@ static void say_timing(const char *what, unsigned nsites, uint64_t t0)
 		 "(code pages %zu KiB, tables %zu KiB)\n", what, nsites,
 		 (unsigned long long)(us / 1000), (unsigned long long)(us % 1000),
 		 dp_slots_mapped() >> 10, tables >> 10);
-	dp_warn(msg);
+	if (!dp_own_files_now()) {
+		dp_warn(msg);
+		return;
+	}
+	/* the control thread's table has no stderr: the program's, through
+	 * /proc (which shows the main thread's table) */
+	int fd = open("/proc/self/fd/2", O_WRONLY | O_APPEND | O_CLOEXEC);
+
+	if (fd >= 0) {
+		ssize_t w = write(fd, msg, strlen(msg));
+
+		(void)w;	/* a message lost: nothing to do about it */
+		close(fd);
+	}
 }
 
 int dp_ev_arm(dp_ev_report_fn report, void *priv)
