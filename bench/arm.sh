@@ -64,7 +64,7 @@ prog() {
 		"$cache/many$1.c"
 }
 
-# once KIND N -> "arm_ms disarm_ms code_kib tables_kib"
+# once KIND N -> "arm_ms disarm_ms code_kib tables_kib arm_cpu_ms disarm_cpu_ms"
 once() {
 	log=$cache/log.$$
 	fifo=$cache/in.$$
@@ -78,15 +78,16 @@ once() {
 	exec 9>&-
 	wait "$pid"
 	rm -f "$fifo"
-	awk '/libdprobe: armed/ { a = $6; c = $10; t = $13 }
-	     /libdprobe: disarmed/ { d = $6 }
-	     END { if (a == "" || d == "") exit 1; print a, d, c + 0, t + 0 }
+	awk '/libdprobe: armed/ { a = $6; c = $10; t = $13; ac = $16 }
+	     /libdprobe: disarmed/ { d = $6; dc = $16 }
+	     END { if (a == "" || d == "") exit 1
+		   print a, d, c + 0, t + 0, ac + 0, dc + 0 }
 	    ' "$log"
 }
 
 med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-echo "| case | ms to arm | ms to disarm | us/location arm | us/location disarm | bytes/location |"
+echo "| case | ms to arm (cpu) | ms to disarm (cpu) | us/location arm (cpu) | us/location disarm (cpu) | bytes/location |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 for n in $SIZES; do
 	prog "$n" || { echo "| $n | n/a (build failed) |"; continue; }
@@ -103,10 +104,14 @@ for n in $SIZES; do
 		fi
 		a=$(cut -d' ' -f1 "$cache/s.$$" | med)
 		d=$(cut -d' ' -f2 "$cache/s.$$" | med)
+		ac=$(cut -d' ' -f5 "$cache/s.$$" | med)
+		dc=$(cut -d' ' -f6 "$cache/s.$$" | med)
 		m=$(tail -n 1 "$cache/s.$$" | awk '{ print ($3 + $4) * 1024 }')
 		awk -v k="$kind-$n" -v n="$n" -v a="$a" -v d="$d" -v m="$m" \
-		    'BEGIN { printf "| %s | %.1f | %.1f | %.1f | %.1f | %.0f |\n",
-			k, a, d, a * 1000 / n, d * 1000 / n, m / n }'
+		    -v ac="$ac" -v dc="$dc" 'BEGIN {
+			printf "| %s | %.1f (%.1f) | %.1f (%.1f) | %.1f (%.1f) | %.1f (%.1f) | %.0f |\n",
+			k, a, ac, d, dc, a * 1000 / n, ac * 1000 / n,
+			d * 1000 / n, dc * 1000 / n, m / n }'
 	done
 done
 rm -f "$cache/s.$$" "$cache/log.$$"

@@ -285,6 +285,7 @@ DP_HIDDEN struct dp_site *dp_slot_site(uint64_t addr, uint64_t *slot);
  */
 DP_HIDDEN uint64_t dp_slots_alloc_near(uint64_t near, size_t size);
 DP_HIDDEN size_t dp_slots_mapped(void);
+DP_HIDDEN void dp_slots_trim(uint64_t at, size_t size, size_t used);
 
 /* ---- site.c -------------------------------------------------------------- */
 

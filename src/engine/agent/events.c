@@ -1343,6 +1343,15 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* the calling thread's CPU time: what arming costs on a loaded machine */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static bool verbose(void)
 {
 	const char *v = getenv("DPROBE_VERBOSE");
@@ -1355,7 +1364,8 @@ static bool verbose(void)
  * the process, for bench/arm.sh, and the memory the probes hold: the
  * pages of slots and detours, and the tables' allocations.
  */
-static void say_timing(const char *what, unsigned nsites, uint64_t t0)
+static void say_timing(const char *what, unsigned nsites, uint64_t t0,
+		       uint64_t c0)
 {
 	char msg[256];
 	size_t tables = nsites * (sizeof(struct ev_site) + sizeof(struct ev_probe) +
@@ -1363,13 +1373,15 @@ static void say_timing(const char *what, unsigned nsites, uint64_t t0)
 
 	if (!verbose())
 		return;
-	uint64_t us = (now_ns() - t0) / 1000;
+	uint64_t us = (now_ns() - t0) / 1000, cus = (cpu_ns() - c0) / 1000;
 
 	/* (no floating point: the library is built without SSE) */
 	snprintf(msg, sizeof(msg), "libdprobe: %s %u locations in %llu.%03llu ms "
-		 "(code pages %zu KiB, tables %zu KiB)\n", what, nsites,
+		 "(code pages %zu KiB, tables %zu KiB, cpu %llu.%03llu ms)\n",
+		 what, nsites,
 		 (unsigned long long)(us / 1000), (unsigned long long)(us % 1000),
-		 dp_slots_mapped() >> 10, tables >> 10);
+		 dp_slots_mapped() >> 10, tables >> 10,
+		 (unsigned long long)(cus / 1000), (unsigned long long)(cus % 1000));
 	if (!dp_own_files_now()) {
 		dp_warn(msg);
 		return;
@@ -1388,7 +1400,7 @@ static void say_timing(const char *what, unsigned nsites, uint64_t t0)
 
 int dp_ev_arm(dp_ev_report_fn report, void *priv)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), c0 = cpu_ns();
 	unsigned nsites = 0;
 	char how[256];
 	int n = 0;
@@ -1401,7 +1413,7 @@ int dp_ev_arm(dp_ev_report_fn report, void *priv)
 		nsites += s->registered;
 	}
 	dp_opt_batch_end();
-	say_timing("armed", nsites, t0);
+	say_timing("armed", nsites, t0, c0);
 	for (struct ev_probe *p = probes; p; p = p->all_next) {
 		struct ev_site *s = p->site;
 
@@ -1675,7 +1687,7 @@ void dp_ev_clear(void)
 {
 	struct ev_site *s, *sn;
 	struct ev_probe *p, *pn;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), c0 = cpu_ns();
 	unsigned nsites = 0;
 
 	site_tab_drop();
@@ -1697,7 +1709,7 @@ void dp_ev_clear(void)
 	sites = NULL;
 	dp_opt_batch_end();
 	if (nsites)
-		say_timing("disarmed", nsites, t0);
+		say_timing("disarmed", nsites, t0, c0);
 	for (p = probes; p; p = pn) {
 		pn = p->all_next;
 		/* still reachable from a leaked site: it stays too */

@@ -263,37 +263,58 @@ static int entry_end(const struct dp_optprobe *op, uint64_t at, uint64_t arg,
 	return (int)e.len;
 }
 
+/*
+ * Where the tail goes after a detour of @n bytes: right after it (16-byte
+ * aligned), leaving room for entry_end()'s code at a function entry.
+ */
+static size_t tail_offset(int n, bool entry_end_too)
+{
+	size_t off = ((size_t)n + (entry_end_too ? 80 : 0) + 15) & ~(size_t)15;
+
+	return off < DP_OPT_DETOUR_SIZE ? off : DP_OPT_DETOUR_SIZE;
+}
+
 static int build(struct dp_site *s)
 {
 	struct dp_optprobe op;
-	uint8_t detour[DP_OPT_DETOUR_SIZE], tail[TAIL_BYTES];
+	uint8_t buf[DP_OPT_DETOUR_SIZE + TAIL_BYTES];
 	uint64_t at;
-	bool entry;
+	size_t off;
+	bool entry, ee;
 	int n;
 
 	if (analyze(s, &op, &entry))
 		return -EOPNOTSUPP;
-	at = dp_slots_alloc_near(op.patch, DP_OPT_DETOUR_SIZE + TAIL_BYTES);
+	/* the most a detour and its tail take; what is not used goes back
+	 * to the page (dp_slots_trim()), so detours pack near their sites */
+	at = dp_slots_alloc_near(op.patch, sizeof(buf));
 	if (!at) {
 		s->why = "no memory for a detour within reach";
 		return -ENOMEM;
 	}
 	dp_xsave_setup();
+	memset(buf, DP_INT3, sizeof(buf));
 	n = dp_opt_make_detour(&op, at, (uint64_t)(uintptr_t)dp_opt_entry,
-			       (uint64_t)(uintptr_t)s, detour, sizeof(detour));
-	if (n < 0 || make_tail(&op, at + DP_OPT_DETOUR_SIZE, tail) ||
+			       (uint64_t)(uintptr_t)s, buf, DP_OPT_DETOUR_SIZE);
+	ee = entry && !op.save_flags;
+	off = n < 0 ? 0 : tail_offset(n, ee);
+	if (n < 0 || make_tail(&op, at + off, buf + off) ||
 	    dp_opt_make_jump(&op, at, s->jmp)) {
 		/* the memory stays allocated, unused: it is never freed */
 		s->why = "an operand of the region cannot reach from the detour";
 		return -ERANGE;
 	}
-	if (entry && !op.save_flags)
-		n = entry_end(&op, at, (uint64_t)(uintptr_t)s,
-			      at + DP_OPT_DETOUR_SIZE, detour, n);
-	/* unreachable until the jmp is written, after a sync (lazy) */
-	if (dp_text_write_lazy(at, detour, (size_t)n, NULL) ||
-	    dp_text_write_lazy(at + DP_OPT_DETOUR_SIZE, tail, sizeof(tail),
-			       NULL)) {
+	if (ee)
+		n = entry_end(&op, at, (uint64_t)(uintptr_t)s, at + off, buf,
+			      n);
+	if ((size_t)n > off) {
+		s->why = "the detour outgrew its room";
+		return -ERANGE;
+	}
+	dp_slots_trim(at, sizeof(buf), off + TAIL_BYTES);
+	/* unreachable until the jmp is written, after a sync (lazy): one
+	 * write for the detour and its tail */
+	if (dp_text_write_lazy(at, buf, off + TAIL_BYTES, NULL)) {
 		s->why = "cannot write the detour";
 		return -EFAULT;
 	}
@@ -303,7 +324,7 @@ static int build(struct dp_site *s)
 	dp_site_recover(op.patch, s->orig, op.nbytes);
 	memset(s->jmp + DP_OPT_JMP_LEN, DP_INT3, op.nbytes - DP_OPT_JMP_LEN);
 	s->detour = at;
-	s->tail = at + DP_OPT_DETOUR_SIZE;
+	s->tail = at + off;
 	return 0;
 }
 

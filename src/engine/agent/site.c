@@ -230,9 +230,30 @@ int dp_site_update(struct dp_site *s)
 	return 0;
 }
 
+/* The optimised sites' jumps out, all together; false: no memory. */
+static bool unoptimize_all(void)
+{
+	struct dp_site **v;
+	size_t n = 0;
+
+	for (struct dp_site *s = all_sites; s; s = s->all_next)
+		n += s->optimized;
+	v = malloc(n * sizeof(*v) + 1);
+	if (!v)
+		return false;
+	n = 0;
+	for (struct dp_site *s = all_sites; s; s = s->all_next)
+		if (s->optimized)
+			v[n++] = s;
+	dp_opt_unoptimize_many(v, n);
+	free(v);
+	return true;
+}
+
 void dp_sites_disarm_all(void)
 {
 	const uint8_t int3 = DP_INT3;
+	bool batch = unoptimize_all();
 
 	for (struct dp_site *s = all_sites; s; s = s->all_next) {
 		uint8_t rest = resting_byte(s);
@@ -241,9 +262,14 @@ void dp_sites_disarm_all(void)
 		if (!s->armed)
 			continue;
 		dp_opt_unoptimize(s);
-		dp_text_write(s->addr, &rest, 1, &int3);
+		/* single bytes: one sync after them all */
+		if (batch)
+			dp_text_write_lazy(s->addr, &rest, 1, &int3);
+		else
+			dp_text_write(s->addr, &rest, 1, &int3);
 		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 	}
+	dp_text_sync();
 	/* the guards' sites went above with the rest: none is wanted now */
 	armed_users = 0;
 	dp_signals_guard_forget();

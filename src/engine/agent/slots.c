@@ -282,3 +282,17 @@ size_t dp_slots_mapped(void)
 		n += DP_PAGE_SIZE;
 	return n;
 }
+
+/*
+ * The last allocation, @at of @size bytes, used only up to @used: the
+ * rest goes back to its page, for the next detour near it.
+ */
+void dp_slots_trim(uint64_t at, size_t size, size_t used)
+{
+	size = (size + 15) & ~(size_t)15;
+	used = (used + 15) & ~(size_t)15;
+	for (struct detour_page *pg = detour_pages; pg; pg = pg->next)
+		if (at - pg->base < DP_PAGE_SIZE &&
+		    pg->used == at - pg->base + size && used <= size)
+			pg->used -= size - used;
+}
