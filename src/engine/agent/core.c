@@ -506,14 +506,19 @@ bool dp_own_files_now(void)
 /* /proc/self/mem, in the table of the calling thread: its number or -errno. */
 static int mem_open(void)
 {
-	pid_t pid = getpid();
 	struct stat st;
+	pid_t pid;
 
 	if (own_files) {
 		if (own_mem_fd < 0)
 			own_mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 		return own_mem_fd < 0 ? -errno : own_mem_fd;
 	}
+	/* in a batch (under way in this process: a fork child does not go
+	 * on with its parent's) the pid was checked at its first write */
+	if (mem_fd >= 0 && dp_opt_batching())
+		return mem_fd;
+	pid = getpid();
 	if (mem_fd >= 0 && mem_pid == pid)
 		return mem_fd;
 	if (mem_fd >= 0)
@@ -583,7 +588,10 @@ int dp_text_write_lazy(uint64_t addr, const void *src, size_t len,
 	if (expect) {
 		if (len > sizeof(cur))
 			return -EINVAL;
-		if (pread(fd, cur, len, (off_t)addr) != (ssize_t)len)
+		/* our own memory, read directly (no system call), through
+		 * the kernel only where that faults (a page not readable) */
+		if (dp_copy_nofault(cur, (const void *)(uintptr_t)addr, len) &&
+		    pread(fd, cur, len, (off_t)addr) != (ssize_t)len)
 			return -EFAULT;
 		if (memcmp(cur, expect, len))
 			return -EBUSY;

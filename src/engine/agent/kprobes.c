@@ -219,6 +219,8 @@ DP_EXPORT void unregister_kprobes(struct kprobe **kps, int num)
 	if (!kps || num <= 0 || dp_in_handler("unregister_kprobe"))
 		return;
 	done = calloc((size_t)num, sizeof(*done));
+	/* the int3s go with one core sync at the end */
+	dp_opt_batch_begin();
 	dp_lock();
 	for (int i = 0; i < num; i++) {
 		bool d = dp_unregister_top(kps[i]);
@@ -231,6 +233,7 @@ DP_EXPORT void unregister_kprobes(struct kprobe **kps, int num)
 		if (!done || done[i])
 			dp_unregister_bottom(kps[i]);
 	dp_unlock();
+	dp_opt_batch_end();
 	free(done);
 }
 
@@ -245,14 +248,18 @@ DP_EXPORT int register_kprobes(struct kprobe **kps, int num)
 
 	if (!kps || num <= 0)
 		return -EINVAL;
+	/* every int3 first, then the jumps of all at once (opt.c) */
+	dp_opt_batch_begin();
 	for (int i = 0; i < num; i++) {
 		err = register_kprobe(kps[i]);
 		if (err) {
+			dp_opt_batch_end();
 			if (i > 0)
 				unregister_kprobes(kps, i);
 			return err;
 		}
 	}
+	dp_opt_batch_end();
 	return 0;
 }
 
