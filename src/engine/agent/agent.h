@@ -188,6 +188,22 @@ DP_HIDDEN int dp_text_write(uint64_t addr, const void *src, size_t len,
 DP_HIDDEN int dp_text_write_lazy(uint64_t addr, const void *src, size_t len,
 				 const void *expect);
 DP_HIDDEN void dp_text_sync(void);
+/* An in-place sort that calls no library function (heapsort). */
+DP_HIDDEN void dp_sort(void *base, size_t n, size_t size,
+		       int (*cmp)(const void *, const void *));
+/*
+ * Queued: checked against @expect now (-EBUSY), written by the next
+ * dp_text_flush() or dp_text_write_lazy(), joined with the other queued
+ * writes near it into one write per span of a page (the bytes between
+ * them rewritten as they are: only we change code, under the mutex).
+ * Queued writes must not overlap; a thread must not depend on one before
+ * the flush (an int3 queued after its site is marked armed is fine).
+ */
+DP_HIDDEN int dp_text_queue(uint64_t addr, const void *src, size_t len,
+			    const void *expect);
+DP_HIDDEN void dp_text_flush(void);
+/* Bytes of a new slot or detour page: nothing queued can overlap them. */
+DP_HIDDEN int dp_text_write_fresh(uint64_t addr, const void *src, size_t len);
 
 /*
  * Replace the single instruction @old at @addr by @insn, of the same

@@ -1335,9 +1335,15 @@ static void site_how(struct ev_site *s, char *buf, size_t len)
 			 how ? how : "?", why && *why ? why : "not tried");
 }
 
+static bool verbose(void);
+
+/* (only with DPROBE_VERBOSE: clock_gettime() may be probed too) */
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
+
+	if (!verbose())
+		return 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -1348,15 +1354,24 @@ static uint64_t cpu_ns(void)
 {
 	struct timespec ts;
 
+	if (!verbose())
+		return 0;
+
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* read once, before the first arming: getenv() may be probed */
 static bool verbose(void)
 {
-	const char *v = getenv("DPROBE_VERBOSE");
+	static int on = -1;
 
-	return v && *v && strcmp(v, "0");
+	if (on < 0) {
+		const char *v = getenv("DPROBE_VERBOSE");
+
+		on = v && *v && strcmp(v, "0");
+	}
+	return on;
 }
 
 /*
@@ -1400,11 +1415,13 @@ static void say_timing(const char *what, unsigned nsites, uint64_t t0,
 
 int dp_ev_arm(dp_ev_report_fn report, void *priv)
 {
-	uint64_t t0 = now_ns(), c0 = cpu_ns();
+	uint64_t t0, c0;
 	unsigned nsites = 0;
 	char how[256];
 	int n = 0;
 
+	t0 = now_ns();
+	c0 = cpu_ns();
 	/* every site's int3 first, then the jumps of all at once */
 	dp_opt_batch_begin();
 	for (struct ev_site *s = sites; s; s = s->next) {

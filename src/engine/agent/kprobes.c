@@ -212,6 +212,31 @@ DP_HIDDEN bool dp_in_handler(const char *what)
 	return true;
 }
 
+/*
+ * The jumps of the sites that lose their only probe, out together before
+ * the probes are unregistered one by one (which then write single int3
+ * bytes only).  Under the mutex.
+ */
+static void unoptimize_leaving(struct kprobe **kps, int num)
+{
+	struct dp_site **v = malloc((size_t)num * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return;
+	for (int i = 0; i < num; i++) {
+		struct dp_site *s;
+
+		if (!kps[i] || !is_registered(kps[i]))
+			continue;
+		s = kps[i]->__site;
+		if (s->optimized && s->probes == kps[i] && !kps[i]->__next)
+			v[n++] = s;
+	}
+	dp_opt_unoptimize_many(v, n);
+	free(v);
+}
+
 DP_EXPORT void unregister_kprobes(struct kprobe **kps, int num)
 {
 	bool *done;
@@ -222,6 +247,8 @@ DP_EXPORT void unregister_kprobes(struct kprobe **kps, int num)
 	/* the int3s go with one core sync at the end */
 	dp_opt_batch_begin();
 	dp_lock();
+	if (num > 1)
+		unoptimize_leaving(kps, num);
 	for (int i = 0; i < num; i++) {
 		bool d = dp_unregister_top(kps[i]);
 

@@ -314,7 +314,7 @@ static int build(struct dp_site *s)
 	dp_slots_trim(at, sizeof(buf), off + TAIL_BYTES);
 	/* unreachable until the jmp is written, after a sync (lazy): one
 	 * write for the detour and its tail */
-	if (dp_text_write_lazy(at, buf, off + TAIL_BYTES, NULL)) {
+	if (dp_text_write_fresh(at, buf, off + TAIL_BYTES)) {
 		s->why = "cannot write the detour";
 		return -EFAULT;
 	}
@@ -429,7 +429,7 @@ static void where_sort(void)
 {
 	uint64_t m = 0;
 
-	qsort(where_buf, where_n, sizeof(*where_buf), by_start);
+	dp_sort(where_buf, where_n, sizeof(*where_buf), by_start);
 	for (size_t i = 0; i < where_n; i++) {
 		if (where_buf[i].end > m)
 			m = where_buf[i].end;
@@ -733,20 +733,23 @@ static void patch_all(struct dp_site **v, size_t n)
 	}
 	for (size_t i = 0; i < n; i++) {
 		gate_of(v[i], gate);
-		bad[i] = dp_text_write_lazy(v[i]->patch + 1, v[i]->jmp + 1,
+		bad[i] = dp_text_queue(v[i]->patch + 1, v[i]->jmp + 1,
 					    v[i]->nbytes - 1, gate + 1) != 0;
 	}
+	dp_text_flush();
 	dp_text_sync();
 	for (size_t i = 0; i < n; i++) {
 		gate_of(v[i], gate);
-		bad[i] = bad[i] || dp_text_write_lazy(v[i]->patch, v[i]->jmp,
+		bad[i] = bad[i] || dp_text_queue(v[i]->patch, v[i]->jmp,
 						      1, gate);
 	}
+	dp_text_flush();
 	dp_text_sync();
 	for (size_t i = 0; i < n; i++)
 		if (!bad[i] && v[i]->patch != v[i]->addr)
-			bad[i] = dp_text_write_lazy(v[i]->addr,
+			bad[i] = dp_text_queue(v[i]->addr,
 						    v[i]->insn.bytes, 1, &int3);
+	dp_text_flush();
 	dp_text_sync();
 	for (size_t i = 0; i < n; i++) {
 		if (bad[i]) {
@@ -797,6 +800,7 @@ void dp_opt_batch_end(void)
 		return;
 	}
 	/* the int3s, slots and detours written meanwhile */
+	dp_text_flush();
 	dp_text_sync();
 	for (size_t i = 0; i < nqueued; i++) {
 		queued[i]->queued = false;
@@ -824,23 +828,32 @@ void dp_opt_unoptimize_many(struct dp_site **v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (!v[i]->optimized || v[i]->patch != v[i]->addr)
 			continue;
-		dp_text_write_lazy(v[i]->addr, &int3, 1, v[i]->jmp);
+		dp_text_queue(v[i]->addr, &int3, 1, v[i]->jmp);
 		any = true;
 	}
 	if (!any)
 		goto alone;
+	dp_text_flush();
 	dp_text_sync();
 	for (size_t i = 0; i < n; i++) {
 		struct dp_site *s = v[i];
 
 		if (!s->optimized || s->patch != s->addr)
 			continue;
-		dp_text_write_lazy(s->addr + 1, s->orig + 1, s->nbytes - 1,
-				   s->jmp + 1);
+		dp_text_queue(s->addr + 1, s->orig + 1, s->nbytes - 1,
+			      s->jmp + 1);
+	}
+	dp_text_flush();
+	dp_text_sync();
+	/* only now may a trap run the first instruction and go on after it */
+	for (size_t i = 0; i < n; i++) {
+		struct dp_site *s = v[i];
+
+		if (!s->optimized || s->patch != s->addr)
+			continue;
 		s->optimized = false;
 		__atomic_store_n(&s->step, 0, __ATOMIC_RELEASE);
 	}
-	dp_text_sync();
 alone:
 	for (size_t i = 0; i < n; i++)
 		dp_opt_unoptimize(v[i]);

@@ -206,7 +206,7 @@ int dp_site_update(struct dp_site *s)
 		__atomic_store_n(&s->armed, 1, __ATOMIC_RELEASE);
 		/* in a batch, its end syncs the cores once for all */
 		err = dp_opt_batching() ?
-			dp_text_write_lazy(s->addr, &int3, 1, &rest) :
+			dp_text_queue(s->addr, &int3, 1, &rest) :
 			dp_text_write(s->addr, &int3, 1, &rest);
 		if (err) {
 			__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);

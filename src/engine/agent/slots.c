@@ -130,7 +130,7 @@ static uint64_t map_near(uint64_t near)
 			continue;
 		}
 		/* unused bytes trap rather than run as "add %al,(%rax)" */
-		if (dp_text_write_lazy(want, fill, sizeof(fill), NULL)) {
+		if (dp_text_write_fresh(want, fill, sizeof(fill))) {
 			munmap(p, DP_PAGE_SIZE);
 			return 0;
 		}
@@ -208,7 +208,7 @@ int dp_slots_build(struct dp_site *s)
 	if (n >= 0 && dp_insn_needs_slot(in))
 		n = make_post(in, slot + DP_SLOT_POST, buf + DP_SLOT_POST);
 	if (n >= 0)
-		n = dp_text_write_lazy(slot, buf, sizeof(buf), NULL);
+		n = dp_text_write_fresh(slot, buf, sizeof(buf));
 	if (n < 0) {
 		/* the pair stays unused; nothing will ever jump there */
 		pair_forget(slot);
