@@ -244,6 +244,9 @@ struct detour_page {
 };
 
 static struct detour_page *detour_pages;
+/* where the last allocation was made: the only one dp_slots_trim() may
+ * shorten */
+static struct detour_page *last_page;
 
 uint64_t dp_slots_alloc_near(uint64_t near, size_t size)
 {
@@ -252,6 +255,11 @@ uint64_t dp_slots_alloc_near(uint64_t near, size_t size)
 	size = (size + 15) & ~(size_t)15;
 	if (size > DP_PAGE_SIZE)
 		return 0;
+	/* the page of the last detour first: the next site is usually near */
+	pg = last_page;
+	if (pg && pg->used + size <= DP_PAGE_SIZE && in_reach(pg->base, near) &&
+	    in_reach(pg->base + DP_PAGE_SIZE, near))
+		goto found;
 	for (pg = detour_pages; pg; pg = pg->next)
 		if (pg->used + size <= DP_PAGE_SIZE && in_reach(pg->base, near) &&
 		    in_reach(pg->base + DP_PAGE_SIZE, near))
@@ -268,6 +276,7 @@ uint64_t dp_slots_alloc_near(uint64_t near, size_t size)
 	detour_pages = pg;
 found:
 	pg->used += size;
+	last_page = pg;
 	return pg->base + pg->used - size;
 }
 
@@ -291,8 +300,9 @@ void dp_slots_trim(uint64_t at, size_t size, size_t used)
 {
 	size = (size + 15) & ~(size_t)15;
 	used = (used + 15) & ~(size_t)15;
-	for (struct detour_page *pg = detour_pages; pg; pg = pg->next)
-		if (at - pg->base < DP_PAGE_SIZE &&
-		    pg->used == at - pg->base + size && used <= size)
-			pg->used -= size - used;
+	struct detour_page *pg = last_page;
+
+	if (pg && at - pg->base < DP_PAGE_SIZE &&
+	    pg->used == at - pg->base + size && used <= size)
+		pg->used -= size - used;
 }
