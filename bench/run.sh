@@ -79,6 +79,8 @@
 # Prints a Markdown table, then the clock the agent stamps its records
 # with and the CPU features it was chosen from (bench/agent_clock.c): the
 # a* and t* rows depend on it.  Only sh, awk and the C compiler are needed.
+# Then, without BENCH_IDS and unless BENCH_ARM=0, bench/arm.sh's table:
+# arming and disarming every function of programs of 1,000 to 50,000.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -420,3 +422,10 @@ END {
 	if (!dok) print "\ndprobe rows n/a: dprobe trace is not built yet"
 	print "\n" clk
 }' "$results"
+
+# Arming and disarming many locations (bench/arm.sh: 1,000 / 10,000 /
+# 50,000 functions); BENCH_ARM=0 leaves it out.
+if [ "${BENCH_ARM:-1}" != 0 ] && [ -z "${BENCH_IDS:-}" ]; then
+	echo
+	sh "$here/arm.sh" "$DPROBE"
+fi

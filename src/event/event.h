@@ -101,6 +101,8 @@ struct dp_registry {
 	/* error_log: the last 8 entries */
 	struct dp_error log[8];
 	unsigned nlog;
+	/* lookups by name, id and place (event/regindex.c), or NULL */
+	struct dp_reg_index *index;
 };
 
 #define DP_FIRST_EVENT_ID 1000
@@ -109,6 +111,12 @@ struct dp_registry {
 
 void dp_registry_init(struct dp_registry *reg);
 void dp_registry_free(struct dp_registry *reg);
+/*
+ * Code that relinks reg->events itself (the mount's views of one kind of
+ * event, a session child's lane) calls this after each change, so that
+ * the registry's lookups see the list as it is now.
+ */
+void dp_registry_relinked(struct dp_registry *reg);
 
 /*
  * Apply one line as a write of it to kprobe_events / uprobe_events would:

@@ -15,6 +15,7 @@
 #include "event/event.h"
 #include "event/filter.h"
 #include "event/kformat.h"
+#include "event/regindex.h"
 #include "lang/fetch.h"
 
 const struct dp_field dp_common_fields[DP_NR_COMMON_FIELDS] = {
@@ -70,6 +71,7 @@ void dp_registry_free(struct dp_registry *reg)
 {
 	struct dp_event *ev, *n;
 
+	dp_regidx_drop(reg);
 	for (ev = reg->events; ev; ev = n) {
 		n = ev->next;
 		event_free(ev);
@@ -79,22 +81,22 @@ void dp_registry_free(struct dp_registry *reg)
 	memset(reg, 0, sizeof(*reg));
 }
 
+/* (the index is a cache: building it changes nothing a caller sees) */
 struct dp_event *dp_registry_find(const struct dp_registry *reg,
 				  const char *group, const char *name)
 {
-	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
-		if (!strcmp(ev->group, group) && !strcmp(ev->name, name))
-			return ev;
-	return NULL;
+	return dp_regidx_find((struct dp_registry *)reg, group, name);
 }
 
 struct dp_event *dp_registry_find_id(const struct dp_registry *reg,
 				     unsigned id)
 {
-	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
-		if (ev->id == id)
-			return ev;
-	return NULL;
+	return dp_regidx_find_id((struct dp_registry *)reg, id);
+}
+
+void dp_registry_relinked(struct dp_registry *reg)
+{
+	dp_regidx_drop(reg);
 }
 
 const struct dp_field *dp_event_field(const struct dp_event *ev,
@@ -109,36 +111,14 @@ const struct dp_field *dp_event_field(const struct dp_event *ev,
 	return NULL;
 }
 
-/*
- * Lowest free id, as the kernel's dynamic event ids are handed out: one
- * pass over the events marks the ids in use among the first n + 1 from
- * the base (one of them is free), so a registry of n events is built in
- * O(n^2), not O(n^3).
- */
-static unsigned alloc_id_from(const struct dp_registry *reg, unsigned base)
+/* Lowest free id, as the kernel's dynamic event ids are handed out. */
+static unsigned alloc_id_from(struct dp_registry *reg, unsigned base)
 {
-	unsigned n = 0, id;
-	bool *used;
-
-	for (const struct dp_event *ev = reg->events; ev; ev = ev->next)
-		n++;
-	used = calloc(n + 1, sizeof(*used));
-	if (!used) {
-		for (id = base; dp_registry_find_id(reg, id); id++)
-			;
-		return id;
-	}
-	for (const struct dp_event *ev = reg->events; ev; ev = ev->next)
-		if (ev->id >= base && ev->id - base <= n)
-			used[ev->id - base] = true;
-	for (id = 0; used[id]; id++)
-		;
-	free(used);
-	return base + id;
+	return dp_regidx_free_id(reg, base);
 }
 
 /* The lowest id from the first dynamic one that no event has. */
-static unsigned alloc_id(const struct dp_registry *reg)
+static unsigned alloc_id(struct dp_registry *reg)
 {
 	return alloc_id_from(reg, reg->next_id_base);
 }
@@ -239,23 +219,6 @@ static bool same_place(const struct dp_probe_def *a,
 	       !strcmp(x->module ? x->module : "", y->module ? y->module : "");
 }
 
-static bool same_probe(const struct dp_event *ev,
-		       const struct dp_probe_def *def)
-{
-	for (const struct dp_probe *p = ev->probes; p; p = p->next) {
-		unsigned i;
-
-		if (!same_place(&p->def, def))
-			continue;
-		for (i = 0; i < def->nargs; i++)
-			if (strcmp(p->def.args[i].body, def->args[i].body))
-				break;
-		if (i == def->nargs)
-			return true;
-	}
-	return false;
-}
-
 /* All uprobes on one inode+offset must agree on the reference counter. */
 static bool ref_ctr_mismatch(const struct dp_registry *reg,
 			     const struct dp_probe_def *def)
@@ -293,25 +256,32 @@ static int ev_family(const struct dp_event *ev)
 	return ev->builtin || !ev->probes ? -1 : family(&ev->probes->def);
 }
 
-static struct dp_event *find_kind(const struct dp_registry *reg,
-				  const struct dp_probe_def *def, bool same)
+struct kind_want {
+	int family;
+	bool same;
+};
+
+static bool kind_ok(const struct dp_event *ev, const void *arg)
 {
-	for (struct dp_event *ev = reg->events; ev; ev = ev->next)
-		if (!strcmp(ev->group, def->group) &&
-		    !strcmp(ev->name, def->event) &&
-		    (ev_family(ev) == family(def)) == same)
-			return ev;
-	return NULL;
+	const struct kind_want *w = arg;
+
+	return (ev_family(ev) == w->family) == w->same;
 }
 
-static int append_probe(struct dp_event *ev, struct dp_probe *p)
+static struct dp_event *find_kind(struct dp_registry *reg,
+				  const struct dp_probe_def *def, bool same)
 {
-	struct dp_probe **tail = &ev->probes;
+	struct kind_want w = { family(def), same };
 
-	while (*tail)
-		tail = &(*tail)->next;
-	*tail = p;
+	return dp_regidx_find_if(reg, def->group, def->event, kind_ok, &w);
+}
+
+static int append_probe(struct dp_registry *reg, struct dp_event *ev,
+			struct dp_probe *p)
+{
+	*dp_regidx_probes_tail(reg, ev) = p;
 	p->event = ev;
+	dp_regidx_probe_added(reg, p);
 	return 0;
 }
 
@@ -334,9 +304,9 @@ static int new_event(struct dp_registry *reg, struct dp_probe *p)
 		event_free(ev);
 		return -ENOMEM;
 	}
-	for (tail = &reg->events; *tail; tail = &(*tail)->next)
-		;
+	tail = dp_regidx_events_tail(reg);
 	*tail = ev;
+	dp_regidx_event_added(reg, ev);
 	return 0;
 }
 
@@ -385,11 +355,11 @@ static int register_probe(struct dp_registry *reg, const char *line,
 				    (int)diff + 1, 0);
 			return -EEXIST;
 		}
-		if (same_probe(old, &p->def)) {
+		if (dp_regidx_same_probe(reg, old, &p->def, same_place)) {
 			dp_error_at(err, line, DP_ERR_SAME_PROBE, EEXIST, 0, 0);
 			return -EEXIST;
 		}
-		return append_probe(old, p);
+		return append_probe(reg, old, p);
 	}
 	if (find_kind(reg, &p->def, false)) {
 		dp_error_at(err, line, DP_ERR_EVENT_EXIST, EEXIST, 0, 0);
@@ -485,9 +455,9 @@ static int synth_create(struct dp_registry *reg, const char *line, bool dyn,
 		event_free(ev);
 		return -ENOMEM;
 	}
-	for (tail = &reg->events; *tail; tail = &(*tail)->next)
-		;
+	tail = dp_regidx_events_tail(reg);
 	*tail = ev;
+	dp_regidx_event_added(reg, ev);
 	return 0;
 }
 
@@ -520,6 +490,7 @@ static void drop_event(struct dp_registry *reg, struct dp_event *ev)
 {
 	struct dp_event **pp = &reg->events;
 
+	dp_regidx_drop(reg);
 	while (*pp && *pp != ev)
 		pp = &(*pp)->next;
 	if (*pp)
@@ -637,6 +608,7 @@ static void remove_matching(struct dp_registry *reg,
 {
 	struct dp_event **evp = &reg->events;
 
+	dp_regidx_drop(reg);
 	while (*evp) {
 		struct dp_event *ev = *evp;
 
@@ -825,8 +797,8 @@ struct dp_event *dp_registry_kernel_tp(struct dp_registry *reg,
 		event_free(ev);
 		return NULL;
 	}
-	for (tail = &reg->events; *tail; tail = &(*tail)->next)
-		;
+	tail = dp_regidx_events_tail(reg);
 	*tail = ev;
+	dp_regidx_event_added(reg, ev);
 	return ev;
 }

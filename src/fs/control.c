@@ -932,6 +932,7 @@ static int apply_delete(struct dp_fs *fs, enum dp_fs_kind file,
 		}
 	}
 	*tail = NULL;
+	dp_registry_relinked(&fs->reg);
 	ret = dp_registry_apply(&fs->reg, line, NULL, e);
 	after = list_events(fs->reg.events, &m);
 	/* merge back, in the old order: survivors and the other kinds */
@@ -945,6 +946,7 @@ static int apply_delete(struct dp_fs *fs, enum dp_fs_kind file,
 		tail = &all[i]->next;
 	}
 	*tail = NULL;
+	dp_registry_relinked(&fs->reg);
 	free(after);
 	free(all);
 	free(soft);

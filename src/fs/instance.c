@@ -148,6 +148,7 @@ static void sync_events(struct dp_fs *inst)
 		clone_free(c);
 	}
 	inst->reg.events = head;
+	dp_registry_relinked(&inst->reg);
 }
 
 void dp_fs_inst_sync(struct dp_fs *fs)
@@ -212,6 +213,7 @@ static void inst_free(struct dp_fs *inst)
 		next = c->next;
 		clone_free(c);
 	}
+	dp_registry_relinked(&inst->reg);
 	plain_free(inst->plain, inst->nplain);
 	free(inst->ever_enabled);
 	pthread_mutex_destroy(&inst->lock);

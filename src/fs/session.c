@@ -513,6 +513,7 @@ static void keep_lane(struct dp_fs *fs, int lane)
 			*pp = ev->next;	/* the child's copy: no free */
 		}
 	}
+	dp_registry_relinked(&fs->reg);
 }
 
 static void child_signals(void)

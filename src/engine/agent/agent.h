@@ -182,6 +182,32 @@ DP_HIDDEN int dp_text_take_fd(dev_t *dev, ino_t *ino);
  */
 DP_HIDDEN int dp_text_write(uint64_t addr, const void *src, size_t len,
 			    const void *expect);
+/*
+ * The same without the serialisation, which the caller makes later with
+ * dp_text_sync() (one for a whole batch of writes): for bytes no thread
+ * can reach yet (a new slot or detour), for int3s (a thread sees the old
+ * byte or the int3, and a trap is serialising), and for the phases of a
+ * batch of sites patched together (opt.c), each ended by one sync.
+ */
+DP_HIDDEN int dp_text_write_lazy(uint64_t addr, const void *src, size_t len,
+				 const void *expect);
+DP_HIDDEN void dp_text_sync(void);
+/* An in-place sort that calls no library function (heapsort). */
+DP_HIDDEN void dp_sort(void *base, size_t n, size_t size,
+		       int (*cmp)(const void *, const void *));
+/*
+ * Queued: checked against @expect now (-EBUSY), written by the next
+ * dp_text_flush() or dp_text_write_lazy(), joined with the other queued
+ * writes near it into one write per span of a page (the bytes between
+ * them rewritten as they are: only we change code, under the mutex).
+ * Queued writes must not overlap; a thread must not depend on one before
+ * the flush (an int3 queued after its site is marked armed is fine).
+ */
+DP_HIDDEN int dp_text_queue(uint64_t addr, const void *src, size_t len,
+			    const void *expect);
+DP_HIDDEN void dp_text_flush(void);
+/* Bytes of a new slot or detour page: nothing queued can overlap them. */
+DP_HIDDEN int dp_text_write_fresh(uint64_t addr, const void *src, size_t len);
 
 /*
  * Replace the single instruction @old at @addr by @insn, of the same
@@ -278,6 +304,8 @@ DP_HIDDEN struct dp_site *dp_slot_site(uint64_t addr, uint64_t *slot);
  * @near, filled with int3, never freed (detours); 0 if there is none.
  */
 DP_HIDDEN uint64_t dp_slots_alloc_near(uint64_t near, size_t size);
+DP_HIDDEN size_t dp_slots_mapped(void);
+DP_HIDDEN void dp_slots_trim(uint64_t at, size_t size, size_t used);
 
 /* ---- site.c -------------------------------------------------------------- */
 
@@ -311,6 +339,7 @@ struct dp_site {
 	uint8_t jmp[24];		/* what replaces them */
 	bool flags_live;		/* the detour saves the flags */
 	unsigned int detour_len;	/* bytes of code at @detour (SHOW) */
+	bool queued;			/* in a batch's queue (opt.c) */
 };
 
 DP_HIDDEN struct dp_site *dp_site_lookup(uint64_t addr);
@@ -325,6 +354,11 @@ DP_HIDDEN void dp_sites_disarm_all(void);
 #define dp_site_for_each(s, p) \
 	for (struct kprobe *p = (s)->probes; p; p = p->__next)
 DP_HIDDEN struct dp_site *dp_sites_first(void);
+/* @s is a site (registering checks a kprobe's own pointer to it). */
+DP_HIDDEN bool dp_site_known(const struct dp_site *s);
+/* @fn on each site at an address in [@lo, @hi) until it returns true. */
+DP_HIDDEN bool dp_sites_in(uint64_t lo, uint64_t hi,
+			   bool (*fn)(struct dp_site *s, void *arg), void *arg);
 
 /* ---- hit.c --------------------------------------------------------------- */
 
@@ -350,6 +384,19 @@ DP_HIDDEN void dp_regs_bases(struct pt_regs *regs);
  * dp_jump_hits()) is not optimised.
  */
 DP_HIDDEN void dp_opt_update(struct dp_site *s);
+/*
+ * Between dp_opt_batch_begin() and dp_opt_batch_end() (they take the
+ * mutex; batches nest), the sites dp_opt_update() would optimise are queued, and the
+ * end patches them all with one grace period, one round asking where the
+ * threads are, and one core sync per phase of the protocol; a site whose
+ * region a thread is in is then tried alone, as outside a batch.
+ */
+DP_HIDDEN void dp_opt_batch_begin(void);
+DP_HIDDEN void dp_opt_batch_end(void);
+/* Inside a batch: int3s written now are synced at its end. */
+DP_HIDDEN bool dp_opt_batching(void);
+/* Unoptimise @n sites together (the int3s, one sync, the bytes, one sync). */
+DP_HIDDEN void dp_opt_unoptimize_many(struct dp_site **v, size_t n);
 /* Unoptimise the sites whose replaced bytes hold @addr (about to be
  * armed), as the kernel does for a probe inside an optimised one. */
 DP_HIDDEN void dp_opt_make_room(uint64_t addr);
@@ -394,10 +441,17 @@ static inline void dp_regs_segments(struct pt_regs *regs)
  * dp_where names (read from another thread: it is blocked). */
 DP_HIDDEN bool dp_opt_where_blocked(uint64_t sp, uint64_t ip);
 DP_HIDDEN bool dp_opt_where(siginfo_t *si, ucontext_t *uc);
-/* The question DP_SIG_WHERE asks: is anything in (lo, hi) or [slo, shi)? */
+/* The question DP_SIG_WHERE asks: is anything in one of the ranges? */
+struct dp_where_range {
+	uint64_t start, end;		/* [start, end) is inside */
+	uint64_t trap;			/* a trap on its int3 here is not */
+	uint64_t maxend;		/* the largest end up to this one */
+};
 struct dp_where {
-	uint64_t lo, hi;		/* the replaced bytes, open at lo */
-	uint64_t slo, shi;		/* the site's slot pair */
+	/* sorted by start: a site's replaced bytes (open at the int3) and
+	 * its slot pair, for every site of the round */
+	const struct dp_where_range *r;
+	size_t n;
 	uint64_t restorer;		/* the signal return trampoline */
 	int gen;			/* the round; older answers are ignored */
 	int pid;			/* ours: answers come from no one else */

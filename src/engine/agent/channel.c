@@ -149,10 +149,9 @@ static void stat_flush(struct stat_msg *m)
 }
 
 /* Only the slots that missed hits: a few messages for any number. */
-static void stat_add(void *priv, unsigned slot)
+static void stat_add(void *priv, unsigned slot, unsigned long missed)
 {
 	struct stat_msg *m = priv;
-	unsigned long missed = dp_ev_missed(slot);
 
 	if (!missed)
 		return;
@@ -166,7 +165,7 @@ static void send_stats(void)
 	struct stat_msg m;
 
 	m.len = (size_t)sprintf(m.text, "STAT");
-	dp_ev_for_each_slot(stat_add, &m);
+	dp_ev_for_each_missed(stat_add, &m);
 	stat_flush(&m);
 	ctl_send("END");
 }

@@ -506,14 +506,19 @@ bool dp_own_files_now(void)
 /* /proc/self/mem, in the table of the calling thread: its number or -errno. */
 static int mem_open(void)
 {
-	pid_t pid = getpid();
 	struct stat st;
+	pid_t pid;
 
 	if (own_files) {
 		if (own_mem_fd < 0)
 			own_mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 		return own_mem_fd < 0 ? -errno : own_mem_fd;
 	}
+	/* in a batch (under way in this process: a fork child does not go
+	 * on with its parent's) the pid was checked at its first write */
+	if (mem_fd >= 0 && dp_opt_batching())
+		return mem_fd;
+	pid = getpid();
 	if (mem_fd >= 0 && mem_pid == pid)
 		return mem_fd;
 	if (mem_fd >= 0)
@@ -557,8 +562,168 @@ static void sync_cores(void)
 			MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 }
 
+void dp_text_sync(void)
+{
+	sync_cores();
+}
+
 int dp_text_write(uint64_t addr, const void *src, size_t len,
 		  const void *expect)
+{
+	int err = dp_text_write_lazy(addr, src, len, expect);
+
+	if (!err)
+		sync_cores();
+	return err;
+}
+
+/*
+ * Writes queued by dp_text_queue(): single probe bytes and regions, kept
+ * until dp_text_flush() writes them a span at a time (each span the
+ * current bytes, read directly, with the queued ones over them): one
+ * system call per page of code instead of one per write.
+ */
+#define QUEUED_MAX 24
+#define SPAN_GAP 512			/* joins writes this close */
+#define SPAN_MAX DP_PAGE_SIZE
+
+struct queued {
+	uint64_t addr;
+	size_t seq;			/* queue order, for equal addresses */
+	uint8_t len;
+	uint8_t bytes[QUEUED_MAX];
+};
+
+static struct queued *queue;
+static size_t nqueue, capqueue;
+
+static int write_now(uint64_t addr, const void *src, size_t len,
+		     const void *expect);
+
+/*
+ * Heapsort: libc's qsort() is a function the user may probe, and one the
+ * agent called while arming would show as hits of the program's.
+ */
+static void swap_bytes(uint8_t *a, uint8_t *b, size_t size)
+{
+	for (size_t i = 0; i < size; i++) {
+		uint8_t t = a[i];
+
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
+static void sift(uint8_t *v, size_t size, size_t root, size_t n,
+		 int (*cmp)(const void *, const void *))
+{
+	for (size_t child; (child = 2 * root + 1) < n; root = child) {
+		if (child + 1 < n && cmp(v + child * size, v + (child + 1) * size) < 0)
+			child++;
+		if (cmp(v + root * size, v + child * size) >= 0)
+			return;
+		swap_bytes(v + root * size, v + child * size, size);
+	}
+}
+
+void dp_sort(void *base, size_t n, size_t size,
+	     int (*cmp)(const void *, const void *))
+{
+	uint8_t *v = base;
+
+	for (size_t i = n / 2; i-- > 0;)
+		sift(v, size, i, n, cmp);
+	for (size_t end = n; end-- > 1;) {
+		swap_bytes(v, v + end * size, size);
+		sift(v, size, 0, end, cmp);
+	}
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct queued *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* queue[i..j) written as one span; false: not readable directly */
+static bool write_span(size_t i, size_t j, uint64_t lo, uint64_t hi)
+{
+	static uint8_t buf[SPAN_MAX + QUEUED_MAX];
+	int fd = mem_open();
+
+	if (fd < 0 || dp_copy_nofault(buf, (const void *)(uintptr_t)lo, hi - lo))
+		return false;
+	for (size_t k = i; k < j; k++)
+		memcpy(buf + (queue[k].addr - lo), queue[k].bytes, queue[k].len);
+	return pwrite(fd, buf, hi - lo, (off_t)lo) == (ssize_t)(hi - lo);
+}
+
+void dp_text_flush(void)
+{
+	size_t i = 0, j, n = nqueue;
+
+	if (!n)
+		return;
+	nqueue = 0;	/* (write_now() below must not flush again) */
+	dp_sort(queue, n, sizeof(*queue), by_addr);
+	for (; i < n; i = j) {
+		uint64_t lo = queue[i].addr, hi = lo + queue[i].len;
+
+		for (j = i + 1; j < n && queue[j].addr <= hi + SPAN_GAP &&
+		     queue[j].addr + queue[j].len - lo <= SPAN_MAX; j++)
+			if (queue[j].addr + queue[j].len > hi)
+				hi = queue[j].addr + queue[j].len;
+		if (write_span(i, j, lo, hi))
+			continue;
+		for (size_t k = i; k < j; k++)
+			write_now(queue[k].addr, queue[k].bytes, queue[k].len,
+				  NULL);
+	}
+}
+
+int dp_text_queue(uint64_t addr, const void *src, size_t len,
+		  const void *expect)
+{
+	uint8_t cur[QUEUED_MAX];
+
+	if (len > QUEUED_MAX ||
+	    (expect && dp_copy_nofault(cur, (const void *)(uintptr_t)addr, len)))
+		return dp_text_write_lazy(addr, src, len, expect);
+	if (expect && memcmp(cur, expect, len))
+		return -EBUSY;
+	if (nqueue == capqueue) {
+		size_t cap = capqueue ? 2 * capqueue : 1024;
+		struct queued *v = realloc(queue, cap * sizeof(*v));
+
+		if (!v)
+			return dp_text_write_lazy(addr, src, len, NULL);
+		queue = v;
+		capqueue = cap;
+	}
+	queue[nqueue] = (struct queued){ .addr = addr, .seq = nqueue,
+					 .len = (uint8_t)len };
+	memcpy(queue[nqueue++].bytes, src, len);
+	return 0;
+}
+
+int dp_text_write_fresh(uint64_t addr, const void *src, size_t len)
+{
+	return write_now(addr, src, len, NULL);
+}
+
+/* What was queued goes first: writes land in the order they were asked. */
+int dp_text_write_lazy(uint64_t addr, const void *src, size_t len,
+		       const void *expect)
+{
+	dp_text_flush();
+	return write_now(addr, src, len, expect);
+}
+
+static int write_now(uint64_t addr, const void *src, size_t len,
+		     const void *expect)
 {
 	uint8_t cur[DP_SLOT_BYTES];
 	int fd = mem_open();
@@ -568,14 +733,16 @@ int dp_text_write(uint64_t addr, const void *src, size_t len,
 	if (expect) {
 		if (len > sizeof(cur))
 			return -EINVAL;
-		if (pread(fd, cur, len, (off_t)addr) != (ssize_t)len)
+		/* our own memory, read directly (no system call), through
+		 * the kernel only where that faults (a page not readable) */
+		if (dp_copy_nofault(cur, (const void *)(uintptr_t)addr, len) &&
+		    pread(fd, cur, len, (off_t)addr) != (ssize_t)len)
 			return -EFAULT;
 		if (memcmp(cur, expect, len))
 			return -EBUSY;
 	}
 	if (pwrite(fd, src, len, (off_t)addr) != (ssize_t)len)
 		return -EFAULT;
-	sync_cores();
 	return 0;
 }
 

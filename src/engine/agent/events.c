@@ -19,6 +19,7 @@
  * ring and notes its tid and comm with raw system calls, once.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@
 #include "lang/errors.h"
 #include "lang/fetch.h"
 #include "lang/lang.h"
+#include "util/ptab.h"
 
 #define container_of(p, type, member) \
 	((type *)((char *)(p) - __builtin_offsetof(type, member)))
@@ -137,6 +139,9 @@ static __thread struct ev_thread ev_tls
 /* Under the control thread (one at a time), except where said. */
 static struct ev_probe *probes, **probes_tail = &probes;
 static struct ev_site *sites;
+/* the sites by address, built again after sites go (site_for()) */
+static struct dp_ptab site_tab;
+static bool site_tab_ok;
 static struct dp_ring_set rings;
 /* read by the hit path: */
 static struct dp_ring_set_hdr *ev_hdr;
@@ -941,19 +946,54 @@ static bool fast_recipe(const struct dp_probe_def *def, struct ev_fast *f)
 	return true;
 }
 
+static bool site_tab_build(void)
+{
+	dp_ptab_free(&site_tab);
+	for (struct ev_site *s = sites; s; s = s->next)
+		if (dp_ptab_add(&site_tab, dp_hash_u64(s->addr), s))
+			return false;
+	return site_tab_ok = true;
+}
+
+/* Sites went: the table is built again when next needed. */
+static void site_tab_drop(void)
+{
+	dp_ptab_free(&site_tab);
+	site_tab_ok = false;
+}
+
+static struct ev_site *site_find(uint64_t addr)
+{
+	size_t pos = DP_PTAB_START;
+	void **v;
+
+	if (!site_tab_ok && !site_tab_build()) {
+		site_tab_drop();
+		for (struct ev_site *s = sites; s; s = s->next)
+			if (s->addr == addr)
+				return s;
+		return NULL;
+	}
+	while ((v = dp_ptab_next(&site_tab, dp_hash_u64(addr), &pos)))
+		if (((struct ev_site *)*v)->addr == addr)
+			return *v;
+	return NULL;
+}
+
 static struct ev_site *site_for(uint64_t addr)
 {
-	struct ev_site *s;
+	struct ev_site *s = site_find(addr);
 
-	for (s = sites; s; s = s->next)
-		if (s->addr == addr)
-			return s;
+	if (s)
+		return s;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
 	s->addr = addr;
 	s->next = sites;
 	sites = s;
+	if (site_tab_ok && dp_ptab_add(&site_tab, dp_hash_u64(addr), s))
+		site_tab_drop();
 	return s;
 }
 
@@ -1326,15 +1366,102 @@ int dp_ev_show(unsigned slot, char *buf, size_t len)
 	return 0;
 }
 
+static bool verbose(void);
+
+/* (only with DPROBE_VERBOSE: clock_gettime() may be probed too) */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	if (!verbose())
+		return 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* the calling thread's CPU time: what arming costs on a loaded machine */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (!verbose())
+		return 0;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* read once, before the first arming: getenv() may be probed */
+static bool verbose(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *v = getenv("DPROBE_VERBOSE");
+
+		on = v && *v && strcmp(v, "0");
+	}
+	return on;
+}
+
+/*
+ * DPROBE_VERBOSE=1: how long arming (@what "armed") or disarming took in
+ * the process, for bench/arm.sh, and the memory the probes hold: the
+ * pages of slots and detours, and the tables' allocations.
+ */
+static void say_timing(const char *what, unsigned nsites, uint64_t t0,
+		       uint64_t c0)
+{
+	char msg[256];
+	size_t tables = nsites * (sizeof(struct ev_site) + sizeof(struct ev_probe) +
+				  sizeof(struct dp_site));
+
+	if (!verbose())
+		return;
+	uint64_t us = (now_ns() - t0) / 1000, cus = (cpu_ns() - c0) / 1000;
+
+	/* (no floating point: the library is built without SSE) */
+	snprintf(msg, sizeof(msg), "libdprobe: %s %u locations in %llu.%03llu ms "
+		 "(code pages %zu KiB, tables %zu KiB, cpu %llu.%03llu ms)\n",
+		 what, nsites,
+		 (unsigned long long)(us / 1000), (unsigned long long)(us % 1000),
+		 dp_slots_mapped() >> 10, tables >> 10,
+		 (unsigned long long)(cus / 1000), (unsigned long long)(cus % 1000));
+	if (!dp_own_files_now()) {
+		dp_warn(msg);
+		return;
+	}
+	/* the control thread's table has no stderr: the program's, through
+	 * /proc (which shows the main thread's table) */
+	int fd = open("/proc/self/fd/2", O_WRONLY | O_APPEND | O_CLOEXEC);
+
+	if (fd >= 0) {
+		ssize_t w = write(fd, msg, strlen(msg));
+
+		(void)w;	/* a message lost: nothing to do about it */
+		close(fd);
+	}
+}
+
 int dp_ev_arm(dp_ev_report_fn report, void *priv)
 {
+	uint64_t t0, c0;
+	unsigned nsites = 0;
 	char how[256];
 	int n = 0;
 
+	t0 = now_ns();
+	c0 = cpu_ns();
+	/* every site's int3 first, then the jumps of all at once */
+	dp_opt_batch_begin();
 	for (struct ev_site *s = sites; s; s = s->next) {
 		if (!s->registered && !s->err)
 			s->err = site_register(s);
+		nsites += s->registered;
 	}
+	dp_opt_batch_end();
+	say_timing("armed", nsites, t0, c0);
 	for (struct ev_probe *p = probes; p; p = p->all_next) {
 		struct ev_site *s = p->site;
 
@@ -1370,33 +1497,65 @@ void dp_ev_enable(bool on)
 	}
 }
 
-unsigned long dp_ev_missed(unsigned slot)
+static unsigned long probe_missed(const struct ev_probe *p)
 {
-	unsigned long n = 0;
+	const struct ev_site *s = p->site;
 
-	for (struct ev_probe *p = probes; p; p = p->all_next) {
-		const struct ev_site *s = p->site;
-
-		if (p->slot != slot || !s->registered || s->is_tp)
-			continue;
-		if (p->def.is_return)
-			n += (unsigned long)s->rp.nmissed + s->rp.kp.nmissed;
-		else
-			n += s->kp.nmissed;
-	}
-	return n;
+	if (!s->registered || s->is_tp)
+		return 0;
+	if (p->def.is_return)
+		return (unsigned long)s->rp.nmissed + s->rp.kp.nmissed;
+	return s->kp.nmissed;
 }
 
-void dp_ev_for_each_slot(void (*fn)(void *priv, unsigned slot), void *priv)
-{
-	for (struct ev_probe *p = probes; p; p = p->all_next) {
-		bool seen = false;
+/*
+ * Each slot once, in the order of its first location, with what its
+ * locations missed: one pass over them, whatever their number.
+ */
+struct slot_sum {
+	unsigned slot;
+	unsigned long missed;
+};
 
-		for (struct ev_probe *q = probes; q != p && !seen; q = q->all_next)
-			seen = q->slot == p->slot;
-		if (!seen)
-			fn(priv, p->slot);
+static struct slot_sum *slot_sum_of(struct dp_ptab *t, struct slot_sum *v,
+				    size_t *n, unsigned slot)
+{
+	size_t pos = DP_PTAB_START;
+	void **e;
+
+	while ((e = dp_ptab_next(t, dp_hash_u64(slot), &pos)))
+		if (((struct slot_sum *)*e)->slot == slot)
+			return *e;
+	v[*n].slot = slot;
+	if (dp_ptab_add(t, dp_hash_u64(slot), &v[*n]))
+		return NULL;
+	return &v[(*n)++];
+}
+
+void dp_ev_for_each_missed(void (*fn)(void *priv, unsigned slot,
+				      unsigned long missed), void *priv)
+{
+	struct dp_ptab t = { 0 };
+	struct slot_sum *v, *e;
+	size_t n = 0, count = 0;
+
+	for (struct ev_probe *p = probes; p; p = p->all_next)
+		count++;
+	/* sized by the probes, not the slots' range: a small session
+	 * allocates little (agent-churn watches the target's maps) */
+	v = calloc(count + 1, sizeof(*v));
+	if (!v)
+		return;
+	for (struct ev_probe *p = probes; p; p = p->all_next) {
+		e = slot_sum_of(&t, v, &n, p->slot);
+		if (!e)
+			break;
+		e->missed += probe_missed(p);
 	}
+	for (size_t i = 0; i < n; i++)
+		fn(priv, v[i].slot, v[i].missed);
+	dp_ptab_free(&t);
+	free(v);
 }
 
 /*
@@ -1504,6 +1663,7 @@ int dp_ev_drop(uint64_t start, uint64_t end)
 	struct ev_site **sp = &sites, *s;
 	int n = 0;
 
+	site_tab_drop();
 	while ((s = *sp)) {
 		if (s->is_tp || s->addr < start || s->addr >= end ||
 		    !site_unregister(s)) {
@@ -1521,11 +1681,69 @@ int dp_ev_drop(uint64_t start, uint64_t end)
 	return n;
 }
 
+/*
+ * The registered kprobe sites, all together: their jumps out in one
+ * batch (dp_opt_unoptimize_many()), then unregistered with one grace
+ * period for the entries and one for the returns.  Without memory for
+ * the arrays, site_unregister() does each alone.
+ */
+static void unregister_all(void)
+{
+	size_t n = 0, nk = 0, nr = 0, ns = 0;
+	struct kretprobe **rps;
+	struct kprobe **kps;
+	struct dp_site **v;
+
+	for (struct ev_site *s = sites; s; s = s->next)
+		n += s->registered && !s->is_tp;
+	kps = malloc(n * sizeof(*kps) + 1);
+	rps = malloc(n * sizeof(*rps) + 1);
+	v = malloc(2 * n * sizeof(*v) + 1);
+	if (kps && rps && v) {
+		for (struct ev_site *s = sites; s; s = s->next) {
+			if (!s->registered || s->is_tp)
+				continue;
+			if (s->has_entry && s->kp.__site)
+				v[ns++] = s->kp.__site;
+			if (s->has_return && s->rp.kp.__site)
+				v[ns++] = s->rp.kp.__site;
+			if (s->has_entry)
+				kps[nk++] = &s->kp;
+			if (s->has_return)
+				rps[nr++] = &s->rp;
+		}
+		dp_lock();
+		dp_opt_unoptimize_many(v, ns);
+		dp_unlock();
+		if (nk)
+			unregister_kprobes(kps, (int)nk);
+		if (nr)
+			unregister_kretprobes(rps, (int)nr);
+		for (struct ev_site *s = sites; s; s = s->next) {
+			if (!s->registered || s->is_tp)
+				continue;
+			ref_ctr_put(s);
+			s->registered = false;
+		}
+	}
+	free(kps);
+	free(rps);
+	free(v);
+}
+
 void dp_ev_clear(void)
 {
 	struct ev_site *s, *sn;
 	struct ev_probe *p, *pn;
+	uint64_t t0 = now_ns(), c0 = cpu_ns();
+	unsigned nsites = 0;
 
+	site_tab_drop();
+	for (s = sites; s; s = s->next)
+		nsites += s->registered;
+	/* a site losing one of its two kprobes is not optimised again */
+	dp_opt_batch_begin();
+	unregister_all();
 	/* unregistering waits until no handler can still be running */
 	for (s = sites; s; s = sn) {
 		sn = s->next;
@@ -1537,6 +1755,9 @@ void dp_ev_clear(void)
 		free(s);
 	}
 	sites = NULL;
+	dp_opt_batch_end();
+	if (nsites)
+		say_timing("disarmed", nsites, t0, c0);
 	for (p = probes; p; p = pn) {
 		pn = p->all_next;
 		/* still reachable from a leaked site: it stays too */

@@ -70,10 +70,12 @@ int dp_ev_switch(unsigned slot, bool on);
 int dp_ev_show(unsigned slot, char *buf, size_t len);
 /* Enable or disable every registered site. */
 void dp_ev_enable(bool on);
-/* Missed hits of the probes of @slot (return instances not available). */
-unsigned long dp_ev_missed(unsigned slot);
-/* The slots known, in the order they were added: calls @fn for each. */
-void dp_ev_for_each_slot(void (*fn)(void *priv, unsigned slot), void *priv);
+/*
+ * The slots known, in the order they were added: calls @fn for each with
+ * the missed hits of its probes (return instances not available).
+ */
+void dp_ev_for_each_missed(void (*fn)(void *priv, unsigned slot,
+				      unsigned long missed), void *priv);
 /* Unregister and forget everything, unmap the rings. */
 void dp_ev_clear(void);
 /* "tsc" or "mono": what record timestamps are. */

@@ -35,12 +35,7 @@ static bool is_registered(const struct kprobe *p)
 {
 	const struct dp_site *s = p->__site;
 
-	if (!s)
-		return false;
-	for (const struct dp_site *t = dp_sites_first(); t; t = t->all_next)
-		if (t == s)
-			return in_list(s, p);
-	return false;
+	return s && dp_site_known(s) && in_list(s, p);
 }
 
 bool dp_kprobe_registered(const struct kprobe *p)
@@ -217,6 +212,31 @@ DP_HIDDEN bool dp_in_handler(const char *what)
 	return true;
 }
 
+/*
+ * The jumps of the sites that lose their only probe, out together before
+ * the probes are unregistered one by one (which then write single int3
+ * bytes only).  Under the mutex.
+ */
+static void unoptimize_leaving(struct kprobe **kps, int num)
+{
+	struct dp_site **v = malloc((size_t)num * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return;
+	for (int i = 0; i < num; i++) {
+		struct dp_site *s;
+
+		if (!kps[i] || !is_registered(kps[i]))
+			continue;
+		s = kps[i]->__site;
+		if (s->optimized && s->probes == kps[i] && !kps[i]->__next)
+			v[n++] = s;
+	}
+	dp_opt_unoptimize_many(v, n);
+	free(v);
+}
+
 DP_EXPORT void unregister_kprobes(struct kprobe **kps, int num)
 {
 	bool *done;
@@ -224,7 +244,11 @@ DP_EXPORT void unregister_kprobes(struct kprobe **kps, int num)
 	if (!kps || num <= 0 || dp_in_handler("unregister_kprobe"))
 		return;
 	done = calloc((size_t)num, sizeof(*done));
+	/* the int3s go with one core sync at the end */
+	dp_opt_batch_begin();
 	dp_lock();
+	if (num > 1)
+		unoptimize_leaving(kps, num);
 	for (int i = 0; i < num; i++) {
 		bool d = dp_unregister_top(kps[i]);
 
@@ -236,6 +260,7 @@ DP_EXPORT void unregister_kprobes(struct kprobe **kps, int num)
 		if (!done || done[i])
 			dp_unregister_bottom(kps[i]);
 	dp_unlock();
+	dp_opt_batch_end();
 	free(done);
 }
 
@@ -250,14 +275,18 @@ DP_EXPORT int register_kprobes(struct kprobe **kps, int num)
 
 	if (!kps || num <= 0)
 		return -EINVAL;
+	/* every int3 first, then the jumps of all at once (opt.c) */
+	dp_opt_batch_begin();
 	for (int i = 0; i < num; i++) {
 		err = register_kprobe(kps[i]);
 		if (err) {
+			dp_opt_batch_end();
 			if (i > 0)
 				unregister_kprobes(kps, i);
 			return err;
 		}
 	}
+	dp_opt_batch_end();
 	return 0;
 }
 

@@ -60,6 +60,29 @@
 #define WHERE_WAIT_NS (100 * 1000 * 1000)	/* for the answers of a round */
 
 static int noopt_env = -1;
+/* dp_opt_batch_begin() depth, and the sites queued meanwhile */
+static int batch_depth;
+static struct dp_site **queued;
+static size_t nqueued, capqueued;
+
+/* false: no memory to queue @s (the caller optimises it now) */
+static bool enqueue(struct dp_site *s)
+{
+	if (s->queued)
+		return true;
+	if (nqueued == capqueued) {
+		size_t cap = capqueued ? 2 * capqueued : 256;
+		struct dp_site **v = realloc(queued, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		queued = v;
+		capqueued = cap;
+	}
+	s->queued = true;
+	queued[nqueued++] = s;
+	return true;
+}
 
 static bool env_noopt(void)
 {
@@ -230,36 +253,59 @@ static int entry_end(const struct dp_optprobe *op, uint64_t at, uint64_t arg,
 	return (int)e.len;
 }
 
+/*
+ * Where the tail goes after a detour of @n bytes: right after it (16-byte
+ * aligned), leaving room for entry_end()'s code at a function entry.
+ */
+static size_t tail_offset(int n, bool entry_end_too)
+{
+	size_t off = ((size_t)n + (entry_end_too ? 80 : 0) + 15) & ~(size_t)15;
+
+	return off < DP_OPT_DETOUR_SIZE ? off : DP_OPT_DETOUR_SIZE;
+}
+
 static int build(struct dp_site *s)
 {
 	struct dp_optprobe op;
-	uint8_t detour[DP_OPT_DETOUR_SIZE], tail[TAIL_BYTES];
+	uint8_t buf[DP_OPT_DETOUR_SIZE + TAIL_BYTES];
 	uint64_t at;
-	bool entry;
+	size_t off;
+	bool entry, ee;
 	int n;
 
 	if (analyze(s, &op, &entry))
 		return -EOPNOTSUPP;
-	at = dp_slots_alloc_near(op.patch, DP_OPT_DETOUR_SIZE + TAIL_BYTES);
+	/* the most a detour and its tail take; what is not used goes back
+	 * to the page (dp_slots_trim()), so detours pack near their sites */
+	at = dp_slots_alloc_near(op.patch, sizeof(buf));
 	if (!at) {
 		s->why = "no memory for a detour within reach";
 		return -ENOMEM;
 	}
 	dp_xsave_setup();
+	memset(buf, DP_INT3, sizeof(buf));
 	n = dp_opt_make_detour(&op, at, (uint64_t)(uintptr_t)dp_opt_entry,
-			       (uint64_t)(uintptr_t)s, detour, sizeof(detour));
-	if (n < 0 || make_tail(&op, at + DP_OPT_DETOUR_SIZE, tail) ||
+			       (uint64_t)(uintptr_t)s, buf, DP_OPT_DETOUR_SIZE);
+	ee = entry && !op.save_flags;
+	off = n < 0 ? 0 : tail_offset(n, ee);
+	if (n < 0 || make_tail(&op, at + off, buf + off) ||
 	    dp_opt_make_jump(&op, at, s->jmp)) {
 		/* the memory stays allocated, unused: it is never freed */
 		s->why = "an operand or branch target of the region cannot "
 			 "reach from the detour";
 		return -ERANGE;
 	}
-	if (entry && !op.save_flags)
-		n = entry_end(&op, at, (uint64_t)(uintptr_t)s,
-			      at + DP_OPT_DETOUR_SIZE, detour, n);
-	if (dp_text_write(at, detour, (size_t)n, NULL) ||
-	    dp_text_write(at + DP_OPT_DETOUR_SIZE, tail, sizeof(tail), NULL)) {
+	if (ee)
+		n = entry_end(&op, at, (uint64_t)(uintptr_t)s, at + off, buf,
+			      n);
+	if ((size_t)n > off) {
+		s->why = "the detour outgrew its room";
+		return -ERANGE;
+	}
+	dp_slots_trim(at, sizeof(buf), off + TAIL_BYTES);
+	/* unreachable until the jmp is written, after a sync (lazy): one
+	 * write for the detour and its tail */
+	if (dp_text_write_fresh(at, buf, off + TAIL_BYTES)) {
 		s->why = "cannot write the detour";
 		return -EFAULT;
 	}
@@ -270,7 +316,7 @@ static int build(struct dp_site *s)
 	dp_site_recover(op.patch, s->orig, op.nbytes);
 	memset(s->jmp + DP_OPT_JMP_LEN, DP_INT3, op.nbytes - DP_OPT_JMP_LEN);
 	s->detour = at;
-	s->tail = at + DP_OPT_DETOUR_SIZE;
+	s->tail = at + off;
 	return 0;
 }
 
@@ -334,21 +380,69 @@ static int where_blocked(pid_t tid)
 }
 
 /*
- * One round: is any other thread inside (@lo, @hi) or @s's slots?
+ * The ranges a round asks about live in one buffer, replaced (never
+ * freed) when it must grow: an answer that comes late may still read it.
+ */
+static struct dp_where_range *where_buf;
+static size_t where_cap, where_n;
+
+static bool where_room(size_t n)
+{
+	struct dp_where_range *v;
+	size_t cap = n < 16 ? 16 : 2 * n;
+
+	if (n <= where_cap)
+		return true;
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return false;
+	where_buf = v;
+	where_cap = cap;
+	return true;
+}
+
+/* @s's replaced bytes (lo, hi), open at its int3, and its slot pair. */
+static void where_add(const struct dp_site *s, uint64_t lo, uint64_t hi)
+{
+	where_buf[where_n++] = (struct dp_where_range){ lo + 1, hi, lo, 0 };
+	if (s->slot)
+		where_buf[where_n++] = (struct dp_where_range){
+			s->slot, s->slot + DP_SLOT_BYTES, 0, 0 };
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct dp_where_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void where_sort(void)
+{
+	uint64_t m = 0;
+
+	dp_sort(where_buf, where_n, sizeof(*where_buf), by_start);
+	for (size_t i = 0; i < where_n; i++) {
+		if (where_buf[i].end > m)
+			m = where_buf[i].end;
+		where_buf[i].maxend = m;
+	}
+}
+
+/*
+ * One round: is any other thread inside the ranges of where_buf?
  * 0: none, -EBUSY: some, -ETIMEDOUT: some did not answer (blocked the
  * signal, stopped, or exited meanwhile).
  */
-static int where_round(const struct dp_site *s, uint64_t lo, uint64_t hi)
+static int where_round(void)
 {
 	pid_t pid = getpid(), self = (pid_t)syscall(SYS_gettid);
 	struct dirent *d;
 	int sent = 0, inside = 0, gen;
 	DIR *dir;
 
-	dp_where.lo = lo;
-	dp_where.hi = hi;
-	dp_where.slo = s->slot;
-	dp_where.shi = s->slot ? s->slot + DP_SLOT_BYTES : 0;
+	dp_where.r = where_buf;
+	dp_where.n = where_n;
 	dp_where.restorer = dp_sigreturn_addr();
 	__atomic_store_n(&dp_where.pid, pid, __ATOMIC_RELAXED);
 	__atomic_store_n(&dp_where.inside, 0, __ATOMIC_RELAXED);
@@ -384,13 +478,14 @@ static int where_round(const struct dp_site *s, uint64_t lo, uint64_t hi)
 	return -ETIMEDOUT;
 }
 
-/* Rounds until no thread is inside, or a few tries; 0 or -errno. */
-static int wait_outside(const struct dp_site *s, uint64_t lo, uint64_t hi)
+/* Rounds until no thread is inside where_buf's ranges, or a few tries. */
+static int wait_outside_ranges(int tries)
 {
 	int err = 0;
 
-	for (int i = 0; i < WHERE_TRIES; i++) {
-		err = where_round(s, lo, hi);
+	where_sort();
+	for (int i = 0; i < tries; i++) {
+		err = where_round();
 		if (!err || err == -ETIMEDOUT)
 			break;
 		nap(200000);
@@ -398,6 +493,16 @@ static int wait_outside(const struct dp_site *s, uint64_t lo, uint64_t hi)
 	/* answers of this round that come late must count for nothing */
 	__atomic_store_n(&dp_where.gen, dp_where.gen + 1, __ATOMIC_RELEASE);
 	return err;
+}
+
+/* Rounds until no thread is inside (@lo, @hi) or @s's slots; 0 or -errno. */
+static int wait_outside(const struct dp_site *s, uint64_t lo, uint64_t hi)
+{
+	if (!where_room(2))
+		return -ENOMEM;
+	where_n = 0;
+	where_add(s, lo, hi);
+	return wait_outside_ranges(WHERE_TRIES);
 }
 
 /* ---- patching ------------------------------------------------------------ */
@@ -472,26 +577,35 @@ int dp_opt_unoptimize(struct dp_site *s)
 	return 0;
 }
 
-/* Another armed site inside @s's region: its int3 would be overwritten. */
-static bool region_has_probe(const struct dp_site *s)
+static bool armed_other(struct dp_site *t, void *arg)
 {
-	for (const struct dp_site *t = dp_sites_first(); t; t = t->all_next)
-		if (t != s && t->armed && t->addr > s->addr &&
-		    t->addr < s->patch + s->nbytes)
-			return true;
+	return t != arg && t->armed;
+}
+
+/* Another armed site inside @s's region: its int3 would be overwritten. */
+static bool region_has_probe(struct dp_site *s)
+{
+	return dp_sites_in(s->addr + 1, s->patch + s->nbytes, armed_other, s);
+}
+
+static bool make_room_at(struct dp_site *t, void *arg)
+{
+	uint64_t addr = *(const uint64_t *)arg;
+
+	if (!t->optimized || addr <= t->addr || addr >= t->patch + t->nbytes)
+		return false;
+	dp_opt_unoptimize(t);
+	if (!t->optimized)
+		t->why = "another probe in the replaced bytes";
 	return false;
 }
 
 void dp_opt_make_room(uint64_t addr)
 {
-	for (struct dp_site *t = dp_sites_first(); t; t = t->all_next) {
-		if (!t->optimized || addr <= t->addr ||
-		    addr >= t->patch + t->nbytes)
-			continue;
-		dp_opt_unoptimize(t);
-		if (!t->optimized)
-			t->why = "another probe in the replaced bytes";
-	}
+	/* a region starts at its site, after an endbr64 at most */
+	uint64_t reach = 4 + sizeof(((struct dp_site *)0)->orig);
+
+	dp_sites_in(addr > reach ? addr - reach : 0, addr, make_room_at, &addr);
 }
 
 int dp_opt_clear_jump(uint64_t site, uint64_t target)
@@ -557,5 +671,182 @@ void dp_opt_update(struct dp_site *s)
 		s->why = JUMP_WHY;
 		return;
 	}
-	optimize(s);
+	if (!batch_depth || !enqueue(s))
+		optimize(s);
+}
+
+/* ---- batches --------------------------------------------------------------- */
+
+void dp_opt_batch_begin(void)
+{
+	dp_lock();
+	batch_depth++;
+	dp_unlock();
+}
+
+bool dp_opt_batching(void)
+{
+	return batch_depth > 0;
+}
+
+/* Still to be optimised, as dp_opt_update() decided when it queued it? */
+static bool still_wanted(struct dp_site *s)
+{
+	return s->armed && !s->optimized && s->detour && site_wanted(s) &&
+	       !probes_refuse(s) && !region_has_probe(s) &&
+	       !dp_tp_jumps_hit(s->addr, s->patch + s->nbytes);
+}
+
+/* The bytes at @s's region now: the int3 at byte 0 unless an endbr64
+ * comes first. */
+static void gate_of(const struct dp_site *s, uint8_t *gate)
+{
+	memcpy(gate, s->orig, s->nbytes);
+	if (s->patch == s->addr)
+		gate[0] = DP_INT3;
+}
+
+/*
+ * optimize() for @n sites at once, each phase written for all of them
+ * and ended by one sync: bytes 1..N-1, then byte 0 (the jmp), then the
+ * endbr64s put back over their int3s.  A site whose bytes changed under
+ * us is left as it is, as optimize() leaves it.
+ */
+static void patch_all(struct dp_site **v, size_t n)
+{
+	const uint8_t int3 = DP_INT3;
+	uint8_t gate[sizeof(v[0]->orig)];
+	bool *bad = calloc(n, sizeof(*bad));
+
+	if (!bad) {
+		for (size_t i = 0; i < n; i++)
+			optimize(v[i]);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		gate_of(v[i], gate);
+		bad[i] = dp_text_queue(v[i]->patch + 1, v[i]->jmp + 1,
+					    v[i]->nbytes - 1, gate + 1) != 0;
+	}
+	dp_text_flush();
+	dp_text_sync();
+	for (size_t i = 0; i < n; i++) {
+		gate_of(v[i], gate);
+		bad[i] = bad[i] || dp_text_queue(v[i]->patch, v[i]->jmp,
+						      1, gate);
+	}
+	dp_text_flush();
+	dp_text_sync();
+	for (size_t i = 0; i < n; i++)
+		if (!bad[i] && v[i]->patch != v[i]->addr)
+			bad[i] = dp_text_queue(v[i]->addr,
+						    v[i]->insn.bytes, 1, &int3);
+	dp_text_flush();
+	dp_text_sync();
+	for (size_t i = 0; i < n; i++) {
+		if (bad[i]) {
+			v[i]->why = "the code changed while it was being patched";
+			continue;
+		}
+		v[i]->optimized = true;
+		v[i]->why = NULL;
+	}
+	free(bad);
+}
+
+static void optimize_all(struct dp_site **v, size_t n)
+{
+	int err;
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		__atomic_store_n(&v[i]->step, v[i]->tail, __ATOMIC_RELEASE);
+	dp_synchronize();
+	err = where_room(2 * n) ? 0 : -ENOMEM;
+	if (!err) {
+		where_n = 0;
+		for (size_t i = 0; i < n; i++)
+			where_add(v[i], v[i]->addr,
+				  v[i]->patch + v[i]->nbytes);
+		/* one try: the sites a thread is in are then done one by one */
+		err = wait_outside_ranges(1);
+	}
+	if (!err) {
+		patch_all(v, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		__atomic_store_n(&v[i]->step, 0, __ATOMIC_RELEASE);
+	for (size_t i = 0; i < n; i++)
+		optimize(v[i]);
+}
+
+void dp_opt_batch_end(void)
+{
+	size_t n = 0;
+
+	dp_lock();
+	if (--batch_depth) {
+		dp_unlock();
+		return;
+	}
+	/* the int3s, slots and detours written meanwhile */
+	dp_text_flush();
+	dp_text_sync();
+	for (size_t i = 0; i < nqueued; i++) {
+		queued[i]->queued = false;
+		if (still_wanted(queued[i]))
+			queued[n++] = queued[i];
+	}
+	optimize_all(queued, n);
+	free(queued);
+	queued = NULL;
+	nqueued = capqueued = 0;
+	dp_unlock();
+}
+
+/*
+ * dp_opt_unoptimize() for @n sites at once (a session's end): the int3s
+ * over every jmp, one sync, every region's other bytes back, one sync.
+ * A site behind an endbr64 needs its own round of asking where the
+ * threads are: it is done alone.
+ */
+void dp_opt_unoptimize_many(struct dp_site **v, size_t n)
+{
+	const uint8_t int3 = DP_INT3;
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i]->optimized || v[i]->patch != v[i]->addr)
+			continue;
+		dp_text_queue(v[i]->addr, &int3, 1, v[i]->jmp);
+		any = true;
+	}
+	if (!any)
+		goto alone;
+	dp_text_flush();
+	dp_text_sync();
+	for (size_t i = 0; i < n; i++) {
+		struct dp_site *s = v[i];
+
+		if (!s->optimized || s->patch != s->addr)
+			continue;
+		dp_text_queue(s->addr + 1, s->orig + 1, s->nbytes - 1,
+			      s->jmp + 1);
+	}
+	dp_text_flush();
+	dp_text_sync();
+	/* only now may a trap run the first instruction and go on after it */
+	for (size_t i = 0; i < n; i++) {
+		struct dp_site *s = v[i];
+
+		if (!s->optimized || s->patch != s->addr)
+			continue;
+		s->optimized = false;
+		__atomic_store_n(&s->step, 0, __ATOMIC_RELEASE);
+	}
+alone:
+	for (size_t i = 0; i < n; i++)
+		dp_opt_unoptimize(v[i]);
 }

@@ -96,10 +96,28 @@ void dp_opt_hit(struct pt_regs *regs, struct dp_site *s)
 #define SCAN_BYTES	(64 * 1024)
 #define CHUNK		64
 
-static bool ip_inside(uint64_t ip)
+/*
+ * The range @ip is inside, or NULL: the last range starting at or before
+ * it (a binary search), then back while an earlier one may still reach
+ * it (ranges of a batch do not overlap, but that is not relied on).
+ */
+static const struct dp_where_range *ip_inside(uint64_t ip)
 {
-	return (ip > dp_where.lo && ip < dp_where.hi) ||
-	       (ip >= dp_where.slo && ip < dp_where.shi);
+	const struct dp_where_range *r = dp_where.r;
+	size_t lo = 0, hi = dp_where.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && r[lo].maxend > ip)
+		if (ip < r[lo].end)
+			return &r[lo];
+	return NULL;
 }
 
 /*
@@ -109,15 +127,17 @@ static bool ip_inside(uint64_t ip)
  */
 static bool frame_inside(uint64_t frame)
 {
+	const struct dp_where_range *in;
 	uint64_t ip;
 	int info[3];
 
 	if (dp_copy_nofault(&ip, (const void *)(uintptr_t)(frame + FRAME_UC +
 							    UC_RIP), 8))
 		return false;
-	if (!ip_inside(ip))
+	in = ip_inside(ip);
+	if (!in)
 		return false;
-	if (ip == dp_where.lo + 1 &&
+	if (in->trap && ip == in->trap + 1 &&
 	    !dp_copy_nofault(info, (const void *)(uintptr_t)(frame + FRAME_INFO),
 			     sizeof(info)) &&
 	    info[0] == SIGTRAP && info[2] == SI_KERNEL)

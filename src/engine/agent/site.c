@@ -33,11 +33,19 @@
 #include <string.h>
 
 #include "engine/agent/agent.h"
+#include "util/ptab.h"
 
 #define HASH_BITS 12
+/* sites by the 64-byte chunk their address is in, and by pointer (under
+ * the mutex: registering, not the hit path, looks there) */
+#define CHUNK_SHIFT 6
+/* the furthest an optimised site's replaced bytes reach past its address:
+ * an endbr64, then the region */
+#define REGION_REACH (4 + sizeof(((struct dp_site *)0)->orig))
 
 static struct dp_site *buckets[1u << HASH_BITS];
 static struct dp_site *all_sites;
+static struct dp_ptab by_chunk, by_ptr;
 /* sites with ->counted set (under the mutex) */
 static int armed_users;
 
@@ -62,20 +70,71 @@ struct dp_site *dp_sites_first(void)
 	return all_sites;
 }
 
+bool dp_site_known(const struct dp_site *s)
+{
+	uint64_t h = dp_hash_u64((uint64_t)(uintptr_t)s);
+	size_t pos = DP_PTAB_START;
+	void **v;
+
+	while ((v = dp_ptab_next(&by_ptr, h, &pos)))
+		if (*v == s)
+			return true;
+	return false;
+}
+
+/*
+ * @fn on each site whose address is in [@lo, @hi), until it returns
+ * true; O(sites there + chunks), not O(all sites).
+ */
+bool dp_sites_in(uint64_t lo, uint64_t hi,
+		 bool (*fn)(struct dp_site *s, void *arg), void *arg)
+{
+	if (lo >= hi)
+		return false;
+	for (uint64_t c = lo >> CHUNK_SHIFT; c <= (hi - 1) >> CHUNK_SHIFT; c++) {
+		uint64_t h = dp_hash_u64(c);
+		size_t pos = DP_PTAB_START;
+		void **v;
+
+		while ((v = dp_ptab_next(&by_chunk, h, &pos))) {
+			struct dp_site *s = *v;
+
+			if (s->addr >= lo && s->addr < hi && fn(s, arg))
+				return true;
+		}
+	}
+	return false;
+}
+
+struct recover_buf {
+	uint64_t addr;
+	uint8_t *buf;
+	size_t len;
+};
+
+static bool recover_one(struct dp_site *s, void *arg)
+{
+	struct recover_buf *r = arg;
+
+	if (s->armed && s->addr - r->addr < r->len)
+		r->buf[s->addr - r->addr] = s->insn.bytes[0];
+	if (!s->optimized)
+		return false;
+	/* the jmp of an optimised site: its replaced bytes */
+	for (unsigned int i = 0; i < s->nbytes; i++)
+		if (s->patch + i - r->addr < r->len)
+			r->buf[s->patch + i - r->addr] = s->orig[i];
+	return false;
+}
+
 void dp_site_recover(uint64_t addr, uint8_t *buf, size_t len)
 {
+	struct recover_buf r = { addr, buf, len };
+	uint64_t lo = addr > REGION_REACH ? addr - REGION_REACH : 0;
+
 	memcpy(buf, (const void *)(uintptr_t)addr, len);
 	dp_maskguard_recover(addr, buf, len);
-	for (struct dp_site *s = all_sites; s; s = s->all_next) {
-		if (s->armed && s->addr - addr < len)
-			buf[s->addr - addr] = s->insn.bytes[0];
-		if (!s->optimized)
-			continue;
-		/* the jmp of an optimised site: its replaced bytes */
-		for (unsigned int i = 0; i < s->nbytes; i++)
-			if (s->patch + i - addr < len)
-				buf[s->patch + i - addr] = s->orig[i];
-	}
+	dp_sites_in(lo, addr + len, recover_one, &r);
 }
 
 /*
@@ -145,7 +204,10 @@ int dp_site_update(struct dp_site *s)
 	if (want && !s->armed) {
 		dp_opt_make_room(s->addr);
 		__atomic_store_n(&s->armed, 1, __ATOMIC_RELEASE);
-		err = dp_text_write(s->addr, &int3, 1, &rest);
+		/* in a batch, its end syncs the cores once for all */
+		err = dp_opt_batching() ?
+			dp_text_queue(s->addr, &int3, 1, &rest) :
+			dp_text_write(s->addr, &int3, 1, &rest);
 		if (err) {
 			__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 			if (s->counted)
@@ -155,7 +217,10 @@ int dp_site_update(struct dp_site *s)
 	} else if (!want && s->armed) {
 		dp_opt_unoptimize(s);
 		/* not our int3 any more (the code was replaced): leave it */
-		dp_text_write(s->addr, &rest, 1, &int3);
+		if (dp_opt_batching())
+			dp_text_write_lazy(s->addr, &rest, 1, &int3);
+		else
+			dp_text_write(s->addr, &rest, 1, &int3);
 		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 	}
 	/* ...and out after it */
@@ -165,9 +230,30 @@ int dp_site_update(struct dp_site *s)
 	return 0;
 }
 
+/* The optimised sites' jumps out, all together; false: no memory. */
+static bool unoptimize_all(void)
+{
+	struct dp_site **v;
+	size_t n = 0;
+
+	for (struct dp_site *s = all_sites; s; s = s->all_next)
+		n += s->optimized;
+	v = malloc(n * sizeof(*v) + 1);
+	if (!v)
+		return false;
+	n = 0;
+	for (struct dp_site *s = all_sites; s; s = s->all_next)
+		if (s->optimized)
+			v[n++] = s;
+	dp_opt_unoptimize_many(v, n);
+	free(v);
+	return true;
+}
+
 void dp_sites_disarm_all(void)
 {
 	const uint8_t int3 = DP_INT3;
+	bool batch = unoptimize_all();
 
 	for (struct dp_site *s = all_sites; s; s = s->all_next) {
 		uint8_t rest = resting_byte(s);
@@ -176,9 +262,14 @@ void dp_sites_disarm_all(void)
 		if (!s->armed)
 			continue;
 		dp_opt_unoptimize(s);
-		dp_text_write(s->addr, &rest, 1, &int3);
+		/* single bytes: one sync after them all */
+		if (batch)
+			dp_text_write_lazy(s->addr, &rest, 1, &int3);
+		else
+			dp_text_write(s->addr, &rest, 1, &int3);
 		__atomic_store_n(&s->armed, 0, __ATOMIC_RELEASE);
 	}
+	dp_text_sync();
 	/* the guards' sites went above with the rest: none is wanted now */
 	armed_users = 0;
 	dp_signals_guard_forget();
@@ -208,10 +299,15 @@ static int site_make(uint64_t addr, const uint8_t *code, size_t avail,
 		err = -EOPNOTSUPP;
 	if (!err)
 		err = dp_slots_build(s);
+	if (!err && dp_ptab_grow(&by_chunk) + dp_ptab_grow(&by_ptr))
+		err = -ENOMEM;
 	if (err) {
 		free(s);
 		return err;
 	}
+	/* (room made above: these cannot fail) */
+	dp_ptab_add(&by_chunk, dp_hash_u64(addr >> CHUNK_SHIFT), s);
+	dp_ptab_add(&by_ptr, dp_hash_u64((uint64_t)(uintptr_t)s), s);
 	s->hnext = buckets[h];
 	__atomic_store_n(&buckets[h], s, __ATOMIC_RELEASE);
 	s->all_next = all_sites;

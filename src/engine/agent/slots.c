@@ -9,7 +9,10 @@
  *
  * Slots are never freed or reused: a thread may have been interrupted
  * inside one for an unbounded time (a syscall run from a slot, a
- * preempted thread).  A site that loses its last probe keeps its slots
+ * preempted thread).  Their bytes are written without a core sync: no
+ * thread can run them before the int3 that leads there is in the code,
+ * and that thread gets there through a trap, which is serialising.
+ * A site that loses its last probe keeps its slots
  * and gets them back if the same address is probed again, so the memory
  * grows with the number of distinct addresses ever probed.
  *
@@ -127,7 +130,7 @@ static uint64_t map_near(uint64_t near)
 			continue;
 		}
 		/* unused bytes trap rather than run as "add %al,(%rax)" */
-		if (dp_text_write(want, fill, sizeof(fill), NULL)) {
+		if (dp_text_write_fresh(want, fill, sizeof(fill))) {
 			munmap(p, DP_PAGE_SIZE);
 			return 0;
 		}
@@ -205,7 +208,7 @@ int dp_slots_build(struct dp_site *s)
 	if (n >= 0 && dp_insn_needs_slot(in))
 		n = make_post(in, slot + DP_SLOT_POST, buf + DP_SLOT_POST);
 	if (n >= 0)
-		n = dp_text_write(slot, buf, sizeof(buf), NULL);
+		n = dp_text_write_fresh(slot, buf, sizeof(buf));
 	if (n < 0) {
 		/* the pair stays unused; nothing will ever jump there */
 		pair_forget(slot);
@@ -241,6 +244,9 @@ struct detour_page {
 };
 
 static struct detour_page *detour_pages;
+/* where the last allocation was made: the only one dp_slots_trim() may
+ * shorten */
+static struct detour_page *last_page;
 
 uint64_t dp_slots_alloc_near(uint64_t near, size_t size)
 {
@@ -249,6 +255,11 @@ uint64_t dp_slots_alloc_near(uint64_t near, size_t size)
 	size = (size + 15) & ~(size_t)15;
 	if (size > DP_PAGE_SIZE)
 		return 0;
+	/* the page of the last detour first: the next site is usually near */
+	pg = last_page;
+	if (pg && pg->used + size <= DP_PAGE_SIZE && in_reach(pg->base, near) &&
+	    in_reach(pg->base + DP_PAGE_SIZE, near))
+		goto found;
 	for (pg = detour_pages; pg; pg = pg->next)
 		if (pg->used + size <= DP_PAGE_SIZE && in_reach(pg->base, near) &&
 		    in_reach(pg->base + DP_PAGE_SIZE, near))
@@ -265,5 +276,33 @@ uint64_t dp_slots_alloc_near(uint64_t near, size_t size)
 	detour_pages = pg;
 found:
 	pg->used += size;
+	last_page = pg;
 	return pg->base + pg->used - size;
+}
+
+/* Bytes of the pages mapped for slots and detours (DPROBE_VERBOSE). */
+size_t dp_slots_mapped(void)
+{
+	size_t n = 0;
+
+	for (struct slot_page *pg = pages; pg; pg = pg->next)
+		n += DP_PAGE_SIZE;
+	for (struct detour_page *pg = detour_pages; pg; pg = pg->next)
+		n += DP_PAGE_SIZE;
+	return n;
+}
+
+/*
+ * The last allocation, @at of @size bytes, used only up to @used: the
+ * rest goes back to its page, for the next detour near it.
+ */
+void dp_slots_trim(uint64_t at, size_t size, size_t used)
+{
+	size = (size + 15) & ~(size_t)15;
+	used = (used + 15) & ~(size_t)15;
+	struct detour_page *pg = last_page;
+
+	if (pg && at - pg->base < DP_PAGE_SIZE &&
+	    pg->used == at - pg->base + size && used <= size)
+		pg->used -= size - used;
 }
