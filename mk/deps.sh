@@ -15,7 +15,7 @@ PKGS="gcc make pkg-config clang libelf-dev libdw-dev libzydis-dev libcriterion-d
 # the recording with trace-cmd too: wanted, not needed (those tests
 # skip, saying why).
 OPTIONAL=""
-[ "${1:-}" = "--test" ] && OPTIONAL="linux-source-6.12 chromium babeltrace2 trace-cmd"
+[ "${1:-}" = "--test" ] && OPTIONAL="linux-source-6.12 chromium babeltrace2 trace-cmd uftrace"
 
 installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"

@@ -34,8 +34,9 @@
  * before (docs/differences.md).
  *
  * When funcgraph_entry records carry the stack pointer (a field `sp`,
- * `%sp:x64`), a call entered at or above a frame's stack pointer shows
- * that frame abandoned, and it is closed at once.  Without it a longjmp
+ * `%sp:x64`), a call entered above a frame's stack pointer shows that
+ * frame abandoned, and it is closed at once (at the same stack pointer,
+ * see live_frames()).  Without it a longjmp
  * is seen only when a function below the jump returns: calls made
  * between are printed one level inside each abandoned frame.
  */
@@ -464,15 +465,32 @@ static void unwind_to(struct dp_renderer *r, struct fgraph *st,
 	}
 }
 
-/* Frames a call at stack pointer @sp shows abandoned: entered at or
- * below it, on the same stack. */
+/* Frame @i was entered below a call at stack pointer @sp, or at it
+ * (@at), on the same stack. */
+static bool below(const struct fg_thread *t, unsigned i, uint64_t sp, bool at)
+{
+	uint64_t f = t->stack[i].sp;
+
+	return f && (at ? sp >= f : sp > f) && sp - f < SP_WINDOW;
+}
+
+/*
+ * Frames a call at stack pointer @sp shows abandoned: those entered
+ * below it on the same stack.  One entered at the very same stack
+ * pointer is a tail call's caller (the callee took its frame, and both
+ * return at once) unless frames below it were abandoned too: then a
+ * longjmp or an exception left it, and this is a new call from its
+ * caller.
+ */
 static unsigned live_frames(const struct fg_thread *t, uint64_t sp)
 {
 	unsigned n = t->n;
 
-	while (n && t->stack[n - 1].sp && sp >= t->stack[n - 1].sp &&
-	       sp - t->stack[n - 1].sp < SP_WINDOW)
+	while (n && below(t, n - 1, sp, false))
 		n--;
+	if (n < t->n)
+		while (n && below(t, n - 1, sp, true))
+			n--;
 	return n;
 }
 

@@ -21,6 +21,7 @@
 prog_flags() {
 	case $1 in
 	threads | busy | stackends | fgraph) echo "-pthread" ;;
+	fgraphpg) echo "-pthread -pg" ;;
 	dl) echo "-ldl" ;;
 	stack | stackbad | unwindfp) echo "-fno-omit-frame-pointer" ;;
 	unwind) echo "-fomit-frame-pointer" ;;
