@@ -152,14 +152,33 @@ int dp_cli_funcs_checked(const char *what, const struct dp_funclist *l)
 	return 0;
 }
 
-static int expand(const struct globdef *g, const struct dp_funclist *l,
+/* The head names its event ("p:grp/evt"), rather than leaving the name
+ * to be made ("p", "p:grp/"): then every probe goes to that event. */
+static bool names_event(const struct globdef *g)
+{
+	const char *colon = memchr(g->head, ':', g->head_len);
+	const char *end = g->head + g->head_len, *slash;
+
+	if (!colon)
+		return false;
+	slash = memchr(colon, '/', (size_t)(end - colon));
+	return (slash ? slash : colon) + 1 < end;
+}
+
+static int expand(const struct globdef *g, struct dp_funclist *l,
 		  struct dp_cli_lines *out)
 {
+	bool one_event = names_event(g);
 	char place[4096];
 
 	for (size_t i = 0; i < l->n; i++) {
 		char *line;
 
+		/* an event's probes are placed alike: by symbol */
+		if (one_event && !l->v[i].unique) {
+			l->skipped[DP_SKIP_AMBIGUOUS]++;
+			continue;
+		}
 		if (dp_func_place(&l->v[i], g->mod, g->mod_len, place,
 				      sizeof(place)))
 			continue;
@@ -206,9 +225,9 @@ int dp_cli_expand_glob(const char *def, const struct dp_cli_objs *objs,
 		no_match(path, &g);
 	else if (!l.n)
 		dp_cli_funcs_summary(rule, &l);
-	ret = !l.n ? -ENOENT : dp_cli_funcs_checked(rule, &l);
+	ret = !l.n ? -ENOENT : expand(&g, &l, out);
 	if (!ret)
-		ret = expand(&g, &l, out);
+		ret = dp_cli_funcs_checked(rule, &l);
 	dp_funclist_free(&l);
 	return ret;
 }

@@ -811,8 +811,10 @@ static int apply_tracer(struct dp_registry *reg, struct named *nm)
 	int bad = 0;
 
 	if (load_objs(nm) || dp_cli_tracer_defs(nm->o->tracer, nm->binary,
-						&nm->objs, &nm->o->funcs, &l))
+						&nm->objs, &nm->o->funcs, &l)) {
+		dp_cli_lines_free(&l);
 		return 1;
+	}
 	for (size_t i = 0; i < l.n && !bad; i++) {
 		struct dp_error e = { 0 };
 

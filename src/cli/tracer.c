@@ -96,9 +96,9 @@ int dp_cli_tracer_defs(const struct dp_tracer *t, const char *binary,
 		ret = -ENOENT;
 	}
 	if (!ret)
-		ret = dp_cli_funcs_checked(dp_tracer_name(t), &l);
-	if (!ret)
 		ret = dp_tracer_defs(t, binary, &l, &out->v, &out->n);
+	if (!ret)
+		ret = dp_cli_funcs_checked(dp_tracer_name(t), &l);
 	dp_funclist_free(&l);
 	if (ret == -ENOMEM)
 		fprintf(stderr, "dprobe: %s\n", strerror(ENOMEM));

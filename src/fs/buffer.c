@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fs/internal.h"
+#include "output/tracer.h"
 #include "output/output.h"
 
 static void drop_head(struct dp_fs_ring *r)
@@ -104,8 +105,12 @@ void dp_fs_buf_set_limit(struct dp_fs *fs, size_t bytes)
 static void render_ring(const struct dp_fs *fs, const struct dp_fs_ring *r,
 			FILE *out)
 {
-	dp_trace_header(out, (unsigned long)r->entries, r->written,
-			fs->ncpus);
+	if (fs->tracer && !strcmp(dp_tracer_name(fs->tracer), "function_graph"))
+		dp_fgraph_header(out, fs->tr_opts.flags);
+	else
+		dp_trace_header_of(out, dp_tracer_name(fs->tracer),
+				   (unsigned long)r->entries, r->written,
+				   fs->ncpus);
 	for (const struct dp_fs_line *l = r->head; l; l = l->next)
 		fwrite(l->text, 1, l->len, out);
 }

@@ -28,6 +28,7 @@
 #include "event/sink.h"
 #include "fs/fs.h"
 #include "output/renderer.h"
+#include "output/tracer.h"
 #include "sym/debugdef.h"
 #include "sym/resolve.h"
 #include "sym/tracer.h"
@@ -155,6 +156,7 @@ struct dp_fs {
 	const struct dp_tracer *tracer;
 	struct dp_funcsel ftrace_filter, ftrace_notrace;
 	struct dp_renderer tr_render;
+	struct dp_tracer_opts tr_opts;	/* the renderer's options */
 	FILE *tr_mem;
 	char *tr_text;
 	size_t tr_size;

@@ -98,7 +98,7 @@ static bool known(struct dp_event *const *v, size_t n,
 
 /* The tracer's events on @l's functions; -errno with nothing left made. */
 static int add_events(struct dp_fs *fs, const struct dp_tracer *t,
-		      const char *program, const struct dp_funclist *l)
+		      const char *program, struct dp_funclist *l)
 {
 	char **lines = NULL;
 	size_t n = 0;
@@ -144,9 +144,14 @@ static void renderer_reset(struct dp_fs *fs)
 	fs->tr_mem = open_memstream(&fs->tr_text, &fs->tr_size);
 	if (!fs->tr_mem)
 		return;
-	dp_renderer_init(&fs->tr_render, dp_renderer_by_name("text"),
+	dp_renderer_init(&fs->tr_render,
+			 dp_renderer_tracer(dp_tracer_name(fs->tracer)),
 			 fs->tr_mem, fs->ncpus);
+	fs->tr_render.tracer = &fs->tr_opts;
 	dp_render_begin(&fs->tr_render);
+	/* the header is the trace file's (buffer.c), not a line */
+	fflush(fs->tr_mem);
+	rewind(fs->tr_mem);
 }
 
 static int apply(struct dp_fs *fs, const struct dp_tracer *t)

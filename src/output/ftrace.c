@@ -53,8 +53,14 @@ static const char trace_legend[] =
 void dp_trace_header(FILE *out, unsigned long entries, unsigned long written,
 		     int ncpus)
 {
+	dp_trace_header_of(out, "nop", entries, written, ncpus);
+}
+
+void dp_trace_header_of(FILE *out, const char *tracer, unsigned long entries,
+			unsigned long written, int ncpus)
+{
 	flockfile(out);
-	fputs_unlocked("# tracer: nop\n#\n", out);
+	fprintf(out, "# tracer: %s\n#\n", tracer);
 	fprintf(out, "# entries-in-buffer/entries-written: %lu/%lu   #P:%d\n",
 		entries, written, ncpus);
 	fputs_unlocked(trace_legend, out);

@@ -34,6 +34,9 @@ void dp_put_ts(FILE *out, uint64_t ts_ns, enum dp_ts_mode mode, int width);
 /* "# tracer: nop" ... the column legend, as `trace` prints it. */
 void dp_trace_header(FILE *out, unsigned long entries, unsigned long written,
 		     int ncpus);
+/* The same under another tracer's name ("function"). */
+void dp_trace_header_of(FILE *out, const char *tracer, unsigned long entries,
+			unsigned long written, int ncpus);
 
 /*
  * One `trace` line (with '\n') for a record of @ev.  Returns 0, or -1 if

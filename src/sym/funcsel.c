@@ -26,6 +26,7 @@ static const char *const skip_names[DP_SKIP_N] = {
 	[DP_SKIP_TRAMPOLINE] = "entry or signal trampoline",
 	[DP_SKIP_NOTEXT] = "not in executable code",
 	[DP_SKIP_NOTENTRY] = "not a function entry (.cold part)",
+	[DP_SKIP_AMBIGUOUS] = "name not unique in its file",
 };
 
 const char *dp_func_skip_name(enum dp_func_skip why)

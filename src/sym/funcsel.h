@@ -36,6 +36,9 @@ enum dp_func_skip {
 	DP_SKIP_NOTEXT,		/* not in an executable section of the file */
 	DP_SKIP_NOTENTRY,	/* a part of a function jumped to, never
 				 * called (GCC's foo.cold) */
+	DP_SKIP_AMBIGUOUS,	/* its name is several functions of its
+				 * file: one event with a probe on each
+				 * names its places by symbol */
 	DP_SKIP_N
 };
 

@@ -81,7 +81,7 @@ static int push(char ***lines, size_t *n, char *line)
 }
 
 int dp_tracer_defs(const struct dp_tracer *t, const char *program,
-		   const struct dp_funclist *l, char ***lines, size_t *n)
+		   struct dp_funclist *l, char ***lines, size_t *n)
 {
 	char place[4096];
 
@@ -89,6 +89,10 @@ int dp_tracer_defs(const struct dp_tracer *t, const char *program,
 		const struct dp_func *f = &l->v[i];
 		const char *mod = strcmp(f->path, program) ? f->path : NULL;
 
+		if (!f->unique) {
+			l->skipped[DP_SKIP_AMBIGUOUS]++;
+			continue;
+		}
 		if (dp_func_place(f, mod, mod ? strlen(mod) : 0, place,
 				  sizeof(place)))
 			continue;

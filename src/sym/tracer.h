@@ -28,9 +28,11 @@ const char *dp_tracer_name(const struct dp_tracer *t);
 /*
  * The definitions of @t's events over the functions of @l (those of
  * @program named by their symbol alone, the others as LIBRARY:SYMBOL),
- * appended to *@lines (*@n of them, grown with realloc).  0 or -ENOMEM.
+ * appended to *@lines (*@n of them, grown with realloc).  A function
+ * whose name is several of its file is left out (an event's probes are
+ * all placed by symbol) and counted in @l.  0 or -ENOMEM.
  */
 int dp_tracer_defs(const struct dp_tracer *t, const char *program,
-		   const struct dp_funclist *l, char ***lines, size_t *n);
+		   struct dp_funclist *l, char ***lines, size_t *n);
 
 #endif

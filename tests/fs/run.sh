@@ -34,7 +34,7 @@ EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
 dynevents exec eprobes eprobes_ptrace hist hist_vars hist_stacks triggers \
-instances show"
+instances show tracer"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -1258,6 +1258,55 @@ case_show() {
 	    -e 's/^  jumps back to do_sys_open+0x[1-9a-f][0-9a-f]*$/  jumps back to do_sys_open+OFF/p' \
 	    "$WORK/got.live" >"$WORK/got.live.n"
 	check show.live "$WORK/got.live.n"
+}
+
+# current_tracer: function_graph and function on the functions
+# set_ftrace_filter selects, their lines in the trace (durations and the
+# CPU column normalised), back to nop; bad names refused, as are a rule
+# that selects nothing and a function tracer in an instance.  The
+# tracer's events stay out of kprobe_events.
+case_tracer() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	{
+		cat "$MNT/available_tracers" "$MNT/current_tracer"
+		echo "-- filter:"
+		cat "$MNT/set_ftrace_filter"
+	} >"$WORK/got.tr"
+	expect_fail "Invalid argument" w set_ftrace_filter 'no_such_fn*' || return 1
+	expect_fail "Invalid argument" w current_tracer 'blk' || return 1
+	w set_ftrace_filter 'do_sys_open' || return 1
+	a set_ftrace_filter 'do_filp_open' || return 1
+	cat "$MNT/set_ftrace_filter" >>"$WORK/got.tr"
+	w current_tracer function_graph || return 1
+	req "$R" "open /etc/passwd" || return 1
+	{
+		echo "-- function_graph:"
+		sed -e 's/^ *[0-9]*) /N) /' \
+		    -e 's/^N) [ +!#*@$]*[0-9.]* us *|/N) D |/' "$MNT/trace"
+		echo "-- kprobe_events:"
+		cat "$MNT/kprobe_events"
+	} >>"$WORK/got.tr"
+	w current_tracer function || return 1
+	req "$R" "open /etc/passwd" || return 1
+	{
+		echo "-- function:"
+		trace_body | norm
+	} >>"$WORK/got.tr"
+	mkdir "$MNT/instances/fi" || return 1
+	expect_fail "Invalid argument" w instances/fi/current_tracer function ||
+		return 1
+	rmdir "$MNT/instances/fi"
+	w current_tracer nop || return 1
+	req "$R" "open /etc/passwd" || return 1
+	{
+		echo "-- nop:"
+		cat "$MNT/current_tracer"
+		trace_body | norm
+	} >>"$WORK/got.tr"
+	check tracer.out "$WORK/got.tr" || return 1
+	quit_server "$R"
+	stop_mount
 }
 
 for c in $CASES; do
