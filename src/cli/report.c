@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "output/tracer.h"
+#include "sym/tracer.h"
 #include "cli/triggers.h"
 #include "event/filter.h"
 #include "lang/errors.h"
@@ -291,10 +293,33 @@ static int setup(struct report *rp, const struct report_opts *o)
 }
 
 /* The records of the open file through the renderer; what was cut said. */
+/*
+ * The format of the text: a recording of --tracer function_graph or
+ * function prints as that tracer does (the recording holds its events),
+ * any other as trace lines.
+ */
+static const struct dp_renderer_ops *text_of(const struct report *rp,
+					     const struct report_opts *o)
+{
+	static const char *const tracers[] = { "function_graph", "function" };
+	static const char *const events[] = { "funcgraph_entry", "function" };
+
+	if (o->format != dp_renderer_by_name("text"))
+		return o->format;
+	for (size_t i = 0; i < 2; i++)
+		if (dp_registry_find(&rp->reg, DP_TRACER_GROUP, events[i]))
+			return dp_renderer_tracer(tracers[i]);
+	return o->format;
+}
+
 static void show(struct report *rp, const struct report_opts *o)
 {
-	dp_renderer_init(&rp->render, o->format, rp->out,
+	static struct dp_tracer_opts topts;
+
+	dp_tracer_opts_init(&topts);
+	dp_renderer_init(&rp->render, text_of(rp, o), rp->out,
 			 dp_tdat_ncpus(rp->t));
+	rp->render.tracer = &topts;
 	if (o->format->dir)
 		rp->render.path = o->output;
 	rp->render.ts = (int)o->ts;

@@ -157,6 +157,11 @@ struct dp_fs {
 	struct dp_funcsel ftrace_filter, ftrace_notrace;
 	struct dp_renderer tr_render;
 	struct dp_tracer_opts tr_opts;	/* the renderer's options */
+	/* its events, for the reader threads (which must not look in the
+	 * registry: it changes under fs->lock alone); set and cleared
+	 * under buf_lock too */
+	const struct dp_event *tr_events[4];
+	unsigned ntr_events;
 	FILE *tr_mem;
 	char *tr_text;
 	size_t tr_size;

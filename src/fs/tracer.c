@@ -68,10 +68,15 @@ bool dp_fs_tracer_event(const struct dp_fs *fs, const struct dp_event *ev)
 	       ev->probes;
 }
 
-/* The tracer's events out of the registry. */
+/* The tracer's events out of the registry (the reader threads told
+ * first). */
 static void remove_events(struct dp_fs *fs)
 {
 	struct dp_event *ev = fs->reg.events;
+
+	pthread_mutex_lock(&fs->buf_lock);
+	fs->ntr_events = 0;
+	pthread_mutex_unlock(&fs->buf_lock);
 
 	while (ev) {
 		struct dp_event *next = ev->next;
@@ -120,6 +125,13 @@ static int add_events(struct dp_fs *fs, const struct dp_tracer *t,
 	}
 	for (size_t i = 0; i < nmade; i++)
 		made[i]->builtin = true;
+	if (!ret) {
+		pthread_mutex_lock(&fs->buf_lock);
+		for (size_t i = 0; i < nmade; i++)
+			fs->tr_events[i] = made[i];
+		fs->ntr_events = (unsigned)nmade;
+		pthread_mutex_unlock(&fs->buf_lock);
+	}
 	for (size_t i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);
@@ -303,9 +315,11 @@ void dp_fs_tracer_record(struct dp_fs *fs, unsigned id, const void *rec,
 	const struct dp_event *ev;
 
 	pthread_mutex_lock(&fs->buf_lock);
-	ev = dp_registry_find_id(&fs->reg, id);
-	if (!fs->tr_mem || !ev || !dp_fs_tracer_event(fs, ev) ||
-	    !fs->tracing_on)
+	ev = NULL;
+	for (unsigned i = 0; i < fs->ntr_events; i++)
+		if (fs->tr_events[i]->id == id)
+			ev = fs->tr_events[i];
+	if (!fs->tr_mem || !ev || !fs->tracing_on)
 		goto out;
 	rewind(fs->tr_mem);
 	if (dp_render_event(&fs->tr_render, ev, rec, len, meta,
