@@ -5,8 +5,8 @@
 # ftracetest of the installed Linux source (Debian's linux-source-6.12,
 # /usr/src/linux-source-*.tar.xz; its tools/testing/selftests/ftrace is
 # extracted once into BUILD/ftrace/), run unmodified on the 00basic/,
-# event/, instances/, kprobe/, dynevent/, trigger/ and
-# trigger/inter-event/ test folders against a mount served for
+# event/, instances/, kprobe/, dynevent/, trigger/,
+# trigger/inter-event/ and ftrace/ test folders against a mount served for
 # tests/ftrace/target.c, whose functions carry the names the tests probe.
 #
 #   sh tests/ftrace/run.sh DPROBE [TEST.tc...]
@@ -68,7 +68,8 @@ if [ $# -gt 0 ]; then
 else
 	ALL=$(cd "$FT" && ls test.d/00basic/*.tc test.d/event/*.tc \
 		test.d/instances/*.tc test.d/kprobe/*.tc test.d/dynevent/*.tc \
-		test.d/trigger/*.tc test.d/trigger/inter-event/*.tc)
+		test.d/trigger/*.tc test.d/trigger/inter-event/*.tc \
+		test.d/ftrace/*.tc)
 fi
 
 # Tests that need the kernel itself, not only its tracefs files: not
@@ -97,6 +98,12 @@ kernel_only() {
 	*/mount_options.tc | */test_ownership.tc)
 		echo "remounts the kernel's tracefs with its gid= option and" \
 			"checks the owners of its files and eventfs' inodes" ;;
+	*/func_mod_trace.tc)
+		echo "loads a kernel module (modprobe) and traces its" \
+			"functions" ;;
+	*/tracing-error-log.tc)
+		echo "the kernel's signal:signal_generate event, whose" \
+			"filter it writes" ;;
 	*/trace_printk.tc)
 		echo "loads the trace-printk kernel module (modprobe) and" \
 			"looks for its trace_printk() lines" ;;
@@ -133,6 +140,10 @@ not_yet() {
 	*/event-pid.tc | */event-no-pid.tc)
 		echo "set_event_pid, set_event_notrace_pid and" \
 			"options/event-fork (events by pid)" ;;
+	*/func-filter-stacktrace.tc | */func_event_triggers.tc | \
+	*/func_traceonoff_triggers.tc)
+		echo "function commands in set_ftrace_filter" \
+			"(FUNC:traceoff, :stacktrace, :enable_event)" ;;
 	*) return 1 ;;
 	esac
 }

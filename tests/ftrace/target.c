@@ -221,6 +221,19 @@ KFN void schedule(void)
 	__schedule((int)getpid());
 }
 
+/* names the ftrace/ function-filter tests glob for (mutex*unl*,
+ * [Ss]y[Ss]_*): a set_ftrace_filter rule that selects nothing is an
+ * error, as in the kernel */
+KFN void mutex_unlock(void *lock)
+{
+	sink += lock != NULL;
+}
+
+KFN long sys_getpid(void)
+{
+	return (long)getpid();
+}
+
 /* The `ls` the synthetic-eprobe test runs and greps for ("ls-" lines
  * with the files it opened): a thread of that name opening ".". */
 static void *ls_thread(void *arg)
@@ -286,6 +299,8 @@ int main(void)
 		trace_sched_process_exec("/bin/target", (int)getpid(),
 					 (int)getpid());
 		schedule();
+		mutex_unlock(&err);
+		sys_getpid();
 		trace_printk_irq_work(NULL);
 		schedule_timeout(1);
 		do_exit(0);
