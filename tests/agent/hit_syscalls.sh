@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The agent's hit path makes no system call, whatever clock it stamps
-# records with: `dprobe trace --engine agent` with an entry and a return
+# The agent's hit path makes no system call per hit, whatever clock it
+# stamps records with (but the few madvise calls that map a ring's pages
+# ahead in its first lap: no_prefault below): `dprobe trace --engine agent` with an entry and a return
 # probe on work(), called N times by tests/agent/hit_syscalls.c, which
 # counts its own system calls during the loop (seccomp user
 # notifications).  Each clock the agent can choose is forced in turn with
@@ -52,6 +53,26 @@ trace() {
 	"$@" timeout 60 "$B/dprobe" trace --engine agent -e "$DEFS" \
 		-e "$RDEFS" -o "$tmp/trace" -- "$tmp/target" "$N" \
 		>"$tmp/out" 2>"$tmp/err"
+	_rc=$?
+	no_prefault
+	return $_rc
+}
+
+# The agent maps a ring's pages ahead of its records in the ring's first
+# lap, one madvise (28) per 256 KiB (events.c, prefault()): at most 4
+# for the default 1 MiB ring, whatever the number of hits.  Those are
+# taken out of the loop's count; any more would be per hit.
+no_prefault() {
+	awk '$1 == "loop" {
+		out = ""; n = $2
+		for (i = 3; i <= NF; i++) {
+			split($i, f, ":")
+			if (f[1] == 28 && f[2] <= 4) { n -= f[2]; continue }
+			out = out " " $i
+		}
+		print "loop " n out; next
+	}
+	{ print }' "$tmp/out" >"$tmp/out.n" && mv "$tmp/out.n" "$tmp/out"
 }
 
 # stamps_inside: every record after the first call's two lies in the
