@@ -725,16 +725,22 @@ static void merge_add(struct dp_ring_reader *rd, unsigned i)
 		heap_push(rd, i, pk.ts);
 }
 
-/* A pass reads each ring up to where its head was when the pass began. */
+/*
+ * A pass reads each ring up to where its head was when the pass began.
+ * The heads are all read first, then the rings' first entries: reading
+ * an entry may take time (the ring's pages mapped, populate()), and a
+ * head read after it could take in a later thread's records while an
+ * earlier ring's last ones wait for the next pass, out of order.
+ */
 static void merge_start_pass(struct dp_ring_reader *rd)
 {
-	for (unsigned i = 0; i < rd->set->nr_rings; i++) {
-		if (rd->consume && !rd->final)
+	if (rd->consume && !rd->final)
+		for (unsigned i = 0; i < rd->set->nr_rings; i++)
 			rd->rs[i].lim = __atomic_load_n(
 				&dp_ring_get(rd->set, i)->head,
 				__ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < rd->set->nr_rings; i++)
 		merge_add(rd, i);
-	}
 }
 
 enum dp_ring_kind dp_ring_read_merged(struct dp_ring_reader *rd,
