@@ -23,6 +23,7 @@ prog=fgraph
 timestamps=no
 needs=g++
 engines='auto agent'
+levels=O2
 opts='--tracer function_graph'
 fg_norm() {
 	awk '
