@@ -292,6 +292,17 @@ static void write_out(struct dp_renderer *r, struct fgraph *st,
 	fwrite_unlocked(text, 1, len, r->out);
 }
 
+/* @it at the end of the lines in order. */
+static void enqueue(struct fgraph *st, struct fg_item *it)
+{
+	if (st->tail)
+		st->tail->next = it;
+	else
+		st->head = it;
+	st->tail = it;
+	st->queued++;
+}
+
 /* The line made since line_start(): out now, or behind waiting ones. */
 static void line_end(struct dp_renderer *r, struct fgraph *st,
 		     const struct fg_where *w)
@@ -315,12 +326,7 @@ static void line_end(struct dp_renderer *r, struct fgraph *st,
 	memcpy(it->text, st->mbuf, len);
 	it->len = len;
 	it->w = *w;
-	if (st->tail)
-		st->tail->next = it;
-	else
-		st->head = it;
-	st->tail = it;
-	st->queued++;
+	enqueue(st, it);
 }
 
 /* Lines whose text is known, from the first, up to one still waiting. */
@@ -415,12 +421,7 @@ static void wait_entry(struct fgraph *st, struct fg_thread *t,
 	it->t = t;
 	it->w = *w;
 	it->depth = depth;
-	if (st->tail)
-		st->tail->next = it;
-	else
-		st->head = it;
-	st->tail = it;
-	st->queued++;
+	enqueue(st, it);
 	t->pending = it;
 	t->pending_at = t->n - 1;
 }
