@@ -66,19 +66,32 @@ __asm__(".text\n"
 	"jnz 1b\n"
 	"ret\n"
 	END_FN(o_branch)
-	/* an indirect jump (a jump table could land anywhere) */
+	/* a + b: a jump table (o_table) with an entry into the bytes the
+	 * jmp would replace (the add, at +3), taken once */
 	FN(o_indirect)
 	"mov %rdi, %rax\n"
-	"add %rsi, %rax\n"
-	"lea 1f(%rip), %rcx\n"
+	"2: add %rsi, %rax\n"
+	"test %rsi, %rsi\n"
+	"jz 1f\n"
+	"xor %esi, %esi\n"
+	"lea o_table(%rip), %rcx\n"
+	"movslq (%rcx), %rdx\n"
+	"add %rdx, %rcx\n"
 	"jmp *%rcx\n"
 	"1: ret\n"
 	END_FN(o_indirect)
-	/* a ret in the bytes to replace */
+	".section .rodata\no_table: .long 2b - o_table\n.text\n"
+	/* a ret in the bytes to replace, another function right after */
 	FN(o_short)
 	"mov %rdi, %rax\n"
 	"ret\n"
 	END_FN(o_short)
+	/* the same with padding after it: the jmp goes into the padding */
+	FN(o_shortpad)
+	"mov %rdi, %rax\n"
+	"ret\n"
+	END_FN(o_shortpad)
+	".byte 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc\n"
 	/* fewer than 5 bytes in the function (never called) */
 	FN(o_tiny)
 	"mov %rdi, %rax\n"
@@ -103,6 +116,7 @@ long o_riprel(long a);
 long o_branch(long a, long n);
 long o_indirect(long a, long b);
 long o_short(long a);
+long o_shortpad(long a);
 double o_double(long a, long b, double x, double y);
 
 static struct pt_regs seen;
@@ -282,9 +296,30 @@ static void refused(const char *sym, kprobe_post_handler_t post,
 	END();
 }
 
+/* Optimised although short or switching: it runs as untraced, the
+ * probe hit once. */
+static void optimised(const char *sym, const char *what, long (*call)(void),
+		      long result)
+{
+	struct kprobe kp = { .symbol_name = sym, .pre_handler = record };
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s: optimised (%s)", sym, what);
+	BEGIN(name);
+	nhits = 0;
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK(kprobe_optimized(&kp), "not optimised: %s",
+	      kprobe_opt_reason(&kp) ? kprobe_opt_reason(&kp) : "(null)");
+	CHECK_EQ(call(), result);
+	CHECK_EQ(nhits, 1);
+	unregister_kprobe(&kp);
+	END();
+}
+
 static long call_branch(void) { return o_branch(10, 3); }
 static long call_indirect(void) { return o_indirect(10, 3); }
 static long call_short(void) { return o_short(9); }
+static long call_shortpad(void) { return o_shortpad(11); }
 static long call_add(void) { return o_add(1, 1); }
 
 static int clobber_simd(struct kprobe *p, struct pt_regs *regs)
@@ -411,8 +446,10 @@ int main(void)
 		      "o_patchable", o_patchable, 0);
 	refused("o_branch", NULL, "a branch targets the replaced bytes",
 		call_branch, 13);
-	refused("o_indirect", NULL, "indirect jump", call_indirect, 13);
-	refused("o_short", NULL, "return", call_short, 9);
+	refused("o_indirect", NULL, "a jump table targets", call_indirect,
+		13);
+	refused("o_short", NULL, "fewer than 5 bytes", call_short, 9);
+	optimised("o_shortpad", "a ret, then the padding", call_shortpad, 11);
 	refused("o_tiny", NULL, "fewer than 5 bytes", NULL, 0);
 	refused("o_add", post_nop, "post_handler", call_add, 3);
 	test_simd();

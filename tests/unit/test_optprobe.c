@@ -83,7 +83,7 @@ Test(optprobe, analysis)
 	static const uint8_t call[] = { 0xe8, 0, 0, 0, 0, 0x90, 0xc3 };
 	/* call *%rax first: only a %rip-relative pointer is relocated */
 	static const uint8_t callreg[] = { 0xff, 0xd0, 0x90, 0x90, 0x90, 0xc3 };
-	/* loop to itself, jrcxz: they stay int3 */
+	/* loop to itself, jrcxz */
 	static const uint8_t loop[] = { 0xe2, 0xfe, 0x90, 0x90, 0x90, 0xc3 };
 	static const uint8_t jrcxz[] = { 0xe3, 0x03, 0x90, 0x90, 0x90, 0xc3 };
 	/* test %rdi,%rdi; je +1: a jcc into the region */
@@ -112,11 +112,15 @@ Test(optprobe, analysis)
 	analyze_bytes(call, sizeof(call), 0, 0, NULL);
 	analyze_bytes(callreg, sizeof(callreg), 0, -EOPNOTSUPP,
 		      "an indirect call");
-	analyze_bytes(loop, sizeof(loop), 0, -EOPNOTSUPP, "loop or jrcxz");
-	analyze_bytes(jrcxz, sizeof(jrcxz), 0, -EOPNOTSUPP, "loop or jrcxz");
+	/* loop and jrcxz move: their targets are the region's start, and
+	 * after it */
+	analyze_bytes(loop, sizeof(loop), 0, 0, NULL);
+	analyze_bytes(jrcxz, sizeof(jrcxz), 0, 0, NULL);
 	analyze_bytes(jccin, sizeof(jccin), 0, -EOPNOTSUPP, "branch targets");
+	/* no reader: no jump table can be read */
 	analyze_bytes(ind, sizeof(ind), 0, -EOPNOTSUPP, "indirect jump");
-	analyze_bytes(plain, sizeof(plain), 6, -EOPNOTSUPP, "a return");
+	/* pop; ret and then the end: no padding known */
+	analyze_bytes(plain, sizeof(plain), 6, -EOPNOTSUPP, "fewer than 5");
 	analyze_bytes(nops, sizeof(nops), 0, -EOPNOTSUPP, "fewer than 5 bytes");
 }
 
@@ -367,6 +371,15 @@ struct patched {
 	struct dp_optprobe op;
 };
 
+/* This process's memory, for the jump tables of the functions below
+ * (their %rip-relative addresses are all in this test's .data). */
+static int self_read(void *priv, uint64_t addr, void *dst, size_t len)
+{
+	(void)priv;
+	memcpy(dst, (const void *)(uintptr_t)addr, len);
+	return 0;
+}
+
 /* The probe at @at of the function [@fn, @end) optimised for real. */
 static void patch_in(struct patched *p, const void *fn, const void *end,
 		     const void *at)
@@ -376,10 +389,14 @@ static void patch_in(struct patched *p, const void *fn, const void *end,
 	const char *why = NULL;
 	int n;
 
-	cr_assert_eq(dp_opt_analyze(fn, start, (size_t)((const uint8_t *)end -
-						 (const uint8_t *)fn),
-				    (uint64_t)(uintptr_t)at, &p->op, &why), 0,
-		     "%s", why ? why : "");
+	const struct dp_opt_ctx c = {
+		.fcode = fn, .fstart = start,
+		.fsize = (size_t)((const uint8_t *)end - (const uint8_t *)fn),
+		.read = self_read,
+	};
+
+	cr_assert_eq(dp_opt_analyze_in(&c, (uint64_t)(uintptr_t)at, &p->op,
+				       &why), 0, "%s", why ? why : "");
 	p->patch = p->op.patch;
 	p->nbytes = p->op.nbytes;
 	p->page = page_near(p->patch);
@@ -508,4 +525,231 @@ Test(optprobe, relocated_branch_out_of_reach)
 					detour, sizeof(detour)), -ERANGE);
 	cr_expect_gt(dp_opt_make_detour(&op, fn + (1ull << 30), 0x1000, 0,
 					detour, sizeof(detour)), 0);
+}
+
+/* ---- what only the process can tell: padding and jump tables ----------- */
+
+/* The fake process memory of a table test: @mem at @base. */
+struct fake_mem {
+	uint64_t base;
+	const uint8_t *mem;
+	size_t len;
+};
+
+static int fake_read(void *priv, uint64_t addr, void *dst, size_t len)
+{
+	const struct fake_mem *m = priv;
+
+	if (addr < m->base || addr + len > m->base + m->len)
+		return -EFAULT;
+	memcpy(dst, m->mem + (addr - m->base), len);
+	return 0;
+}
+
+static int analyze_ctx(const uint8_t *code, size_t n, const uint8_t *pad,
+		       size_t npad, struct fake_mem *m, struct dp_optprobe *op,
+		       const char **why)
+{
+	const struct dp_opt_ctx c = {
+		.fcode = code, .fstart = 0x1000, .fsize = n, .pad = pad,
+		.npad = npad, .read = m ? fake_read : NULL, .priv = m,
+	};
+
+	*why = NULL;
+	return dp_opt_analyze_in(&c, 0x1000, op, why);
+}
+
+/*
+ * A function shorter than the jmp whose last instruction is a ret or a
+ * jmp is replaced into its padding (int3s, nops) when no symbol covers
+ * it; not when the padding is other bytes, or when the function's end
+ * falls through.
+ */
+Test(optprobe, short_function_into_padding)
+{
+	/* lea (%rdi,%rdi),%eax; ret */
+	static const uint8_t shortret[] = { 0x8d, 0x04, 0x3f, 0xc3 };
+	/* jmp *%rax */
+	static const uint8_t jmpreg[] = { 0xff, 0xe0 };
+	/* mov %edi,%eax: runs on into what follows */
+	static const uint8_t falls[] = { 0x89, 0xf8 };
+	static const uint8_t int3s[] = { 0xcc, 0xcc, 0xcc, 0xcc };
+	static const uint8_t nopw[] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	static const uint8_t data[] = { 0x00, 0x00, 0x00, 0x00 };
+	/* a jmp *%rax is an indirect jump: its tables are read (none) */
+	struct fake_mem none = { 0 };
+	struct dp_optprobe op;
+	const char *why;
+
+	cr_expect_eq(analyze_ctx(shortret, 4, int3s, 4, NULL, &op, &why), 0,
+		     "%s", why ? why : "");
+	cr_expect_eq(op.nbytes, 5);
+	cr_expect_eq(op.npad, 1);
+	cr_expect_eq(op.ninsn, 2);
+	cr_expect_eq(analyze_ctx(jmpreg, 2, nopw, 6, &none, &op, &why), 0,
+		     "%s", why ? why : "");
+	cr_expect_eq(op.npad, 3);
+	cr_expect_eq(analyze_ctx(shortret, 4, data, 4, NULL, &op, &why),
+		     -EOPNOTSUPP);
+	cr_expect_eq(analyze_ctx(shortret, 4, int3s, 0, NULL, &op, &why),
+		     -EOPNOTSUPP, "no padding known");
+	cr_expect_eq(analyze_ctx(falls, 2, int3s, 4, NULL, &op, &why),
+		     -EOPNOTSUPP);
+	cr_expect(why && strstr(why, "fewer than 5"), "%s", why ? why : "");
+}
+
+/*
+ * Jump tables: a switch's `lea table(%rip)`, its entries 32-bit offsets
+ * from the table, read from the process.  An entry into the replaced
+ * bytes refuses the probe; entries elsewhere in the function do not.
+ */
+Test(optprobe, jump_tables_read)
+{
+	/*
+	 * 0x1000 push %rbp; mov %rsp,%rbp; mov %edi,%eax  (the region)
+	 * 0x1006 lea 0x1ff3(%rip),%rdx -> 0x3000 (the table)
+	 * 0x100d movslq (%rdx,%rax,4),%rax; add %rdx,%rax; jmp *%rax
+	 * 0x1016 pop %rbp; ret
+	 */
+	static const uint8_t fn[] = {
+		0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8,
+		0x48, 0x8d, 0x15, 0xf3, 0x1f, 0x00, 0x00,
+		0x48, 0x63, 0x04, 0x82, 0x48, 0x01, 0xd0, 0xff, 0xe0,
+		0x5d, 0xc3,
+	};
+	int32_t good[] = { 0x1016 - 0x3000, 0x1006 - 0x3000, 0x7777 };
+	int32_t bad[] = { 0x1016 - 0x3000, 0x1002 - 0x3000, 0x7777 };
+	struct fake_mem m = { 0x3000, (const uint8_t *)good, sizeof(good) };
+	struct dp_optprobe op;
+	const char *why;
+
+	cr_expect_eq(analyze_ctx(fn, sizeof(fn), NULL, 0, &m, &op, &why), 0,
+		     "%s", why ? why : "");
+	m.mem = (const uint8_t *)bad;
+	cr_expect_eq(analyze_ctx(fn, sizeof(fn), NULL, 0, &m, &op, &why),
+		     -EOPNOTSUPP);
+	cr_expect(why && strstr(why, "jump table"), "%s", why ? why : "");
+	/* a table that cannot be read is no proof */
+	m.len = 0;
+	cr_expect_eq(analyze_ctx(fn, sizeof(fn), NULL, 0, &m, &op, &why), 0,
+		     "an unreadable address is no table: %s",
+		     why ? why : "");
+}
+
+/* The address of a replaced byte, taken (lea 0x1002(%rip)), refuses. */
+Test(optprobe, address_of_region_taken)
+{
+	/* push %rbp; mov %rsp,%rbp; mov %edi,%eax; lea -0xb(%rip),%rax;
+	 * pop %rbp; ret */
+	static const uint8_t fn[] = {
+		0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8,
+		0x48, 0x8d, 0x05, 0xf5, 0xff, 0xff, 0xff, 0x5d, 0xc3,
+	};
+	struct dp_optprobe op;
+	const char *why;
+
+	cr_expect_eq(analyze_ctx(fn, sizeof(fn), NULL, 0, NULL, &op, &why),
+		     -EOPNOTSUPP);
+	cr_expect(why && strstr(why, "address of a replaced byte"), "%s",
+		  why ? why : "");
+}
+
+/* Run for real: a ret and jmps through a pointer moved to the detour,
+ * loop and jrcxz relocated. */
+__asm__(".text\n.p2align 4\n"
+	RC_FN(rc_short)				/* 2x, 4 bytes */
+	"	leal (%rdi,%rdi), %eax\n"
+	"	ret\n"
+	RC_END(rc_short)
+	"	.byte 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc\n"
+	".p2align 4\n"
+	RC_FN(rc_jmpptr)			/* jmp *rc_ptr(%rip): 3x */
+	"	jmp *rc_ptr(%rip)\n"
+	RC_END(rc_jmpptr)
+	RC_FN(rc_loop)				/* 2x, x > 0 */
+	"	movq %rdi, %rcx\n"
+	"	xorl %eax, %eax\n"
+	"1:	addq $2, %rax\n"
+	".globl rc_loop_at\nrc_loop_at:\n"
+	"	loop 1b\n"
+	"	nop\n	nop\n	nop\n"
+	"	ret\n"
+	RC_END(rc_loop)
+	RC_FN(rc_jrcxz)				/* x ? 5 : 9 */
+	"	movq %rdi, %rcx\n"
+	".globl rc_jrcxz_at\nrc_jrcxz_at:\n"
+	"	jrcxz 1f\n"
+	"	nop\n	nop\n	nop\n"
+	"	movq $5, %rax\n"
+	"	ret\n"
+	"1:	movq $9, %rax\n"
+	"	ret\n"
+	RC_END(rc_jrcxz)
+	".text\n");
+
+long rc_short(long), rc_jmpptr(long), rc_loop(long), rc_jrcxz(long);
+extern const uint8_t rc_short_end[], rc_jmpptr_end[], rc_loop_end[];
+extern const uint8_t rc_jrcxz_end[], rc_loop_at[], rc_jrcxz_at[];
+
+Test(optprobe, relocated_ret_into_padding_runs)
+{
+	static const uint8_t pad[] = { 0xcc, 0xcc, 0xcc, 0xcc };
+	const uint64_t fn = (uint64_t)(uintptr_t)rc_short;
+	const struct dp_opt_ctx c = {
+		.fcode = (const uint8_t *)rc_short, .fstart = fn,
+		.fsize = (size_t)(rc_short_end - (const uint8_t *)rc_short),
+		.pad = pad, .npad = sizeof(pad),
+	};
+	struct patched p = { 0 };
+	uint8_t jmp[DP_OPT_JMP_LEN];
+	const char *why = NULL;
+
+	cr_assert_eq(dp_opt_analyze_in(&c, fn, &p.op, &why), 0, "%s",
+		     why ? why : "");
+	cr_assert_eq(p.op.npad, 1);
+	p.patch = p.op.patch;
+	p.nbytes = p.op.nbytes;
+	p.page = page_near(p.patch);
+	cr_assert_not_null(p.page);
+	cr_assert_gt(dp_opt_make_detour(&p.op, (uint64_t)(uintptr_t)p.page,
+					(uint64_t)(uintptr_t)handler, 0x77,
+					p.page, 4096), 0);
+	cr_assert_eq(dp_opt_make_jump(&p.op, (uint64_t)(uintptr_t)p.page,
+				      jmp), 0);
+	p.text = (uint8_t *)(uintptr_t)(p.patch & ~0xfffull);
+	cr_assert_eq(mprotect(p.text, 8192, PROT_READ | PROT_WRITE |
+			      PROT_EXEC), 0);
+	memcpy(p.orig, (void *)(uintptr_t)p.patch, p.nbytes);
+	memcpy((void *)(uintptr_t)p.patch, jmp, sizeof(jmp));
+	calls = 0;
+	expect_call(rc_short, 21, 42, fn);
+	patch_out(&p);
+	cr_expect_eq(rc_short(4), 8);
+}
+
+Test(optprobe, relocated_jmp_through_pointer_runs)
+{
+	struct patched p;
+
+	patch_in(&p, (const void *)rc_jmpptr, rc_jmpptr_end,
+		 (const void *)rc_jmpptr);
+	cr_expect_eq(p.op.insn[0].op, DP_OP_JMP_IND);
+	expect_call(rc_jmpptr, 7, 21, (uintptr_t)rc_jmpptr);
+	patch_out(&p);
+}
+
+Test(optprobe, relocated_loop_and_jrcxz_run)
+{
+	struct patched p;
+	long got;
+
+	patch_in(&p, (const void *)rc_loop, rc_loop_end, rc_loop_at);
+	got = rc_loop(4);
+	cr_expect_eq(got, 8, "loop: %ld", got);
+	cr_expect_eq(calls, 4, "the probe on the loop runs each round");
+	patch_out(&p);
+	patch_in(&p, (const void *)rc_jrcxz, rc_jrcxz_end, rc_jrcxz_at);
+	expect_call(rc_jrcxz, 0, 9, (uintptr_t)rc_jrcxz_at);
+	expect_call(rc_jrcxz, 3, 5, (uintptr_t)rc_jrcxz_at);
+	patch_out(&p);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arch/x86_64/emit.h"
@@ -44,45 +45,7 @@ const char *dp_entry_site_name(enum dp_entry_site e)
 	}
 }
 
-/*
- * Walk the function: no indirect jump (a jump table may land anywhere,
- * but not inside a compiler's entry site: @entry), no relative branch
- * into (patch, patch + nbytes).
- */
-static int check_branches(const uint8_t *fcode, uint64_t fstart, size_t fsize,
-			  uint64_t patch, unsigned nbytes, bool entry,
-			  const char **why)
-{
-	for (size_t off = 0; off < fsize;) {
-		struct dp_insn in;
-		int len;
-
-		if (dp_insn_analyze(fcode + off, fsize - off, fstart + off, &in,
-				    NULL) == 0) {
-			len = in.len;
-			if (in.op == DP_OP_JMP_IND && !entry) {
-				*why = "the function has an indirect jump";
-				return -EOPNOTSUPP;
-			}
-			if (dp_insn_has_target(&in) && in.target > patch &&
-			    in.target < patch + nbytes) {
-				*why = "a branch targets the replaced bytes";
-				return -EOPNOTSUPP;
-			}
-		} else {
-			/* ud2, hlt...: skip it, it jumps nowhere */
-			len = dp_insn_length(fcode + off, fsize - off);
-			if (len <= 0) {
-				*why = "the function does not decode";
-				return -EILSEQ;
-			}
-		}
-		off += (size_t)len;
-	}
-	return 0;
-}
-
-/* `call *disp(%rip)`: the callee's address is read from a fixed place. */
+/* `jmp/call *disp(%rip)`: the target's address is read from a fixed place. */
 static bool riprel_pointer(const struct dp_insn *in)
 {
 	const struct dp_insn_rm *rm = &in->rm;
@@ -92,13 +55,173 @@ static bool riprel_pointer(const struct dp_insn *in)
 	       !rm->addr32 && in->riprel_off >= 0;
 }
 
+/* The address a %rip-relative operand of @in names. */
+static uint64_t riprel_addr(const struct dp_insn *in)
+{
+	int32_t disp;
+
+	memcpy(&disp, in->bytes + in->riprel_off, sizeof(disp));
+	return in->addr + in->len + (uint64_t)(int64_t)disp;
+}
+
+/* The region's bytes after its first: where no branch may land. */
+struct region {
+	uint64_t lo, hi;	/* (lo, hi) */
+};
+
+static bool inside(const struct region *r, uint64_t a)
+{
+	return a > r->lo && a < r->hi;
+}
+
+#define TABLE_MAX	4096	/* entries read of one jump table */
+
+/*
+ * Does a jump table at @a hold a target in @r?  Its entries are read
+ * while they land in the function: a table's entries are contiguous and
+ * all land there, so the first that does not ends it.  Both layouts are
+ * read: 32-bit offsets from the table (position-independent code, GCC
+ * and Clang alike) and 64-bit addresses (-fno-pic).
+ */
+static bool table_hits(const struct dp_opt_ctx *c, uint64_t a,
+		       const struct region *r)
+{
+	uint64_t fend = c->fstart + c->fsize, t;
+	int32_t rel;
+
+	for (unsigned int i = 0; i < TABLE_MAX; i++) {
+		if (c->read(c->priv, a + 4 * i, &rel, sizeof(rel)))
+			break;
+		t = a + (uint64_t)(int64_t)rel;
+		if (t < c->fstart || t >= fend)
+			break;
+		if (inside(r, t))
+			return true;
+	}
+	for (unsigned int i = 0; i < TABLE_MAX; i++) {
+		if (c->read(c->priv, a + 8 * i, &t, sizeof(t)) ||
+		    t < c->fstart || t >= fend)
+			break;
+		if (inside(r, t))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Can an indirect jump of the function land in @r?  Its targets come
+ * from the tables the function's code points at: every %rip-relative
+ * address it forms (lea table(%rip): GCC's and Clang's switch tables and
+ * the label tables of a computed goto, all local to the file) and the
+ * absolute table of `jmp *table(,%reg,8)`.
+ * The other ways to land there (a code address taken elsewhere, a
+ * computed jump of another function) are the ways a direct branch from
+ * another function could: nothing can tell them, for any probe.
+ */
+static bool tables_hit(const struct dp_opt_ctx *c, const uint64_t *addrs,
+		       size_t n, const struct region *r)
+{
+	for (size_t i = 0; i < n; i++)
+		if (table_hits(c, addrs[i], r))
+			return true;
+	return false;
+}
+
+#define ADDRS_MAX	1024	/* table candidates kept of one function */
+
+/* What a walk of the function found. */
+struct walk {
+	uint64_t addrs[ADDRS_MAX];	/* addresses formed: tables? */
+	size_t naddrs;
+	bool indirect;			/* an indirect jmp */
+	bool overflow;			/* more addresses than kept */
+};
+
+static void note_insn(struct walk *w, const struct dp_insn *in)
+{
+	uint64_t a = 0;
+
+	if (in->op == DP_OP_JMP_IND) {
+		w->indirect = true;
+		if (in->rm.reg == DP_INSN_NOREG &&
+		    in->rm.base == DP_INSN_NOREG && in->riprel_off < 0)
+			a = (uint64_t)in->rm.disp;	/* *table(,%reg,8) */
+	}
+	if (in->riprel_off >= 0)
+		a = riprel_addr(in);
+	if (!a)
+		return;
+	if (w->naddrs < ADDRS_MAX)
+		w->addrs[w->naddrs++] = a;
+	else
+		w->overflow = true;
+}
+
+/*
+ * Walk the function: no relative branch into the region's bytes after
+ * its first, no address of them taken, and no jump table holding one
+ * (unless the region is a compiler's entry site, @entry: nothing jumps
+ * into those nops).
+ */
+static int check_branches(const struct dp_opt_ctx *c, uint64_t patch,
+			  unsigned nbytes, bool entry, const char **why)
+{
+	const struct region r = { patch, patch + nbytes };
+	struct walk *w = calloc(1, sizeof(*w));
+	int err = 0;
+
+	if (!w) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	for (size_t off = 0; off < c->fsize && !err;) {
+		struct dp_insn in;
+		int len;
+
+		if (dp_insn_analyze(c->fcode + off, c->fsize - off,
+				    c->fstart + off, &in, NULL) == 0) {
+			len = in.len;
+			note_insn(w, &in);
+			if (dp_insn_has_target(&in) && inside(&r, in.target)) {
+				*why = "a branch targets the replaced bytes";
+				err = -EOPNOTSUPP;
+			}
+		} else {
+			/* ud2, hlt...: skip it, it jumps nowhere */
+			len = dp_insn_length(c->fcode + off, c->fsize - off);
+			if (len <= 0) {
+				*why = "the function does not decode";
+				err = -EILSEQ;
+			}
+		}
+		off += (size_t)(len > 0 ? len : 1);
+	}
+	for (size_t i = 0; i < w->naddrs && !err; i++) {
+		if (inside(&r, w->addrs[i])) {
+			*why = "the address of a replaced byte is taken";
+			err = -EOPNOTSUPP;
+		}
+	}
+	if (!err && w->indirect && !entry) {
+		if (!c->read || w->overflow) {
+			*why = "the function has an indirect jump";
+			err = -EOPNOTSUPP;
+		} else if (tables_hit(c, w->addrs, w->naddrs, &r)) {
+			*why = "a jump table targets the replaced bytes";
+			err = -EOPNOTSUPP;
+		}
+	}
+	free(w);
+	return err;
+}
+
 /*
  * May @in run in the detour (see relocate_one())?  @end is the region's
  * length up to its end.  A call pushes the address after it at the site,
  * so its callee returns to the original code: that must be the region's
  * end, past the jmp (a call rel32 or through a %rip-relative pointer is
- * 5 or 6 bytes, so it always is).  A ret, an indirect call through a
- * register or other memory, loop and jrcxz keep the int3.
+ * 5 or 6 bytes, so it always is).  An indirect call through a register
+ * or other memory keeps the int3.
  */
 static bool displaceable(const struct dp_insn *in, unsigned int end,
 			 const char **why)
@@ -108,7 +231,17 @@ static bool displaceable(const struct dp_insn *in, unsigned int end,
 	case DP_OP_NOP:
 	case DP_OP_JMP:
 	case DP_OP_JCC:
+	case DP_OP_RET:
+	case DP_OP_LOOP:
+	case DP_OP_LOOPE:
+	case DP_OP_LOOPNE:
+	case DP_OP_JRCXZ:
 		return true;
+	case DP_OP_JMP_IND:
+		if (in->riprel_off < 0 || riprel_pointer(in))
+			return true;
+		*why = "an indirect jmp in the replaced bytes";
+		return false;
 	case DP_OP_CALL:
 		break;
 	case DP_OP_CALL_IND:
@@ -116,11 +249,8 @@ static bool displaceable(const struct dp_insn *in, unsigned int end,
 			break;
 		*why = "an indirect call in the replaced bytes";
 		return false;
-	case DP_OP_RET:
-		*why = "a return in the replaced bytes";
-		return false;
 	default:
-		*why = "a loop or jrcxz in the replaced bytes";
+		*why = "an instruction in the replaced bytes cannot move";
 		return false;
 	}
 	if (end < DP_OPT_JMP_LEN) {
@@ -130,34 +260,63 @@ static bool displaceable(const struct dp_insn *in, unsigned int end,
 	return true;
 }
 
-int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
-		   uint64_t addr, struct dp_optprobe *op, const char **why)
+/* Execution does not go on to the next instruction. */
+static bool terminal(const struct dp_insn *in)
 {
-	const char *dummy;
-	uint64_t end = fstart + fsize, at;
+	return in->op == DP_OP_RET || in->op == DP_OP_JMP ||
+	       in->op == DP_OP_JMP_IND;
+}
 
-	if (!why)
-		why = &dummy;
-	*why = NULL;
-	memset(op, 0, sizeof(*op));
-	if (addr < fstart || addr >= end) {
-		*why = "the probe is outside the function";
-		return -EINVAL;
+/* The padding after the function has @need bytes of int3s and nops. */
+static bool pad_covers(const struct dp_opt_ctx *c, size_t need)
+{
+	size_t off = 0;
+
+	while (off < need) {
+		struct dp_insn in;
+
+		if (!c->pad || off >= c->npad)
+			return false;
+		if (c->pad[off] == DP_INT3) {
+			off++;
+			continue;
+		}
+		if (dp_insn_analyze(c->pad + off, c->npad - off,
+				    c->fstart + c->fsize + off, &in, NULL) ||
+		    in.op != DP_OP_NOP)
+			return false;
+		off += in.len;
 	}
-	op->addr = op->patch = addr;
-	op->save_flags = addr != fstart;
-	if (addr == fstart)
-		op->entry_site = dp_entry_site(fcode, fsize, fstart, NULL);
+	return true;
+}
+
+/*
+ * The instructions from the probe point covering 5 bytes, into @op.  A
+ * function that ends first may still be replaced into its padding, if
+ * its last instruction does not go on into it.
+ */
+static int cover(const struct dp_opt_ctx *c, uint64_t addr,
+		 struct dp_optprobe *op, const char **why)
+{
+	uint64_t end = c->fstart + c->fsize, at;
+	bool last_terminal = false;
+
 	for (at = addr; op->nbytes < DP_OPT_JMP_LEN;) {
 		struct dp_insn *in = &op->insn[op->ninsn];
 		int err;
 
 		if (at >= end) {
+			if (last_terminal &&
+			    pad_covers(c, DP_OPT_JMP_LEN - op->nbytes)) {
+				op->npad = DP_OPT_JMP_LEN - op->nbytes;
+				op->nbytes = DP_OPT_JMP_LEN;
+				return 0;
+			}
 			*why = "fewer than 5 bytes to the end of the function";
 			return -EOPNOTSUPP;
 		}
-		err = dp_insn_analyze(fcode + (at - fstart), (size_t)(end - at), at,
-				      in, why);
+		err = dp_insn_analyze(c->fcode + (at - c->fstart),
+				      (size_t)(end - at), at, in, why);
 		if (err)
 			return err;
 		/* an endbr64 where the probe is stays: indirect calls land on it */
@@ -168,12 +327,48 @@ int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 		}
 		if (!displaceable(in, op->nbytes + in->len, why))
 			return -EOPNOTSUPP;
+		last_terminal = terminal(in);
 		op->nbytes += in->len;
 		op->ninsn++;
 		at += in->len;
 	}
-	return check_branches(fcode, fstart, fsize, op->patch, op->nbytes,
+	return 0;
+}
+
+int dp_opt_analyze_in(const struct dp_opt_ctx *c, uint64_t addr,
+		      struct dp_optprobe *op, const char **why)
+{
+	const char *dummy;
+	int err;
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	memset(op, 0, sizeof(*op));
+	if (addr < c->fstart || addr >= c->fstart + c->fsize) {
+		*why = "the probe is outside the function";
+		return -EINVAL;
+	}
+	op->addr = op->patch = addr;
+	op->save_flags = addr != c->fstart;
+	if (addr == c->fstart)
+		op->entry_site = dp_entry_site(c->fcode, c->fsize, c->fstart,
+					       NULL);
+	err = cover(c, addr, op, why);
+	if (err)
+		return err;
+	return check_branches(c, op->patch, op->nbytes,
 			      op->entry_site != DP_ENTRY_NONE, why);
+}
+
+int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
+		   uint64_t addr, struct dp_optprobe *op, const char **why)
+{
+	const struct dp_opt_ctx c = {
+		.fcode = fcode, .fstart = fstart, .fsize = fsize,
+	};
+
+	return dp_opt_analyze_in(&c, addr, op, why);
 }
 
 /* ---- the detour's instructions ----------------------------------------- */
@@ -299,6 +494,25 @@ static void restore_frame(struct dp_emit *e, const struct dp_optprobe *op)
  * would see %rsp 8 lower and %rip in the detour (a GOT entry does not
  * fault).
  */
+/*
+ * loop, loope, loopne and jrcxz have only a rel8: the copy branches over
+ * a short jmp to a jmp rel32 to the target, the flags and %rcx as the
+ * original leaves them.  `jrcxz 1f; jmp 2f; 1: jmp target; 2:`
+ */
+static int relocate_rel8(struct dp_emit *e, const struct dp_insn *in)
+{
+	static const uint8_t skip[] = { 0xeb, 0x05 };
+	uint8_t op[DP_INSN_MAX_LEN];
+	int err;
+
+	memcpy(op, in->bytes, in->len);
+	op[in->len - 1] = sizeof(skip);		/* the rel8: over the skip */
+	err = dp_emit_bytes(e, op, in->len);
+	if (!err)
+		err = dp_emit_bytes(e, skip, sizeof(skip));
+	return err ? err : dp_emit_jmp(e, in->target);
+}
+
 static int relocate_one(struct dp_emit *e, const struct dp_insn *in)
 {
 	uint8_t slot[DP_INSN_SLOT_SIZE];
@@ -317,6 +531,17 @@ static int relocate_one(struct dp_emit *e, const struct dp_insn *in)
 	case DP_OP_CALL_IND:
 		n = dp_emit_push_u64(e, in->addr + in->len);
 		return n ? n : dp_emit_jmp_mem(e, (uint64_t)in->rm.disp);
+	case DP_OP_JMP_IND:
+		if (riprel_pointer(in))
+			return dp_emit_jmp_mem(e, (uint64_t)in->rm.disp);
+		return dp_emit_bytes(e, in->bytes, in->len);
+	case DP_OP_RET:
+		return dp_emit_bytes(e, in->bytes, in->len);
+	case DP_OP_LOOP:
+	case DP_OP_LOOPE:
+	case DP_OP_LOOPNE:
+	case DP_OP_JRCXZ:
+		return relocate_rel8(e, in);
 	default:
 		break;
 	}

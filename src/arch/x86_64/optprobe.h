@@ -67,21 +67,45 @@ struct dp_optprobe {
 	unsigned nbytes;	/* bytes replaced at @patch, >= 5 */
 	unsigned ninsn;
 	struct dp_insn insn[DP_OPT_MAX_INSNS];
+	unsigned npad;		/* of nbytes, padding after the function */
 	bool save_flags;	/* flags may be live at the probe point */
 	enum dp_entry_site entry_site;	/* the region is a compiler's site */
 };
 
 /*
- * Can the probe at @addr be optimised?  @fcode holds the whole function
- * (@fsize bytes from @fstart), as originally compiled (no int3 of ours).
- * Refused, with a reason in *@why: the function has an indirect jump (a
- * jump table could land in the replaced bytes), a branch targets them,
- * the function ends before 5 bytes, or an instruction in them cannot be
- * relocated.  Relative jmp and jcc, `call rel32` and `call *disp(%rip)`
- * are (see dp_opt_relocate()); ret, loop, jrcxz and other indirect
- * calls are not.
- * Returns 0, or -EOPNOTSUPP / -EINVAL / -EILSEQ.
+ * What an analysis may know beyond the function's own bytes.  @pad: the
+ * bytes after the function's end that no symbol covers (its alignment
+ * padding), as many as are known; a function whose last instruction is
+ * a ret or a jmp may be replaced into them (execution never falls
+ * through into them).  @read: the process's memory, to follow jump
+ * tables; without it an indirect jump anywhere in the function refuses.
  */
+struct dp_opt_ctx {
+	const uint8_t *fcode;	/* the whole function, as compiled */
+	uint64_t fstart;
+	size_t fsize;
+	const uint8_t *pad;
+	size_t npad;
+	int (*read)(void *priv, uint64_t addr, void *dst, size_t len);
+	void *priv;
+};
+
+/*
+ * Can the probe at @addr be optimised?  c->fcode holds the whole
+ * function (c->fsize bytes from c->fstart), as originally compiled (no
+ * int3 of ours).  Refused, with a reason in *@why: a branch targets the
+ * replaced bytes, an address inside them is taken, a jump table holds
+ * one of them (or, without c->read, the function has an indirect jump
+ * at all), the function ends before 5 bytes (and not with a ret or jmp
+ * followed by padding), or an instruction in them cannot be relocated.
+ * Relative jmp, jcc, loop and jrcxz, `call rel32`, `call *disp(%rip)`,
+ * ret and indirect jmps are (see dp_opt_relocate()); other indirect
+ * calls are not.  Returns 0, or -EOPNOTSUPP / -EINVAL / -EILSEQ.
+ */
+int dp_opt_analyze_in(const struct dp_opt_ctx *c, uint64_t addr,
+		      struct dp_optprobe *op, const char **why);
+
+/* dp_opt_analyze_in() knowing only the function's bytes. */
 int dp_opt_analyze(const uint8_t *fcode, uint64_t fstart, size_t fsize,
 		   uint64_t addr, struct dp_optprobe *op, const char **why);
 

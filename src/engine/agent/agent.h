@@ -281,6 +281,9 @@ DP_HIDDEN int dp_sym_code_range(uint64_t addr, struct dp_code_range *r);
 /* The function symbol with a size that contains @addr: 0, or -ENOENT. */
 DP_HIDDEN int dp_sym_func_bounds(uint64_t addr, uint64_t *start,
 				 uint64_t *size);
+/* How many bytes from @end (a function's end), up to @max, no symbol
+ * covers and the same executable mapping holds: its padding. */
+DP_HIDDEN size_t dp_sym_func_pad(uint64_t end, size_t max);
 
 /* ---- slots.c ------------------------------------------------------------- */
 

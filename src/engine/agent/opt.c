@@ -145,8 +145,17 @@ static bool branch_to(const uint8_t *code, uint64_t start, size_t size,
 	return false;
 }
 
+/* dp_opt_ctx's reader: jump tables, read where the program reads them */
+static int read_mem(void *priv, uint64_t addr, void *dst, size_t len)
+{
+	(void)priv;
+	return dp_probe_read(dst, (const void *)(uintptr_t)addr, len);
+}
+
 static int analyze(struct dp_site *s, struct dp_optprobe *op, bool *entry)
 {
+	uint8_t pad[DP_OPT_JMP_LEN + 8];
+	struct dp_opt_ctx c = { .read = read_mem, .pad = pad };
 	uint64_t start, size;
 	uint8_t *code;
 	int err;
@@ -161,8 +170,13 @@ static int analyze(struct dp_site *s, struct dp_optprobe *op, bool *entry)
 		return -ENOMEM;
 	}
 	dp_site_recover(start, code, size);
+	c.npad = dp_sym_func_pad(start + size, sizeof(pad));
+	dp_site_recover(start + size, pad, c.npad);
+	c.fcode = code;
+	c.fstart = start;
+	c.fsize = size;
 	*entry = s->addr == start;
-	err = dp_opt_analyze(code, start, size, s->addr, op, &s->why);
+	err = dp_opt_analyze_in(&c, s->addr, op, &s->why);
 	if (!err && op->nbytes > sizeof(s->orig)) {
 		s->why = "too many bytes to replace";
 		err = -EOPNOTSUPP;

@@ -348,3 +348,20 @@ int dp_sym_func_bounds(uint64_t addr, uint64_t *start, uint64_t *size)
 	*size = sym->size;
 	return 0;
 }
+
+size_t dp_sym_func_pad(uint64_t end, size_t max)
+{
+	const struct obj *o;
+	uint64_t hi;
+	size_t n = 0;
+
+	if (refresh())
+		return 0;
+	o = obj_at(end, &hi);
+	if (!o || o->vdso || o->self || !o->elf)
+		return 0;
+	while (n < max && end + n < hi &&
+	       !dp_elf_sym_at(o->elf, end + n - o->bias, NULL))
+		n++;
+	return n;
+}

@@ -4,10 +4,11 @@ desc='dprobe show: the bytes before and after, the detour or slot and where it j
 # (entryfentry) and with -fpatchable-function-entry=5 (entrypatch).
 # Each run shows one probe at a function's entry in a launched command,
 # which is held before main() and killed: the program prints nothing.
-#  - plain pick: its jump table (an indirect jmp) keeps the agent from
-#    optimising: an int3 replaces the first byte of its first
-#    instruction, which runs in an out-of-line slot that jumps back to
-#    the next instruction (objdump's second one).
+#  - plain viacall: an indirect call through a register in its first 5
+#    bytes keeps the agent from optimising: an int3 replaces the first
+#    byte of its first instruction, which runs in an out-of-line slot
+#    that jumps back to the next instruction (objdump's second one).
+#    (pick's jump table no longer does: the agent reads the table.)
 #  - plain mix: the agent replaces the instructions covering 5 bytes with
 #    a jmp (e9) to a detour, pads the rest with int3, and the detour's
 #    tail runs those instructions and jumps back past them.
@@ -36,7 +37,7 @@ s_run() {
 
 case_run() {
 	F=$(build_prog entryfentry) && N=$(build_prog entrypatch) || return 1
-	s_run pick pick -- "$P"
+	s_run via viacall -- "$P"
 	s_run mix mix -- "$P"
 	s_run fentry pick -- "$F"
 	s_run patch pick -- "$N"
@@ -84,7 +85,7 @@ show_of() {
 }
 
 case_result() {
-	for _n in pick mix fentry patch; do
+	for _n in via mix fentry patch; do
 		echo "== $_n"
 		show_of "$T/$_n.out"
 		sed 's/^/! /' "$T/$_n.err"
@@ -165,20 +166,20 @@ expected() {
 expected_show() {
 	F=$(build_prog entryfentry)
 	N=$(build_prog entrypatch)
-	p1=$(insn_off "$P" pick 1)
+	p1=$(insn_off "$P" viacall 1)
 	m1=$(insn_off "$P" mix 1)
 	m5=$(past5 "$P" mix)
-	pb=$(file_bytes "$P" pick "$p1")
+	pb=$(file_bytes "$P" viacall "$p1")
 	if [ "${DPROBE_ENGINE:-auto}" = ptrace ]; then
 		mb=$(file_bytes "$P" mix "$m1")
 		cat <<EOF2
-== pick
-kprobes/p_pick_0: pick+0x0 (ptrace engine)
+== via
+kprobes/p_viacall_0: viacall+0x0 (ptrace engine)
   strategy: $(pt_how xol)
 original:$pb
 now:$(int3_over "$pb")
 slot: yes
-jumps back to pick+$(hex "$p1")
+jumps back to viacall+$(hex "$p1")
 # exit=0
 == mix
 kprobes/p_mix_0: mix+0x0 (ptrace engine)
@@ -210,13 +211,13 @@ EOF2
 	mb=$(file_bytes "$P" mix "$m5")
 	pad=$(i=5; while [ $i -lt "$m5" ]; do printf ' cc'; i=$((i + 1)); done)
 	cat <<EOF2
-== pick
-kprobes/p_pick_0: pick+0x0 (agent engine)
-  strategy: int3 (xol; not optimized: the function has an indirect jump)
+== via
+kprobes/p_viacall_0: viacall+0x0 (agent engine)
+  strategy: int3 (xol; not optimized: an indirect call in the replaced bytes)
 original:$pb
 now:$(int3_over "$pb")
 slot: yes
-jumps back to pick+$(hex "$p1")
+jumps back to viacall+$(hex "$p1")
 # exit=0
 == mix
 kprobes/p_mix_0: mix+0x0 (agent engine)

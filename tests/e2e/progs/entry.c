@@ -4,10 +4,13 @@
  * with -pg -mfentry -mnop-mcount (entryfentry: a 5-byte nop at each
  * function's entry) and with -fpatchable-function-entry=5 (entrypatch:
  * five one-byte nops there).
- *  - pick: a switch compiled to a jump table, an indirect jmp: a probe
- *    at its entry is an int3 in the plain build (a jump table could land
- *    in the bytes a jmp replaces), a jmp over the compiler's nop in the
- *    others (no branch lands inside those);
+ *  - pick: a switch compiled to a jump table, an indirect jmp: the
+ *    agent reads the table (none of its entries lands in the bytes a jmp
+ *    replaces) and optimises; a jmp over the compiler's nop in the other
+ *    builds (no branch lands inside those);
+ *  - viacall: an indirect call through a register in its first 5 bytes:
+ *    it cannot run elsewhere (it would push the detour's address), so a
+ *    probe at its entry is an int3 in every build;
  *  - mix: straight-line arithmetic, more than 5 bytes of it: a jmp
  *    optimised probe in every build.
  */
@@ -27,6 +30,11 @@ __attribute__((noinline)) int pick(int k, int v)
 	default: return v;
 	}
 }
+
+/* viacall(x, fn): fn(x), through %rax */
+__asm__(".text\n.globl viacall\n.type viacall, @function\nviacall:\n"
+	"\tmovq %rsi, %rax\n\tcall *%rax\n\tret\n"
+	".size viacall, . - viacall\n");
 
 __attribute__((noinline)) long mix(long a, long b)
 {
