@@ -113,12 +113,14 @@ DP_HIDDEN void dp_unlock(void);
  * The caller's own read sides (a handler that unregisters) are not
  * waited for.
  */
+#define DP_GP_SPARES	8	/* a power of two */
 struct dp_gp_reader {
 	unsigned int lease[2];		/* read sides held, by epoch parity */
 	int tid;			/* the owner; 0: free */
-	/* an instance kept for the owner's next kretprobe entry (rethook.c) */
-	struct kretprobe_instance *spare;
-} __attribute__((aligned(64)));		/* one cache line per thread */
+	/* instances kept for the owner's next entries of their kretprobes
+	 * (rethook.c), by a hash of the kretprobe's holder */
+	struct kretprobe_instance *spare[DP_GP_SPARES];
+} __attribute__((aligned(64)));		/* two cache lines per thread */
 
 typedef unsigned int *dp_gp_t;		/* the counter a read side holds */
 

@@ -20,10 +20,13 @@
  * are in use is not traced and counts in nmissed.
  *
  * Spares: a returning call's instance is not pushed back at once but
- * kept in the thread's reader slot (struct dp_gp_reader, core.c), where
- * the thread's next entry of the same kretprobe finds it with a single
- * exchange instead of a pop and a push.  Only the owner stores a spare
- * there (when the slot is empty); anyone may take it with an exchange:
+ * kept in the thread's reader slot (struct dp_gp_reader, core.c), in
+ * one of DP_GP_SPARES places chosen by its kretprobe, where the thread's
+ * next entry of the same kretprobe finds it with a single exchange
+ * instead of a pop and a push: a whole-program tracer enters many
+ * kretprobes in turn, and one place would hold another's spare nearly
+ * every time.  Only the owner stores a spare there (when the place is
+ * empty); anyone may take it with an exchange:
  * the owner, a thread that finds the pool empty (a spare of an exited
  * thread is not lost), and unregister, which gives every spare back.
  * Whoever exchanged an instance out owns it, so it may look at its
@@ -96,12 +99,20 @@ static void pool_put(struct kretprobe_holder *h, struct kretprobe_instance *ri)
 					      __ATOMIC_ACQUIRE));
 }
 
-/* Take @r's spare, if any: the caller owns what it gets. */
-static struct kretprobe_instance *spare_take(struct dp_gp_reader *r)
+/* The place of @h's spares in a reader slot. */
+static unsigned int spare_of(const struct kretprobe_holder *h)
 {
-	if (!__atomic_load_n(&r->spare, __ATOMIC_RELAXED))
+	return (unsigned int)(((uintptr_t)h >> 4) * 0x9e3779b97f4a7c15ull >>
+			      61) & (DP_GP_SPARES - 1);
+}
+
+/* Take @r's spare at @k, if any: the caller owns what it gets. */
+static struct kretprobe_instance *spare_take(struct dp_gp_reader *r,
+					     unsigned int k)
+{
+	if (!__atomic_load_n(&r->spare[k], __ATOMIC_RELAXED))
 		return NULL;
-	return __atomic_exchange_n(&r->spare, NULL, __ATOMIC_ACQ_REL);
+	return __atomic_exchange_n(&r->spare[k], NULL, __ATOMIC_ACQ_REL);
 }
 
 struct theft {
@@ -112,7 +123,7 @@ struct theft {
 static bool steal(struct dp_gp_reader *r, void *arg)
 {
 	struct theft *t = arg;
-	struct kretprobe_instance *ri = spare_take(r);
+	struct kretprobe_instance *ri = spare_take(r, spare_of(t->h));
 
 	if (!ri)
 		return false;
@@ -147,7 +158,7 @@ inst_get_slow(struct kretprobe_holder *h, struct kretprobe_instance *ri)
 static struct kretprobe_instance *inst_get(struct kretprobe_holder *h)
 {
 	struct dp_gp_reader *r = dp_tls.gp;
-	struct kretprobe_instance *ri = r ? spare_take(r) : NULL;
+	struct kretprobe_instance *ri = r ? spare_take(r, spare_of(h)) : NULL;
 
 	if (ri && ri->rph == h) {
 		ri->__state = 1;
@@ -161,10 +172,11 @@ static void inst_put(struct kretprobe_holder *h, const struct kretprobe *rp,
 		     struct kretprobe_instance *ri)
 {
 	struct dp_gp_reader *r = dp_tls.gp;
+	unsigned int k = spare_of(h);
 
-	if (r && rp && !__atomic_load_n(&r->spare, __ATOMIC_RELAXED)) {
+	if (r && rp && !__atomic_load_n(&r->spare[k], __ATOMIC_RELAXED)) {
 		ri->__state = 0;
-		__atomic_store_n(&r->spare, ri, __ATOMIC_RELEASE);
+		__atomic_store_n(&r->spare[k], ri, __ATOMIC_RELEASE);
 		return;
 	}
 	pool_put(h, ri);
@@ -172,11 +184,13 @@ static void inst_put(struct kretprobe_holder *h, const struct kretprobe *rp,
 
 static bool give_back(struct dp_gp_reader *r, void *arg)
 {
-	struct kretprobe_instance *ri = spare_take(r);
-
 	(void)arg;
-	if (ri)
-		pool_put(ri->rph, ri);
+	for (unsigned int k = 0; k < DP_GP_SPARES; k++) {
+		struct kretprobe_instance *ri = spare_take(r, k);
+
+		if (ri)
+			pool_put(ri->rph, ri);
+	}
 	return false;
 }
 
