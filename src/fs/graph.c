@@ -174,16 +174,18 @@ int dp_fs_graph_write(struct dp_fs *fs, bool notrace, const char *buf,
 	free(text);
 	for (size_t i = before; !ret && i < s->n; i++)
 		ret = check_rule(fs, s, i);
-	if (ret) {
+	if (!ret && s->n > before)
+		ret = changed(fs);
+	if (ret && s->n > before) {
 		/* the rules as they were */
 		while (s->n > before) {
 			s->n--;
 			free(s->v[s->n].glob);
 			free(s->v[s->n].mod);
 		}
-		return ret;
+		dp_fs_graph_sync(fs);
 	}
-	return s->n > before ? changed(fs) : 0;
+	return ret;
 }
 
 int dp_fs_graph_truncate(struct dp_fs *fs, bool notrace)
