@@ -1365,8 +1365,6 @@ case_graph_opts() {
 		: >"$MNT/set_graph_function"
 		cat "$MNT/set_graph_function"
 	} >>"$WORK/got.go" || return 1
-	w current_tracer nop || return 1
-	w set_ftrace_filter do_sys_open || return 1
 	w options/print-parent 0 || return 1
 	w current_tracer function || return 1
 	{
