@@ -4,7 +4,8 @@
  *
  * The buffer holds rendered `trace` lines, oldest first, at most
  * buffer_size_kb of text; a new line pushes the oldest out, as the
- * kernel's ring buffer does in its default overwrite mode.  `trace` reads
+ * kernel's ring buffer does in its default overwrite mode (with
+ * `nooverwrite`, the new line is dropped instead).  `trace` reads
  * it without consuming, `trace_pipe` consumes it.
  */
 #include <errno.h>
@@ -45,8 +46,14 @@ void dp_fs_ring_add_locked(struct dp_fs *fs, int which, int cpu,
 	struct dp_fs_ring *r = &fs->ring[which];
 	struct dp_fs_line *l;
 
-	if (!len || !dp_fs_cpu_traced(fs, cpu) ||
-	    !(l = malloc(sizeof(*l) + len)))
+	if (!len || !dp_fs_cpu_traced(fs, cpu))
+		return;
+	/* nooverwrite: a full buffer keeps what it has */
+	if (!(fs->trace_flags & DP_FS_OPT_OVERWRITE) &&
+	    r->bytes + len > fs->limit)
+		return;
+	l = malloc(sizeof(*l) + len);
+	if (!l)
 		return;
 	l->next = NULL;
 	l->len = len;

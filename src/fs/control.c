@@ -30,15 +30,19 @@ static const struct {
 	{ "error_log", F_ERROR_LOG },
 	{ "kprobe_events", F_KPROBE_EVENTS },
 	{ "kprobe_profile", F_KPROBE_PROFILE },
+	{ "max_graph_depth", F_MAX_GRAPH_DEPTH },
 	{ "set_event", F_SET_EVENT },
 	{ "set_ftrace_filter", F_FTRACE_FILTER },
 	{ "set_ftrace_notrace", F_FTRACE_NOTRACE },
+	{ "set_graph_function", F_GRAPH_FUNCTION },
+	{ "set_graph_notrace", F_GRAPH_NOTRACE },
 	{ "snapshot", F_SNAPSHOT },
 	{ "synthetic_events", F_SYNTH_EVENTS },
 	{ "trace", F_TRACE },
 	{ "trace_clock", F_TRACE_CLOCK },
 	{ "trace_marker", F_TRACE_MARKER },
 	{ "trace_marker_raw", F_TRACE_MARKER_RAW },
+	{ "trace_options", F_TRACE_OPTIONS },
 	{ "trace_pipe", F_TRACE_PIPE },
 	{ "tracing_cpumask", F_CPUMASK },
 	{ "tracing_on", F_TRACING_ON },
@@ -235,9 +239,11 @@ int dp_fs_lookup(struct dp_fs *fs, const char *path, struct dp_fs_path *p)
 	if (!strcmp(c[0], "events"))
 		return lookup_events(fs, c, n, p);
 	if (!strcmp(c[0], "options") && n <= 2) {
-		if (n == 2 && strcmp(c[1], "stacktrace"))
+		if (n == 2 && !dp_fs_option_exists(fs, c[1]))
 			return -ENOENT;
-		p->kind = n == 1 ? F_OPTIONS_DIR : F_OPT_STACKTRACE;
+		p->kind = n == 1 ? F_OPTIONS_DIR : F_OPTION;
+		if (n == 2)
+			strcpy(p->event, c[1]);
 		return 0;
 	}
 	if (n > 1)
@@ -296,7 +302,7 @@ void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 		fill(priv, "print", true);
 		break;
 	case F_OPTIONS_DIR:
-		fill(priv, "stacktrace", false);
+		dp_fs_options_list(fs, fill, priv);
 		break;
 	case F_EVENT_DIR:
 		if (!strcmp(p->group, "ftrace")) {
@@ -565,8 +571,18 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		dp_registry_profile(&fs->reg, p->kind == F_KPROBE_PROFILE ?
 				    DP_KIND_KPROBE : DP_KIND_UPROBE, out);
 		break;
-	case F_OPT_STACKTRACE:
-		fputs("0\n", out);	/* no stack after every event yet */
+	case F_OPTION:
+		dp_fs_option_print(fs, p->event, out);
+		break;
+	case F_TRACE_OPTIONS:
+		dp_fs_trace_options_print(fs, out);
+		break;
+	case F_GRAPH_FUNCTION:
+	case F_GRAPH_NOTRACE:
+		dp_fs_graph_print(fs, p->kind == F_GRAPH_NOTRACE, out);
+		break;
+	case F_MAX_GRAPH_DEPTH:
+		dp_fs_graph_depth_print(fs, out);
 		break;
 	case F_TRACING_ON:
 		/* triggers turn it on and off at the process's hits: those
@@ -1464,14 +1480,20 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 	case F_SNAPSHOT:
 		ret = write_snapshot(fs, buf, len);
 		break;
-	case F_OPT_STACKTRACE: {
-		bool on;
-
-		/* the option's 0 alone: a stack after every event is not
-		 * there yet */
-		ret = parse_bool(buf, len, &on) || on ? -EINVAL : 0;
+	case F_OPTION:
+		ret = dp_fs_option_write(fs, p->event, buf, len);
 		break;
-	}
+	case F_TRACE_OPTIONS:
+		ret = dp_fs_trace_options_write(fs, buf, len);
+		break;
+	case F_GRAPH_FUNCTION:
+	case F_GRAPH_NOTRACE:
+		ret = dp_fs_graph_write(fs, p->kind == F_GRAPH_NOTRACE, buf,
+					len);
+		break;
+	case F_MAX_GRAPH_DEPTH:
+		ret = dp_fs_graph_depth_write(fs, buf, len);
+		break;
 	case F_TRACE_MARKER:
 		ret = dp_fs_marker_write(fs, buf, len);
 		return ret;
@@ -1509,6 +1531,9 @@ int dp_fs_truncate_file(struct dp_fs *fs, const struct dp_fs_path *p)
 	case F_FTRACE_FILTER:
 	case F_FTRACE_NOTRACE:
 		return dp_fs_funcsel_truncate(fs, p->kind == F_FTRACE_NOTRACE);
+	case F_GRAPH_FUNCTION:
+	case F_GRAPH_NOTRACE:
+		return dp_fs_graph_truncate(fs, p->kind == F_GRAPH_NOTRACE);
 	case F_EV_TRIGGER:
 		/* every trigger of the event goes, as the kernel's unreg_all */
 		ev = path_event(fs, p);

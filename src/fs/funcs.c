@@ -40,29 +40,63 @@ int dp_fs_target_paths(struct dp_fs *fs, struct dp_proc **p,
 	return 0;
 }
 
-void dp_fs_list_selected(struct dp_fs *fs, const struct dp_funcsel *sel,
-			 FILE *out)
+/* The names @sel selects in *@l (the paths given to free after it). */
+static int names(struct dp_fs *fs, const struct dp_funcsel *sel,
+		 struct dp_funclist *l, struct dp_proc **p,
+		 const char ***paths)
 {
-	struct dp_funclist l = { 0 };
-	const char **paths;
-	struct dp_proc *p;
 	char err[256];
 	size_t n;
 
-	if (dp_fs_target_paths(fs, &p, &paths, &n))
-		return;
-	if (n && !dp_funcs_names(paths, n, sel, &l, err, sizeof(err)))
-		for (size_t i = 0; i < l.n; i++) {
-			fputs(l.v[i].name, out);
-			if (l.v[i].path == paths[0])
-				fputc('\n', out);
-			else
-				fprintf(out, " [%s]\n",
-					dp_base_name(l.v[i].path));
-		}
+	*l = (struct dp_funclist){ 0 };
+	if (dp_fs_target_paths(fs, p, paths, &n))
+		return -ESRCH;
+	if (n && !dp_funcs_names(*paths, n, sel, l, err, sizeof(err)))
+		return 0;
+	dp_funclist_free(l);
+	free(*paths);
+	dp_proc_close(*p);
+	return -ENOENT;
+}
+
+size_t dp_fs_funcs_count(struct dp_fs *fs, const struct dp_funcsel *sel)
+{
+	struct dp_funclist l;
+	const char **paths;
+	struct dp_proc *p;
+	size_t n;
+
+	if (names(fs, sel, &l, &p, &paths))
+		return 0;
+	n = l.n;
 	dp_funclist_free(&l);
 	free(paths);
 	dp_proc_close(p);
+	return n;
+}
+
+size_t dp_fs_list_selected(struct dp_fs *fs, const struct dp_funcsel *sel,
+			   FILE *out)
+{
+	struct dp_funclist l;
+	const char **paths;
+	struct dp_proc *p;
+	size_t n;
+
+	if (names(fs, sel, &l, &p, &paths))
+		return 0;
+	for (size_t i = 0; i < l.n; i++) {
+		fputs(l.v[i].name, out);
+		if (l.v[i].path == paths[0])
+			fputc('\n', out);
+		else
+			fprintf(out, " [%s]\n", dp_base_name(l.v[i].path));
+	}
+	n = l.n;
+	dp_funclist_free(&l);
+	free(paths);
+	dp_proc_close(p);
+	return n;
 }
 
 void dp_fs_list_functions(struct dp_fs *fs, FILE *out)

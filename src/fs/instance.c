@@ -51,8 +51,8 @@ bool dp_fs_inst_root_file(const struct dp_fs *fs, const char *name)
 		"available_tracers", "buffer_size_kb", "buffer_subbuf_size_kb",
 		"current_tracer",
 		"error_log", "set_event", "snapshot", "trace", "trace_clock",
-		"trace_marker", "trace_marker_raw", "trace_pipe",
-		"tracing_cpumask", "tracing_on",
+		"trace_marker", "trace_marker_raw", "trace_options",
+		"trace_pipe", "tracing_cpumask", "tracing_on",
 	};
 
 	if (!fs->top)
@@ -185,6 +185,8 @@ static struct dp_fs *inst_new(struct dp_fs *top, const char *name)
 	inst->cpumask_bits = top->cpumask_bits;
 	dp_fs_cpumask_all(inst->cpumask, inst->cpumask_bits);
 	inst->tracing_on = true;
+	inst->trace_flags = DP_FS_OPT_DEFAULT;
+	dp_tracer_opts_init(&inst->tr_opts);
 	pthread_mutex_init(&inst->lock, NULL);
 	pthread_mutex_init(&inst->buf_lock, NULL);
 	pthread_cond_init(&inst->buf_cond, NULL);

@@ -48,6 +48,17 @@ struct dp_proc;
 				 DP_FS_SUBBUF_HDR)
 #define dp_fs_max_entry(fs)	(dp_fs_subbuf_data(fs) - 8)
 
+/* The general trace options the mount honours (options.c), as bits of
+ * fs->trace_flags, and the kernel's defaults of them. */
+enum {
+	DP_FS_OPT_PRINT_PARENT = 1u << 0,
+	DP_FS_OPT_OVERWRITE = 1u << 1,
+	DP_FS_OPT_MARKERS = 1u << 2,
+	DP_FS_OPT_STACKTRACE = 1u << 3,
+};
+#define DP_FS_OPT_DEFAULT (DP_FS_OPT_PRINT_PARENT | DP_FS_OPT_OVERWRITE | \
+			   DP_FS_OPT_MARKERS)
+
 /* One rendered `trace` line in the buffer. */
 struct dp_fs_line {
 	struct dp_fs_line *next;
@@ -130,6 +141,7 @@ struct dp_fs {
 	unsigned cpumask_bits;		/* the CPUs it has: nr_cpu_ids */
 	unsigned subbuf_order;		/* buffer_subbuf_size_kb: 4 KiB << it */
 	bool tracing_on;
+	unsigned trace_flags;		/* DP_FS_OPT_*: trace_options */
 	struct dp_fs_count *counts;
 	size_t ncounts;
 	/* the events in the kernel's soft mode, with their triggers
@@ -155,8 +167,17 @@ struct dp_fs {
 	 * into tr_text */
 	const struct dp_tracer *tracer;
 	struct dp_funcsel ftrace_filter, ftrace_notrace;
+	size_t tr_nfuncs;		/* the functions it is on */
+	/* set_graph_function, set_graph_notrace (graph.c): their rules;
+	 * under buf_lock, the names they select, escaped as globs, which
+	 * tr_opts points to */
+	struct dp_funcsel graph_function, graph_notrace;
+	char **graph_names[2];
+	size_t ngraph_names[2];
 	struct dp_renderer tr_render;
-	struct dp_tracer_opts tr_opts;	/* the renderer's options */
+	/* the renderer's options, read by it at each record: changed
+	 * under buf_lock */
+	struct dp_tracer_opts tr_opts;
 	/* its events, for the reader threads (which must not look in the
 	 * registry: it changes under fs->lock alone); set and cleared
 	 * under buf_lock too */
@@ -285,6 +306,43 @@ void dp_fs_tracer_mark(struct dp_fs *fs, struct dp_event *ev);
 void dp_fs_tracer_record(struct dp_fs *fs, unsigned id, const void *rec,
 			 size_t len, const struct dp_rec_meta *meta);
 void dp_fs_tracer_fini(struct dp_fs *fs);
+/* function_graph is the current tracer. */
+bool dp_fs_fgraph_current(const struct dp_fs *fs);
+/* set_graph_function or set_graph_notrace changed (fs->lock held): the
+ * tracer moved if the functions it is on are others now.  0 or -errno. */
+int dp_fs_tracer_graph_changed(struct dp_fs *fs);
+
+/* Does any rule of @s put functions in? */
+static inline bool dp_fs_sel_some(const struct dp_funcsel *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->v[i].neg)
+			return true;
+	return false;
+}
+
+/* graph.c: set_graph_function, set_graph_notrace (@notrace),
+ * max_graph_depth (fs->lock held) */
+int dp_fs_graph_write(struct dp_fs *fs, bool notrace, const char *buf,
+		      size_t len);
+int dp_fs_graph_truncate(struct dp_fs *fs, bool notrace);
+void dp_fs_graph_print(struct dp_fs *fs, bool notrace, FILE *out);
+/* The renderer's globs as the two files' rules select now. */
+void dp_fs_graph_sync(struct dp_fs *fs);
+void dp_fs_graph_depth_print(struct dp_fs *fs, FILE *out);
+int dp_fs_graph_depth_write(struct dp_fs *fs, const char *buf, size_t len);
+void dp_fs_graph_fini(struct dp_fs *fs);
+
+/* options.c: trace_options and options/NAME (fs->lock held) */
+bool dp_fs_option_exists(const struct dp_fs *fs, const char *name);
+void dp_fs_options_list(struct dp_fs *fs,
+			void (*fill)(void *priv, const char *name, bool dir),
+			void *priv);
+void dp_fs_option_print(struct dp_fs *fs, const char *name, FILE *out);
+int dp_fs_option_write(struct dp_fs *fs, const char *name, const char *buf,
+		       size_t len);
+void dp_fs_trace_options_print(struct dp_fs *fs, FILE *out);
+int dp_fs_trace_options_write(struct dp_fs *fs, const char *buf, size_t len);
 
 /* trigger.c: trigger commands other than hist (event/trigger.h), the
  * events' soft mode, and the records of the events in it */
@@ -423,17 +481,18 @@ enum dp_fs_kind {
 	F_EV_HIST, F_EV_SHOW,
 	F_SNAPSHOT, F_TRACE_MARKER, F_TRACE_MARKER_RAW,
 	F_FTRACE_DIR,				/* events/ftrace/ */
-	F_OPTIONS_DIR, F_OPT_STACKTRACE,	/* options/ */
+	F_OPTIONS_DIR, F_OPTION,		/* options/, options/NAME */
 	F_INSTANCES_DIR,			/* instances/ */
 	F_TRACE_CLOCK, F_HEADER_PAGE, F_HEADER_EVENT, F_SUBBUF_SIZE,
 	F_CPUMASK, F_FTRACE_FILTER, F_FTRACE_NOTRACE,
+	F_GRAPH_FUNCTION, F_GRAPH_NOTRACE, F_MAX_GRAPH_DEPTH, F_TRACE_OPTIONS,
 };
 
 struct dp_fs_path {
 	enum dp_fs_kind kind;
 	struct dp_fs *tr;	/* the instance it is in; NULL: the top level */
 	char group[DP_MAX_EVENT_NAME_LEN];
-	char event[DP_MAX_EVENT_NAME_LEN];
+	char event[DP_MAX_EVENT_NAME_LEN];	/* or the option's name */
 };
 
 /* Parse @path; -ENOENT if nothing is there now (fs->lock held). */
@@ -460,9 +519,11 @@ static inline struct dp_fs *dp_fs_of(struct dp_fs *fs,
 /* available_filter_functions of the target (no lock needed). */
 void dp_fs_list_functions(struct dp_fs *fs, FILE *out);
 /* The functions @sel selects, listed as available_filter_functions
- * lists them. */
-void dp_fs_list_selected(struct dp_fs *fs, const struct dp_funcsel *sel,
-			 FILE *out);
+ * lists them; how many lines. */
+size_t dp_fs_list_selected(struct dp_fs *fs, const struct dp_funcsel *sel,
+			   FILE *out);
+/* How many names @sel selects (0 when the process is gone). */
+size_t dp_fs_funcs_count(struct dp_fs *fs, const struct dp_funcsel *sel);
 /* The target's files, the program first (*@p to close, *@paths to
  * free): 0 or -errno. */
 int dp_fs_target_paths(struct dp_fs *fs, struct dp_proc **p,

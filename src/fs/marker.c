@@ -114,6 +114,17 @@ static size_t marker_max(struct dp_fs *fs)
 	return max;
 }
 
+/* The option `markers`: off, both files refuse writes, as the kernel's. */
+static bool markers_on(struct dp_fs *fs)
+{
+	bool on;
+
+	pthread_mutex_lock(&fs->buf_lock);
+	on = fs->trace_flags & DP_FS_OPT_MARKERS;
+	pthread_mutex_unlock(&fs->buf_lock);
+	return on;
+}
+
 int dp_fs_marker_write(struct dp_fs *fs, const char *buf, size_t len)
 {
 	char comm[DP_TASK_COMM_LEN + 1];
@@ -132,6 +143,10 @@ int dp_fs_marker_write(struct dp_fs *fs, const char *buf, size_t len)
 
 	if (!rec)
 		return -ENOMEM;
+	if (!markers_on(fs)) {
+		free(rec);
+		return -EINVAL;
+	}
 	writer(&meta, comm, sizeof(comm));
 	/* the record the triggers see: the text, NUL-terminated, no '\n'
 	 * added yet */
@@ -185,7 +200,7 @@ int dp_fs_marker_raw_write(struct dp_fs *fs, const char *buf, size_t len)
 	FILE *f;
 	bool on;
 
-	if (len < sizeof(id))
+	if (len < sizeof(id) || !markers_on(fs))
 		return -EINVAL;
 	size = RAW_HEAD + (len < RAW_MIN ? RAW_MIN : len);
 	/* as the kernel's: more than the largest entry is EINVAL */

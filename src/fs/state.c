@@ -70,6 +70,7 @@ void dp_fs_init(struct dp_fs *fs, const struct dp_fs_opts *o)
 	fs->cpumask_bits = dp_fs_possible_cpus();
 	dp_fs_cpumask_all(fs->cpumask, fs->cpumask_bits);
 	fs->tracing_on = true;
+	fs->trace_flags = DP_FS_OPT_DEFAULT;
 	dp_tracer_opts_init(&fs->tr_opts);
 	for (int i = 0; i < 2; i++)
 		fs->lanes[i] = (struct dp_fs_lane){ .fs = fs, .which = i,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * current_tracer, set_ftrace_filter and set_ftrace_notrace: the function
- * and function_graph tracers on the served process (sym/tracer.h).
+ * and function_graph tracers on the served process (sym/tracer.h); what
+ * function_graph shows of them is graph.c's, their options options.c's.
  *
  * Writing a tracer's name to current_tracer puts its events (group
  * `ftrace`, listed in no *_events file, as the kernel's own are not) on
@@ -23,10 +24,51 @@
 #include "output/output.h"
 #include "sym/proc.h"
 
-/* The functions the two files select now. */
-static int select_funcs(struct dp_fs *fs, struct dp_funclist *l,
-			char **program)
+static bool is_fgraph(const struct dp_tracer *t)
 {
+	return t && !strcmp(dp_tracer_name(t), "function_graph");
+}
+
+bool dp_fs_fgraph_current(const struct dp_fs *fs)
+{
+	return is_fgraph(fs->tracer);
+}
+
+/*
+ * The rules @t's functions are chosen by: set_ftrace_filter's, or, while
+ * it puts none in (the kernel's "all functions", here the program's),
+ * every function of @program and, for function_graph, the functions
+ * set_graph_function and set_graph_notrace put in: a library function
+ * they name is probed for them to mean something.  @out's rules are
+ * the files' own (only @out->v to free).
+ */
+static int filter_rules(struct dp_fs *fs, const struct dp_tracer *t,
+			const char *program, struct dp_funcsel *out)
+{
+	const struct dp_funcsel *g[2] = { &fs->graph_function,
+					  &fs->graph_notrace };
+
+	*out = fs->ftrace_filter;
+	if (!is_fgraph(t) || dp_fs_sel_some(out) ||
+	    !(dp_fs_sel_some(g[0]) || dp_fs_sel_some(g[1])))
+		return 0;
+	out->v = calloc(g[0]->n + g[1]->n + 1, sizeof(*out->v));
+	if (!out->v)
+		return -ENOMEM;
+	out->v[0] = (struct dp_funcrule){ .glob = "*", .mod = (char *)program };
+	out->n = 1;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < g[k]->n; i++)
+			if (!g[k]->v[i].neg)
+				out->v[out->n++] = g[k]->v[i];
+	return 0;
+}
+
+/* The functions @t is to be on now. */
+static int select_funcs(struct dp_fs *fs, const struct dp_tracer *t,
+			struct dp_funclist *l, char **program)
+{
+	struct dp_funcsel filter = { 0 };
 	const char **paths;
 	struct dp_proc *p;
 	char err[512];
@@ -35,9 +77,12 @@ static int select_funcs(struct dp_fs *fs, struct dp_funclist *l,
 
 	if (ret)
 		return ret;
-	ret = n ? dp_funcs_select(paths, n, &fs->ftrace_filter,
-				  &fs->ftrace_notrace, l, err, sizeof(err)) :
-		  -ENOENT;
+	ret = n ? filter_rules(fs, t, paths[0], &filter) : -ENOENT;
+	if (!ret)
+		ret = dp_funcs_select(paths, n, &filter, &fs->ftrace_notrace,
+				      l, err, sizeof(err));
+	if (filter.v != fs->ftrace_filter.v)
+		free(filter.v);
 	*program = !ret && n ? strdup(paths[0]) : NULL;
 	if (!ret && !*program) {
 		dp_funclist_free(l);
@@ -173,7 +218,7 @@ static int apply(struct dp_fs *fs, const struct dp_tracer *t)
 	int ret = 0;
 
 	if (t) {
-		ret = select_funcs(fs, &l, &program);
+		ret = select_funcs(fs, t, &l, &program);
 		if (!ret && !l.n)
 			ret = -EINVAL;
 		if (!ret && l.n > DP_FUNCSEL_LIMIT)
@@ -186,10 +231,14 @@ static int apply(struct dp_fs *fs, const struct dp_tracer *t)
 	}
 	remove_events(fs);
 	fs->tracer = t;
+	fs->tr_nfuncs = l.n;
 	if (t)
 		ret = add_events(fs, t, program, &l);
 	if (ret)
 		fs->tracer = NULL;
+	/* the libraries loaded since may have the functions they name */
+	if (!ret && is_fgraph(t))
+		dp_fs_graph_sync(fs);
 	funclist_free(&l);
 	free(program);
 	dp_fs_update_profile(fs);
@@ -228,21 +277,8 @@ void dp_fs_tracer_print(const struct dp_fs *fs, FILE *out)
 static bool matches_any(struct dp_fs *fs, const struct dp_funcrule *r)
 {
 	const struct dp_funcsel one = { (struct dp_funcrule *)r, 1 };
-	struct dp_funclist l = { 0 };
-	const char **paths;
-	struct dp_proc *p;
-	char err[256];
-	bool some;
-	size_t n;
 
-	if (dp_fs_target_paths(fs, &p, &paths, &n))
-		return false;
-	some = n && !dp_funcs_names(paths, n, &one, &l, err, sizeof(err)) &&
-	       l.n;
-	dp_funclist_free(&l);
-	free(paths);
-	dp_proc_close(p);
-	return some;
+	return dp_fs_funcs_count(fs, &one) != 0;
 }
 
 /* set_ftrace_filter, set_ftrace_notrace: each write adds rules (a `>`
@@ -274,6 +310,21 @@ int dp_fs_funcsel_write(struct dp_fs *fs, bool notrace, const char *buf,
 		}
 	}
 	return ret;
+}
+
+int dp_fs_tracer_graph_changed(struct dp_fs *fs)
+{
+	struct dp_funclist l = { 0 };
+	char *program = NULL;
+	bool same;
+
+	if (!is_fgraph(fs->tracer) || dp_fs_sel_some(&fs->ftrace_filter))
+		return 0;
+	same = select_funcs(fs, fs->tracer, &l, &program) ||
+	       l.n == fs->tr_nfuncs;
+	funclist_free(&l);
+	free(program);
+	return same ? 0 : apply(fs, fs->tracer);
 }
 
 int dp_fs_funcsel_truncate(struct dp_fs *fs, bool notrace)
@@ -345,4 +396,5 @@ void dp_fs_tracer_fini(struct dp_fs *fs)
 	renderer_reset(fs);
 	dp_funcsel_free(&fs->ftrace_filter);
 	dp_funcsel_free(&fs->ftrace_notrace);
+	dp_fs_graph_fini(fs);
 }

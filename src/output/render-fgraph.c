@@ -630,6 +630,20 @@ static struct fgraph *fg_state(struct dp_renderer *r)
 	return st;
 }
 
+/* The options as the caller has them now (tracer.h: the mount changes
+ * them while the tracer runs). */
+static void sync_opts(struct fgraph *st, const struct dp_renderer *r)
+{
+	if (!r->tracer)
+		return;
+	if (r->tracer->globs_gen != st->opts.globs_gen && st->match) {
+		memset(st->match, 0, st->match_cap * sizeof(*st->match));
+		st->nmatch = 0;
+	}
+	st->opts = *r->tracer;
+	st->style.flags = st->opts.flags;
+}
+
 static void fg_begin(struct dp_renderer *r)
 {
 	struct fgraph *st = fg_state(r);
@@ -650,6 +664,7 @@ static int fg_event(struct dp_renderer *r, const struct dp_event *ev,
 
 	if (!st || !meta || dp_rec_check(ev, rec, len))
 		return -1;
+	sync_opts(st, r);
 	st->sym = sym ? *sym : (struct dp_symbolizer){ 0 };
 	st->topts = (struct dp_trace_opts){ .ncpus = r->ncpus, .sym = &st->sym,
 					    .ts = st->style.ts };

@@ -21,7 +21,7 @@ static int function_line(struct dp_renderer *r, const struct dp_event *ev,
 	dp_trace_context_ts(r->out, meta, o->ts);
 	dp_trace_ip_sym(r->out, o, ip, false);
 	/* print-parent is on by default; a 0 parent is left out */
-	if (parent) {
+	if (parent && (!r->tracer || (r->tracer->flags & DP_TR_PRINT_PARENT))) {
 		fputs_unlocked(" <-", r->out);
 		dp_trace_ip_sym(r->out, o, parent, false);
 	}

@@ -11,8 +11,11 @@
  * (one table, so `--trace-option NAME`/`noNAME` and a trace_options file
  * take the same names), max_graph_depth, set_graph_function and
  * set_graph_notrace, in a struct dp_tracer_opts handed to the renderer
- * through dp_renderer.tracer before begin (the struct is copied then;
- * the glob arrays it points to must live as long as the session).
+ * through dp_renderer.tracer before begin.  The renderer reads the struct
+ * again at each record, so that a caller may change it between records
+ * (the mount does, under the lock its records come under, as the kernel
+ * applies these options at once); it and the glob arrays it points to
+ * must live as long as the session.
  */
 #ifndef DPROBE_OUTPUT_TRACER_H
 #define DPROBE_OUTPUT_TRACER_H
@@ -38,12 +41,16 @@ enum dp_fg_flag {
 	DP_FG_RETVAL_HEX = 1u << 9,
 	DP_FG_SLEEP_TIME = 1u << 10,
 	DP_FG_GRAPH_TIME = 1u << 11,
+	/* the general option print-parent (trace_options' first): the
+	 * function tracer's " <-caller" */
+	DP_TR_PRINT_PARENT = 1u << 12,
 };
 
 /* The kernel's defaults: cpu, overhead, duration, irqs, sleep-time and
- * graph-time on. */
+ * graph-time on, and print-parent. */
 #define DP_FG_DEFAULT (DP_FG_CPU | DP_FG_OVERHEAD | DP_FG_DURATION | \
-		       DP_FG_IRQS | DP_FG_SLEEP_TIME | DP_FG_GRAPH_TIME)
+		       DP_FG_IRQS | DP_FG_SLEEP_TIME | DP_FG_GRAPH_TIME | \
+		       DP_TR_PRINT_PARENT)
 
 /* One trace_options name. */
 struct dp_trace_option {
@@ -81,6 +88,9 @@ struct dp_tracer_opts {
 	/* set_graph_notrace: functions not shown, nor what they call */
 	const char *const *notrace_funcs;
 	size_t nnotrace_funcs;
+	/* changed with the globs: the renderer forgets which functions
+	 * they matched */
+	unsigned long globs_gen;
 };
 
 void dp_tracer_opts_init(struct dp_tracer_opts *o);

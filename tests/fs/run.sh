@@ -34,7 +34,7 @@ EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
 dynevents exec eprobes eprobes_ptrace hist hist_vars hist_stacks triggers \
-instances show tracer"
+instances show tracer graph_opts"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -1305,6 +1305,93 @@ case_tracer() {
 		trace_body | norm
 	} >>"$WORK/got.tr"
 	check tracer.out "$WORK/got.tr" || return 1
+	quit_server "$R"
+	stop_mount
+}
+
+# function_graph's files: set_graph_function and set_graph_notrace in
+# set_ftrace_filter's words, max_graph_depth, trace_options and options/,
+# their errors; what they change in the lines (duration and CPU columns
+# turned off, so that the lines do not depend on the run); a library
+# function named in set_graph_function is traced too.
+fg_trace() {
+	: >"$MNT/trace"
+	req "$R" "open /etc/passwd" || return 1
+	# its close is done once the next request is answered
+	[ -z "${2:-}" ] || req "$R" "open /nonexistent" || return 1
+	echo "$1"
+	cat "$MNT/trace"
+}
+
+case_graph_opts() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	{
+		echo "-- nop:"
+		cat "$MNT/trace_options" "$MNT/set_graph_function" \
+		    "$MNT/set_graph_notrace" "$MNT/max_graph_depth"
+		ls "$MNT/options"
+	} >"$WORK/got.go"
+	for bad in "w trace_options bogus" "w trace_options nofuncgraph-cpu" \
+	    "w options/funcgraph-cpu 2" "w options/stacktrace 1" \
+	    "w set_graph_function no_such_fn*" "a set_graph_notrace !serve_open" \
+	    "w max_graph_depth -1" "w max_graph_depth x"; do
+		# shellcheck disable=SC2086 # words
+		expect_fail "Invalid argument" $bad || return 1
+	done
+	[ ! -e "$MNT/options/bogus" ] || return 1
+	# a tracer's option file works while another tracer is current
+	w options/funcgraph-cpu 0 || return 1
+	w current_tracer function_graph || return 1
+	w trace_options nofuncgraph-duration || return 1
+	w set_graph_function 'serve_*' || return 1
+	a set_graph_function '!serve_read' || return 1
+	{
+		echo "-- function_graph:"
+		cat "$MNT/trace_options" "$MNT/options/funcgraph-cpu" \
+		    "$MNT/set_graph_function"
+		fg_trace "-- set_graph_function serve_*, !serve_read:" || return 1
+		w set_graph_notrace 'do_filp_open:mod:fileserver' || return 1
+		cat "$MNT/set_graph_notrace"
+		fg_trace "-- set_graph_notrace do_filp_open:" || return 1
+		: >"$MNT/set_graph_notrace"
+		w max_graph_depth 1 || return 1
+		cat "$MNT/max_graph_depth"
+		fg_trace "-- max_graph_depth 1:" || return 1
+		w max_graph_depth 0 || return 1
+		w set_graph_function 'close:mod:libc' || return 1
+		cat "$MNT/set_graph_function"
+		fg_trace "-- set_graph_function close:mod:libc:" 2 || return 1
+		: >"$MNT/set_graph_function"
+		cat "$MNT/set_graph_function"
+	} >>"$WORK/got.go" || return 1
+	w options/print-parent 0 || return 1
+	w current_tracer function || return 1
+	{
+		fg_trace "-- function, noprint-parent:" | norm
+		cat "$MNT/trace_options"
+	} >>"$WORK/got.go" || return 1
+	w current_tracer nop || return 1
+	# nooverwrite: a full buffer keeps its first lines (4 of these)
+	: >"$MNT/trace"
+	w buffer_size_kb 1 || return 1
+	a trace_options nooverwrite || return 1
+	pad=$(printf '%200s' '' | tr ' ' x)
+	for i in 1 2 3 4 5 6; do
+		echo "m$i $pad" >"$MNT/trace_marker"
+	done
+	w options/markers 0 || return 1
+	expect_fail "Invalid argument" w trace_marker late || return 1
+	mkdir "$MNT/instances/gi" || return 1
+	{
+		echo "-- nooverwrite: first m1 $(grep -c ': m1 x' "$MNT/trace")," \
+			"last m6 $(grep -c ': m6 x' "$MNT/trace")"
+		echo "-- instance:"
+		cat "$MNT/instances/gi/trace_options"
+		ls "$MNT/instances/gi/options"
+	} >>"$WORK/got.go"
+	rmdir "$MNT/instances/gi"
+	check graph_opts.out "$WORK/got.go" || return 1
 	quit_server "$R"
 	stop_mount
 }

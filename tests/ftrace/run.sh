@@ -111,6 +111,11 @@ kernel_only() {
 	*/tracing-error-log.tc)
 		echo "the kernel's signal:signal_generate event, whose" \
 			"filter it writes" ;;
+	*/fgraph-retval.tc)
+		echo "the kernel's proc_reg_write, called by its shell's" \
+			"write to /proc/interrupts, and return values" \
+			"printed again when funcgraph-retval-hex changes" \
+			"after the trace (the kernel formats when read)" ;;
 	*/trace_printk.tc)
 		echo "loads the trace-printk kernel module (modprobe) and" \
 			"looks for its trace_printk() lines" ;;

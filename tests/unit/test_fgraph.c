@@ -440,6 +440,43 @@ Test(fgraph, graph_function_and_notrace)
 		" 0)   0.900 us    |  }\n");
 }
 
+/* The options are read at each record (the mount changes them while the
+ * tracer runs): a new max_graph_depth, new globs (their generation bumped:
+ * the matches remembered go), a column turned off. */
+Test(fgraph, options_live)
+{
+	static const char *const g1[] = { "a" };
+	static const char *const g2[] = { "b" };
+	struct sess s;
+
+	start(&s, "function_graph");
+	s.o.graph_funcs = g1;
+	s.o.ngraph_funcs = 1;
+	dp_render_begin(&s.r);
+	E(&s, 100, 0, MAIN);
+	E(&s, 100, 100, A);
+	E(&s, 100, 200, B);
+	X(&s, 100, 300, B, 0);
+	s.o.max_depth = 1;		/* a's frame is in: b is below it */
+	E(&s, 100, 400, B);
+	X(&s, 100, 500, B, 0);
+	X(&s, 100, 600, A, 0);
+	s.o.max_depth = 0;
+	s.o.graph_funcs = g2;
+	s.o.globs_gen++;
+	E(&s, 100, 700, A);
+	X(&s, 100, 800, A, 0);
+	s.o.flags &= ~DP_FG_DURATION;
+	E(&s, 100, 900, B);
+	X(&s, 100, 1000, B, 0);
+	X(&s, 100, 1100, MAIN, 0);
+	EXPECT(&s, HEADER
+		" 0)               |  a() {\n"
+		" 0)   0.100 us    |    b();\n"
+		" 0)   0.500 us    |  }\n"
+		" 0) b();\n");
+}
+
 /* funcgraph-retval: hex, an error number in decimal (also a 32-bit one),
  * all hex with funcgraph-retval-hex; the name after every brace. */
 Test(fgraph, retval)
@@ -635,6 +672,22 @@ Test(function, lines)
 		"CPU:1 [LOST 2 EVENTS]\n");
 }
 
+/* print-parent off: the name alone (the mount's options/print-parent). */
+Test(function, noprint_parent)
+{
+	struct sess s;
+
+	start(&s, "function");
+	s.o.flags &= ~DP_TR_PRINT_PARENT;
+	dp_render_begin(&s.r);
+	F(&s, 1000, A, MAIN + 0x24);
+	s.o.flags |= DP_TR_PRINT_PARENT;
+	F(&s, 2000, B, A);
+	EXPECT(&s,
+		"            work-100     [000] .....  1000.000001: a\n"
+		"            work-100     [000] .....  1000.000002: b <-a\n");
+}
+
 /* ---- selection and options -------------------------------------------- */
 
 /* The tracers by --tracer only; --format's names unchanged. */
@@ -663,7 +716,8 @@ Test(tracer, options_table)
 
 	dp_tracer_opts_init(&o);
 	cr_expect_eq(o.flags, DP_FG_CPU | DP_FG_OVERHEAD | DP_FG_DURATION |
-			      DP_FG_IRQS | DP_FG_SLEEP_TIME | DP_FG_GRAPH_TIME);
+			      DP_FG_IRQS | DP_FG_SLEEP_TIME | DP_FG_GRAPH_TIME |
+			      DP_TR_PRINT_PARENT);
 	cr_expect_eq(n, 12);
 	cr_expect_str_eq(t[0].name, "funcgraph-overrun");
 	cr_expect_eq(dp_trace_option_set(&o.flags, "nofuncgraph-cpu"), 0);
