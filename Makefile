@@ -180,6 +180,7 @@ unit: $(INJECT_DATA)
 AGENT_SO    := $(O)/libdprobe.so
 AGENT_SRCS  := $(wildcard src/engine/agent/*.c) src/arch/x86_64/insn.c \
 	       src/arch/x86_64/decode.c src/arch/x86_64/optprobe.c \
+	       src/arch/x86_64/entrysite.c \
 	       src/arch/x86_64/regs.c src/arch/x86_64/emit.c src/sym/elf.c \
 	       src/ring/ring.c \
 	       $(wildcard src/lang/*.c)

@@ -12,6 +12,8 @@
  *               register names of fetch arguments (%di, %ax, ...)
  *   optprobe.h  jump-optimised probes: which probe points qualify, the
  *               detour, the jump to it
+ *   entrysite.h -fpatchable-function-entry=N,M sites: nops before the
+ *               symbol too, a jmp short at it
  *   kuprobe.h   which instructions the kernel's uprobes refuse
  *   disasm.h    an instruction as text, for people (not in the agent)
  *   emit.h      the code emitter: jmp/call/jcc rel32, the absolute jump,
@@ -27,6 +29,7 @@
 #include "arch/x86_64/decode.h"
 #include "arch/x86_64/disasm.h"
 #include "arch/x86_64/emit.h"
+#include "arch/x86_64/entrysite.h"
 #include "arch/x86_64/frame.h"
 #include "arch/x86_64/insn.h"
 #include "arch/x86_64/kuprobe.h"

@@ -104,6 +104,30 @@ Test(emit, rel32_from_where_it_runs)
 	check_branch(DP_OP_CALL, 5, PC - 0x100, 12);
 }
 
+/* jmp short: the pre-entry jump of -fpatchable-function-entry=N,M sites */
+Test(emit, jmp8)
+{
+	const uint64_t ok[] = { PC + 2, PC + 2 + 127, PC + 2 - 128, PC - 7 };
+	const uint64_t far[] = { PC + 2 + 128, PC + 2 - 129, PC + 0x1000 };
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		fresh(sizeof(buf), PC);
+		cr_assert_eq(dp_emit_jmp8(&e, ok[i]), 0);
+		check_branch(DP_OP_JMP, DP_JMP_REL8_LEN, ok[i], 0);
+		cr_assert_eq(buf[0], 0xeb);
+		untouched_from(DP_JMP_REL8_LEN);
+	}
+	for (size_t i = 0; i < sizeof(far) / sizeof(far[0]); i++) {
+		fresh(sizeof(buf), PC);
+		cr_assert_eq(dp_emit_jmp8(&e, far[i]), -ERANGE);
+		cr_assert_eq(e.len, 0);
+		untouched_from(0);
+	}
+	fresh(1, PC);
+	cr_assert_eq(dp_emit_jmp8(&e, PC), -ENOSPC);
+	untouched_from(0);
+}
+
 Test(emit, all_jcc)
 {
 	for (unsigned int cond = 0; cond < 16; cond++) {

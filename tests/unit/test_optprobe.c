@@ -287,6 +287,106 @@ Test(optprobe, fentry_and_patchable_sites)
 }
 
 /*
+ * -fpatchable-function-entry=N,M with 2 to 4 bytes of nops at the symbol
+ * and 5 or more before it (entrysite.h): a jmp short at the symbol to a
+ * jmp rel32 in the nops before, nothing relocated.  Told from the bytes
+ * either side; too few nops on either side is a site that is not used.
+ */
+Test(optprobe, patchable_short_layouts)
+{
+	static const uint8_t pre5[] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
+	static const uint8_t pre4[] = { 0x0f, 0x90, 0x90, 0x90, 0x90 };
+	/* two nops; mov %rdi,%rax; jmp *%rax (a jump table is no matter) */
+	static const uint8_t two[] = { 0x90, 0x90, 0x48, 0x89, 0xf8, 0xff,
+				       0xe0 };
+	/* endbr64; xchg %ax,%ax (clang's two-byte nop); lea; ret */
+	static const uint8_t eb2[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x66, 0x90,
+				       0x48, 0x8d, 0x04, 0x7f, 0xc3 };
+	/* N = M: no nop at the symbol */
+	static const uint8_t none[] = { 0x48, 0x89, 0xf8, 0xc3 };
+	/* two nops, then a jmp back to the second one */
+	static const uint8_t into[] = { 0x90, 0x90, 0x48, 0x89, 0xf8, 0xeb,
+					0xfa, 0xc3 };
+	struct dp_optprobe op;
+	const char *why = NULL;
+	uint8_t j[4];
+	uint64_t at;
+
+	cr_expect_eq(dp_entry_site_around(pre5, 5, two, sizeof(two), 0x1000,
+					  &at), DP_ENTRY_PATCHABLE_SHORT);
+	cr_expect_eq(at, 0x1000);
+	cr_expect_eq(dp_entry_site_around(pre5, 5, eb2, sizeof(eb2), 0x1000,
+					  &at), DP_ENTRY_PATCHABLE_SHORT);
+	cr_expect_eq(at, 0x1004);
+	cr_expect_eq(dp_entry_site_around(pre4, 5, two, sizeof(two), 0x1000,
+					  NULL), DP_ENTRY_PATCHABLE_UNUSED);
+	cr_expect_eq(dp_entry_site_around(pre5, 5, none, sizeof(none), 0x1000,
+					  NULL), DP_ENTRY_PATCHABLE_UNUSED);
+	cr_expect_eq(dp_entry_site_around(NULL, 0, none, sizeof(none), 0x1000,
+					  NULL), DP_ENTRY_NONE);
+	cr_expect_eq(dp_entry_nop_bytes(eb2, sizeof(eb2)), 0, "endbr64");
+	cr_expect(dp_entry_site_name(DP_ENTRY_PATCHABLE_SHORT) &&
+		  dp_entry_site_name(DP_ENTRY_PATCHABLE_UNUSED));
+
+	cr_assert_eq(dp_opt_analyze_short(two, 0x1000, sizeof(two), pre5, &op,
+					  &why), 0, "%s", why ? why : "");
+	cr_expect_eq(op.patch, 0x1000);
+	cr_expect_eq(op.nbytes, 2);
+	cr_expect_eq(op.entry_site, DP_ENTRY_PATCHABLE_SHORT);
+	cr_assert_eq(dp_opt_make_jump_short(&op, j), 0);
+	cr_expect(j[0] == 0xeb && j[1] == 0xf9, "jmp short to 0xffb: %02x %02x",
+		  j[0], j[1]);
+	cr_assert_eq(dp_opt_analyze_short(eb2, 0x1000, sizeof(eb2), pre5, &op,
+					  NULL), 0);
+	cr_expect_eq(op.patch, 0x1004);
+	cr_assert_eq(dp_opt_make_jump_short(&op, j), 0);
+	cr_expect(j[0] == 0xeb && j[1] == 0xf5);
+	cr_expect_eq(dp_opt_analyze_short(two, 0x1000, sizeof(two), pre4, &op,
+					  NULL), -EOPNOTSUPP);
+	cr_expect_eq(dp_opt_analyze_short(none, 0x1000, sizeof(none), pre5,
+					  &op, NULL), -EOPNOTSUPP);
+	why = NULL;
+	cr_expect_eq(dp_opt_analyze_short(into, 0x1000, sizeof(into), pre5,
+					  &op, &why), -EOPNOTSUPP);
+	cr_expect(why && strstr(why, "entry's nops"), "%s", why ? why : "");
+}
+
+/* The short layout patched for real in a page and called through it. */
+Test(optprobe, patchable_short_runs)
+{
+	/* five nops; sym: three nops; lea (%rdi,%rdi,2),%rax; ret */
+	static const uint8_t fn[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+				      0x90, 0x48, 0x8d, 0x04, 0x7f, 0xc3 };
+	uint8_t *page = page_near((uint64_t)(uintptr_t)handler);
+	uint8_t *sym = page + 0x100 + 5;
+	uint64_t fs = (uint64_t)(uintptr_t)sym;
+	long (*call)(long) = (long (*)(long))(void *)sym;
+	struct dp_optprobe op;
+	const char *why = NULL;
+	int n;
+
+	cr_assert_not_null(page);
+	memset(page, 0xcc, 4096);
+	memcpy(page + 0x100, fn, sizeof(fn));
+	cr_assert_eq(dp_opt_analyze_short(sym, fs, sizeof(fn) - 5, sym - 5,
+					  &op, &why), 0, "%s", why ? why : "");
+	cr_expect_eq(op.nbytes, 3);
+	n = dp_opt_make_detour(&op, fs + 0x200, (uint64_t)(uintptr_t)handler,
+			       0x77, sym + 0x200, 1024);
+	cr_assert_gt(n, 0);
+	cr_assert_eq(dp_opt_make_pre_jump(&op, fs + 0x200, sym - 5), 0);
+	cr_assert_eq(dp_opt_make_jump_short(&op, sym), 0);
+	cr_expect_eq(sym[2], 0xcc, "the third nop padded");
+	calls = 0;
+	cr_expect_eq(call(14), 42);
+	cr_expect_eq(calls, 1);
+	cr_expect_eq(seen.ip, fs, "the probe is at the symbol");
+	cr_expect_eq((long)seen.di, 14);
+	cr_expect_eq((uintptr_t)seen_arg, 0x77);
+	munmap(page, 4096);
+}
+
+/*
  * Functions whose first instructions branch or call, optimised for real:
  * the jmp written over their bytes as the agent writes it, then called.
  * rc_leaf keeps the return address it was called with, which must be

@@ -96,6 +96,19 @@ int dp_emit_jmp(struct dp_emit *e, uint64_t to)
 	return branch(e, op, sizeof(op), to);
 }
 
+int dp_emit_jmp8(struct dp_emit *e, uint64_t to)
+{
+	int64_t rel = (int64_t)(to - (dp_emit_here(e) + DP_JMP_REL8_LEN));
+
+	if (rel < -128 || rel > 127)
+		return -ERANGE;
+	if (!room(e, DP_JMP_REL8_LEN))
+		return -ENOSPC;
+	e->buf[e->len++] = 0xeb;
+	e->buf[e->len++] = (uint8_t)(int8_t)rel;
+	return 0;
+}
+
 int dp_emit_call(struct dp_emit *e, uint64_t to)
 {
 	static const uint8_t op[] = { 0xe8 };

@@ -24,6 +24,7 @@
 
 #define DP_INT3			0xcc	/* the breakpoint: one byte */
 #define DP_JMP_REL32_LEN	5	/* e9 rel32 */
+#define DP_JMP_REL8_LEN		2	/* eb rel8 */
 #define DP_CALL_REL32_LEN	5	/* e8 rel32 */
 #define DP_JCC_REL32_LEN	6	/* 0f 8x rel32 */
 #define DP_JMP_ABS_LEN		14	/* ff 25 00000000, then addr64 */
@@ -70,6 +71,8 @@ int dp_emit_u64(struct dp_emit *e, uint64_t v);
 /* jmp rel32 / call rel32 to @to; 0, -ERANGE or -ENOSPC. */
 int dp_emit_jmp(struct dp_emit *e, uint64_t to);
 int dp_emit_call(struct dp_emit *e, uint64_t to);
+/* jmp rel8 (`jmp short`) to @to; 0, -ERANGE (beyond -128..127) or -ENOSPC. */
+int dp_emit_jmp8(struct dp_emit *e, uint64_t to);
 /* jcc rel32 to @to, @cond the condition code (0-15, jne is 5). */
 int dp_emit_jcc(struct dp_emit *e, unsigned int cond, uint64_t to);
 

@@ -40,6 +40,14 @@ const char *dp_entry_site_name(enum dp_entry_site e)
 		return "fentry nop (-pg -mfentry -mnop-mcount)";
 	case DP_ENTRY_PATCHABLE:
 		return "patchable function entry (-fpatchable-function-entry)";
+	case DP_ENTRY_PATCHABLE_SHORT:
+		return "patchable function entry with nops before the symbol "
+		       "(-fpatchable-function-entry=N,M): a short jmp to a jmp "
+		       "in the nops before";
+	case DP_ENTRY_PATCHABLE_UNUSED:
+		return "patchable function entry, not used "
+		       "(-fpatchable-function-entry=N,M: no jump fits in its "
+		       "nops, the probe is placed as on any function)";
 	default:
 		return NULL;
 	}

@@ -50,6 +50,13 @@ enum dp_entry_site {
 	DP_ENTRY_FENTRY,	/* -pg -mfentry -mnop-mcount: one 5-byte nop */
 	DP_ENTRY_PATCHABLE,	/* -fpatchable-function-entry=N: N >= 5
 				 * one-byte nops */
+	/* the kinds only entrysite.h's dp_entry_site_around() tells, from
+	 * the bytes before the symbol too: */
+	DP_ENTRY_PATCHABLE_SHORT,	/* =N,M: 2 to 4 bytes of nops at the
+					 * symbol, 5 or more one-byte nops
+					 * before it */
+	DP_ENTRY_PATCHABLE_UNUSED,	/* =N,N or too few nops either side:
+					 * no jump fits without relocating */
 };
 
 /*
