@@ -30,6 +30,7 @@ struct show_ctx {
 	int mem;		/* /proc/PID/mem, -1: unreadable */
 	uint64_t back;		/* the last jmp's destination */
 	struct show_area area[3];
+	enum dp_entry_site entry;	/* the compiler's site at the probe */
 };
 
 static int mem_read(const struct show_ctx *c, uint64_t addr, uint8_t *buf,
@@ -58,6 +59,15 @@ static bool name_of(const struct show_ctx *c, uint64_t addr, char *buf,
 		snprintf(buf, len, "%s+0x%" PRIx64, s, off);
 		return true;
 	}
+	/* the nops before a function (its -fpatchable-function-entry=N,M
+	 * site): "pick-0x5" */
+	for (unsigned k = 1; c->sym && c->sym->lookup && k <= DP_ENTRY_PRE_LEN;
+	     k++)
+		if (!c->sym->lookup(c->sym->priv, addr + k, &s, &off, &size) &&
+		    s && !off) {
+			snprintf(buf, len, "%s-0x%x", s, k);
+			return true;
+		}
 	snprintf(buf, len, "0x%" PRIx64, addr);
 	return false;
 }
@@ -170,13 +180,43 @@ static void listing_at(struct show_ctx *c, const char *title, uint64_t addr,
 	listing(c, addr, buf, len, to_jmp);
 }
 
+/*
+ * The bytes before the function at @s->addr that no symbol covers (the
+ * nops of -fpatchable-function-entry=N,M), up to @cap of them, in @pre:
+ * how many.  A short site's jmp there reads as the nops it replaced.
+ */
+static size_t before_symbol(const struct show_ctx *c,
+			    const struct dp_show_site *s, uint8_t *pre,
+			    size_t cap)
+{
+	const char *fn;
+	uint64_t off, size, to;
+	size_t n = 0;
+	int32_t rel;
+
+	while (n < cap && s->addr > n + 1 &&
+	       c->sym->lookup(c->sym->priv, s->addr - n - 1, &fn, &off, &size))
+		n++;
+	if (!n || mem_read(c, s->addr - n, pre, n))
+		return 0;
+	if (n < DP_ENTRY_PRE_LEN || !s->detour ||
+	    pre[n - DP_ENTRY_PRE_LEN] != 0xe9)
+		return n;
+	memcpy(&rel, pre + n - DP_ENTRY_PRE_LEN + 1, 4);
+	to = s->addr + (uint64_t)(int64_t)rel;
+	if (to == s->detour)
+		memset(pre + n - DP_ENTRY_PRE_LEN, 0x90, DP_ENTRY_PRE_LEN);
+	return n;
+}
+
 /* A compiler's entry site, when the probe is at a function's start. */
 static void entry_site(struct show_ctx *c, const struct dp_show_site *s)
 {
-	uint8_t code[16];
+	uint8_t code[16], pre[16];
 	const char *fn, *what;
 	uint64_t off, size, at;
 	size_t n = s->orig_len < sizeof(code) ? s->orig_len : sizeof(code);
+	size_t npre;
 
 	if (!c->sym || !c->sym->lookup ||
 	    c->sym->lookup(c->sym->priv, s->addr, &fn, &off, &size) || off)
@@ -185,10 +225,21 @@ static void entry_site(struct show_ctx *c, const struct dp_show_site *s)
 	if (n < sizeof(code) &&
 	    mem_read(c, s->addr + n, code + n, sizeof(code) - n))
 		return;
-	what = dp_entry_site_name(dp_entry_site(code, sizeof(code), s->addr,
-						&at));
+	npre = before_symbol(c, s, pre, sizeof(pre));
+	c->entry = dp_entry_site_around(pre, npre, code, sizeof(code), s->addr,
+					&at);
+	what = dp_entry_site_name(c->entry);
 	if (what)
 		fprintf(c->out, "  entry site: %s\n", what);
+}
+
+/* A short site's jmp rel32 in the nops before the symbol, where its jmp
+ * short goes. */
+static void pre_jump(struct show_ctx *c, const struct dp_show_site *s)
+{
+	if (c->entry == DP_ENTRY_PATCHABLE_SHORT && s->optimized)
+		listing_at(c, "before the symbol", s->addr - DP_ENTRY_PRE_LEN,
+			   DP_ENTRY_PRE_LEN, false);
 }
 
 /* The bytes the probe displaced: the region of the jmp, or the one
@@ -273,6 +324,7 @@ void dp_show_site(FILE *out, const struct dp_show_site *s,
 	fprintf(out, "  original:\n");
 	listing(&c, s->addr, s->orig, displaced(s), false);
 	now(&c, s);
+	pre_jump(&c, s);
 	way_back(&c, s);
 	if (c.mem >= 0)
 		close(c.mem);

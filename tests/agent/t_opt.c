@@ -2,13 +2,16 @@
 /*
  * Jump optimisation: what pre handlers see is the same as with the int3,
  * the kernel's refusals, rip-relative code, an endbr64, handlers that
- * use SIMD registers, the program's own signal handlers, fork.
+ * use SIMD registers, the program's own signal handlers, fork; the
+ * -fpatchable-function-entry=N,M layouts, with threads running through.
  *
  * The probed functions are written in assembly so that their bytes, and
  * so what can be optimised, do not depend on the compiler.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,6 +108,29 @@ __asm__(".text\n"
 	"addsd %xmm1, %xmm0\n"
 	"ret\n"
 	END_FN(o_double)
+	/* -fpatchable-function-entry=7,5: 5 nops before the symbol (no
+	 * symbol covers them), 2 at it */
+	"nop\nnop\nnop\nnop\nnop\n"
+	FN(o_pshort)
+	"nop\nnop\n"
+	"lea (%rdi,%rsi), %rax\n"
+	"ret\n"
+	END_FN(o_pshort)
+	/* the same from clang with -fcf-protection: endbr64, xchg %ax,%ax */
+	"nop\nnop\nnop\nnop\nnop\n"
+	FN(o_pshort_eb)
+	"endbr64\n"
+	".byte 0x66, 0x90\n"
+	"lea (%rdi,%rsi), %rax\n"
+	"ret\n"
+	END_FN(o_pshort_eb)
+	/* =5,5: every nop before the symbol, none at it */
+	"nop\nnop\nnop\nnop\nnop\n"
+	FN(o_pbefore)
+	"mov %rdi, %rax\n"
+	"add %rsi, %rax\n"
+	"ret\n"
+	END_FN(o_pbefore)
 	".data\n.globl o_counter\no_counter: .quad 1000\n.text\n");
 
 long o_add(long a, long b);
@@ -118,6 +144,9 @@ long o_indirect(long a, long b);
 long o_short(long a);
 long o_shortpad(long a);
 double o_double(long a, long b, double x, double y);
+long o_pshort(long a, long b);
+long o_pshort_eb(long a, long b);
+long o_pbefore(long a, long b);
 
 static struct pt_regs seen;
 static long nhits;
@@ -266,6 +295,121 @@ static void test_nop_site(const char *what, const char *sym,
 	unregister_kprobe(&kp);
 	CHECK(!memcmp(before, (const void *)fn, sizeof(before)), "bytes");
 	CHECK_EQ(fn(3, 4), 7);
+	END();
+}
+
+/* The code @off bytes from function @fn (hidden from the compiler, which
+ * would take a function for a one-element object). */
+static const uint8_t *code_at(long (*fn)(long, long), long off)
+{
+	uintptr_t a = (uintptr_t)fn;
+
+	__asm__("" : "+r"(a));
+	return (const uint8_t *)(a + (uintptr_t)off);
+}
+
+/*
+ * -fpatchable-function-entry=7,5: a jmp short over the nops at the
+ * symbol (after the endbr64 at @jmp_at) to a jmp rel32 to the detour in
+ * the 5 nops before it; the function's instructions stay where they
+ * are, and unregistering gives every byte back, the nops before too.
+ */
+static void test_short_site(const char *what, const char *sym,
+			    long (*fn)(long, long), unsigned jmp_at)
+{
+	struct kprobe kp = { .symbol_name = sym, .pre_handler = record };
+	const uint8_t *code = code_at(fn, -5);
+	uint8_t before[24];
+
+	BEGIN(what);
+	memcpy(before, code, sizeof(before));
+	nhits = 0;
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK(kprobe_optimized(&kp), "%s: %s", sym, kprobe_opt_reason(&kp));
+	CHECK_EQ(((volatile uint8_t *)code)[0], 0xe9);
+	CHECK_EQ(((volatile uint8_t *)code)[5 + jmp_at], 0xeb);
+	CHECK(!memcmp(before + 5 + jmp_at + 2, code + 5 + jmp_at + 2,
+		      sizeof(before) - 7 - jmp_at), "bytes after the site");
+	CHECK_EQ(fn(3, 4), 7);
+	CHECK_EQ(nhits, 1);
+	CHECK_EQ(seen.di, 3);
+	unregister_kprobe(&kp);
+	CHECK(!memcmp(before, code, sizeof(before)), "bytes");
+	CHECK_EQ(fn(3, 4), 7);
+	END();
+}
+
+/* =5,5: no nop at the symbol, so the jmp takes its instructions as at
+ * any function; the nops before it are not touched. */
+static void test_before_only(void)
+{
+	struct kprobe kp = { .symbol_name = "o_pbefore",
+			     .pre_handler = record };
+	const uint8_t *code = code_at(o_pbefore, 0);
+	static const uint8_t nops[5] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
+
+	BEGIN("-fpatchable-function-entry=5,5: optimised as any function");
+	nhits = 0;
+	CHECK_EQ(register_kprobe(&kp), 0);
+	CHECK(kprobe_optimized(&kp), "%s", kprobe_opt_reason(&kp));
+	CHECK_EQ(((volatile uint8_t *)code)[0], 0xe9);
+	CHECK(!memcmp(code - 5, nops, 5), "the nops before");
+	CHECK_EQ(o_pbefore(3, 4), 7);
+	CHECK_EQ(nhits, 1);
+	unregister_kprobe(&kp);
+	END();
+}
+
+static atomic_int short_stop;
+static atomic_long short_wrong, short_calls;
+
+static void *call_pshort(void *arg)
+{
+	long i = 0;
+
+	(void)arg;
+	while (!atomic_load_explicit(&short_stop, memory_order_relaxed)) {
+		if (o_pshort(i, 1) != i + 1)
+			atomic_fetch_add(&short_wrong, 1);
+		i++;
+	}
+	atomic_fetch_add(&short_calls, i);
+	return NULL;
+}
+
+/*
+ * Threads call o_pshort all the time while its probe is registered and
+ * unregistered: each time the jmp before the symbol goes in first, then
+ * the jmp short (over the int3), and out in the reverse order; no call
+ * may see half of it.
+ */
+static void test_short_threads(void)
+{
+	struct kprobe kp = { .symbol_name = "o_pshort", .pre_handler = record };
+	const uint8_t *code = code_at(o_pshort, -5);
+	uint8_t before[16];
+	pthread_t t[2];
+	int opt = 0;
+
+	BEGIN("-fpatchable-function-entry=7,5: 2 threads run through 200 "
+	      "rounds of patching");
+	memcpy(before, code, sizeof(before));
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, call_pshort, NULL);
+	for (int i = 0; i < 200; i++) {
+		kp.addr = NULL;
+		CHECK_EQ(register_kprobe(&kp), 0);
+		opt += kprobe_optimized(&kp);
+		unregister_kprobe(&kp);
+	}
+	atomic_store(&short_stop, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("# %d of 200 rounds optimised, %ld calls\n", opt,
+	       atomic_load(&short_calls));
+	CHECK(opt > 0, "never optimised");
+	CHECK_EQ(atomic_load(&short_wrong), 0);
+	CHECK(!memcmp(before, code, sizeof(before)), "bytes");
 	END();
 }
 
@@ -444,6 +588,12 @@ int main(void)
 		      "o_fentry", o_fentry, 4);
 	test_nop_site("-fpatchable-function-entry=5: the jmp takes the nops",
 		      "o_patchable", o_patchable, 0);
+	test_short_site("-fpatchable-function-entry=7,5: a jmp short to the "
+			"nops before", "o_pshort", o_pshort, 0);
+	test_short_site("the same after an endbr64, over a 2-byte nop",
+			"o_pshort_eb", o_pshort_eb, 4);
+	test_before_only();
+	test_short_threads();
 	refused("o_branch", NULL, "a branch targets the replaced bytes",
 		call_branch, 13);
 	refused("o_indirect", NULL, "a jump table targets", call_indirect,

@@ -28,6 +28,9 @@ prog_flags() {
 	# compilers' entry sites (-mnop-mcount wants code that is not PIC)
 	entryfentry) echo "-pg -mfentry -mnop-mcount -fno-pie -no-pie" ;;
 	entrypatch) echo "-fpatchable-function-entry=5" ;;
+	# M of the N nops before the symbol: 2 at it, or none
+	entrypatch75 | waiterpatch75) echo "-fpatchable-function-entry=7,5" ;;
+	entrypatch55) echo "-fpatchable-function-entry=5,5" ;;
 	# tracepoint.h, and libdprobe.so's runtime next to dprobe
 	tpoints) echo "-pthread -I$E2E/../../include -L$(dirname "$DPROBE")" \
 		"-ldprobe -Wl,-rpath,$(dirname "$DPROBE")" ;;

@@ -286,6 +286,9 @@ DP_HIDDEN int dp_sym_func_bounds(uint64_t addr, uint64_t *start,
 /* How many bytes from @end (a function's end), up to @max, no symbol
  * covers and the same executable mapping holds: its padding. */
 DP_HIDDEN size_t dp_sym_func_pad(uint64_t end, size_t max);
+/* [@lo, @hi) is in one object's executable mapping and no symbol of it
+ * (sized or not) covers a byte of it: the nops before a function. */
+DP_HIDDEN bool dp_sym_uncovered(uint64_t lo, uint64_t hi);
 
 /* ---- slots.c ------------------------------------------------------------- */
 
@@ -345,6 +348,13 @@ struct dp_site {
 	bool flags_live;		/* the detour saves the flags */
 	unsigned int detour_len;	/* bytes of code at @detour (SHOW) */
 	bool queued;			/* in a batch's queue (opt.c) */
+	/* a -fpatchable-function-entry=N,M short site (entrysite.h): the
+	 * jmp at @patch is a jmp short to @prejmp, written at @pre (0: none)
+	 * over the nops before the symbol; @pre_in: it is in the code (it
+	 * stays there when a thread kept it from going back, unreachable) */
+	uint64_t pre;
+	uint8_t prejmp[DP_ENTRY_PRE_LEN];
+	bool pre_in;
 };
 
 DP_HIDDEN struct dp_site *dp_site_lookup(uint64_t addr);

@@ -152,6 +152,72 @@ static int read_mem(void *priv, uint64_t addr, void *dst, size_t len)
 	return dp_probe_read(dst, (const void *)(uintptr_t)addr, len);
 }
 
+struct span {
+	uint64_t lo, hi;	/* [lo, hi) */
+};
+
+/* A probe of ours in the span, or a built site's region reaching into it
+ * (a short function's, into its padding). */
+static bool span_taken(struct dp_site *t, void *arg)
+{
+	const struct span *r = arg;
+
+	return (t->armed && t->addr >= r->lo && t->addr < r->hi) ||
+	       (t->detour && t->patch < r->hi && t->patch + t->nbytes > r->lo);
+}
+
+static bool taken(uint64_t lo, uint64_t hi)
+{
+	struct span r = { lo, hi };
+	uint64_t reach = 4 + sizeof(((struct dp_site *)0)->orig);
+
+	return dp_sites_in(lo > reach ? lo - reach : 0, hi, span_taken, &r);
+}
+
+/* A short site's nops before its symbol that @r (a function's padding)
+ * reaches: the padding ends there. */
+static bool cut_at_pre(struct dp_site *t, void *arg)
+{
+	struct span *r = arg;
+
+	if (t->pre >= r->lo && t->pre < r->hi)
+		r->hi = t->pre;
+	return false;
+}
+
+/* How much of the @n bytes of padding at @end a region may take. */
+static size_t pad_free(uint64_t end, size_t n)
+{
+	struct span r = { end, end + n };
+
+	dp_sites_in(end, end + n + DP_ENTRY_PRE_LEN, cut_at_pre, &r);
+	return (size_t)(r.hi - end);
+}
+
+/*
+ * A -fpatchable-function-entry=N,M site at @start whose jmp short goes to
+ * the nops before the symbol (entrysite.h): 2 to 4 bytes of nops at it,
+ * and before it 5 one-byte nops that no symbol covers (they are in the
+ * same mapping: reading them cannot fault), no probe of ours is in and no
+ * region of the function before reaches (its padding, see pad_free()).
+ */
+static int analyze_short(const uint8_t *code, uint64_t start, uint64_t size,
+			 struct dp_optprobe *op)
+{
+	uint8_t pre[DP_ENTRY_PRE_LEN];
+	uint64_t at, lo = start - DP_ENTRY_PRE_LEN;
+	size_t n;
+
+	dp_entry_site(code, size, start, &at);
+	n = dp_entry_nop_bytes(code + (at - start), size - (at - start));
+	if (n < DP_JMP_REL8_LEN || n >= DP_OPT_JMP_LEN ||
+	    start < DP_ENTRY_PRE_LEN || !dp_sym_uncovered(lo, start) ||
+	    taken(lo, start))
+		return -EOPNOTSUPP;
+	dp_site_recover(lo, pre, sizeof(pre));
+	return dp_opt_analyze_short(code, start, size, pre, op, NULL);
+}
+
 static int analyze(struct dp_site *s, struct dp_optprobe *op, bool *entry)
 {
 	uint8_t pad[DP_OPT_JMP_LEN + 8];
@@ -170,13 +236,18 @@ static int analyze(struct dp_site *s, struct dp_optprobe *op, bool *entry)
 		return -ENOMEM;
 	}
 	dp_site_recover(start, code, size);
-	c.npad = dp_sym_func_pad(start + size, sizeof(pad));
+	c.npad = pad_free(start + size, dp_sym_func_pad(start + size,
+							sizeof(pad)));
 	dp_site_recover(start + size, pad, c.npad);
 	c.fcode = code;
 	c.fstart = start;
 	c.fsize = size;
 	*entry = s->addr == start;
-	err = dp_opt_analyze_in(&c, s->addr, op, &s->why);
+	/* else the nops at the symbol are relocated as any instruction */
+	if (!*entry || analyze_short(code, start, size, op))
+		err = dp_opt_analyze_in(&c, s->addr, op, &s->why);
+	else
+		err = 0;
 	if (!err && op->nbytes > sizeof(s->orig)) {
 		s->why = "too many bytes to replace";
 		err = -EOPNOTSUPP;
@@ -278,6 +349,21 @@ static size_t tail_offset(int n, bool entry_end_too)
 	return off < DP_OPT_DETOUR_SIZE ? off : DP_OPT_DETOUR_SIZE;
 }
 
+/* The jmp over the region (padded with int3), and a short site's jmp
+ * before the symbol that its jmp short goes to. */
+static int make_jumps(struct dp_site *s, const struct dp_optprobe *op,
+		      uint64_t detour)
+{
+	if (op->entry_site != DP_ENTRY_PATCHABLE_SHORT) {
+		s->pre = 0;
+		memset(s->jmp, DP_INT3, op->nbytes);
+		return dp_opt_make_jump(op, detour, s->jmp);
+	}
+	s->pre = dp_opt_pre_addr(op);
+	return dp_opt_make_pre_jump(op, detour, s->prejmp) ||
+	       dp_opt_make_jump_short(op, s->jmp) ? -ERANGE : 0;
+}
+
 static int build(struct dp_site *s)
 {
 	struct dp_optprobe op;
@@ -303,7 +389,7 @@ static int build(struct dp_site *s)
 	ee = entry && !op.save_flags;
 	off = n < 0 ? 0 : tail_offset(n, ee);
 	if (n < 0 || make_tail(&op, at + off, buf + off) ||
-	    dp_opt_make_jump(&op, at, s->jmp)) {
+	    make_jumps(s, &op, at)) {
 		/* the memory stays allocated, unused: it is never freed */
 		s->why = "an operand or branch target of the region cannot "
 			 "reach from the detour";
@@ -328,7 +414,6 @@ static int build(struct dp_site *s)
 	s->flags_live = op.save_flags;
 	s->detour_len = (unsigned int)n;
 	dp_site_recover(op.patch, s->orig, op.nbytes);
-	memset(s->jmp + DP_OPT_JMP_LEN, DP_INT3, op.nbytes - DP_OPT_JMP_LEN);
 	s->detour = at;
 	s->tail = at + off;
 	return 0;
@@ -531,6 +616,55 @@ static int write_region(const struct dp_site *s, const uint8_t *to,
 	return err;
 }
 
+static const uint8_t pre_nops[DP_ENTRY_PRE_LEN] = { 0x90, 0x90, 0x90, 0x90,
+						    0x90 };
+
+/*
+ * A short site's jmp before the symbol, written (and the cores synced)
+ * before the jmp short that leads to it; not again when it is there: a
+ * thread may be about to run it.
+ */
+static int write_pre(struct dp_site *s)
+{
+	int err;
+
+	if (!s->pre || s->pre_in)
+		return 0;
+	err = dp_text_write(s->pre, s->prejmp, DP_ENTRY_PRE_LEN, pre_nops);
+	if (!err)
+		s->pre_in = true;
+	return err;
+}
+
+/* The nops before the symbol of the short sites of @v whose jmp short
+ * is gone, once no thread is about to run their jmp (one round for all
+ * of them); if one may be, each stays, unreachable. */
+static void restore_pres(struct dp_site **v, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += v[i]->pre_in && !v[i]->optimized;
+	if (!k || !where_room(k))
+		return;
+	where_n = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->pre_in && !v[i]->optimized)
+			where_buf[where_n++] = (struct dp_where_range){
+				v[i]->pre, v[i]->pre + DP_ENTRY_PRE_LEN, 0, 0 };
+	if (wait_outside_ranges(1))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i]->pre_in || v[i]->optimized)
+			continue;
+		if (!dp_text_queue(v[i]->pre, pre_nops, DP_ENTRY_PRE_LEN,
+				   v[i]->prejmp))
+			v[i]->pre_in = false;
+	}
+	dp_text_flush();
+	dp_text_sync();
+}
+
 static void optimize(struct dp_site *s)
 {
 	const uint8_t int3 = DP_INT3;
@@ -550,7 +684,9 @@ static void optimize(struct dp_site *s)
 	memcpy(gate, s->orig, s->nbytes);
 	if (s->patch == s->addr)
 		gate[0] = DP_INT3;
-	err = write_region(s, s->jmp, gate);
+	err = write_pre(s);
+	if (!err)
+		err = write_region(s, s->jmp, gate);
 	if (!err && s->patch != s->addr)
 		err = dp_text_write(s->addr, s->insn.bytes, 1, &int3);
 	if (err) {
@@ -573,6 +709,7 @@ int dp_opt_unoptimize(struct dp_site *s)
 		dp_text_write(s->addr, &int3, 1, s->jmp);
 		dp_text_write(s->addr + 1, s->orig + 1, s->nbytes - 1,
 			      s->jmp + 1);
+		s->optimized = false;
 	} else {
 		dp_text_write(s->addr, &int3, 1, s->insn.bytes);
 		if (wait_outside(s, s->addr, s->patch + s->nbytes)) {
@@ -585,8 +722,9 @@ int dp_opt_unoptimize(struct dp_site *s)
 			return -EBUSY;
 		}
 		write_region(s, s->orig, s->jmp);
+		s->optimized = false;
 	}
-	s->optimized = false;
+	restore_pres(&s, 1);
 	__atomic_store_n(&s->step, 0, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -599,13 +737,21 @@ static bool armed_other(struct dp_site *t, void *arg)
 /* Another armed site inside @s's region: its int3 would be overwritten. */
 static bool region_has_probe(struct dp_site *s)
 {
-	return dp_sites_in(s->addr + 1, s->patch + s->nbytes, armed_other, s);
+	return dp_sites_in(s->addr + 1, s->patch + s->nbytes, armed_other, s) ||
+	       (s->pre && dp_sites_in(s->pre, s->addr, armed_other, s));
 }
 
 static bool make_room_at(struct dp_site *t, void *arg)
 {
 	uint64_t addr = *(const uint64_t *)arg;
 
+	if (t->pre_in && addr - t->pre < DP_ENTRY_PRE_LEN) {
+		dp_opt_unoptimize(t);
+		restore_pres(&t, 1);
+		if (!t->optimized)
+			t->why = "another probe in the nops before the symbol";
+		return false;
+	}
 	if (!t->optimized || addr <= t->addr || addr >= t->patch + t->nbytes)
 		return false;
 	dp_opt_unoptimize(t);
@@ -619,7 +765,9 @@ void dp_opt_make_room(uint64_t addr)
 	/* a region starts at its site, after an endbr64 at most */
 	uint64_t reach = 4 + sizeof(((struct dp_site *)0)->orig);
 
-	dp_sites_in(addr > reach ? addr - reach : 0, addr, make_room_at, &addr);
+	/* (or, for a short site, its jmp before the symbol: up to 5 after) */
+	dp_sites_in(addr > reach ? addr - reach : 0,
+		    addr + DP_ENTRY_PRE_LEN + 1, make_room_at, &addr);
 }
 
 int dp_opt_clear_jump(uint64_t site, uint64_t target)
@@ -720,6 +868,17 @@ static void gate_of(const struct dp_site *s, uint8_t *gate)
 		gate[0] = DP_INT3;
 }
 
+/* write_pre() in a batch's first phase: unreachable until its second. */
+static bool queue_pre(struct dp_site *s)
+{
+	if (!s->pre || s->pre_in)
+		return false;
+	if (dp_text_queue(s->pre, s->prejmp, DP_ENTRY_PRE_LEN, pre_nops))
+		return true;
+	s->pre_in = true;
+	return false;
+}
+
 /*
  * optimize() for @n sites at once, each phase written for all of them
  * and ended by one sync: bytes 1..N-1, then byte 0 (the jmp), then the
@@ -739,8 +898,9 @@ static void patch_all(struct dp_site **v, size_t n)
 	}
 	for (size_t i = 0; i < n; i++) {
 		gate_of(v[i], gate);
-		bad[i] = dp_text_queue(v[i]->patch + 1, v[i]->jmp + 1,
-					    v[i]->nbytes - 1, gate + 1) != 0;
+		bad[i] = queue_pre(v[i]) ||
+			 dp_text_queue(v[i]->patch + 1, v[i]->jmp + 1,
+				       v[i]->nbytes - 1, gate + 1) != 0;
 	}
 	dp_text_flush();
 	dp_text_sync();
@@ -863,4 +1023,5 @@ void dp_opt_unoptimize_many(struct dp_site **v, size_t n)
 alone:
 	for (size_t i = 0; i < n; i++)
 		dp_opt_unoptimize(v[i]);
+	restore_pres(v, n);
 }

@@ -118,6 +118,10 @@ static bool recover_one(struct dp_site *s, void *arg)
 
 	if (s->armed && s->addr - r->addr < r->len)
 		r->buf[s->addr - r->addr] = s->insn.bytes[0];
+	/* a short site's jmp before the symbol: over one-byte nops */
+	for (unsigned int i = 0; s->pre_in && i < DP_ENTRY_PRE_LEN; i++)
+		if (s->pre + i - r->addr < r->len)
+			r->buf[s->pre + i - r->addr] = 0x90;
 	if (!s->optimized)
 		return false;
 	/* the jmp of an optimised site: its replaced bytes */
@@ -134,7 +138,8 @@ void dp_site_recover(uint64_t addr, uint8_t *buf, size_t len)
 
 	memcpy(buf, (const void *)(uintptr_t)addr, len);
 	dp_maskguard_recover(addr, buf, len);
-	dp_sites_in(lo, addr + len, recover_one, &r);
+	/* (a site up to 5 bytes past: its jmp before the symbol) */
+	dp_sites_in(lo, addr + len + DP_ENTRY_PRE_LEN, recover_one, &r);
 }
 
 /*
