@@ -14,7 +14,8 @@ desc='-fpatchable-function-entry=N,M: a jmp short to a jmp in the nops before th
 # On the ptrace engine every probe is an int3: the nop is emulated, mix's
 # first instruction runs in a slot; the entry sites are named the same.
 # Then pick of entrypatch75 is traced with an entry and a return probe
-# (values from progs/entry.c, as cases/show.sh), and a running
+# (values from progs/entry.c, as cases/show.sh), the whole program with
+# --tracer function (main, pick, mix: each a short site), and a running
 # progs/waiter.c built with 7,5 is shown with -p: afterwards the 5 bytes
 # before work and work's own are the file's again, and it runs on.
 prog=entrypatch75
@@ -39,6 +40,10 @@ case_run() {
 		-e 'r:pr pick $retval:s32' -o "$T/tr.ev" -- "$P" >"$T/tr.out" \
 		2>"$T/tr.err" </dev/null)
 	echo $? >"$T/tr.rc"
+	record_cmd trace --tracer function -o "$T/fn.ev" -- "$P"
+	t_timeout "$TMO" "$DPROBE" trace --tracer function -o "$T/fn.ev" \
+		-- "$P" >/dev/null 2>"$T/fn.err" </dev/null
+	echo $? >"$T/fn.rc"
 	W=$(build_prog waiterpatch75) || return 1
 	start_bg "$T/w.out" "$W" "$T/go" 5 || return 1
 	s_run attach -p "$BG_PID" work
@@ -101,6 +106,11 @@ case_result() {
 	sed 's/^/> /' "$T/tr.out"
 	summary_of "$T/tr.err"
 	echo "# exit=$(cat "$T/tr.rc")"
+	echo "== function"
+	sed -n 's/^.*: \(pick\|mix\) <-main$/\1/p' "$T/fn.ev" | sort | uniq -c |
+		sed 's/^ *//'
+	summary_of "$T/fn.err"
+	echo "# exit=$(cat "$T/fn.rc")"
 	echo "== attach"
 	sed -n -e 's/^\(kprobes\/p_work_0: work+0x0\) (.* engine)$/\1/p' \
 	    -e '/^  entry site:/p' "$T/attach.out"
@@ -197,6 +207,11 @@ EOF2
 	echo "# dprobe: 18 events, 0 filtered, 0 missed, 0 lost"
 	echo "# exit=0"
 	cat <<EOF2
+== function
+9 mix
+9 pick
+# dprobe: 19 events, 0 filtered, 0 missed, 0 lost
+# exit=0
 == attach
 kprobes/p_work_0: work+0x0
   entry site: $SHORT
