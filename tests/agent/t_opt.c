@@ -124,6 +124,15 @@ __asm__(".text\n"
 	"lea (%rdi,%rsi), %rax\n"
 	"ret\n"
 	END_FN(o_pshort_eb)
+	/* a function too short for the jmp whose padding is the next
+	 * one's nops before its symbol (=7,5): one region or the other
+	 * (twice: a site is analysed once) */
+#define PAD_PAIR(a, b) \
+	FN(a) "mov %rdi, %rax\nret\n" END_FN(a) \
+	"nop\nnop\nnop\nnop\nnop\n" \
+	FN(b) "nop\nnop\nlea (%rdi,%rsi), %rax\nret\n" END_FN(b)
+	PAD_PAIR(o_padnext, o_pshort2)
+	PAD_PAIR(o_padnext3, o_pshort3)
 	/* =5,5: every nop before the symbol, none at it */
 	"nop\nnop\nnop\nnop\nnop\n"
 	FN(o_pbefore)
@@ -147,6 +156,10 @@ double o_double(long a, long b, double x, double y);
 long o_pshort(long a, long b);
 long o_pshort_eb(long a, long b);
 long o_pbefore(long a, long b);
+long o_padnext(long a);
+long o_pshort2(long a, long b);
+long o_padnext3(long a);
+long o_pshort3(long a, long b);
 
 static struct pt_regs seen;
 static long nhits;
@@ -357,6 +370,49 @@ static void test_before_only(void)
 	CHECK_EQ(o_pbefore(3, 4), 7);
 	CHECK_EQ(nhits, 1);
 	unregister_kprobe(&kp);
+	END();
+}
+
+/*
+ * o_padnext's jmp would take its padding, which is o_pshort2's nops
+ * before its symbol: whichever probe comes first has them, the other is
+ * placed without them (o_padnext an int3, o_pshort2 optimised over its
+ * own instructions), and both functions compute the same.
+ */
+static void test_pad_or_pre(bool pad_first)
+{
+	struct kprobe a = { .symbol_name = pad_first ? "o_padnext" :
+				"o_padnext3", .pre_handler = record };
+	struct kprobe b = { .symbol_name = pad_first ? "o_pshort2" :
+				"o_pshort3", .pre_handler = record };
+	long (*fa)(long) = pad_first ? o_padnext : o_padnext3;
+	long (*fb)(long, long) = pad_first ? o_pshort2 : o_pshort3;
+	const uint8_t *code = code_at(fb, -5);
+	uint8_t before[16];
+
+	BEGIN(pad_first ? "a short function's jmp in its padding first: the "
+			  "next one's nops before its symbol are taken" :
+			  "the nops before the symbol first: the function "
+			  "before does not take them as its padding");
+	memcpy(before, code, sizeof(before));
+	nhits = 0;
+	CHECK_EQ(register_kprobe(pad_first ? &a : &b), 0);
+	CHECK_EQ(register_kprobe(pad_first ? &b : &a), 0);
+	CHECK(kprobe_optimized(pad_first ? &a : &b), "the first: %s",
+	      kprobe_opt_reason(pad_first ? &a : &b));
+	if (pad_first) {
+		CHECK(kprobe_optimized(&b), "%s", kprobe_opt_reason(&b));
+		CHECK_EQ(code[5], 0xe9);	/* over its own instructions */
+	} else {
+		CHECK(!kprobe_optimized(&a), "o_padnext optimised");
+		CHECK_EQ(code[5], 0xeb);	/* the jmp short */
+	}
+	CHECK_EQ(fa(5), 5);
+	CHECK_EQ(fb(3, 4), 7);
+	CHECK_EQ(nhits, 2);
+	unregister_kprobe(&a);
+	unregister_kprobe(&b);
+	CHECK(!memcmp(before, code, sizeof(before)), "bytes");
 	END();
 }
 
@@ -593,6 +649,8 @@ int main(void)
 	test_short_site("the same after an endbr64, over a 2-byte nop",
 			"o_pshort_eb", o_pshort_eb, 4);
 	test_before_only();
+	test_pad_or_pre(true);
+	test_pad_or_pre(false);
 	test_short_threads();
 	refused("o_branch", NULL, "a branch targets the replaced bytes",
 		call_branch, 13);
