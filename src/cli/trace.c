@@ -550,8 +550,8 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		case OPT_RECOVER: o->recover = optarg; break;
 		case OPT_TRACER:
 			if (dp_tracer_by_name(optarg, &o->tracer)) {
-				fprintf(stderr, "dprobe: no tracer '%s' (%s)\n",
-					optarg, dp_tracer_list());
+				fprintf(stderr, "dprobe: no tracer '%s' (%s "
+					"stack)\n", optarg, dp_tracer_list());
 				goto usage;
 			}
 			break;
@@ -941,6 +941,9 @@ static int setup_events(struct trace_ctx *c, const struct trace_opts *o,
 		bad = 1;
 	if (!bad && setup_stacks(&c->reg, o))
 		bad = 1;
+	/* after --stack's: the stack tracer's event walks frame pointers */
+	for (struct dp_event *ev = c->reg.events; o->tracer && ev; ev = ev->next)
+		dp_tracer_event_setup(ev);
 	if (bad)
 		return -1;
 	if (!c->reg.events && !c->nktps) {
@@ -1124,6 +1127,21 @@ static void engine_objs(const struct trace_opts *o, const char *binary,
 	}
 }
 
+/* The stack tracer's event is checked in the process: an engine that
+ * cannot would make no record of it.  0, or -1 said. */
+static int stack_max_engine(const struct dp_engine_ops *ops,
+			    const struct dp_registry *reg)
+{
+	for (const struct dp_event *ev = reg->events; ev; ev = ev->next)
+		if (ev->stack_max && !(ops->flags & DP_ENGINE_STACK_MAX)) {
+			fprintf(stderr, "dprobe: --tracer stack needs the "
+				"in-process engine (the %s cannot keep a "
+				"process's deepest stack)\n", ops->desc);
+			return -1;
+		}
+	return 0;
+}
+
 /*
  * The engine dp_engine_choose() picks, started; when it fails in a way
  * the policy lets another engine take over (dp_engine_fallback()), that
@@ -1143,6 +1161,8 @@ static int start(struct dp_engine_choice *ch, struct dp_engine_opts *eo,
 	}
 	for (;;) {
 		dp_engine_say_choice(ch);
+		if (stack_max_engine(ch->ops, eo->reg))
+			return -EINVAL;
 		if (ch->ops->flags & DP_ENGINE_SUPERVISED) {
 			pid_t child = dp_sup_fork();
 

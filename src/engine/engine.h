@@ -150,6 +150,9 @@ enum {
 	 * (event/syscalls.h) from the target's own system calls, without
 	 * the kernel's tracefs. */
 	DP_ENGINE_SYSCALLS	= 1 << 8,
+	/* Keeps a process's deepest stack and records it when it grows,
+	 * with each frame's depth (dp_event.stack_max: the stack tracer). */
+	DP_ENGINE_STACK_MAX	= 1 << 9,
 };
 
 struct dp_engine_ops {

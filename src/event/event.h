@@ -75,6 +75,11 @@ struct dp_event {
 	 * registers and of this many stack bytes, unwound by dprobe with
 	 * the CFI (--call-graph dwarf, sym/unwind.h); 0: frame pointers */
 	unsigned stack_dwarf;
+	/* with @stack, the stack tracer's (sym/tracer.h): a record only
+	 * when a process's stack is deeper than any it recorded, with each
+	 * frame's depth (dp_rec_meta.stack_depth).  The in-process engine
+	 * alone checks it in the process; others make no such record. */
+	bool stack_max;
 	/* a kernel tracepoint (events/syscalls/ in a dprobe mount): no
 	 * probes, its records made by the kernel engine; its print fmt is
 	 * the kernel's own */

@@ -70,6 +70,10 @@ struct dp_rec_meta {
 	 */
 	const uint64_t *stack;
 	unsigned nstack;
+	/* an event with dp_event.stack_max: each frame's depth, bytes from
+	 * the top of the thread's stack to the frame's lowest byte (for
+	 * stack[0], the stack pointer at the hit); 0 where not known */
+	const uint64_t *stack_depth;
 };
 
 /* The deepest user stack an engine records (the first frame included). */

@@ -260,7 +260,8 @@ int dp_fs_tracer_write(struct dp_fs *fs, const char *buf, size_t len)
 		return -EINVAL;
 	memcpy(name, buf, len);
 	name[len] = '\0';
-	if (dp_tracer_by_name(name, &t) || (t && fs->top))
+	if (dp_tracer_by_name(name, &t) || !dp_tracer_is_current(t) ||
+	    (t && fs->top))
 		return -EINVAL;
 	if (t == fs->tracer)
 		return 0;

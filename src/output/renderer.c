@@ -15,7 +15,7 @@ extern const struct dp_renderer_ops dp_render_text, dp_render_json,
 	dp_render_tracedat,
 	dp_render_ctf,
 	dp_render_otlp,
-	dp_render_function, dp_render_fgraph;
+	dp_render_function, dp_render_fgraph, dp_render_stack;
 
 /* The first row is the default format. */
 static const struct dp_renderer_ops *const formats[] = {
@@ -30,6 +30,7 @@ static const struct dp_renderer_ops *const formats[] = {
 	/* the tracers (.tracer), by --tracer only */
 	&dp_render_function,
 	&dp_render_fgraph,
+	&dp_render_stack,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))

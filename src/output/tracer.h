@@ -22,8 +22,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "event/record.h"
 #include "output/renderer.h"
 
 /* The function_graph tracer's options (TRACE_GRAPH_PRINT_* and the two
@@ -106,5 +108,41 @@ char *dp_renderer_tracer_names(char *buf, size_t size);
  * prints with @flags (what begin writes; the mount's `trace` file).
  */
 void dp_fgraph_header(FILE *out, unsigned flags);
+
+/*
+ * The stack tracer's table (stackmax.c), what its `stack_trace` file
+ * shows: the deepest stack seen, each entry's depth (bytes from the top
+ * of the thread's stack to the entry's frame) and place.  Kept by the
+ * `stack` tracer's renderer (render-stack.c: the table once tracing
+ * ends) and by the mount's stack_* files.
+ */
+struct dp_stack_max {
+	uint64_t max_size;		/* stack_max_size */
+	unsigned n;			/* entries */
+	uint64_t depth[DP_STACK_MAX];
+	char *where[DP_STACK_MAX];	/* "func+0x0/0x24", named when taken */
+};
+
+/*
+ * A record of ftrace/stack (@meta with stack_depth): its stack becomes
+ * the table if it is deeper than max_size, which it then is.  Entries
+ * whose depth is unknown, or not below the one before, are left out (as
+ * the kernel leaves out a return address it cannot find on the stack).
+ * Whether it was taken.
+ */
+bool dp_stack_max_offer(struct dp_stack_max *m, const struct dp_rec_meta *meta,
+			const struct dp_symbolizer *sym);
+/* Entries from depths and places (what dp_stack_max_offer() keeps). */
+bool dp_stack_max_take(struct dp_stack_max *m, const uint64_t *depth,
+		       const char *const *where, unsigned n);
+/*
+ * The stack_trace file: the kernel's header, then "%3d) %8d   %5d   "
+ * and the place for each entry; an entry's size is its depth less the
+ * next one's, the last one's its depth.  With no maximum while the
+ * tracer is off (!@enabled), the kernel's lines saying how to start it.
+ */
+void dp_stack_max_print(FILE *out, const struct dp_stack_max *m, bool enabled);
+/* No entry left (stack_max_size is the caller's to set). */
+void dp_stack_max_clear(struct dp_stack_max *m);
 
 #endif

@@ -12,6 +12,9 @@
  *                          a longjmp or an exception abandoned are closed
  *                          at the next call above them)
  *   ftrace/funcgraph_exit  return: __probe_func, __probe_ret_ip, retval
+ *   ftrace/stack           entry: __probe_ip; the stack tracer's, with
+ *                          dp_event.stack_max: a record only at a new
+ *                          deepest stack, with its frames and depths
  *
  * which the tracer's renderer (output/) prints as the kernel's tracer.
  */
@@ -20,12 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "sym/tracer.h"
 
 struct dp_tracer {
 	const char *name;
 	/* the events, "%s" where the place goes; NULL-terminated */
 	const char *defs[3];
+	/* not one of current_tracer's: the stack tracer, which the kernel
+	 * switches with a sysctl and which runs beside any other */
+	bool sysctl;
 };
 
 static const struct dp_tracer tracers[] = {
@@ -34,6 +41,8 @@ static const struct dp_tracer tracers[] = {
 	    "r64:" DP_TRACER_GROUP "/funcgraph_exit %s retval=$retval:x64" } },
 	{ "function",
 	  { "p:" DP_TRACER_GROUP "/function %s parent_ip=+0(%%sp):x64" } },
+	{ "stack",
+	  { "p:" DP_TRACER_GROUP "/" DP_TRACER_STACK_EVENT " %s" }, true },
 };
 
 #define NTRACERS (sizeof(tracers) / sizeof(tracers[0]))
@@ -59,6 +68,21 @@ const char *dp_tracer_list(void)
 const char *dp_tracer_name(const struct dp_tracer *t)
 {
 	return t ? t->name : "nop";
+}
+
+bool dp_tracer_is_current(const struct dp_tracer *t)
+{
+	return !t || !t->sysctl;
+}
+
+bool dp_tracer_event_setup(struct dp_event *ev)
+{
+	if (strcmp(ev->group, DP_TRACER_GROUP) ||
+	    strcmp(ev->name, DP_TRACER_STACK_EVENT) || ev->is_return)
+		return false;
+	ev->stack = ev->stack_max = true;
+	ev->stack_dwarf = 0;	/* the depths come from frame pointers */
+	return true;
 }
 
 static int push(char ***lines, size_t *n, char *line)

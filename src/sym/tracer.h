@@ -10,12 +10,17 @@
 #ifndef DPROBE_SYM_TRACER_H
 #define DPROBE_SYM_TRACER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sym/funcsel.h"
 
 /* The group of the tracers' events (the kernel's is `ftrace` too). */
 #define DP_TRACER_GROUP "ftrace"
+/* The stack tracer's event: ftrace/stack. */
+#define DP_TRACER_STACK_EVENT "stack"
+
+struct dp_event;
 
 struct dp_tracer;
 
@@ -24,6 +29,18 @@ int dp_tracer_by_name(const char *name, const struct dp_tracer **t);
 /* The names, as available_tracers lists them: "function_graph ...". */
 const char *dp_tracer_list(void);
 const char *dp_tracer_name(const struct dp_tracer *t);
+/*
+ * Whether @t is one current_tracer takes (nop, function, function_graph);
+ * not the stack tracer ("stack": only `dprobe trace --tracer stack`, and
+ * the mount's stack_tracer_enabled).
+ */
+bool dp_tracer_is_current(const struct dp_tracer *t);
+/*
+ * What an event of a tracer needs beyond its definition: the stack
+ * tracer's ftrace/stack takes the user stack with each frame's depth
+ * (dp_event.stack, .stack_max).  Whether @ev is that event.
+ */
+bool dp_tracer_event_setup(struct dp_event *ev);
 
 /*
  * The definitions of @t's events over the functions of @l (those of

@@ -23,7 +23,7 @@ prog_flags() {
 	threads | busy | stackends | fgraph) echo "-pthread" ;;
 	fgraphpg) echo "-pthread -pg" ;;
 	dl) echo "-ldl" ;;
-	stack | stackbad | unwindfp) echo "-fno-omit-frame-pointer" ;;
+	stack | stackbad | stackmax | unwindfp) echo "-fno-omit-frame-pointer" ;;
 	unwind) echo "-fomit-frame-pointer" ;;
 	# compilers' entry sites (-mnop-mcount wants code that is not PIC)
 	entryfentry) echo "-pg -mfentry -mnop-mcount -fno-pie -no-pie" ;;

@@ -618,6 +618,20 @@ DP_HIDDEN unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
 				 uint64_t ret_ip, bool at_entry,
 				 uint64_t *out, unsigned max);
 /*
+ * The stack tracer's walk: as dp_user_stack() at a function's entry
+ * (@first the function), with each entry's depth into @depth: @top less
+ * the entry's lowest stack byte (for @first the stack pointer, for a
+ * caller the byte above the slot its return address was read from), 0
+ * where that is not known.
+ */
+DP_HIDDEN unsigned dp_user_stack_depths(const struct pt_regs *regs,
+					uint64_t first, uint64_t top,
+					uint64_t *out, uint64_t *depth,
+					unsigned max);
+/* The mapping [*@lo, *@hi) that holds @sp (raw calls: usable on the hit
+ * path, cold); 0 or -1. */
+DP_HIDDEN int dp_stack_mapping(uint64_t sp, uint64_t *lo, uint64_t *hi);
+/*
  * A snapshot for DWARF unwinding into @dst, as protocol.h lays it out
  * (DP_AGENT_F_DWARF): struct dp_agent_snap_head with @first, @ret_ip and
  * the registers, up to @size bytes of the stack from @regs->sp (fewer

@@ -84,6 +84,7 @@ struct ev_probe {
 	bool stack;			/* DP_AGENT_F_STACK: the user stack too */
 	bool at_entry;			/* DP_AGENT_F_ENTRY: at a function's start */
 	bool timed;			/* DP_AGENT_F_LAT: a call's duration */
+	bool stackmax;			/* DP_AGENT_F_STACKMAX: the stack tracer */
 	uint32_t snap;			/* DP_AGENT_F_DWARF: stack bytes to copy */
 	struct ev_fast fp;
 	uint64_t addr, foffs;
@@ -130,6 +131,9 @@ struct ev_thread {
 	int tid;
 	struct dp_ring *ring;		/* NULL: none was free */
 	unsigned agg_slot;		/* 1 + its hist table slot; 0: none yet */
+	/* the stack tracer: the mapping its stack pointer was last in
+	 * (the top of its stack is the end); 0s: not looked up yet */
+	uint64_t stk_lo, stk_hi;
 	char comm[DP_TASK_COMM_LEN];
 };
 
@@ -150,6 +154,9 @@ static unsigned ev_gen;		/* a new ring set: threads claim again */
 static uint8_t *agg_base;
 static uint64_t agg_size;
 static bool ev_follow;		/* -f: spawning children are traced */
+/* the stack tracer: the deepest stack recorded, in bytes from the top of
+ * its thread's stack (hit path: compared, raised by compare-exchange) */
+static uint64_t ev_stack_max;
 static int ev_pid;
 
 const char *dp_ev_clock_name(void)
@@ -167,6 +174,7 @@ thread_setup(struct ev_thread *t, unsigned gen)
 
 	t->ring = NULL;
 	t->agg_slot = 0;
+	t->stk_lo = t->stk_hi = 0;
 	t->tid = (int)dp_raw_syscall(SYS_gettid, 0, 0, 0);
 	dp_raw_syscall(SYS_prctl, PR_GET_NAME, (long)t->comm, 0);
 	t->comm[DP_TASK_COMM_LEN - 1] = '\0';
@@ -225,11 +233,65 @@ static void ctx_init(struct dp_hit_ctx *ctx, const struct pt_regs *regs,
 
 /* Room a stack takes after a record: padding to 8, frames, the word. */
 #define EV_STACK_ROOM (7u + DP_AGENT_STACK_BYTES(DP_STACK_MAX))
+/* ...and with a depth for each frame (DP_AGENT_F_STACKMAX) */
+#define EV_DEPTHS_ROOM (EV_STACK_ROOM + 8u * DP_STACK_MAX)
 
 /* The same for @p: the frames, or its snapshot (DP_AGENT_F_DWARF). */
 static inline uint32_t stack_room(const struct ev_probe *p)
 {
-	return p->snap ? DP_AGENT_SNAP_BYTES(p->snap) : EV_STACK_ROOM;
+	return p->snap ? DP_AGENT_SNAP_BYTES(p->snap) :
+	       p->stackmax ? EV_DEPTHS_ROOM : EV_STACK_ROOM;
+}
+
+/*
+ * The stack tracer (the kernel's trace_stack.c): a thread's stack depth
+ * at a function's entry is the top of its stack less the stack pointer.
+ * The top is the end of the mapping the stack pointer is in, looked up
+ * again only when the stack pointer leaves the mapping last found (a
+ * main stack grown by a page, another stack switched to).
+ */
+static __attribute__((noinline, cold)) uint64_t
+stack_top_slow(struct ev_thread *t, uint64_t sp)
+{
+	if (dp_stack_mapping(sp, &t->stk_lo, &t->stk_hi))
+		t->stk_lo = t->stk_hi = 0;
+	return t->stk_hi;
+}
+
+/* Whether the stack at @regs is deeper than any recorded: then it is
+ * the deepest now, and this hit records it. */
+static inline bool stack_deeper(struct ev_thread *t, const struct pt_regs *regs)
+{
+	uint64_t sp = regs->sp, top = t->stk_hi, cur, d;
+
+	if (__builtin_expect(sp - t->stk_lo >= t->stk_hi - t->stk_lo, 0))
+		top = stack_top_slow(t, sp);
+	if (!top)
+		return false;
+	d = top - sp;
+	cur = __atomic_load_n(&ev_stack_max, __ATOMIC_RELAXED);
+	while (d > cur)
+		if (__atomic_compare_exchange_n(&ev_stack_max, &cur, d, false,
+						__ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+/* The frames of a new deepest stack, then their depths (protocol.h);
+ * the bytes written at @fr. */
+static size_t add_depths(uint64_t *fr, const struct dp_hit_ctx *ctx)
+{
+	const struct pt_regs *regs = (const struct pt_regs *)(const void *)ctx->regs;
+	unsigned n = dp_user_stack_depths(regs, ctx->ip, ev_tls.stk_hi, fr,
+					  fr + DP_STACK_MAX, DP_STACK_MAX);
+	uint64_t w = DP_AGENT_DEPTHS_WORD(n);
+
+	/* the depths right after the frames: a copy down, in order */
+	for (unsigned i = 0; i < n; i++)
+		fr[n + i] = fr[DP_STACK_MAX + i];
+	__builtin_memcpy(fr + 2 * n, &w, 8);
+	return 8 * (2 * (size_t)n + 1);
 }
 
 /*
@@ -278,6 +340,8 @@ add_stack(uint8_t *buf, size_t len, const struct ev_probe *p,
 
 	for (size_t i = len; i < at; i++)
 		buf[i] = 0;
+	if (p->stackmax)
+		return at + add_depths(fr, ctx);
 	if (p->snap)
 		return at + dp_user_stack_snap(
 			(const struct pt_regs *)(const void *)ctx->regs,
@@ -621,6 +685,8 @@ static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 			aggregate_fast(p, regs, t, s->addr, 0);
 			continue;	/* no time, no ring */
 		}
+		if (p->stackmax && !stack_deeper(t, regs))
+			continue;
 		if (!ready) {
 			ctx_init(&ctx, regs, t);
 			ctx.ip = s->addr;
@@ -1156,6 +1222,9 @@ int dp_ev_add(unsigned slot, unsigned id, uint64_t addr, uint64_t foffs,
 		!(flags & (DP_AGENT_F_COUNT | DP_AGENT_F_AGG)) &&
 		rings.max_record > DP_RING_HDR_SIZE + 2 * EV_STACK_ROOM;
 	p->at_entry = (flags & DP_AGENT_F_ENTRY) && !p->def.is_return;
+	p->stackmax = p->stack && (flags & DP_AGENT_F_STACKMAX) &&
+		!p->def.is_return && p->def.kind != DP_KIND_TRACEPOINT &&
+		!(flags & DP_AGENT_F_DWARF);
 	p->timed = (flags & DP_AGENT_F_LAT) && (flags & DP_AGENT_F_AGG) &&
 		p->def.is_return;
 	/* a tracepoint's registers are made up (on_tracepoint()): its
@@ -1666,6 +1735,9 @@ int dp_ev_switch(unsigned slot, bool on)
 		if (p->slot != slot)
 			continue;
 		__atomic_store_n(&p->off, !on, __ATOMIC_RELAXED);
+		/* the stack tracer starts again (stack_max_size reset) */
+		if (on && p->stackmax)
+			__atomic_store_n(&ev_stack_max, 0, __ATOMIC_RELAXED);
 		if (p->site)
 			site_follow(p->site);
 		n++;

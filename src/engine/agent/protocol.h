@@ -155,6 +155,12 @@
  * registers), then the L bytes copied from the stack pointer up (as many
  * of DP_AGENT_DWARF_SIZE(flags) as are mapped), padded to 8, then one
  * word DP_AGENT_SNAP_WORD(L).  dprobe believes none of it either.
+ * With DP_AGENT_F_STACKMAX too (the stack tracer), the probe records
+ * only when the hitting thread's stack is deeper than any the process
+ * recorded since the slot was last switched on (SLOT), and the frames
+ * are followed by one depth each (bytes from the top of the thread's
+ * stack to the lowest byte of that frame; 0: not known), then the word
+ * DP_AGENT_DEPTHS_WORD(N).
  * If the channel closes without DETACH (dprobe died), the
  * agent restores every probed byte and goes quiet.
  */
@@ -163,7 +169,7 @@
 
 #include <stdint.h>
 
-#define DP_AGENT_VERSION	7
+#define DP_AGENT_VERSION	8
 #define DP_AGENT_ENV_SOCK	"DPROBE_AGENT_SOCK"
 #define DP_AGENT_ATTACH_FN	"dprobe_agent_attach"
 #define DP_AGENT_MSG_MAX	8192
@@ -180,6 +186,9 @@
 #define DP_AGENT_F_LAT		32u	/* with F_AGG, on a return probe: its
 					 * record is made as below, not
 					 * fetched, and timed from the entry */
+#define DP_AGENT_F_STACKMAX	64u	/* with F_STACK: only a new deepest
+					 * stack of the process, with each
+					 * frame's depth (the stack tracer) */
 /* A DP_AGENT_F_LAT probe's record: event/agg.h's DP_AGG_LAT_*. */
 /* The stack bytes a DP_AGENT_F_DWARF probe copies, in the flags' high half
  * (8-byte units). */
@@ -217,6 +226,37 @@ static inline int dp_agent_stack_take(const void *rec, uint32_t *len,
 		return -1;
 	*len -= 8 + cnt * 8;
 	__builtin_memcpy(out, b + *len, (size_t)cnt * 8);
+	*n = cnt;
+	return 0;
+}
+
+/* The last word of a DP_AGENT_F_STACKMAX record: frames, then depths. */
+#define DP_AGENT_DEPTHS_TAG	0x44545344u	/* "DSTD" */
+#define DP_AGENT_DEPTHS_WORD(n) \
+	(((uint64_t)DP_AGENT_DEPTHS_TAG << 32) | (uint32_t)(n))
+
+/*
+ * dprobe's side of a DP_AGENT_F_STACKMAX record: as dp_agent_stack_take(),
+ * with each frame's depth into @depth (at most @max of them too).
+ */
+static inline int dp_agent_depths_take(const void *rec, uint32_t *len,
+				       uint64_t *out, uint64_t *depth,
+				       unsigned max, unsigned *n)
+{
+	const unsigned char *b = (const unsigned char *)rec;
+	uint64_t w;
+	uint32_t cnt;
+
+	if (*len < 8)
+		return -1;
+	__builtin_memcpy(&w, b + *len - 8, 8);
+	cnt = (uint32_t)w;
+	if ((uint32_t)(w >> 32) != DP_AGENT_DEPTHS_TAG || !cnt || cnt > max ||
+	    (uint64_t)cnt * 16 + 8 > *len)
+		return -1;
+	*len -= 8 + cnt * 16;
+	__builtin_memcpy(out, b + *len, (size_t)cnt * 8);
+	__builtin_memcpy(depth, b + *len + cnt * 8, (size_t)cnt * 8);
 	*n = cnt;
 	return 0;
 }

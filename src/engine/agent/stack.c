@@ -9,6 +9,9 @@
  *
  * Part of the hit path: no lock, no allocation, no library call.
  */
+#include <fcntl.h>
+#include <sys/syscall.h>
+
 #include "engine/agent/agent.h"
 #include "engine/agent/protocol.h"
 #include "event/record.h"
@@ -36,24 +39,38 @@ static int read_frame(uint64_t fp, struct fp_frame *f)
 	       dp_load_nofault(p + 1, &f->ret) ? -1 : 0;
 }
 
-unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
-		       uint64_t ret_ip, bool at_entry, uint64_t *out,
-		       unsigned max)
+/*
+ * The walk of dp_user_stack(); with @low, each entry's lowest stack byte
+ * too (the stack pointer at the hit for @first, the byte above the slot
+ * the return address was read from for the others; 0 for @ret_ip, whose
+ * slot is gone).
+ */
+static unsigned walk(const struct pt_regs *regs, uint64_t first,
+		     uint64_t ret_ip, bool at_entry, uint64_t *out,
+		     uint64_t *low, unsigned max)
 {
 	uint64_t fp = regs->bp, lo = regs->sp, ret;
 	unsigned n = 0;
 
 	if (!max)
 		return 0;
+	if (low)
+		low[n] = regs->sp;
 	out[n++] = first;
-	if (ret_ip && n < max)
+	if (ret_ip && n < max) {
+		if (low)
+			low[n] = 0;
 		out[n++] = ret_ip;
+	}
 	/* at a function's first instruction the frame is not made yet: the
 	 * caller is only in the return address at [sp] (the kernel's walk
 	 * misses it; perf's reads it too) */
 	if (at_entry && n < max &&
-	    !dp_probe_read(&ret, (const void *)(uintptr_t)regs->sp, 8) && ret)
+	    !dp_probe_read(&ret, (const void *)(uintptr_t)regs->sp, 8) && ret) {
+		if (low)
+			low[n] = regs->sp + 8;
 		out[n++] = dp_kretprobe_real_ret(ret, regs->sp);
+	}
 	while (n < max) {
 		struct fp_frame f;
 		enum dp_frame_step st = dp_frame_check(fp, lo, regs->sp);
@@ -63,15 +80,129 @@ unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
 		 * would kill: dp_frame_check() refuses most garbage first */
 		if (st == DP_FRAME_NEXT && (read_frame(fp, &f) || !f.ret))
 			st = DP_FRAME_BAD;
-		if (st == DP_FRAME_BAD)
+		if (st == DP_FRAME_BAD) {
+			if (low)
+				low[n] = 0;
 			out[n++] = DP_STACK_BAD_FRAME;
+		}
 		if (st != DP_FRAME_NEXT)
 			break;
+		if (low)
+			low[n] = fp + sizeof(f);
 		out[n++] = dp_kretprobe_real_ret(f.ret, fp + 8);
 		lo = fp + sizeof(f);
 		fp = f.next_fp;
 	}
 	return n;
+}
+
+unsigned dp_user_stack(const struct pt_regs *regs, uint64_t first,
+		       uint64_t ret_ip, bool at_entry, uint64_t *out,
+		       unsigned max)
+{
+	return walk(regs, first, ret_ip, at_entry, out, NULL, max);
+}
+
+unsigned dp_user_stack_depths(const struct pt_regs *regs, uint64_t first,
+			      uint64_t top, uint64_t *out, uint64_t *depth,
+			      unsigned max)
+{
+	unsigned n = walk(regs, first, 0, true, out, depth, max);
+
+	for (unsigned i = 0; i < n; i++)
+		depth[i] = depth[i] && depth[i] <= top ? top - depth[i] : 0;
+	return n;
+}
+
+/* ---- the top of a thread's stack (the stack tracer) ---------------------- */
+
+/* A hex number at *@p, *@p moved past it. */
+static uint64_t hex(const char **p, const char *end)
+{
+	uint64_t v = 0;
+
+	for (; *p < end; (*p)++) {
+		char c = **p;
+		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') :
+			     c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) :
+			     16;
+
+		if (d == 16)
+			break;
+		v = v << 4 | d;
+	}
+	return v;
+}
+
+/* One "START-END ..." line of the maps: whether it holds @sp. */
+static bool line_holds(const char *l, const char *end, uint64_t sp,
+		       uint64_t *lo, uint64_t *hi)
+{
+	uint64_t a = hex(&l, end), b;
+
+	if (l >= end || *l != '-')
+		return false;
+	l++;
+	b = hex(&l, end);
+	if (sp < a || sp >= b)
+		return false;
+	*lo = a;
+	*hi = b;
+	return true;
+}
+
+/* The first '\n' in [@p, @end), or NULL (no library call). */
+static char *find_nl(char *p, const char *end)
+{
+	for (; p < end; p++)
+		if (*p == '\n')
+			return p;
+	return NULL;
+}
+
+/*
+ * The mapping that holds @sp, from /proc/self/maps read with raw calls
+ * (the hit path may be in a signal handler: no stdio, no allocation):
+ * for the main thread the [stack] mapping, for a thread of the pthread
+ * library the block its stack was carved from, whose end is the stack's
+ * top.  0, or -1 if no mapping holds it.
+ */
+int dp_stack_mapping(uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+	char buf[512];
+	size_t have = 0;
+	long fd = dp_raw_syscall6(SYS_openat, AT_FDCWD,
+				  (long)"/proc/self/maps",
+				  O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	int ret = -1;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		long got = dp_raw_syscall(SYS_read, fd, (long)(buf + have),
+					  (long)(sizeof(buf) - have));
+		char *nl, *at = buf;
+
+		if (got <= 0)
+			break;
+		have += (size_t)got;
+		while ((nl = find_nl(at, buf + have))) {
+			if (line_holds(at, nl, sp, lo, hi)) {
+				ret = 0;
+				goto out;
+			}
+			at = nl + 1;
+		}
+		/* a line longer than the buffer: its head was enough */
+		if (at == buf)
+			at = buf + have;
+		have = (size_t)(buf + have - at);
+		for (size_t i = 0; i < have; i++)
+			buf[i] = at[i];
+	}
+out:
+	dp_raw_syscall(SYS_close, fd, 0, 0);
+	return ret;
 }
 
 /*

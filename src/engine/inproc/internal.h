@@ -24,6 +24,8 @@ struct slot {
 	bool stack;		/* its records end with a stack (protocol.h) */
 	unsigned snap;		/* ... a snapshot of this many stack bytes at
 				 * most (DP_AGENT_F_DWARF), to unwind */
+	bool depths;		/* ... frames and their depths (the stack
+				 * tracer, DP_AGENT_F_STACKMAX) */
 	bool dropped;		/* its object went (DROP): no more hits */
 	uint64_t counted;	/* of them, already added to the probe */
 	uint64_t missed;	/* its misses, as the agent last said */

@@ -156,7 +156,8 @@ static void ip_free(void *state)
 const struct dp_engine_ops dp_agent_engine = {
 	.name = "agent",
 	.desc = "in-process engine",
-	.flags = DP_ENGINE_AUTO | DP_ENGINE_APP_TRACEPOINTS | DP_ENGINE_FOLLOWS,
+	.flags = DP_ENGINE_AUTO | DP_ENGINE_APP_TRACEPOINTS | DP_ENGINE_FOLLOWS |
+		 DP_ENGINE_STACK_MAX,
 	.prepare = ip_prepare,
 	.unsuitable = ip_unsuitable,
 	.suits = ip_suits,

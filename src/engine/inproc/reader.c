@@ -246,7 +246,7 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 	struct dp_rec_meta meta;
 	int pid, tid;
 	struct dp_probe *pr;
-	uint64_t stack[DP_STACK_MAX];
+	uint64_t stack[DP_STACK_MAX], depth[DP_STACK_MAX];
 	uint32_t len = e->len;
 	unsigned nstack = 0;
 
@@ -258,7 +258,10 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 		return;
 	dp_ring_owner(&p->rings, e->ring, &pid, &tid);
 	if (p->slots[slot].stack &&
-	    (p->slots[slot].snap ?
+	    (p->slots[slot].depths ?
+	     dp_agent_depths_take(e->data, &len, stack, depth, DP_STACK_MAX,
+				  &nstack) :
+	     p->slots[slot].snap ?
 	     unwind_snap(p, &p->slots[slot], tid, e->data, &len, stack,
 			 &nstack) :
 	     dp_agent_stack_take(e->data, &len, stack, DP_STACK_MAX,
@@ -287,6 +290,8 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 			dp_proc_stack_settle(p->proc, stack, &nstack);
 		meta.stack = stack;
 		meta.nstack = nstack;
+		if (p->slots[slot].depths)
+			meta.stack_depth = depth;
 	}
 	dp_event_deliver(&d, pr, e->data, len, &meta, &p->symbolizer);
 }

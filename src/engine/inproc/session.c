@@ -399,6 +399,9 @@ static int send_location(struct ip_proc *p, struct dp_probe *pr,
 		else if (!pr->def.is_return && !tp &&
 			 at_func_entry(p->proc, l->addr))
 			flags |= DP_AGENT_F_ENTRY;
+		if (pr->event->stack_max && (flags & DP_AGENT_F_ENTRY))
+			flags |= DP_AGENT_F_STACKMAX;
+		p->slots[slot].depths = flags & DP_AGENT_F_STACKMAX;
 		p->slots[slot].stack = true;
 		p->slots[slot].snap = tp ? 0 : pr->event->stack_dwarf;
 	}
