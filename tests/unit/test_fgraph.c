@@ -5,7 +5,8 @@
  * nesting, the duration marks at each threshold, two threads, frames
  * left by a longjmp, max_graph_depth, set_graph_function,
  * set_graph_notrace, return values, the trace_options, lost records and
- * other events as comments; the tracers found by --tracer only.
+ * other events as comments; the tracers found by --tracer only; the
+ * stack tracer's table (stack_trace).
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -700,8 +701,10 @@ Test(tracer, by_name)
 	cr_expect_null(dp_renderer_tracer("text"));
 	cr_expect_null(dp_renderer_by_name("function_graph"));
 	cr_expect_null(dp_renderer_by_name("function"));
+	cr_expect_not_null(dp_renderer_tracer("stack"));
+	cr_expect_null(dp_renderer_by_name("stack"));
 	cr_expect_str_eq(dp_renderer_tracer_names(buf, sizeof(buf)),
-			 "function or function_graph");
+			 "function, function_graph or stack");
 	cr_expect_str_eq(dp_renderer_names(buf, sizeof(buf)),
 			 "text, json, folded, flamegraph, chrome, tracedat, "
 			 "ctf or otlp");
@@ -740,4 +743,121 @@ Test(tracer, options_table)
 		free(got);
 	}
 	cr_expect_eq(dp_trace_option_set(&o.flags, "no"), -1);
+}
+
+/* ---- the stack tracer ------------------------------------------------- */
+
+static struct dp_field stk_f[] = {
+	{ .name = "__probe_ip", .type = "unsigned long", .offset = 8,
+	  .size = 8, .elem_size = 8 },
+};
+static struct dp_event ev_stk = {
+	.id = 1006, .group = "ftrace", .name = "stack",
+	.kind = DP_KIND_KPROBE, .nfields = 1, .fields = stk_f,
+	.fixed_size = 16, .stack = true, .stack_max = true,
+};
+
+/* A record of a stack @n deep: frames @fr, depths @d. */
+static void S(struct sess *s, const uint64_t *fr, const uint64_t *d,
+	      unsigned n)
+{
+	uint8_t rec[16] = { 0 };
+	struct dp_rec_meta m = at(100, 0);
+
+	m.stack = fr;
+	m.nstack = n;
+	m.stack_depth = d;
+	memcpy(rec, &ev_stk.id, 2);
+	memcpy(rec + 8, &fr[0], 8);
+	cr_assert_eq(dp_render_event(&s->r, &ev_stk, rec, sizeof(rec), &m,
+				     &syms), 0);
+}
+
+#define STK_HEAD(n) \
+	"        Depth    Size   Location    (" #n " entries)\n" \
+	"        -----    ----   --------\n"
+
+/* The deepest stack kept, printed at the end as trace_stack.c's
+ * t_show(): sizes from the next entry's depth, the last one's its depth;
+ * a shallower stack after it changes nothing; an address no symbol
+ * covers in hex. */
+Test(stack, deepest_table)
+{
+	static const uint64_t f1[] = { D, C + 0x10, MAIN + 0x20 };
+	static const uint64_t d1[] = { 500, 492, 200 };
+	static const uint64_t f2[] = { A, B + 0x8, B + 0x8, MAIN + 0x24, 0x9999 };
+	static const uint64_t d2[] = { 4144, 4136, 3832, 3528, 48 };
+	static const uint64_t f3[] = { C, MAIN };
+	static const uint64_t d3[] = { 1000, 900 };
+	struct sess s;
+	char *got;
+
+	begin(&s, "stack");
+	S(&s, f1, d1, 3);
+	S(&s, f2, d2, 5);
+	S(&s, f3, d3, 2);
+	got = finish(&s);
+	cr_expect_str_eq(got, STK_HEAD(5)
+		"  0)     4144       8   a+0x0/0x100\n"
+		"  1)     4136     304   b+0x8/0x100\n"
+		"  2)     3832     304   b+0x8/0x100\n"
+		"  3)     3528    3480   main+0x24/0x100\n"
+		"  4)       48      48   0x9999\n");
+	free(got);
+}
+
+/* Entries not sized (0), or not below the one before (a bad frame
+ * pointer's), are left out; the walk's bad-frame mark ends the table. */
+Test(stack, unsized_entries)
+{
+	static const uint64_t fr[] = { A, B + 1, C + 2, D + 3, MAIN + 4,
+				       DP_STACK_BAD_FRAME, MAIN + 5 };
+	static const uint64_t d[] = { 800, 0, 700, 900, 100, 0, 50 };
+	struct sess s;
+	char *got;
+
+	begin(&s, "stack");
+	S(&s, fr, d, 7);
+	got = finish(&s);
+	cr_expect_str_eq(got, STK_HEAD(3)
+		"  0)      800     100   a+0x0/0x100\n"
+		"  1)      700     600   c+0x2/0x100\n"
+		"  2)      100     100   main+0x4/0x100\n");
+	free(got);
+}
+
+/* stack_trace before any maximum: the kernel's lines on how to turn the
+ * tracer on, only while it is off; stack_max_size set by hand keeps a
+ * shallower stack out, as the kernel's does. */
+Test(stack, file_states)
+{
+	static const uint64_t d[] = { 300, 200 };
+	static const char *const w[] = { "a+0x0/0x100", "main+0x4/0x100" };
+	struct dp_stack_max m = { 0 };
+	struct cap c;
+	char *got;
+
+	dp_stack_max_print(cap_open(&c), &m, false);
+	got = cap_close(&c);
+	cr_expect_str_eq(got, STK_HEAD(0) "#\n#  Stack tracer disabled\n#\n"
+		"# To enable the stack tracer, either add 'stacktrace' to the\n"
+		"# kernel command line\n"
+		"# or 'echo 1 > /proc/sys/kernel/stack_tracer_enabled'\n#\n");
+	free(got);
+	dp_stack_max_print(cap_open(&c), &m, true);
+	got = cap_close(&c);
+	cr_expect_str_eq(got, STK_HEAD(0));
+	free(got);
+	m.max_size = 400;
+	cr_expect_not(dp_stack_max_take(&m, d, w, 2));
+	m.max_size = 10;
+	cr_expect(dp_stack_max_take(&m, d, w, 2));
+	cr_expect_eq(m.max_size, 300);
+	dp_stack_max_print(cap_open(&c), &m, false);
+	got = cap_close(&c);
+	cr_expect_str_eq(got, STK_HEAD(2)
+		"  0)      300     100   a+0x0/0x100\n"
+		"  1)      200     200   main+0x4/0x100\n");
+	free(got);
+	dp_stack_max_clear(&m);
 }
