@@ -37,6 +37,10 @@ static const struct {
 	{ "set_graph_function", F_GRAPH_FUNCTION },
 	{ "set_graph_notrace", F_GRAPH_NOTRACE },
 	{ "snapshot", F_SNAPSHOT },
+	{ "stack_max_size", F_STACK_MAX_SIZE },
+	{ "stack_trace", F_STACK_TRACE },
+	{ "stack_trace_filter", F_STACK_FILTER },
+	{ "stack_tracer_enabled", F_STACK_ENABLED },
 	{ "synthetic_events", F_SYNTH_EVENTS },
 	{ "trace", F_TRACE },
 	{ "trace_clock", F_TRACE_CLOCK },
@@ -102,7 +106,7 @@ bool dp_fs_is_writable(enum dp_fs_kind k)
 	case F_KPROBE_PROFILE: case F_UPROBE_PROFILE: case F_AVAILABLE_EVENTS:
 	case F_AVAILABLE_FUNCS: case F_README: case F_EV_FORMAT: case F_EV_ID:
 	case F_TRACE_PIPE: case F_AVAILABLE_TRACERS: case F_EV_HIST:
-	case F_EV_SHOW:
+	case F_EV_SHOW: case F_STACK_TRACE:
 	case F_HEADER_PAGE: case F_HEADER_EVENT:
 		return false;
 	default:
@@ -352,6 +356,11 @@ static const char readme[] =
 	"\t\t\t  selects (all of the program's when it is empty)\n"
 	"  set_ftrace_filter\t- Functions to trace: GLOB, !GLOB, GLOB:mod:LIB\n"
 	"  set_ftrace_notrace\t- Functions never traced (same words)\n"
+	"  stack_tracer_enabled\t- 1 starts the stack tracer (the kernel's\n"
+	"\t\t\t  sysctl kernel.stack_tracer_enabled), 0 stops it\n"
+	"  stack_trace\t\t- The deepest stack seen, with each frame's size\n"
+	"  stack_max_size\t- Its depth in bytes; writing sets it (0: again)\n"
+	"  stack_trace_filter\t- Functions the stack tracer checks (same words)\n"
 	"  kprobe_events\t\t- Probes on the target's symbols; writing a line\n"
 	"\t\t\t  does Create/append/remove, reading shows them\n"
 	"  uprobe_events\t\t- The same for probes on file offsets\n"
@@ -622,6 +631,12 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 	case F_FTRACE_FILTER:
 	case F_FTRACE_NOTRACE:
 		dp_fs_funcsel_print(fs, p->kind == F_FTRACE_NOTRACE, out);
+		break;
+	case F_STACK_ENABLED:
+	case F_STACK_MAX_SIZE:
+	case F_STACK_TRACE:
+	case F_STACK_FILTER:
+		dp_fs_stack_print(fs, p->kind, out);
 		break;
 	case F_TRACE_CLOCK:
 		/* the clock dprobe's timestamps count: CLOCK_MONOTONIC, what
@@ -1454,6 +1469,15 @@ int dp_fs_write_file(struct dp_fs *fs, const struct dp_fs_path *p,
 		ret = dp_fs_funcsel_write(fs, p->kind == F_FTRACE_NOTRACE, buf,
 					  len);
 		break;
+	case F_STACK_ENABLED:
+		ret = dp_fs_stack_enable_write(fs, buf, len);
+		break;
+	case F_STACK_MAX_SIZE:
+		ret = dp_fs_stack_max_write(fs, buf, len);
+		break;
+	case F_STACK_FILTER:
+		ret = dp_fs_stack_filter_write(fs, buf, len);
+		break;
 	case F_CPUMASK:
 		ret = write_cpumask(fs, buf, len);
 		break;
@@ -1534,6 +1558,8 @@ int dp_fs_truncate_file(struct dp_fs *fs, const struct dp_fs_path *p)
 	case F_GRAPH_FUNCTION:
 	case F_GRAPH_NOTRACE:
 		return dp_fs_graph_truncate(fs, p->kind == F_GRAPH_NOTRACE);
+	case F_STACK_FILTER:
+		return dp_fs_stack_filter_truncate(fs);
 	case F_EV_TRIGGER:
 		/* every trigger of the event goes, as the kernel's unreg_all */
 		ev = path_event(fs, p);

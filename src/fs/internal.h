@@ -186,6 +186,14 @@ struct dp_fs {
 	FILE *tr_mem;
 	char *tr_text;
 	size_t tr_size;
+	/* the stack tracer (stack.c): on, its functions' rules, its event
+	 * (NULL: off); under buf_lock for the reader threads, the event's
+	 * id and the deepest stack */
+	bool stack_on;
+	struct dp_funcsel stack_filter;
+	struct dp_event *stack_ev;
+	unsigned stack_id;
+	struct dp_stack_max stack_max;
 
 	/* ---- session (session.c) ---- */
 	pthread_mutex_t mgr_lock;
@@ -343,6 +351,35 @@ int dp_fs_option_write(struct dp_fs *fs, const char *name, const char *buf,
 		       size_t len);
 void dp_fs_trace_options_print(struct dp_fs *fs, FILE *out);
 int dp_fs_trace_options_write(struct dp_fs *fs, const char *buf, size_t len);
+/* The functions @filter selects and @notrace does not, in the served
+ * program and its libraries (*@program: the program's path, the
+ * caller's to free); 0 or -errno. */
+int dp_fs_select_funcs(struct dp_fs *fs, const struct dp_funcsel *filter,
+		       const struct dp_funcsel *notrace, struct dp_funclist *l,
+		       char **program);
+void dp_fs_funclist_free(struct dp_funclist *l);
+/* Whether rule @r selects some function (a rule that selects nothing is
+ * refused, as the kernel refuses a function it does not have). */
+bool dp_fs_rule_matches(struct dp_fs *fs, const struct dp_funcrule *r);
+/* A selection as set_ftrace_filter (set_ftrace_notrace: @notrace) shows
+ * it: the functions, or the line saying all are. */
+void dp_fs_sel_print(struct dp_fs *fs, const struct dp_funcsel *s,
+		     bool notrace, FILE *out);
+
+/* stack.c: the stack tracer (stack_tracer_enabled, stack_max_size,
+ * stack_trace, stack_trace_filter; fs->lock held unless said) */
+int dp_fs_stack_enable_write(struct dp_fs *fs, const char *buf, size_t len);
+int dp_fs_stack_max_write(struct dp_fs *fs, const char *buf, size_t len);
+int dp_fs_stack_filter_write(struct dp_fs *fs, const char *buf, size_t len);
+int dp_fs_stack_filter_truncate(struct dp_fs *fs);
+/* The read side of the four files, by kind. */
+void dp_fs_stack_print(struct dp_fs *fs, int kind, FILE *out);
+/* Its event armed raw, for the session child. */
+void dp_fs_stack_mark(struct dp_fs *fs, struct dp_event *ev);
+/* A record of event @id (a reader thread): a new deepest stack? */
+void dp_fs_stack_record(struct dp_fs *fs, unsigned id,
+			const struct dp_rec_meta *meta);
+void dp_fs_stack_fini(struct dp_fs *fs);
 
 /* trigger.c: trigger commands other than hist (event/trigger.h), the
  * events' soft mode, and the records of the events in it */
@@ -486,6 +523,7 @@ enum dp_fs_kind {
 	F_TRACE_CLOCK, F_HEADER_PAGE, F_HEADER_EVENT, F_SUBBUF_SIZE,
 	F_CPUMASK, F_FTRACE_FILTER, F_FTRACE_NOTRACE,
 	F_GRAPH_FUNCTION, F_GRAPH_NOTRACE, F_MAX_GRAPH_DEPTH, F_TRACE_OPTIONS,
+	F_STACK_ENABLED, F_STACK_MAX_SIZE, F_STACK_TRACE, F_STACK_FILTER,
 };
 
 struct dp_fs_path {

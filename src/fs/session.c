@@ -60,11 +60,12 @@
 enum { FR_READY = 1, FR_ERROR, FR_LINE, FR_PROFILE, FR_ACK, FR_REC, FR_SHOW };
 
 /* FR_REC: a record for the hist triggers, after this, then @nstack
- * return addresses (its user stack, when the event is marked for it). */
+ * return addresses (its user stack, when the event is marked for it),
+ * then with @depths as many depths (the stack tracer's, record.h). */
 struct rec_head {
 	uint64_t ts_ns;
 	int32_t cpu, pid, tgid, mm_pid;
-	uint32_t nstack, pad;
+	uint32_t nstack, depths;
 	char comm[DP_TASK_COMM_LEN];
 };
 
@@ -180,15 +181,20 @@ static void child_trigger(void *priv, const struct dp_event *ev,
 	if (meta->stack)
 		h.nstack = meta->nstack < DP_STACK_MAX ? meta->nstack :
 			   DP_STACK_MAX;
-	sl = h.nstack * sizeof(uint64_t);
+	h.depths = meta->stack && meta->stack_depth;
+	sl = h.nstack * sizeof(uint64_t) * (h.depths ? 2 : 1);
 	if (len > FRAME_MAX - sizeof(h) - sl ||
 	    !(buf = malloc(sizeof(h) + len + sl)))
 		return;
 	snprintf(h.comm, sizeof(h.comm), "%s", meta->comm ? meta->comm : "");
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), rec, len);
-	if (sl)
-		memcpy(buf + sizeof(h) + len, meta->stack, sl);
+	if (h.nstack)
+		memcpy(buf + sizeof(h) + len, meta->stack,
+		       h.nstack * sizeof(uint64_t));
+	if (h.depths)
+		memcpy(buf + sizeof(h) + len + h.nstack * sizeof(uint64_t),
+		       meta->stack_depth, h.nstack * sizeof(uint64_t));
 	send_frame(c->fd, FR_REC, ev->id, buf, sizeof(h) + len + sl);
 	free(buf);
 }
@@ -247,6 +253,7 @@ struct want {
 	bool soft;		/* armed for its event probes only */
 	bool triggered;		/* its records go to the hist triggers */
 	bool stack;		/* ... with the user stack */
+	bool stack_max;		/* ... the stack tracer's (event.h) */
 	char *group, *name, *filter;
 	char **lines;
 	size_t nlines;
@@ -299,6 +306,8 @@ static int want_parse(char *text, struct want **out, size_t *nout)
 			cur->triggered = true;
 		} else if (k == 'K') {
 			cur->stack = true;
+		} else if (k == 'M') {
+			cur->stack_max = true;
 		} else if (k == 'L') {
 			char **t = realloc(cur->lines,
 					   (cur->nlines + 1) * sizeof(*t));
@@ -388,13 +397,15 @@ static int apply_wants(struct child_ctx *c, const struct want *w, size_t n)
 		ev->triggered = w[i].triggered;
 		/* the probes capture the stack or not from when they are
 		 * armed: armed again when that changes */
-		if (ev->enabled && ev->stack != w[i].stack) {
+		if (ev->enabled && (ev->stack != w[i].stack ||
+				    ev->stack_max != w[i].stack_max)) {
 			ev->enabled = false;
 			ret = dp_engine_disable(g_tracer, ev);
 			if (ret)
 				return ret;
 		}
 		ev->stack = w[i].stack;
+		ev->stack_max = w[i].stack_max;
 		if (!ev->enabled) {
 			ev->enabled = true;
 			ret = dp_engine_enable(g_tracer, ev);
@@ -484,6 +495,7 @@ static void mark_soft(struct dp_fs *fs)
 		dp_fs_trigger_mark(fs, ev);
 		dp_fs_inst_mark(fs, ev);
 		dp_fs_tracer_mark(fs, ev);
+		dp_fs_stack_mark(fs, ev);
 	}
 	while (changed) {
 		changed = false;
@@ -742,7 +754,7 @@ static void store_counts(struct dp_fs_lane *lane, const char *data,
 static void store_rec(struct dp_fs *fs, unsigned id, const char *data,
 		      size_t len)
 {
-	uint64_t stack[DP_STACK_MAX];
+	uint64_t stack[DP_STACK_MAX], depth[DP_STACK_MAX];
 	struct dp_rec_meta meta;
 	struct rec_head h;
 	size_t sl;
@@ -751,7 +763,7 @@ static void store_rec(struct dp_fs *fs, unsigned id, const char *data,
 		return;
 	memcpy(&h, data, sizeof(h));
 	h.comm[sizeof(h.comm) - 1] = '\0';
-	sl = (size_t)h.nstack * sizeof(uint64_t);
+	sl = (size_t)h.nstack * sizeof(uint64_t) * (h.depths ? 2 : 1);
 	if (h.nstack > DP_STACK_MAX || len - sizeof(h) < sl)
 		return;
 	len -= sl;
@@ -760,14 +772,20 @@ static void store_rec(struct dp_fs *fs, unsigned id, const char *data,
 				     .mm_pid = h.mm_pid,
 				     .comm = h.comm[0] ? h.comm : NULL };
 	if (h.nstack) {
-		memcpy(stack, data + len, sl);
+		memcpy(stack, data + len, h.nstack * sizeof(uint64_t));
 		meta.stack = stack;
 		meta.nstack = h.nstack;
+	}
+	if (h.nstack && h.depths) {
+		memcpy(depth, data + len + h.nstack * sizeof(uint64_t),
+		       h.nstack * sizeof(uint64_t));
+		meta.stack_depth = depth;
 	}
 	dp_fs_hist_add(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 	dp_fs_trigger_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 	dp_fs_inst_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 	dp_fs_tracer_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
+	dp_fs_stack_record(fs, id, &meta);
 }
 
 static void store_ack(struct dp_fs_lane *lane, int result)
@@ -1045,6 +1063,8 @@ static char *wants_text(struct dp_fs *fs, int lane, size_t *len)
 			fputs("T\n", f);
 		if (ev->stack)
 			fputs("K\n", f);
+		if (ev->stack_max)
+			fputs("M\n", f);
 		for (const struct dp_probe *p = ev->probes; !ev->kernel && p;
 		     p = p->next) {
 			char *line = dp_probe_canonical(&p->def);

@@ -103,6 +103,7 @@ void dp_fs_fini(struct dp_fs *fs)
 	dp_fs_buf_fini(fs);
 	dp_fs_log_clear(fs);
 	dp_fs_tracer_fini(fs);
+	dp_fs_stack_fini(fs);
 	dp_fs_trigger_fini(fs);
 	dp_fs_hist_fini(fs);
 	dp_fs_marker_fini(fs);

@@ -64,6 +64,23 @@ static int filter_rules(struct dp_fs *fs, const struct dp_tracer *t,
 	return 0;
 }
 
+/* @l's paths and the program's, @prog, copied: they point into the
+ * process's objects, which go.  0 or -ENOMEM. */
+static int own_paths(struct dp_funclist *l, const char *prog, char **program)
+{
+	*program = strdup(prog);
+	if (!*program) {
+		dp_funclist_free(l);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		l->v[i].path = strdup(l->v[i].path);
+		if (!l->v[i].path)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The functions @t is to be on now. */
 static int select_funcs(struct dp_fs *fs, const struct dp_tracer *t,
 			struct dp_funclist *l, char **program)
@@ -83,24 +100,37 @@ static int select_funcs(struct dp_fs *fs, const struct dp_tracer *t,
 				      l, err, sizeof(err));
 	if (filter.v != fs->ftrace_filter.v)
 		free(filter.v);
-	*program = !ret && n ? strdup(paths[0]) : NULL;
-	if (!ret && !*program) {
-		dp_funclist_free(l);
-		ret = -ENOMEM;
-	}
-	/* the list's paths point into the process's objects: copied below
-	 * before they go */
-	for (size_t i = 0; !ret && i < l->n; i++) {
-		l->v[i].path = strdup(l->v[i].path);
-		if (!l->v[i].path)
-			ret = -ENOMEM;
-	}
+	*program = NULL;
+	if (!ret)
+		ret = own_paths(l, paths[0], program);
 	free(paths);
 	dp_proc_close(p);
 	return ret;
 }
 
-static void funclist_free(struct dp_funclist *l)
+int dp_fs_select_funcs(struct dp_fs *fs, const struct dp_funcsel *filter,
+		       const struct dp_funcsel *notrace, struct dp_funclist *l,
+		       char **program)
+{
+	const char **paths;
+	struct dp_proc *p;
+	char err[512];
+	size_t n;
+	int ret = dp_fs_target_paths(fs, &p, &paths, &n);
+
+	if (ret)
+		return ret;
+	ret = n ? dp_funcs_select(paths, n, filter, notrace, l, err,
+				  sizeof(err)) : -ENOENT;
+	*program = NULL;
+	if (!ret)
+		ret = own_paths(l, paths[0], program);
+	free(paths);
+	dp_proc_close(p);
+	return ret;
+}
+
+void dp_fs_funclist_free(struct dp_funclist *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free((char *)l->v[i].path);
@@ -110,7 +140,7 @@ static void funclist_free(struct dp_funclist *l)
 bool dp_fs_tracer_event(const struct dp_fs *fs, const struct dp_event *ev)
 {
 	return fs->tracer && ev->builtin && !strcmp(ev->group, DP_TRACER_GROUP) &&
-	       ev->probes;
+	       strcmp(ev->name, DP_TRACER_STACK_EVENT) && ev->probes;
 }
 
 /* The tracer's events out of the registry (the reader threads told
@@ -225,7 +255,7 @@ static int apply(struct dp_fs *fs, const struct dp_tracer *t)
 			ret = -E2BIG;
 	}
 	if (ret) {
-		funclist_free(&l);
+		dp_fs_funclist_free(&l);
 		free(program);
 		return ret;
 	}
@@ -239,7 +269,7 @@ static int apply(struct dp_fs *fs, const struct dp_tracer *t)
 	/* the libraries loaded since may have the functions they name */
 	if (!ret && is_fgraph(t))
 		dp_fs_graph_sync(fs);
-	funclist_free(&l);
+	dp_fs_funclist_free(&l);
 	free(program);
 	dp_fs_update_profile(fs);
 	dp_fs_buf_clear(fs);
@@ -260,8 +290,7 @@ int dp_fs_tracer_write(struct dp_fs *fs, const char *buf, size_t len)
 		return -EINVAL;
 	memcpy(name, buf, len);
 	name[len] = '\0';
-	if (dp_tracer_by_name(name, &t) || !dp_tracer_is_current(t) ||
-	    (t && fs->top))
+	if (dp_tracer_by_name(name, &t) || (t && fs->top))
 		return -EINVAL;
 	if (t == fs->tracer)
 		return 0;
@@ -273,9 +302,7 @@ void dp_fs_tracer_print(const struct dp_fs *fs, FILE *out)
 	fprintf(out, "%s\n", dp_tracer_name(fs->tracer));
 }
 
-/* A rule that selects nothing is refused, as the kernel refuses a
- * function it does not have. */
-static bool matches_any(struct dp_fs *fs, const struct dp_funcrule *r)
+bool dp_fs_rule_matches(struct dp_fs *fs, const struct dp_funcrule *r)
 {
 	const struct dp_funcsel one = { (struct dp_funcrule *)r, 1 };
 
@@ -298,7 +325,7 @@ int dp_fs_funcsel_write(struct dp_fs *fs, bool notrace, const char *buf,
 	ret = dp_funcsel_add(s, text, err, sizeof(err));
 	free(text);
 	for (size_t i = before; !ret && i < s->n; i++)
-		if (!s->v[i].neg && !matches_any(fs, &s->v[i]))
+		if (!s->v[i].neg && !dp_fs_rule_matches(fs, &s->v[i]))
 			ret = -EINVAL;
 	if (!ret && fs->tracer)
 		ret = apply(fs, fs->tracer);
@@ -323,7 +350,7 @@ int dp_fs_tracer_graph_changed(struct dp_fs *fs)
 		return 0;
 	same = select_funcs(fs, fs->tracer, &l, &program) ||
 	       l.n == fs->tr_nfuncs;
-	funclist_free(&l);
+	dp_fs_funclist_free(&l);
 	free(program);
 	return same ? 0 : apply(fs, fs->tracer);
 }
@@ -338,8 +365,13 @@ int dp_fs_funcsel_truncate(struct dp_fs *fs, bool notrace)
  * selects any, the line saying that all are. */
 void dp_fs_funcsel_print(struct dp_fs *fs, bool notrace, FILE *out)
 {
-	const struct dp_funcsel *s = notrace ? &fs->ftrace_notrace :
-					       &fs->ftrace_filter;
+	dp_fs_sel_print(fs, notrace ? &fs->ftrace_notrace : &fs->ftrace_filter,
+			notrace, out);
+}
+
+void dp_fs_sel_print(struct dp_fs *fs, const struct dp_funcsel *s,
+		     bool notrace, FILE *out)
+{
 	bool some = false;
 
 	for (size_t i = 0; i < s->n; i++)

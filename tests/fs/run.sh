@@ -34,7 +34,7 @@ EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
 dynevents exec eprobes eprobes_ptrace hist hist_vars hist_stacks triggers \
-instances show tracer graph_opts"
+instances show tracer graph_opts stack"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -1392,6 +1392,75 @@ case_graph_opts() {
 	} >>"$WORK/got.go"
 	rmdir "$MNT/instances/gi"
 	check graph_opts.out "$WORK/got.go" || return 1
+	quit_server "$R"
+	stop_mount
+}
+
+# The stack tracer: its files before it runs (the kernel's text on how to
+# start it), on over every function (the deepest stack: the open path),
+# then on vfs_read alone after stack_max_size went back to 0 (the read
+# path); off, the table stays.  Depths and sizes normalised (D S), the
+# entries up to main (the C library's above it are not the test's); the
+# first entry's depth is stack_max_size, and each size the difference
+# of two depths.  Bad filters and numbers refused; its event stays out
+# of kprobe_events.
+stack_norm() {
+	awk '
+	/^ *[0-9]+\) / {
+		if (done) next
+		n = $1; sub(/\)$/, "", n)
+		if (sprintf("%3d) %8d   %5d   %s", n, $2, $3, $4) != $0)
+			print "BADLINE: " $0
+		if (n > 0 && prev - $2 != psize) print "BADSIZE: " $0
+		if (n == 0 && $2 != max) print "NOTMAX: " $0
+		prev = $2; psize = $3
+		loc = $4; sub(/\+0x[0-9a-f]+\/0x[0-9a-f]+$/, "+OFF", loc)
+		if ($4 ~ /^[a-z_]+\+0x0\//) loc = $4
+		sub(/\/0x[0-9a-f]+$/, "", loc)
+		print n ") D S " loc
+		if (loc ~ /^main\+/) done = 1
+		next
+	}
+	/entries\)$/ { sub(/\([0-9]+ entries\)/, "(N entries)") }
+	{ print }' max="$(cat "$MNT/stack_max_size")" "$MNT/stack_trace"
+}
+case_stack() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	{
+		for f in stack_tracer_enabled stack_max_size stack_trace_filter \
+			stack_trace; do
+			echo "-- $f:"
+			cat "$MNT/$f"
+		done
+	} >"$WORK/got.st"
+	expect_fail "Invalid argument" w stack_trace_filter 'no_such_fn*' ||
+		return 1
+	expect_fail "Invalid argument" w stack_max_size 'many' || return 1
+	w stack_tracer_enabled 1 || return 1
+	req "$R" "open /etc/passwd" || return 1
+	{
+		echo "-- on, all functions:"
+		cat "$MNT/stack_tracer_enabled"
+		stack_norm
+	} >>"$WORK/got.st"
+	w stack_trace_filter 'vfs_read' || return 1
+	w stack_max_size 0 || return 1
+	req "$R" "read /etc/passwd" || return 1
+	{
+		echo "-- vfs_read only:"
+		cat "$MNT/stack_trace_filter"
+		stack_norm
+	} >>"$WORK/got.st"
+	w stack_tracer_enabled 0 || return 1
+	{
+		echo "-- off:"
+		cat "$MNT/stack_tracer_enabled"
+		stack_norm
+		echo "-- kprobe_events:"
+		cat "$MNT/kprobe_events"
+	} >>"$WORK/got.st"
+	check stack.out "$WORK/got.st" || return 1
 	quit_server "$R"
 	stop_mount
 }

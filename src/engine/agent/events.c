@@ -1225,6 +1225,9 @@ int dp_ev_add(unsigned slot, unsigned id, uint64_t addr, uint64_t foffs,
 	p->stackmax = p->stack && (flags & DP_AGENT_F_STACKMAX) &&
 		!p->def.is_return && p->def.kind != DP_KIND_TRACEPOINT &&
 		!(flags & DP_AGENT_F_DWARF);
+	/* a stack tracer placed (again): the search starts from nothing */
+	if (p->stackmax)
+		__atomic_store_n(&ev_stack_max, 0, __ATOMIC_RELAXED);
 	p->timed = (flags & DP_AGENT_F_LAT) && (flags & DP_AGENT_F_AGG) &&
 		p->def.is_return;
 	/* a tracepoint's registers are made up (on_tracepoint()): its
