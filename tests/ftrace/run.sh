@@ -64,8 +64,8 @@ t_scratch dpftrace
 T_KEEP=${FTRACE_KEEP:-0}
 W=$T_DIR
 # Of the ftrace/ folder, the tests dprobe serves (the others need
-# function commands, a function profiler, the stack tracer, set_ftrace_pid
-# or the kernel: sh tests/ftrace/run.sh DPROBE test.d/ftrace/*.tc runs
+# function commands, a function profiler, the stack tracer's sysctl,
+# set_ftrace_pid or the kernel: sh tests/ftrace/run.sh DPROBE test.d/ftrace/*.tc runs
 # them all, as skips); named here so that make test does not spend its
 # time on skips.
 FTRACE_TESTS="test.d/ftrace/fgraph-filter.tc test.d/ftrace/func-filter-glob.tc
@@ -108,6 +108,11 @@ kernel_only() {
 	*/func_mod_trace.tc)
 		echo "loads a kernel module (modprobe) and traces its" \
 			"functions" ;;
+	*/func_stack_tracer.tc | */fgraph-filter-stack.tc)
+		echo "switches the stack tracer with the kernel's sysctl" \
+			"/proc/sys/kernel/stack_tracer_enabled (the mount's" \
+			"stack_tracer_enabled file stands for it) and forks" \
+			"the test shell for the kernel's deepest stacks" ;;
 	*/tracing-error-log.tc)
 		echo "the kernel's signal:signal_generate event, whose" \
 			"filter it writes" ;;
