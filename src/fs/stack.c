@@ -189,6 +189,11 @@ int dp_fs_stack_filter_truncate(struct dp_fs *fs)
 
 void dp_fs_stack_print(struct dp_fs *fs, int kind, FILE *out)
 {
+	/* the child drains every ring before it answers: the stacks of
+	 * what the process did before this read are in, as in the
+	 * kernel's, which checks at the hit */
+	if (fs->stack_ev && (kind == F_STACK_MAX_SIZE || kind == F_STACK_TRACE))
+		dp_fs_update_profile(fs);
 	switch (kind) {
 	case F_STACK_ENABLED:
 		fprintf(out, "%d\n", fs->stack_on);
