@@ -29,7 +29,9 @@
  *                  the hit, innermost first, each frame {"ip":"0x...",
  *                  "sym":"sym+0xoff/0xsize"} ("sym" where a symbol covers it);
  *                  a walk that stopped at a bad frame ends with
- *                  {"bad_frame":true}
+ *                  {"bad_frame":true}; the stack tracer's (ftrace/stack)
+ *                  frames have "depth" too: bytes from the top of the
+ *                  thread's stack to the frame (where known)
  *
  * Argument values by type:
  *   u*, bitfield   JSON number, unsigned decimal (exact, also above 2^53)
@@ -365,6 +367,10 @@ static void put_stack(FILE *out, const struct dp_rec_meta *meta,
 		fputs_unlocked("{\"ip\":", out);
 		put_hexstr(out, meta->stack[i]);
 		put_symkey(out, opts, "sym", meta->stack[i], true);
+		if (meta->stack_depth && meta->stack_depth[i]) {
+			fputs_unlocked(",\"depth\":", out);
+			dp_out_udec(out, meta->stack_depth[i]);
+		}
 		fputc_unlocked('}', out);
 	}
 	fputc_unlocked(']', out);

@@ -276,6 +276,33 @@ Test(stack_output, json)
 	free(got);
 }
 
+/* The stack tracer's frames carry their depths: "depth" after "sym",
+ * left out where it is not known (0). */
+Test(stack_output, json_depths)
+{
+	static const uint64_t s[] = { 0x1000, 0x2010, 0x9000 };
+	static const uint64_t dep[] = { 400, 0, 100 };
+	const struct dp_renderer_ops *ops = dp_renderer_by_name("json");
+	struct dp_rec_meta m = meta_of(s, 3);
+	struct dp_renderer r;
+	struct rec x;
+	struct cap c;
+	char *got;
+
+	m.stack_depth = dep;
+	rec_init(&x, "ev");
+	dp_renderer_init(&r, ops, cap_open(&c), 2);
+	cr_expect_eq(dp_render_event(&r, &x.ev, x.bytes, sizeof(x.bytes), &m,
+				     &syms), 0);
+	dp_render_end(&r);
+	got = cap_close(&c);
+	cr_expect(strstr(got, "\"stack\":[{\"ip\":\"0x1000\","
+			 "\"sym\":\"leaf+0x0/0x100\",\"depth\":400},"
+			 "{\"ip\":\"0x2010\",\"sym\":\"mid+0x10/0x100\"},"
+			 "{\"ip\":\"0x9000\",\"depth\":100}]}\n"), "%s", got);
+	free(got);
+}
+
 /* A walk stopped at a bad frame (DP_STACK_BAD_FRAME last): "[bad frame]"
  * where each format puts a frame, never looked up as an address. */
 Test(stack_output, bad_frame)
