@@ -3,7 +3,8 @@
  * The user stack at the end of an agent record (engine/agent/protocol.h,
  * DP_AGENT_F_STACK): what the agent writes is taken back whole, and
  * anything a hostile program could leave in its ring instead is refused
- * without a read outside the record.
+ * without a read outside the record; the same for the stack tracer's
+ * frames with their depths (DP_AGENT_F_STACKMAX).
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -108,6 +109,81 @@ Test(agent_stack, tiny)
 
 		cr_expect_eq(dp_agent_stack_take(b, &l, out, DP_STACK_MAX, &n),
 			     -1);
+	}
+}
+
+/* ---- the stack tracer's frames and depths (DP_AGENT_F_STACKMAX) ----------- */
+
+/* A record of @reclen bytes (padded to 8), @n frames, @n depths and the
+ * word @word, in a buffer of exactly that size. */
+static uint8_t *make_depths(uint32_t reclen, unsigned n, uint64_t word,
+			    uint32_t *len)
+{
+	uint32_t at = (reclen + 7) & ~7u;
+	uint8_t *b;
+
+	*len = at + 16 * n + 8;
+	b = malloc(*len);
+	cr_assert_not_null(b);
+	memset(b, 0xab, at);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t f = 0x1000 + i, d = 4000 - 100 * i;
+
+		memcpy(b + at + 8 * i, &f, 8);
+		memcpy(b + at + 8 * (n + i), &d, 8);
+	}
+	memcpy(b + at + 16 * n, &word, 8);
+	return b;
+}
+
+Test(agent_depths, round_trip)
+{
+	uint64_t out[DP_STACK_MAX], dep[DP_STACK_MAX];
+	unsigned n = 0;
+	uint32_t len;
+	uint8_t *b = make_depths(21, DP_STACK_MAX,
+				 DP_AGENT_DEPTHS_WORD(DP_STACK_MAX), &len);
+
+	cr_assert_eq(dp_agent_depths_take(b, &len, out, dep, DP_STACK_MAX,
+					  &n), 0);
+	cr_expect_eq(n, DP_STACK_MAX);
+	cr_expect_eq(len, 24, "the record, padded: %u", len);
+	for (unsigned i = 0; i < n; i++) {
+		cr_expect_eq(out[i], 0x1000 + i);
+		cr_expect_eq(dep[i], 4000 - 100 * i);
+	}
+	free(b);
+}
+
+/* A plain stack's word is not a stack tracer's, nor is too much. */
+Test(agent_depths, hostile)
+{
+	static const struct {
+		uint32_t reclen;
+		unsigned n;
+		uint64_t word;
+	} bad[] = {
+		{ 16, 3, DP_AGENT_STACK_WORD(3) },		/* frames only */
+		{ 16, 3, DP_AGENT_DEPTHS_WORD(0) },		/* no frame */
+		{ 16, 3, DP_AGENT_DEPTHS_WORD(DP_STACK_MAX + 1) },
+		{ 0, 3, DP_AGENT_DEPTHS_WORD(4) },		/* more than there */
+		{ 16, 3, DP_AGENT_DEPTHS_WORD(0xffffffffu) },	/* wraps */
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t out[DP_STACK_MAX], dep[DP_STACK_MAX];
+		unsigned n = 77;
+		uint32_t len, before;
+		uint8_t *b = make_depths(bad[i].reclen, bad[i].n, bad[i].word,
+					 &len);
+
+		before = len;
+		cr_expect_eq(dp_agent_depths_take(b, &len, out, dep,
+						  DP_STACK_MAX, &n), -1,
+			     "case %zu", i);
+		cr_expect_eq(len, before, "case %zu", i);
+		cr_expect_eq(n, 77, "case %zu", i);
+		free(b);
 	}
 }
 

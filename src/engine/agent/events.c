@@ -253,8 +253,13 @@ static inline uint32_t stack_room(const struct ev_probe *p)
 static __attribute__((noinline, cold)) uint64_t
 stack_top_slow(struct ev_thread *t, uint64_t sp)
 {
-	if (dp_stack_mapping(sp, &t->stk_lo, &t->stk_hi))
-		t->stk_lo = t->stk_hi = 0;
+	/* none found (no /proc, no descriptor left): this thread's stack
+	 * is not checked again until its next ring, and the range kept
+	 * is empty at any address but 0, so no hit looks again */
+	if (dp_stack_mapping(sp, &t->stk_lo, &t->stk_hi)) {
+		t->stk_lo = 1;
+		t->stk_hi = 0;
+	}
 	return t->stk_hi;
 }
 

@@ -7,8 +7,10 @@ desc='--tracer stack: the deepest stack of a recursion, each entry with its dept
 # the compiler: the table is checked for the kernel's columns, depths
 # falling by each entry's size, leaf's size its return address (8) and
 # the four down frames of one size over their 256-byte array; then
-# printed with D for depths and S for sizes over 8.  The check is the
-# in-process engine's: the ptrace engine refuses the tracer.
+# printed with D for depths and S for sizes over 8.  leaf's depth is
+# the one the program measured itself (the end of its [stack] mapping
+# less leaf's stack pointer at entry).  The check is the in-process
+# engine's: the ptrace engine refuses the tracer.
 prog=stackmax
 timestamps=no
 engines='auto agent'
@@ -40,11 +42,17 @@ stk_norm() {
 }
 case_result() {
 	stk_norm
-	sed 's/^/> /' "$T/stdout"
-	grep -o 'stack: 4 functions,' "$T/stderr" | tr -d ,
+	sed -e 's/^/> /' -e 's/depth [0-9][0-9]*$/depth N/' "$T/stdout"
+	grep -o 'stack: 5 functions,' "$T/stderr" | tr -d ,
 	echo "# exit=$(cat "$T/rc")"
 }
 case_check() {
+	_own=$(sed -n 's/^stackmax: leaf at depth \([0-9]*\)$/\1/p' "$T/stdout")
+	_got=$(awk '$1 == "0)" { print $2 }' "$T/events")
+	if [ -z "$_own" ] || [ "$_own" != "$_got" ]; then
+		echo "leaf's depth: $_got, the program measured $_own"
+		return 1
+	fi
 	DPROBE_ENGINE=ptrace t_timeout "$TMO" "$DPROBE" trace --tracer stack \
 		-- "$P" >"$T/ptrace.out" 2>&1 && { echo "ptrace: no error"; return 1; }
 	grep -q 'tracer stack needs the in-process engine' "$T/ptrace.out" ||
@@ -59,8 +67,9 @@ expected() {
 3) D S down+OFF
 4) D S down+OFF
 5) D s main+OFF
+> stackmax: leaf at depth N
 > stackmax: ok
-stack: 4 functions
+stack: 5 functions
 # exit=0
 EOF2
 }

@@ -12,16 +12,43 @@
  * call's result is used after it, so no call is a tail call, and noipa
  * keeps every function out of line at each -O level.
  *
- * Usage: stackmax  -- prints "stackmax: ok".
+ * leaf(0) (the deepest call) notes its frame pointer: its stack pointer
+ * at entry, where the return address is, is the word above.  main then
+ * prints the depth the stack tracer must find for it, measured as the
+ * tracer says it measures (the end of the [stack] mapping less that
+ * stack pointer), for the test to compare.
+ *
+ * Usage: stackmax  -- prints "stackmax: leaf at depth N", "stackmax: ok".
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 volatile long sink;
+static uintptr_t leaf_sp;
 
 __attribute__((noipa)) long leaf(long x)
 {
+	if (!x)
+		leaf_sp = (uintptr_t)__builtin_frame_address(0) + 8;
 	sink = x;
 	return x + 1;
+}
+
+/* The end of the [stack] mapping, or 0. */
+static uintptr_t stack_top(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	unsigned long lo, hi = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[stack]") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	if (f)
+		fclose(f);
+	return hi;
 }
 
 __attribute__((noipa)) long shallow(void)
@@ -48,6 +75,8 @@ int main(void)
 	shallow();
 	down(3);
 	shallow();
+	printf("stackmax: leaf at depth %lu\n",
+	       (unsigned long)(stack_top() - leaf_sp));
 	printf("stackmax: ok\n");
 	return 0;
 }
