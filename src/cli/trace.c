@@ -1135,8 +1135,9 @@ static int stack_max_engine(const struct dp_engine_ops *ops,
 	for (const struct dp_event *ev = reg->events; ev; ev = ev->next)
 		if (ev->stack_max && !(ops->flags & DP_ENGINE_STACK_MAX)) {
 			fprintf(stderr, "dprobe: --tracer stack needs the "
-				"in-process engine (the %s cannot keep a "
-				"process's deepest stack)\n", ops->desc);
+				"in-process or the ptrace engine (the %s "
+				"cannot keep a process's deepest stack)\n",
+				ops->desc);
 			return -1;
 		}
 	return 0;

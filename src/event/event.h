@@ -77,8 +77,9 @@ struct dp_event {
 	unsigned stack_dwarf;
 	/* with @stack, the stack tracer's (sym/tracer.h): a record only
 	 * when a process's stack is deeper than any it recorded, with each
-	 * frame's depth (dp_rec_meta.stack_depth).  The in-process engine
-	 * alone checks it in the process; others make no such record. */
+	 * frame's depth (dp_rec_meta.stack_depth): engines with
+	 * DP_ENGINE_STACK_MAX (the in-process one checks it in the process,
+	 * the ptrace one at its stops); the CLI refuses it on others. */
 	bool stack_max;
 	/* a kernel tracepoint (events/syscalls/ in a dprobe mount): no
 	 * probes, its records made by the kernel engine; its print fmt is

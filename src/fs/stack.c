@@ -13,18 +13,16 @@
  *
  * On, the stack tracer's event (sym/tracer.h: ftrace/stack, listed in no
  * *_events file) is placed on the functions the filter selects, armed
- * raw like the function tracers' (tracer.c): the in-process engine keeps
- * each process's deepest stack and sends a record only when it grows,
+ * raw like the function tracers' (tracer.c): the engine keeps each
+ * process's deepest stack and makes a record only when it grows,
  * and the reader threads keep the deepest of all (output/tracer.h).  It
- * runs beside current_tracer, as the kernel's does.  On an engine that
- * cannot check in the process (the ptrace engine), switching it on is
- * EOPNOTSUPP.
+ * runs beside current_tracer, as the kernel's does.  The ptrace engine
+ * checks the same in dprobe, at each stop.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
 #include "fs/internal.h"
 #include "lang/kstrto.h"
 
@@ -132,33 +130,16 @@ static int number(const char *buf, size_t len, uint64_t *v)
 	return dp_kstrtoull(tmp, 10, v) ? -EINVAL : 0;
 }
 
-/* The engine the processes are traced on keeps their deepest stacks
- * (or none runs yet). */
-static bool engine_checks(const struct dp_fs *fs)
-{
-	const struct dp_engine_ops *e = fs->lanes[DP_LANE_PROC].engine;
-
-	return !e || (e->flags & DP_ENGINE_STACK_MAX);
-}
-
 int dp_fs_stack_enable_write(struct dp_fs *fs, const char *buf, size_t len)
 {
 	uint64_t v;
-	int ret;
 
 	if (number(buf, len, &v))
 		return -EINVAL;
 	if ((v != 0) == fs->stack_on)
 		return 0;
 	fs->stack_on = v != 0;
-	ret = apply(fs);
-	if (!ret && fs->stack_on && !engine_checks(fs)) {
-		/* the ptrace engine would arm the probes and never record */
-		fs->stack_on = false;
-		apply(fs);
-		ret = -EOPNOTSUPP;
-	}
-	return ret;
+	return apply(fs);
 }
 
 int dp_fs_stack_max_write(struct dp_fs *fs, const char *buf, size_t len)

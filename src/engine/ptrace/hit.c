@@ -28,6 +28,7 @@
 #include "event/deliver.h"
 #include "lang/fetch.h"
 #include "sym/fpframe.h"
+#include "sym/proc.h"
 
 #define MAX_URETPROBE_DEPTH 64	/* the kernel's per-task limit */
 
@@ -108,6 +109,10 @@ struct hit {
 	bool have_stack;
 	unsigned nstack;
 	uint64_t stack[DP_STACK_MAX];
+	/* each frame's lowest stack byte (0: not known), then, for the
+	 * stack tracer, its depth below @top */
+	uint64_t low[DP_STACK_MAX], depth[DP_STACK_MAX];
+	uint64_t top;
 };
 
 static void hit_init(struct hit *h, struct thread *t, const struct dp_regs *regs)
@@ -179,22 +184,29 @@ static void hit_stack(struct hit *h)
 	unsigned n = 0;
 
 	h->have_stack = true;
+	h->low[n] = regs->sp;
 	h->stack[n++] = ret ? h->ctx.func : h->ctx.ip;
-	if (ret)
+	if (ret) {
+		h->low[n] = 0;
 		h->stack[n++] = h->ctx.ret_ip;
-	else if (!dp_proc_symbolize(p->sym, h->ctx.ip, &ps) && ps.name &&
-		 !ps.off && !dp_mm_read(&p->mm, regs->sp, &f[1], 8) && f[1])
+	} else if (!dp_proc_symbolize(p->sym, h->ctx.ip, &ps) && ps.name &&
+		 !ps.off && !dp_mm_read(&p->mm, regs->sp, &f[1], 8) && f[1]) {
+		h->low[n] = regs->sp + 8;
 		h->stack[n++] = real_ret(h->t, f[1], regs->sp);
+	}
 	while (n < DP_STACK_MAX) {
 		enum dp_frame_step st = dp_frame_check(fp, lo, regs->sp);
 
 		if (st == DP_FRAME_NEXT &&
 		    (dp_mm_read(&p->mm, fp, f, 16) || !f[1]))
 			st = DP_FRAME_BAD;
-		if (st == DP_FRAME_BAD)
+		if (st == DP_FRAME_BAD) {
+			h->low[n] = 0;
 			h->stack[n++] = DP_STACK_BAD_FRAME;
+		}
 		if (st != DP_FRAME_NEXT)
 			break;
+		h->low[n] = fp + 16;
 		h->stack[n++] = real_ret(h->t, f[1], fp + 8);
 		lo = fp + 16;
 		fp = f[0];
@@ -271,6 +283,54 @@ static void hit_stack_dwarf(struct hit *h, unsigned size)
 	free(buf);
 }
 
+/*
+ * The stack tracer (dp_event.stack_max), as the agent checks it
+ * (agent/events.c): the thread's depth is the end of the mapping its
+ * stack pointer is in less the stack pointer, the mapping looked up
+ * again only when the stack pointer leaves it.  Whether this hit's
+ * stack is the deepest of the process yet (it then is, and h->top set).
+ */
+static bool stack_deeper(struct hit *h, const struct dp_event *ev)
+{
+	struct thread *t = h->t;
+	struct proc *p = t->proc;
+	uint64_t sp = h->ctx.regs->sp;
+	struct dp_maps m;
+	char why[128];
+
+	if (p->stack_max_serial != ev->serial) {
+		p->stack_max = 0;
+		p->stack_max_serial = ev->serial;
+	}
+	if (sp - t->stk_lo >= t->stk_hi - t->stk_lo) {
+		/* none found: an empty range at any address but 0 */
+		t->stk_lo = 1;
+		t->stk_hi = 0;
+		if (!dp_maps_read(p->pid, &m, why, sizeof(why))) {
+			for (size_t i = 0; i < m.n; i++)
+				if (sp >= m.v[i].start && sp < m.v[i].end) {
+					t->stk_lo = m.v[i].start;
+					t->stk_hi = m.v[i].end;
+				}
+			dp_maps_free(&m);
+		}
+	}
+	if (!t->stk_hi || t->stk_hi - sp <= p->stack_max)
+		return false;
+	p->stack_max = t->stk_hi - sp;
+	h->top = t->stk_hi;
+	return true;
+}
+
+/* The depths of the frames hit_stack() found, below h->top. */
+static const uint64_t *stack_depths(struct hit *h)
+{
+	for (unsigned i = 0; i < h->nstack; i++)
+		h->depth[i] = h->low[i] && h->low[i] <= h->top ?
+			      h->top - h->low[i] : 0;
+	return h->depth;
+}
+
 static void emit(struct hit *h, struct dp_probe *pr)
 {
 	struct proc *p = h->t->proc;
@@ -278,7 +338,12 @@ static void emit(struct hit *h, struct dp_probe *pr)
 	struct dp_deliver d = { &tr->o.sink, &tr->stats, tr->o.count_only };
 	size_t len;
 
-	if (p->silent || dp_event_deliver_counted(&d, pr))
+	if (p->silent)
+		return;
+	/* the stack tracer's event: a hit only at a new deepest stack */
+	if (pr->event->stack_max && !stack_deeper(h, pr->event))
+		return;
+	if (dp_event_deliver_counted(&d, pr))
 		return;
 	hit_meta(h);
 	len = dp_fetch_record(&pr->def, pr->event->id, &h->ctx, tr->rec,
@@ -296,6 +361,8 @@ static void emit(struct hit *h, struct dp_probe *pr)
 	}
 	h->meta.stack = pr->event->stack ? h->stack : NULL;
 	h->meta.nstack = pr->event->stack ? h->nstack : 0;
+	h->meta.stack_depth = pr->event->stack && pr->event->stack_max &&
+			      !pr->event->stack_dwarf ? stack_depths(h) : NULL;
 	dp_event_deliver(&d, pr, tr->rec, len, &h->meta, &p->symbolizer);
 }
 

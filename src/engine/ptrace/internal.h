@@ -66,6 +66,9 @@ struct thread {
 	long sys_nr;			/* the system call it is in, or -1 */
 	struct ret_inst *rets;
 	unsigned nrets, cap;
+	/* the stack tracer: the mapping its stack pointer was last in (the
+	 * end is the top of its stack); 0s: not looked up yet */
+	uint64_t stk_lo, stk_hi;
 	struct thread *next;
 };
 
@@ -85,6 +88,10 @@ struct proc {
 	bool shared_mm;
 	struct dp_mm mm;
 	struct dp_proc *sym;		/* maps, objects, symbols */
+	/* the stack tracer: the deepest stack recorded for the event of
+	 * serial @stack_max_serial (another event starts from 0) */
+	uint64_t stack_max;
+	unsigned stack_max_serial;
 	struct dp_unwinder *unw;	/* over @sym: --call-graph dwarf */
 	struct dp_symbolizer symbolizer;
 	struct site *sites[SITE_HASH];

@@ -85,7 +85,7 @@ const struct dp_engine_ops dp_ptrace_engine = {
 	.desc = "ptrace engine",
 	.flags = DP_ENGINE_AUTO | DP_ENGINE_FOLLOWS | DP_ENGINE_MANY_PIDS |
 		 DP_ENGINE_SUPERVISED | DP_ENGINE_AT_EXEC |
-		 DP_ENGINE_SYSCALLS,
+		 DP_ENGINE_SYSCALLS | DP_ENGINE_STACK_MAX,
 	.launch = pt_launch,
 	.attach = pt_attach,
 	.run = pt_run,
