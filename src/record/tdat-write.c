@@ -466,16 +466,26 @@ static void note_event(struct dp_tdat_writer *w, const struct dp_event *ev)
 		add_format(w, ev->group, s);
 }
 
+/* @comm (NULL: "") is @last (up to its size). */
+static inline bool same_comm(const char *comm, const char *last, size_t n)
+{
+	if (!comm)
+		comm = "";
+	for (size_t i = 0; i < n; i++) {
+		if (comm[i] != last[i])
+			return false;
+		if (!comm[i])
+			return true;
+	}
+	return true;
+}
+
+/* The thread and its name, unless they are the last record's (noted). */
 static void note_task(struct dp_tdat_writer *w, const struct dp_rec_meta *m)
 {
 	const char *comm = m->comm ? m->comm : "<...>";
 	uint64_t h = 1469598103934665603ull;
 
-	/* the last record's thread, with the same name: noted already */
-	if (m->pid == w->last_pid && m->tgid == w->last_tgid &&
-	    !strncmp(m->comm ? m->comm : "", w->last_comm,
-		     sizeof(w->last_comm)))
-		return;
 	w->last_pid = m->pid;
 	w->last_tgid = m->tgid;
 	snprintf(w->last_comm, sizeof(w->last_comm), "%s",
@@ -490,20 +500,34 @@ static void note_task(struct dp_tdat_writer *w, const struct dp_rec_meta *m)
 		fprintf(w->cmd, "%d %s\n", m->pid, comm);
 }
 
+/* Where (@mm, @addr) is in the cache of addresses noted. */
+static inline struct addr_note *addr_slot(struct dp_tdat_writer *w, int mm,
+					  uint64_t addr)
+{
+	uint64_t h = (addr ^ addr >> 9 ^ (uint64_t)mm * 0x9e3779b97f4a7c15ull) *
+		     0xff51afd7ed558ccdull;
+
+	return &w->addrc[h >> 40 & (ADDR_CACHE - 1)];
+}
+
+/* The address was noted, as the cache says (inline: most are). */
+static inline bool addr_cached(struct dp_tdat_writer *w, int mm, uint64_t addr)
+{
+	const struct addr_note *a = addr_slot(w, mm, addr);
+
+	return a->addr == addr && a->mm == mm;
+}
+
 /* The symbol covering @addr in @mm, once per address and per symbol. */
 static void note_addr(struct dp_tdat_writer *w, int mm, uint64_t addr,
 		      const struct dp_symbolizer *sym)
 {
 	const char *name = NULL;
-	uint64_t off, size, h;
-	struct addr_note *a;
+	uint64_t off, size;
+	struct addr_note *a = addr_slot(w, mm, addr);
 
-	if (!sym || !sym->lookup || !addr || addr == DP_STACK_BAD_FRAME)
-		return;
-	h = (addr ^ addr >> 9 ^ (uint64_t)mm * 0x9e3779b97f4a7c15ull) *
-	    0xff51afd7ed558ccdull;
-	a = &w->addrc[h >> 40 & (ADDR_CACHE - 1)];
-	if (a->addr == addr && a->mm == mm)
+	if (!sym || !sym->lookup || !addr || addr == DP_STACK_BAD_FRAME ||
+	    (a->addr == addr && a->mm == mm))
 		return;
 	a->addr = addr;
 	a->mm = mm;
@@ -539,12 +563,15 @@ static void note_addrs(struct dp_tdat_writer *w, const struct ev_note *n,
 	if (!sym)
 		return;
 	if (!ev->synth && !ev->kernel && ev->kind == DP_KIND_KPROBE) {
+		uint64_t a = dp_rec_load(r + (ev->is_return ? DP_REC_FUNC_OFF :
+					      DP_REC_IP_OFF), 8);
+
+		if (!addr_cached(w, mm, a))
+			note_addr(w, mm, a, sym);
 		if (ev->is_return) {
-			note_addr(w, mm, dp_rec_load(r + DP_REC_FUNC_OFF, 8), sym);
-			note_addr(w, mm, dp_rec_load(r + DP_REC_RET_IP_OFF, 8),
-				  sym);
-		} else {
-			note_addr(w, mm, dp_rec_load(r + DP_REC_IP_OFF, 8), sym);
+			a = dp_rec_load(r + DP_REC_RET_IP_OFF, 8);
+			if (!addr_cached(w, mm, a))
+				note_addr(w, mm, a, sym);
 		}
 	}
 	for (unsigned i = 0; n->syms && i < ev->nfields; i++) {
@@ -635,7 +662,9 @@ int dp_tdat_record(struct dp_tdat_writer *w, const struct dp_event *ev,
 		   const void *rec, size_t len, const struct dp_rec_meta *meta,
 		   const struct dp_symbolizer *sym)
 {
-	struct cpu_pages *c = tdat_cpu_of(w, meta->cpu);
+	struct cpu_pages *c = meta->cpu >= 0 && meta->cpu < w->ncpus &&
+			      w->cpu[meta->cpu] ? w->cpu[meta->cpu] :
+			      tdat_cpu_of(w, meta->cpu);
 	const struct ev_note *n;
 	uint8_t *p;
 
@@ -651,7 +680,9 @@ int dp_tdat_record(struct dp_tdat_writer *w, const struct dp_event *ev,
 	}
 	if (!n)
 		n = ev_note(w, ev);
-	note_task(w, meta);
+	if (meta->pid != w->last_pid || meta->tgid != w->last_tgid ||
+	    !same_comm(meta->comm, w->last_comm, sizeof(w->last_comm)))
+		note_task(w, meta);
 	note_addrs(w, n, rec, meta, sym);
 	if (page_put(w, c, meta->ts_ns, rec, len)) {
 		w->dropped++;

@@ -75,19 +75,34 @@ void clk_init(struct clk *c, bool tsc)
 	c->nk = 1;
 }
 
+/* The newest knot at or before @stamp, else the oldest one kept. */
+static const struct clk_knot *knot_for(const struct clk *c, uint64_t stamp)
+{
+	const struct clk_knot *k = NULL;
+
+	for (unsigned i = 0; i < c->nk && i < CLK_KNOTS; i++) {
+		k = &c->k[(c->nk - 1 - i) % CLK_KNOTS];
+		if (stamp >= k->tsc)
+			break;
+	}
+	return k;
+}
+
 uint64_t clk_ns(const struct clk *c, uint64_t stamp)
 {
+	const struct clk_knot *k;
+
 	if (!c->tsc)
 		return stamp;
-	/* the newest knot at or before the stamp (records are recent) */
-	for (unsigned i = 0; i < c->nk && i < CLK_KNOTS; i++) {
-		const struct clk_knot *k = &c->k[(c->nk - 1 - i) % CLK_KNOTS];
-
-		if (stamp >= k->tsc || i + 1 == c->nk || i + 1 == CLK_KNOTS)
-			return k->ns + (uint64_t)((double)(int64_t)(stamp - k->tsc) *
-						  k->ns_per_tick);
-	}
-	return 0;
+	/* records are recent: the newest knot, mostly */
+	k = c->nk ? knot_last(c) : NULL;
+	if (k && stamp < k->tsc)
+		k = knot_for(c, stamp);
+	if (!k)
+		return 0;
+	/* signed all the way: a stamp before the oldest knot is before it */
+	return k->ns + (uint64_t)(int64_t)((double)(int64_t)(stamp - k->tsc) *
+					   k->ns_per_tick);
 }
 
 void clk_sample(struct clk *c)
