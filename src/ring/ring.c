@@ -212,15 +212,6 @@ void dp_ring_stats(const struct dp_ring_set *set, unsigned i,
 	st->overwritten = __atomic_load_n(&r->overwritten, __ATOMIC_RELAXED);
 }
 
-void dp_ring_owner(const struct dp_ring_set *set, unsigned i, int *pid,
-		   int *tid)
-{
-	struct dp_ring *r = dp_ring_get(set, i);
-
-	*pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
-	*tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
-}
-
 uint64_t dp_ring_set_claim_failed(const struct dp_ring_set *set)
 {
 	return __atomic_load_n(&set->hdr->claim_failed, __ATOMIC_RELAXED);

@@ -48,6 +48,8 @@ struct inq {
 struct clk_knot {
 	uint64_t tsc, ns;
 	double ns_per_tick;
+	uint64_t mult;		/* ns_per_tick in 32.32 fixed point: what
+				 * each record's stamp is multiplied by */
 };
 
 struct clk {

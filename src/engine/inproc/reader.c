@@ -16,6 +16,7 @@
 #include "engine/inproc/internal.h"
 #include "event/deliver.h"
 #include "lang/fetch.h"
+#include "lang/layout.h"
 #include "sym/fpframe.h"
 
 /* ---- clock ------------------------------------------------------------- */
@@ -52,6 +53,12 @@ static void measure(uint64_t *tsc, uint64_t *ns)
 	}
 }
 
+static struct clk_knot knot(uint64_t tsc, uint64_t ns, double ns_per_tick)
+{
+	return (struct clk_knot){ tsc, ns, ns_per_tick,
+				  (uint64_t)(ns_per_tick * 4294967296.0) };
+}
+
 static const struct clk_knot *knot_last(const struct clk *c)
 {
 	return &c->k[(c->nk - 1) % CLK_KNOTS];
@@ -70,8 +77,8 @@ void clk_init(struct clk *c, bool tsc)
 	do
 		measure(&t1, &n1);
 	while (n1 - c->ns0 < 2000000);
-	c->k[0] = (struct clk_knot){ c->tsc0, c->ns0,
-				     (double)(n1 - c->ns0) / (double)(t1 - c->tsc0) };
+	c->k[0] = knot(c->tsc0, c->ns0,
+		       (double)(n1 - c->ns0) / (double)(t1 - c->tsc0));
 	c->nk = 1;
 }
 
@@ -100,9 +107,12 @@ uint64_t clk_ns(const struct clk *c, uint64_t stamp)
 		k = knot_for(c, stamp);
 	if (!k)
 		return 0;
-	/* signed all the way: a stamp before the oldest knot is before it */
-	return k->ns + (uint64_t)(int64_t)((double)(int64_t)(stamp - k->tsc) *
-					   k->ns_per_tick);
+	/* in fixed point (every record's stamp is converted), signed all
+	 * the way: a stamp before the oldest knot is before it; the knots
+	 * are a second apart, so the rate's rounding (2^-33 ns a tick) is
+	 * under a nanosecond */
+	return k->ns + (uint64_t)(int64_t)((__int128)(int64_t)(stamp - k->tsc) *
+					   (__int128)k->mult >> 32);
 }
 
 void clk_sample(struct clk *c)
@@ -123,7 +133,7 @@ void clk_sample(struct clk *c)
 	slope = rate * (1.0 + ((double)ns - (double)at) / 1e9);
 	if (slope < rate / 2)
 		slope = rate / 2;
-	c->k[c->nk % CLK_KNOTS] = (struct clk_knot){ tsc, at, slope };
+	c->k[c->nk % CLK_KNOTS] = knot(tsc, at, slope);
 	c->nk++;
 }
 
@@ -281,7 +291,8 @@ static void record(struct ip_proc *p, const struct dp_ring_entry *e)
 		dp_event_lost_record(&d);	/* not what the agent writes */
 		return;
 	}
-	if (len < dp_probe_head_size(&pr->def) + pr->def.args_size) {
+	if (len < dp_layout_head_size(pr->def.kind, pr->def.is_return) +
+		  pr->def.args_size) {
 		dp_event_lost_record(&d);	/* not what the agent writes */
 		return;
 	}
