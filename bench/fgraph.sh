@@ -88,7 +88,8 @@ run() {
 		[ "$1" = ud ] && set -- -P . "$tmp/fb" || set -- "$tmp/fb-pg"
 		(cd "$tmp" && uftrace record -d "$tmp/ufd" "$@" "$N") \
 			>"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
-		echo "$(cut -d' ' -f1 "$tmp/out") $CALLS 0"
+		# an entry and an exit record a call, as dprobe counts
+		echo "$(cut -d' ' -f1 "$tmp/out") $((CALLS * 2)) 0"
 		return ;;
 	esac
 	bin=$(eval echo "\${$#}")
