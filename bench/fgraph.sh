@@ -15,21 +15,27 @@
 #   dg     dprobe record --tracer function_graph, default buffer (1 MiB
 #          a thread: records the reader could not keep up with are lost,
 #          and counted)
-#   dgb    the same with --buffer-size for every record (none lost)
+#   dgb    the same with --buffer-size BENCH_BUFFER (default 8M: a
+#          modest ring, not one the size of the whole trace, which would
+#          measure the kernel faulting in fresh memory, not tracing)
 #   dgf    dprobe, the -pg -mfentry -mnop-mcount build: the probes go on
-#          the compiler's entry nops (--buffer-size for every record)
+#          the compiler's entry nops (--buffer-size BENCH_BUFFER)
 #   ud     uftrace record -P . (dynamic patching, the -O2 build)
 #   up     uftrace record of the -pg build (mcount)
 # For each: the loop's ns per call, the overhead per call over base (for
-# the -pg build, over that build untraced), the events kept and lost.
+# the -pg build, over that build untraced), the events kept and lost
+# (medians), and in how many runs every record was kept: dprobe's rows
+# keep every record only where lost is 0 in every run.
 # Then two real programs, each run whole (BENCH_REAL=0 skips them):
 # SQLite from Debian's libsqlite3.a (bench/fgraph_sqlite.c: every one of
 # its functions has a symbol) building a table and querying it, and
 # python3.11 running a small script (its ~1,500 exported functions):
 # the wall time untraced, under dprobe record --tracer function_graph
-# (--buffer-size for every record) and under uftrace record -P .; the
-# calls are dprobe's events / 2, the overhead per call the difference in
-# wall time over them (arming included: what a user waits for).
+# (--buffer-size BENCH_BUFFER, the records it lost in its last run
+# printed) and under uftrace record -P .; the calls are dprobe's events
+# kept / 2 (fewer than made when it lost some), the overhead per call
+# the difference in wall time over them (arming included: what a user
+# waits for).
 # uftrace keeps every record (it waits for its writer).  The CPU's
 # clock features are printed first: the agent's cost per hit depends on
 # them.
@@ -63,7 +69,7 @@ echo "machine: $(nproc) CPUs, $(uname -r); $N rounds ($CALLS calls)," \
 	"median of $REPEATS"
 have_uftrace=1
 command -v uftrace >/dev/null 2>&1 || have_uftrace=0
-big=$((CALLS * 2 * 48 / 1048576 + 1))M
+buf=${BENCH_BUFFER:-8M}
 
 # run ID -> "loop_ns events lost" of one run
 run() {
@@ -76,13 +82,14 @@ run() {
 	basef) (cd "$tmp" && "$tmp/fb-pg" "$N") >"$tmp/out" 2>/dev/null
 		echo "$(cut -d' ' -f1 "$tmp/out") 0 0"; return ;;
 	dg) set -- "$tmp/fb" ;;
-	dgb) set -- --buffer-size "$big" "$tmp/fb" ;;
-	dgf) set -- --buffer-size "$big" "$tmp/fb-fentry" ;;
+	dgb) set -- --buffer-size "$buf" "$tmp/fb" ;;
+	dgf) set -- --buffer-size "$buf" "$tmp/fb-fentry" ;;
 	ud|up)
 		[ "$1" = ud ] && set -- -P . "$tmp/fb" || set -- "$tmp/fb-pg"
 		(cd "$tmp" && uftrace record -d "$tmp/ufd" "$@" "$N") \
 			>"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
-		echo "$(cut -d' ' -f1 "$tmp/out") $CALLS 0"
+		# an entry and an exit record a call, as dprobe counts
+		echo "$(cut -d' ' -f1 "$tmp/out") $((CALLS * 2)) 0"
 		return ;;
 	esac
 	bin=$(eval echo "\${$#}")
@@ -105,34 +112,49 @@ for id in $ids; do
 	for _ in $(seq "$REPEATS"); do
 		run "$id" >>"$tmp/samples" || exit 1
 	done
-	echo "$id $(sort -n -k1 "$tmp/samples" |
-		sed -n "$(( (REPEATS + 1) / 2 ))p")" >>"$tmp/rows"
+	# each column's median, and the runs that lost nothing
+	mid=$(( (REPEATS + 1) / 2 ))
+	echo "$id $(cut -d' ' -f1 "$tmp/samples" | sort -n | sed -n "${mid}p")" \
+		"$(cut -d' ' -f2 "$tmp/samples" | sort -n | sed -n "${mid}p")" \
+		"$(cut -d' ' -f3 "$tmp/samples" | sort -n | sed -n "${mid}p")" \
+		"$(awk '$3 == 0' "$tmp/samples" | wc -l)" >>"$tmp/rows"
 done
 
 echo
-echo "| id | case | ns/call | overhead ns/call | events | lost |"
-echo "| --- | --- | ---: | ---: | ---: | ---: |"
-awk -v calls="$CALLS" '
-	{ ns[$1] = $2; ev[$1] = $3; lost[$1] = $4; order[NR] = $1 }
+echo "| id | case | ns/call | overhead ns/call | events | lost | runs with none lost |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+awk -v calls="$CALLS" -v reps="$REPEATS" -v buf="$buf" '
+	{ ns[$1] = $2; ev[$1] = $3; lost[$1] = $4; whole[$1] = $5
+	  order[NR] = $1 }
 	END {
 		name["base"] = "untraced (-O2)"
 		name["basen"] = "untraced, the -pg -mfentry -mnop-mcount build"
 		name["basef"] = "untraced, the -pg build (gprof mcount)"
 		name["dg"] = "dprobe record --tracer function_graph, default buffer"
-		name["dgb"] = "dprobe, --buffer-size for every record"
-		name["dgf"] = "dprobe on the -pg -mfentry -mnop-mcount build"
+		name["dgb"] = "dprobe, --buffer-size " buf
+		name["dgf"] = "dprobe on the -pg -mfentry -mnop-mcount build, " \
+			"--buffer-size " buf
 		name["ud"] = "uftrace record -P . (dynamic)"
 		name["up"] = "uftrace record, the -pg build"
 		for (i = 1; i <= NR; i++) {
 			id = order[i]
 			b = id == "up" ? ns["basef"] : id == "dgf" ? ns["basen"] : ns["base"]
 			ovh = (id ~ /^base/) ? "-" : sprintf("%.1f", (ns[id] - b) / calls)
-			printf "| %s | %s | %.1f | %s | %d | %d |\n", id, name[id],
-				ns[id] / calls, ovh, ev[id], lost[id]
+			printf "| %s | %s | %.1f | %s | %d | %d | %s |\n", id,
+				name[id], ns[id] / calls, ovh, ev[id], lost[id],
+				id ~ /^(dg|dgb|dgf)$/ ? whole[id] "/" reps : "-"
 		}
-		if ("ud" in ns && "dgb" in ns)
-			printf "\nuftrace -P . / dprobe (every record kept): %.1fx\n",
-				(ns["ud"] - ns["base"]) / (ns["dgb"] - ns["base"])
+		# the ratio is said to keep every record only when it did
+		if ("ud" in ns && "dgb" in ns) {
+			kept = "every record kept in every run"
+			if (whole["dgb"] != reps)
+				kept = sprintf("dprobe lost records in %d of %d " \
+					"runs, %d in the median",
+					reps - whole["dgb"], reps, lost["dgb"])
+			printf "\nuftrace -P . / dprobe --buffer-size %s: %.1fx " \
+				"(%s)\n", buf,
+				(ns["ud"] - ns["base"]) / (ns["dgb"] - ns["base"]), kept
+		}
 	}' "$tmp/rows"
 [ $have_uftrace = 1 ] || echo "uftrace rows n/a: uftrace is not installed"
 
@@ -164,7 +186,7 @@ real_rows() {	# NAME CMD...
 	base=$(median3 "$@") || return 1
 	rm -f "$tmp/r.dat"
 	dp=$(median3 "$DPROBE" record --engine agent --tracer function_graph \
-		--buffer-size 256M --force -o "$tmp/r.dat" -- "$@") || return 1
+		--buffer-size "$buf" --force -o "$tmp/r.dat" -- "$@") || return 1
 	ev=$(sed -n 's/^dprobe: \([0-9]*\) events, .*/\1/p' "$tmp/err")
 	lost=$(sed -n 's/.*, \([0-9]*\) lost$/\1/p' "$tmp/err" | tail -n 1)
 	uf=n/a
@@ -176,16 +198,15 @@ real_rows() {	# NAME CMD...
 	awk -v n="$name" -v b="$base" -v d="$dp" -v u="$uf" -v ev="$ev" \
 		-v lost="$lost" 'BEGIN {
 		calls = ev / 2
-		printf "| %s | %d | %.3f | %.3f | %.0f | %s | %s |\n", n, calls,
-			b, d, (d - b) * 1e9 / calls, u,
+		printf "| %s | %d | %.3f | %.3f | %.0f | %d | %s | %s |\n", n,
+			calls, b, d, (d - b) * 1e9 / calls, lost, u,
 			u == "n/a" ? "n/a" : sprintf("%.0f", (u - b) * 1e9 / calls)
-		if (lost != 0) printf "(dprobe lost %d records)\n", lost
 	}'
 }
 
 echo
-echo "| program | calls | untraced s | dprobe s | dprobe ns/call | uftrace -P . s | uftrace ns/call |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| program | calls | untraced s | dprobe s | dprobe ns/call | dprobe lost (last run) | uftrace -P . s | uftrace ns/call |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 if [ -f "$SQLITE_A" ] &&
 	gcc -g -O2 -o "$tmp/fsq" "$here/fgraph_sqlite.c" "$SQLITE_A" -lm \
 		2>/dev/null; then

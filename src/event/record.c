@@ -77,3 +77,26 @@ int dp_rec_check(const struct dp_event *ev, const void *rec, size_t len)
 	}
 	return 0;
 }
+
+int dp_rec_check_min(const struct dp_event *ev, size_t *min)
+{
+	size_t m = dp_rec_head_size(ev);
+	struct dp_rec_geom g;
+
+	if (ev->fixed_size > m)
+		m = ev->fixed_size;
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const struct dp_field *f = &ev->fields[i];
+		uint64_t end;
+
+		if (!f->ptype)
+			continue;
+		if (dp_rec_geom(f, &g) || g.string)
+			return -1;
+		end = (uint64_t)g.off + (uint64_t)g.n * g.esz;
+		if (end > m)
+			m = (size_t)end;
+	}
+	*min = m;
+	return 0;
+}

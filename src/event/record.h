@@ -117,6 +117,14 @@ unsigned dp_rec_head_size(const struct dp_event *ev);
 int dp_rec_check(const struct dp_event *ev, const void *rec, size_t len);
 
 /*
+ * For a caller that checks many records of one event: 0 and in *@min
+ * the least length dp_rec_check() passes, when that length is all it
+ * looks at (no string field, every field's geometry usable); else -1
+ * (dp_rec_check() for each record then).
+ */
+int dp_rec_check_min(const struct dp_event *ev, size_t *min);
+
+/*
  * The string the __data_loc word at @slot refers to, cut at its first
  * NUL (what the kernel's "%s" prints).  False for a fault (length 0).
  * Only valid on a record that passed dp_rec_check().  Inline: renderers

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -20,27 +21,25 @@
 #include "record/tracedat.h"
 
 /*
- * The spill file is a run of frames, each a header and its bytes: a page
- * (u32 SPILL_PAGE_MAGIC, u32 its CPU, the page), or what describes the
- * pages after it (u32 SPILL_META_MAGIC, u32 what, u32 bytes, the bytes:
- * SPILL_OPTION, more of dprobe's option text; SPILL_CMDLINES, more
- * "PID COMM" lines; SPILL_FORMAT, a system's name, a NUL, a format).
- * So a recorder killed before it wrote the trace.dat leaves a file that
- * dp_tdat_recover() makes one from.
+ * The spill file is a run of frames, each a header and its bytes: pages
+ * (u32 SPILL_BATCH_MAGIC, u32 N, N u32 CPUs, the N pages one after the
+ * other, so that a CPU's pages in a row are copied out in one go), or
+ * what describes the pages after it (u32 SPILL_META_MAGIC, u32 what, u32
+ * bytes, the bytes: SPILL_OPTION, more of dprobe's option text;
+ * SPILL_CMDLINES, more "PID COMM" lines; SPILL_FORMAT, a system's name,
+ * a NUL, a format).  So a recorder killed before it wrote the trace.dat
+ * leaves a file that dp_tdat_recover() makes one from.  Recorders before
+ * the batch frame wrote a page a frame (u32 SPILL_PAGE_MAGIC, u32 its
+ * CPU, the page): still read.
  */
+#define SPILL_BATCH_MAGIC	0x42535044u	/* "DPSB" */
 #define SPILL_PAGE_MAGIC	0x50535044u	/* "DPSP" */
 #define SPILL_META_MAGIC	0x4d535044u	/* "DPSM" */
 #define SPILL_PAGE_HEAD		8u
 #define SPILL_PAGE_FRAME	(SPILL_PAGE_HEAD + DP_TDAT_PAGE)
+/* the most pages a batch frame read back may say it holds */
+#define SPILL_BATCH_MAX		65536u
 enum { SPILL_OPTION = 1, SPILL_CMDLINES, SPILL_FORMAT };
-
-static void spill_frame_page(uint8_t *frame, int cpu, const uint8_t *page)
-{
-	uint32_t head[2] = { SPILL_PAGE_MAGIC, (uint32_t)cpu };
-
-	memcpy(frame, head, sizeof(head));
-	memcpy(frame + SPILL_PAGE_HEAD, page, DP_TDAT_PAGE);
-}
 
 /* ---- setup ----------------------------------------------------------- */
 
@@ -79,7 +78,7 @@ static struct dp_tdat_writer *writer_alloc(int ncpus)
 	w->cpu = calloc((size_t)w->ncpus, sizeof(*w->cpu));
 	w->opt = open_memstream(&w->optbuf, &w->optlen);
 	w->cmd = open_memstream(&w->cmdlines, &w->cmdlen);
-	w->batch = malloc(BATCH_PAGES * SPILL_PAGE_FRAME);
+	w->batch = malloc(BATCH_PAGES * DP_TDAT_PAGE);
 	w->last_pid = -1;
 	if (!w->cpu || !w->opt || !w->cmd || !w->batch) {
 		dp_tdat_writer_free(w);
@@ -230,32 +229,38 @@ void tdat_spill_meta_new(struct dp_tdat_writer *w)
 	}
 }
 
-/* The pages batched so far, out to the spill file in one write, after
+/* The pages batched so far, out to the spill file in one frame, after
  * what describes them. */
 static void batch_write(struct dp_tdat_writer *w)
 {
-	size_t n = w->nbatch * SPILL_PAGE_FRAME;
+	uint32_t head[2 + BATCH_PAGES] = { SPILL_BATCH_MAGIC,
+					   (uint32_t)w->nbatch };
+	size_t hn = 8 + 4 * w->nbatch, n = hn + w->nbatch * DP_TDAT_PAGE;
+	struct iovec iov[2] = { { head, hn },
+				{ w->batch, w->nbatch * DP_TDAT_PAGE } };
 	uint64_t at;
 	ssize_t got = 0;
 
-	if (n)
-		tdat_spill_meta_new(w);
+	if (!w->nbatch)
+		return;
+	for (size_t i = 0; i < w->nbatch; i++)
+		head[2 + i] = (uint32_t)w->batch_cpu[i];
+	tdat_spill_meta_new(w);
 	at = w->spill_off;
-	if (n && !w->err) {
-		got = pwrite(w->spill_fd, w->batch, n, (off_t)at);
+	if (!w->err) {
+		got = pwritev(w->spill_fd, iov, 2, (off_t)at);
 		if (got != (ssize_t)n)
 			w->err = got < 0 && errno ? errno : ENOSPC;
 		/* a short write: the whole pages it wrote are kept */
-		if (got > 0)
-			w->spill_ok = at + (size_t)got / SPILL_PAGE_FRAME *
-				      SPILL_PAGE_FRAME;
+		if (got > (ssize_t)hn)
+			w->spill_ok = at + hn + ((size_t)got - hn) /
+				      DP_TDAT_PAGE * DP_TDAT_PAGE;
 	}
 	/* the pages' places in the file, now that they are known */
 	for (size_t i = 0; i < w->nbatch; i++) {
 		struct cpu_pages *c = w->cpu[w->batch_cpu[i]];
 
-		c->spilled[c->nspilled++] = at + i * SPILL_PAGE_FRAME +
-					    SPILL_PAGE_HEAD;
+		c->spilled[c->nspilled++] = at + hn + i * DP_TDAT_PAGE;
 	}
 	w->spill_off += n;
 	w->nbatch = 0;
@@ -309,8 +314,7 @@ void tdat_page_close(struct dp_tdat_writer *w, struct cpu_pages *c)
 		c->spilled = v;
 		c->cap = cap;
 	}
-	spill_frame_page(w->batch + w->nbatch * SPILL_PAGE_FRAME, c->index,
-			 c->page);
+	memcpy(w->batch + w->nbatch * DP_TDAT_PAGE, c->page, DP_TDAT_PAGE);
 	w->batch_cpu[w->nbatch] = c->index;
 	if (++w->nbatch == BATCH_PAGES)
 		batch_write(w);
@@ -462,11 +466,30 @@ static void note_event(struct dp_tdat_writer *w, const struct dp_event *ev)
 		add_format(w, ev->group, s);
 }
 
+/* @comm (NULL: "") is @last (up to its size). */
+static inline bool same_comm(const char *comm, const char *last, size_t n)
+{
+	if (!comm)
+		comm = "";
+	for (size_t i = 0; i < n; i++) {
+		if (comm[i] != last[i])
+			return false;
+		if (!comm[i])
+			return true;
+	}
+	return true;
+}
+
+/* The thread and its name, unless they are the last record's (noted). */
 static void note_task(struct dp_tdat_writer *w, const struct dp_rec_meta *m)
 {
 	const char *comm = m->comm ? m->comm : "<...>";
 	uint64_t h = 1469598103934665603ull;
 
+	w->last_pid = m->pid;
+	w->last_tgid = m->tgid;
+	snprintf(w->last_comm, sizeof(w->last_comm), "%s",
+		 m->comm ? m->comm : "");
 	if (dp_pairset_add(&w->tasks, (uint64_t)m->pid, (uint64_t)m->tgid,
 			   NULL))
 		fprintf(w->opt, "task %d %d\n", m->pid, m->tgid);
@@ -477,18 +500,37 @@ static void note_task(struct dp_tdat_writer *w, const struct dp_rec_meta *m)
 		fprintf(w->cmd, "%d %s\n", m->pid, comm);
 }
 
+/* Where (@mm, @addr) is in the cache of addresses noted. */
+static inline struct addr_note *addr_slot(struct dp_tdat_writer *w, int mm,
+					  uint64_t addr)
+{
+	uint64_t h = (addr ^ addr >> 9 ^ (uint64_t)mm * 0x9e3779b97f4a7c15ull) *
+		     0xff51afd7ed558ccdull;
+
+	return &w->addrc[h >> 40 & (ADDR_CACHE - 1)];
+}
+
+/* The address was noted, as the cache says (inline: most are). */
+static inline bool addr_cached(struct dp_tdat_writer *w, int mm, uint64_t addr)
+{
+	const struct addr_note *a = addr_slot(w, mm, addr);
+
+	return a->addr == addr && a->mm == mm;
+}
+
 /* The symbol covering @addr in @mm, once per address and per symbol. */
 static void note_addr(struct dp_tdat_writer *w, int mm, uint64_t addr,
 		      const struct dp_symbolizer *sym)
 {
 	const char *name = NULL;
 	uint64_t off, size;
+	struct addr_note *a = addr_slot(w, mm, addr);
 
 	if (!sym || !sym->lookup || !addr || addr == DP_STACK_BAD_FRAME ||
-	    (addr == w->last_addr && mm == w->last_mm))
+	    (a->addr == addr && a->mm == mm))
 		return;
-	w->last_addr = addr;
-	w->last_mm = mm;
+	a->addr = addr;
+	a->mm = mm;
 	if (!dp_pairset_add(&w->addrs, (uint64_t)mm, addr, NULL))
 		return;
 	if (sym->lookup(sym->priv, addr, &name, &off, &size) || !name ||
@@ -510,25 +552,29 @@ static bool has_symbols(const struct dp_event *ev)
 
 /* The addresses a renderer names: a kprobe-style head's, symbol
  * arguments', the stack's frames. */
-static void note_addrs(struct dp_tdat_writer *w, const struct dp_event *ev,
+static void note_addrs(struct dp_tdat_writer *w, const struct ev_note *n,
 		       const uint8_t *r, const struct dp_rec_meta *m,
 		       const struct dp_symbolizer *sym)
 {
+	const struct dp_event *ev = n->ev;
 	int mm = m->mm_pid ? m->mm_pid : m->tgid;
 	struct dp_rec_geom g;
 
 	if (!sym)
 		return;
 	if (!ev->synth && !ev->kernel && ev->kind == DP_KIND_KPROBE) {
+		uint64_t a = dp_rec_load(r + (ev->is_return ? DP_REC_FUNC_OFF :
+					      DP_REC_IP_OFF), 8);
+
+		if (!addr_cached(w, mm, a))
+			note_addr(w, mm, a, sym);
 		if (ev->is_return) {
-			note_addr(w, mm, dp_rec_load(r + DP_REC_FUNC_OFF, 8), sym);
-			note_addr(w, mm, dp_rec_load(r + DP_REC_RET_IP_OFF, 8),
-				  sym);
-		} else {
-			note_addr(w, mm, dp_rec_load(r + DP_REC_IP_OFF, 8), sym);
+			a = dp_rec_load(r + DP_REC_RET_IP_OFF, 8);
+			if (!addr_cached(w, mm, a))
+				note_addr(w, mm, a, sym);
 		}
 	}
-	for (unsigned i = 0; w->last_ev_syms && i < ev->nfields; i++) {
+	for (unsigned i = 0; n->syms && i < ev->nfields; i++) {
 		const struct dp_field *f = &ev->fields[i];
 
 		if (!f->ptype || f->ptype->kind != DP_T_SYMBOL ||
@@ -581,30 +627,63 @@ static void put_stack(struct dp_tdat_writer *w, struct cpu_pages *c,
 	page_put(w, c, m->ts_ns, rec, 12 + n * 8);
 }
 
+/* @ev's entry in the cache, NULL if it has none. */
+static const struct ev_note *ev_cached(const struct dp_tdat_writer *w,
+				       const struct dp_event *ev)
+{
+	const struct ev_note *n = &w->evc[ev->serial % EV_CACHE];
+
+	return n->ev == ev && n->serial == ev->serial ? n : NULL;
+}
+
+/* @ev noted (its definition and format, once) at its first good record
+ * since it left the cache, and what its records need checked. */
+static const struct ev_note *ev_note(struct dp_tdat_writer *w,
+				     const struct dp_event *ev)
+{
+	struct ev_note *n = &w->evc[ev->serial % EV_CACHE];
+
+	note_event(w, ev);
+	n->ev = ev;
+	n->serial = ev->serial;
+	n->syms = has_symbols(ev);
+	n->min_ok = !dp_rec_check_min(ev, &n->min);
+	return n;
+}
+
+static bool rec_ok(const struct ev_note *n, const void *rec, size_t len)
+{
+	if (n->min_ok)
+		return rec && len >= n->min;
+	return !dp_rec_check(n->ev, rec, len);
+}
+
 int dp_tdat_record(struct dp_tdat_writer *w, const struct dp_event *ev,
 		   const void *rec, size_t len, const struct dp_rec_meta *meta,
 		   const struct dp_symbolizer *sym)
 {
-	struct cpu_pages *c = tdat_cpu_of(w, meta->cpu);
+	struct cpu_pages *c = meta->cpu >= 0 && meta->cpu < w->ncpus &&
+			      w->cpu[meta->cpu] ? w->cpu[meta->cpu] :
+			      tdat_cpu_of(w, meta->cpu);
+	const struct ev_note *n;
 	uint8_t *p;
 
 	/* after a spill error (a full disk) nothing more is kept */
-	if (!c || w->err || dp_rec_check(ev, rec, len)) {
+	if (!c || w->err) {
 		w->dropped++;
 		return -1;
 	}
-	if (ev != w->last_ev || meta->pid != w->last_pid ||
-	    strncmp(meta->comm ? meta->comm : "", w->last_comm,
-		    sizeof(w->last_comm))) {
-		note_event(w, ev);
-		note_task(w, meta);
-		w->last_ev = ev;
-		w->last_ev_syms = has_symbols(ev);
-		w->last_pid = meta->pid;
-		snprintf(w->last_comm, sizeof(w->last_comm), "%s",
-			 meta->comm ? meta->comm : "");
+	n = ev_cached(w, ev);
+	if (n ? !rec_ok(n, rec, len) : dp_rec_check(ev, rec, len)) {
+		w->dropped++;
+		return -1;
 	}
-	note_addrs(w, ev, rec, meta, sym);
+	if (!n)
+		n = ev_note(w, ev);
+	if (meta->pid != w->last_pid || meta->tgid != w->last_tgid ||
+	    !same_comm(meta->comm, w->last_comm, sizeof(w->last_comm)))
+		note_task(w, meta);
+	note_addrs(w, n, rec, meta, sym);
 	if (page_put(w, c, meta->ts_ns, rec, len)) {
 		w->dropped++;
 		return -1;
@@ -718,19 +797,102 @@ void tdat_out_formats(struct dp_tdat_writer *w, FILE *out)
 	}
 }
 
-/* The pages of one CPU, from the spill file. */
-static void out_pages(struct dp_tdat_writer *w, FILE *out,
-		      const struct cpu_pages *c)
+/* Did a copy between files fail for want of support (the files' kinds,
+ * the kernel), not for an error of either file? */
+static bool copy_unsupported(int e)
+{
+	return e == EXDEV || e == EINVAL || e == ENOSYS || e == EOPNOTSUPP ||
+	       e == EBADF;
+}
+
+/*
+ * @len bytes at @off of the spill file onto @fd, copied by the kernel
+ * (copy_file_range(), else sendfile() for a pipe): no trip through the
+ * recorder's memory, and one call for many pages.  -1 if neither can do
+ * it and nothing was written; else 0, w->err set on an error.
+ */
+static int copy_run(struct dp_tdat_writer *w, int fd, uint64_t off,
+		    size_t len)
+{
+	loff_t in = (loff_t)off;
+	size_t left = len;
+
+	while (left && w->copy < COPY_USER) {
+		ssize_t got = w->copy == COPY_RANGE ?
+			copy_file_range(w->spill_fd, &in, fd, NULL, left, 0) :
+			sendfile(fd, w->spill_fd, &in, left);
+
+		if (got > 0) {
+			left -= (size_t)got;
+			continue;
+		}
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 && left == len && copy_unsupported(errno)) {
+			w->copy++;
+			continue;
+		}
+		/* the spill file ended early (0), or a file's error */
+		w->err = w->err ? w->err : (got < 0 && errno ? errno : EIO);
+		return 0;
+	}
+	return left ? -1 : 0;
+}
+
+static void write_all(struct dp_tdat_writer *w, int fd, const uint8_t *p,
+		      size_t n)
+{
+	while (n) {
+		ssize_t got = write(fd, p, n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			w->err = w->err ? w->err : (got < 0 ? errno : EIO);
+			return;
+		}
+		p += got;
+		n -= (size_t)got;
+	}
+}
+
+/* The pages @c->spilled[@i..@n) through the recorder's memory, onto
+ * @fd, or @out when it has none (a memory stream). */
+static void out_pages_user(struct dp_tdat_writer *w, FILE *out, int fd,
+			   const struct cpu_pages *c, size_t i, size_t n)
 {
 	uint8_t page[DP_TDAT_PAGE];
 
-	for (size_t i = 0; i < pages_kept(w, c); i++) {
+	for (; i < n; i++) {
 		if (pread(w->spill_fd, page, DP_TDAT_PAGE,
 			  (off_t)c->spilled[i]) != DP_TDAT_PAGE) {
 			w->err = w->err ? w->err : (errno ? errno : EIO);
 			memset(page, 0, sizeof(page));
 		}
-		tdat_out_bytes(w, out, page, DP_TDAT_PAGE);
+		if (fd >= 0)
+			write_all(w, fd, page, DP_TDAT_PAGE);
+		else if (fwrite(page, 1, DP_TDAT_PAGE, out) != DP_TDAT_PAGE &&
+			 !w->err)
+			w->err = errno ? errno : EIO;
+	}
+}
+
+/* The pages of one CPU, from the spill file, onto @fd (@out flushed):
+ * each run of them that lies in a row there, in one copy. */
+static void out_pages(struct dp_tdat_writer *w, FILE *out,
+		      const struct cpu_pages *c)
+{
+	size_t n = pages_kept(w, c);
+	int fd = fileno(out);
+
+	for (size_t i = 0, k; i < n; i = k) {
+		for (k = i + 1; k < n && c->spilled[k] ==
+			     c->spilled[k - 1] + DP_TDAT_PAGE; k++)
+			;
+		w->pos += (k - i) * DP_TDAT_PAGE;
+		if (fd < 0 ||
+		    copy_run(w, fd, c->spilled[i], (k - i) * DP_TDAT_PAGE))
+			out_pages_user(w, out, fd, c, i, k);
 	}
 }
 
@@ -763,10 +925,11 @@ static int finish6(struct dp_tdat_writer *w, FILE *out)
 		off += size;
 	}
 	tdat_out_bytes(w, out, zero, (size_t)(-w->pos & (DP_TDAT_PAGE - 1)));
-	for (int i = 0; i < w->ncpus; i++)
-		out_pages(w, out, w->cpu[i]);
+	/* the pages go to the file's descriptor, after what is buffered */
 	if (fflush(out) && !w->err)
 		w->err = errno ? errno : EIO;
+	for (int i = 0; i < w->ncpus; i++)
+		out_pages(w, out, w->cpu[i]);
 	if (w->err) {
 		errno = w->err;
 		return -1;
@@ -833,7 +996,7 @@ static int recover_meta(struct dp_tdat_writer *w, uint32_t kind,
 	return 0;
 }
 
-/* One page frame at @off: the page's place under its CPU. */
+/* A page at @off: its place under its CPU. */
 static int recover_page(struct dp_tdat_writer *w, uint32_t cpu, uint64_t off)
 {
 	struct cpu_pages *c = cpu < DP_TDAT_MAX_CPUS ?
@@ -849,8 +1012,35 @@ static int recover_page(struct dp_tdat_writer *w, uint32_t cpu, uint64_t off)
 			return -1;
 		c->spilled = v;
 	}
-	c->spilled[c->nspilled++] = off + SPILL_PAGE_HEAD;
+	c->spilled[c->nspilled++] = off;
 	return 0;
+}
+
+/* The batch frame of @n pages at @off, in a file of @size bytes: its
+ * whole pages kept; the next frame's offset, 0 if it is torn. */
+static uint64_t recover_batch(struct dp_tdat_writer *w, uint64_t off,
+			      uint32_t n, uint64_t size)
+{
+	uint64_t hn = 8 + 4 * (uint64_t)n, at = off + hn;
+	uint32_t *cpus;
+	uint64_t next = 0;
+
+	if (!n || n > SPILL_BATCH_MAX || hn > size - off)
+		return 0;
+	cpus = malloc(4 * (size_t)n);
+	if (!cpus || pread(w->spill_fd, cpus, 4 * (size_t)n,
+			   (off_t)(off + 8)) != 4 * (ssize_t)n) {
+		free(cpus);
+		return 0;
+	}
+	for (uint32_t i = 0; i < n && at + DP_TDAT_PAGE <= size;
+	     i++, at += DP_TDAT_PAGE)
+		if (recover_page(w, cpus[i], at))
+			break;
+	if (at == off + hn + (uint64_t)n * DP_TDAT_PAGE)
+		next = at;
+	free(cpus);
+	return next;
 }
 
 /* Every whole frame of the file, in order; where the first torn or
@@ -863,9 +1053,15 @@ static uint64_t recover_frames(struct dp_tdat_writer *w, uint64_t size,
 
 	while (off + 8 <= size &&
 	       pread(w->spill_fd, head, sizeof(head), (off_t)off) >= 8) {
-		if (head[0] == SPILL_PAGE_MAGIC && *described &&
+		if (head[0] == SPILL_BATCH_MAGIC && *described) {
+			uint64_t next = recover_batch(w, off, head[1], size);
+
+			if (!next)
+				break;
+			off = next;
+		} else if (head[0] == SPILL_PAGE_MAGIC && *described &&
 		    off + SPILL_PAGE_FRAME <= size) {
-			if (recover_page(w, head[1], off))
+			if (recover_page(w, head[1], off + SPILL_PAGE_HEAD))
 				break;
 			off += SPILL_PAGE_FRAME;
 		} else if (head[0] == SPILL_CHUNK_MAGIC && *described) {

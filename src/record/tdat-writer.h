@@ -17,7 +17,7 @@
 #include "record/tracedat.h"
 
 /* Pages written to the spill file in one go (version 6). */
-#define BATCH_PAGES	32
+#define BATCH_PAGES	64
 
 /* A compressed chunk of a CPU's pages, in the spill file. */
 struct zchunk {
@@ -44,6 +44,24 @@ struct cpu_pages {
 	size_t nchunks, chunks_cap;
 };
 
+/* An event whose definition and format are noted, and what its records
+ * need checked (a length alone when @min_ok). */
+struct ev_note {
+	const struct dp_event *ev;	/* NULL: a free slot */
+	unsigned serial;
+	bool syms;			/* it has symbol arguments */
+	bool min_ok;
+	size_t min;
+};
+#define EV_CACHE	64
+
+/* An address whose symbol is noted (addr 0: a free slot). */
+struct addr_note {
+	uint64_t addr;
+	int mm;
+};
+#define ADDR_CACHE	512
+
 struct fmt {
 	char system[DP_MAX_EVENT_NAME_LEN];
 	char *text;
@@ -67,13 +85,14 @@ struct dp_tdat_writer {
 	size_t cmdlen;
 	FILE *cmd;
 	struct dp_pairset events_seen, tasks, comms, addrs, syms;
-	/* the last record's event, thread, name and address: a run of
-	 * records from one probe in one thread looks nothing up */
-	const struct dp_event *last_ev;
-	bool last_ev_syms;		/* it has symbol arguments */
-	int last_pid, last_mm;
+	/* what every record would otherwise look up in the sets above
+	 * (function_graph's records alternate between two events and name
+	 * two addresses each): the events noted, by serial; the last
+	 * record's thread and name; the addresses noted, direct-mapped */
+	struct ev_note evc[EV_CACHE];
+	int last_pid, last_tgid;
 	char last_comm[DP_TASK_COMM_LEN];
-	uint64_t last_addr;
+	struct addr_note addrc[ADDR_CACHE];
 	/* full pages waiting to be written to the spill file together,
 	 * each after its frame header (spill_frame_*()) */
 	uint8_t *batch;
@@ -86,6 +105,9 @@ struct dp_tdat_writer {
 	size_t opt_sent, cmd_sent, fmts_sent;
 	bool stack_format;
 	uint64_t pos;			/* bytes written by finish */
+	/* how finish copies pages from the spill file to the output: the
+	 * first way that works for the two files */
+	enum { COPY_RANGE, COPY_SENDFILE, COPY_USER } copy;
 	/* version 7: zstd's context (NULL: version 6), its level, and the
 	 * buffer a chunk is compressed into */
 	void *zc;

@@ -30,6 +30,8 @@
 
 /* A whole set must fit comfortably in the address space. */
 #define SET_MAX_BYTES	(1ULL << 40)
+/* Records this long or shorter are copied out as this many bytes. */
+#define SMALL_COPY	64
 /* Reads of a seqcount pair before giving up on it for now. */
 #define PAIR_TRIES	1000
 /* Resyncs in one read before giving up for now (a producer lapping us). */
@@ -210,15 +212,6 @@ void dp_ring_stats(const struct dp_ring_set *set, unsigned i,
 	st->overwritten = __atomic_load_n(&r->overwritten, __ATOMIC_RELAXED);
 }
 
-void dp_ring_owner(const struct dp_ring_set *set, unsigned i, int *pid,
-		   int *tid)
-{
-	struct dp_ring *r = dp_ring_get(set, i);
-
-	*pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
-	*tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
-}
-
 uint64_t dp_ring_set_claim_failed(const struct dp_ring_set *set)
 {
 	return __atomic_load_n(&set->hdr->claim_failed, __ATOMIC_RELAXED);
@@ -258,6 +251,10 @@ struct dp_ring_reader {
 	bool lost_unknown;
 	unsigned *heap;		/* merge: rings with an entry, by key */
 	unsigned nheap;
+	/* merge: the one ring left in this pass (the others are empty up
+	 * to their pass limit), read on with no look ahead and no heap */
+	bool solo;
+	unsigned solo_ring;
 };
 
 /*
@@ -515,10 +512,14 @@ static enum dp_ring_kind rd_next(struct dp_ring_reader *rd, unsigned i,
 
 		if (s->pending_lost || s->pending_unknown)
 			return emit_lost(rd, s, e, take);
-		if (!catch_up(rd, r, s))
-			break;
-		if (s->pending_lost || s->pending_unknown)
-			return emit_lost(rd, s, e, take);
+		/* (a consuming reader of a discarding ring has nothing to
+		 * catch up with: only it moves the tail) */
+		if (!rd->consume || set->mode == DP_RING_OVERWRITE) {
+			if (!catch_up(rd, r, s))
+				break;
+			if (s->pending_lost || s->pending_unknown)
+				return emit_lost(rd, s, e, take);
+		}
 
 		if (s->pos >= s->head) {
 			publish_tail(rd, r, s, true);
@@ -562,9 +563,16 @@ static enum dp_ring_kind rd_next(struct dp_ring_reader *rd, unsigned i,
 			s->pos += alen;
 			continue;
 		}
-		memcpy(buf, data + off, take ? alen :
-		       (lf & DP_RING_F_LOST) ? DP_RING_MARKER_SIZE :
-		       DP_RING_HDR_SIZE);
+		if (take && alen <= SMALL_COPY && off + SMALL_COPY <=
+		    set->ring_size && SMALL_COPY <= set->max_record)
+			/* a fixed size the compiler copies inline, the
+			 * bytes after the record included (they are not
+			 * used) */
+			memcpy(buf, data + off, SMALL_COPY);
+		else
+			memcpy(buf, data + off, take ? alen :
+			       (lf & DP_RING_F_LOST) ? DP_RING_MARKER_SIZE :
+			       DP_RING_HDR_SIZE);
 		if (overrun(rd, r, s->pos)) {
 			tries++;	/* catch_up() resyncs */
 			continue;
@@ -581,7 +589,8 @@ static enum dp_ring_kind rd_next(struct dp_ring_reader *rd, unsigned i,
 			s->seq++;
 		}
 		s->last_ts = e->ts;
-		publish_tail(rd, r, s, false);
+		if (s->pos - s->published >= set->ring_size / 16)
+			publish_tail(rd, r, s, false);
 		return e->kind;
 	}
 	e->kind = DP_RING_EMPTY;
@@ -653,6 +662,7 @@ void dp_ring_reader_rewind(struct dp_ring_reader *rd)
 	if (rd->consume)
 		return;
 	rd->nheap = 0;
+	rd->solo = false;
 	for (unsigned i = 0; i < rd->set->nr_rings; i++)
 		rd_ring_start(rd, i);
 }
@@ -746,6 +756,13 @@ static void merge_start_pass(struct dp_ring_reader *rd)
 enum dp_ring_kind dp_ring_read_merged(struct dp_ring_reader *rd,
 				      struct dp_ring_entry *e)
 {
+	/* a single thread's records (the common case): each is read once,
+	 * not looked at first to be ordered against no other */
+	if (rd->solo) {
+		if (rd_next(rd, rd->solo_ring, e, true) != DP_RING_EMPTY)
+			return e->kind;
+		rd->solo = false;
+	}
 	if (!rd->nheap)
 		merge_start_pass(rd);
 	while (rd->nheap) {
@@ -753,7 +770,12 @@ enum dp_ring_kind dp_ring_read_merged(struct dp_ring_reader *rd,
 
 		if (rd_next(rd, i, e, true) == DP_RING_EMPTY)
 			continue;
-		merge_add(rd, i);
+		if (rd->nheap) {
+			merge_add(rd, i);
+		} else {
+			rd->solo = true;
+			rd->solo_ring = i;
+		}
 		return e->kind;
 	}
 	e->kind = DP_RING_EMPTY;
@@ -793,7 +815,7 @@ bool dp_ring_reader_wait(struct dp_ring_reader *rd, int timeout_ms)
 	uint64_t batch = rd->set->ring_size / 8;
 
 	for (int waited = 0;; waited++) {
-		bool any = rd->nheap > 0;
+		bool any = rd->nheap > 0 || rd->solo;
 
 		for (unsigned i = 0; i < rd->set->nr_rings; i++) {
 			uint64_t n = unread(rd, i);
@@ -886,6 +908,10 @@ unsigned dp_ring_reader_reclaim(struct dp_ring_reader *rd)
 		ring_reset(rd->set, i);
 		memset(s, 0, sizeof(*s));
 		s->lim = UINT64_MAX;
+		/* a new thread's records wait for the next pass, as in any
+		 * ring that pass did not take in */
+		if (rd->solo && rd->solo_ring == i)
+			rd->solo = false;
 		n++;
 	}
 	return n;

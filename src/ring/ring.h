@@ -110,9 +110,16 @@ void dp_ring_stats(const struct dp_ring_set *set, unsigned i,
 		   struct dp_ring_stats *st);
 /* Ring @i's owner alone: what a reader needs for each record, read from
  * the ownership line only (the counters' line is the producer's, written
- * on every record: reading it for each costs a cache miss). */
-void dp_ring_owner(const struct dp_ring_set *set, unsigned i, int *pid,
-		   int *tid);
+ * on every record: reading it for each costs a cache miss).  Inline:
+ * it is called for every record. */
+static inline void dp_ring_owner(const struct dp_ring_set *set, unsigned i,
+				 int *pid, int *tid)
+{
+	struct dp_ring *r = dp_ring_get(set, i);
+
+	*pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
+	*tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
+}
 
 /* Counter @idx (< DP_RING_NCOUNTERS) summed over every ring of the set. */
 uint64_t dp_ring_set_counter(const struct dp_ring_set *set, unsigned idx);

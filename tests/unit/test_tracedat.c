@@ -14,6 +14,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "event/event.h"
@@ -461,7 +462,7 @@ Test(tracedat, killed_recorder_recovered)
 	cr_assert_eq(dp_tdat_recover(part, f, &pages, err, sizeof(err)), 0,
 		     "%s", err);
 	fclose(f);
-	cr_assert_eq(pages % 32, 0, "whole batches: %lu pages",
+	cr_assert_eq(pages % 64, 0, "whole batches: %lu pages",
 		     (unsigned long)pages);
 	cr_assert_gt(pages, 0);
 
@@ -476,6 +477,19 @@ Test(tracedat, killed_recorder_recovered)
 	cr_assert_gt(n, 1000, "%u records", n);
 	cr_assert_lt(n, 5000);
 	dp_tdat_close(t);
+
+	/* the last batch cut inside its last page (a full disk): the pages
+	 * before the cut are kept */
+	struct stat st;
+	uint64_t whole = pages;
+
+	cr_assert_eq(stat(part, &st), 0);
+	cr_assert_eq(truncate(part, st.st_size - DP_TDAT_PAGE / 2), 0);
+	f = fopen(out, "w");
+	cr_assert_eq(dp_tdat_recover(part, f, &pages, err, sizeof(err)), 0,
+		     "%s", err);
+	fclose(f);
+	cr_assert_eq(pages, whole - 1);
 
 	/* not a spill file */
 	f = fopen(part, "w");

@@ -50,6 +50,8 @@ struct inq {
 struct clk_knot {
 	uint64_t tsc, ns;
 	double ns_per_tick;
+	uint64_t mult;		/* ns_per_tick in 32.32 fixed point: what
+				 * each record's stamp is multiplied by */
 };
 
 struct clk {
@@ -180,6 +182,9 @@ struct dp_inproc {
 	void (*profile_cb)(void *);
 	void *profile_priv;
 	struct dp_stats stats;	/* the sum over the images */
+	/* the last drain took many entries: the producers are busy, and
+	 * the next look comes sooner than the idle millisecond */
+	bool lively;
 };
 
 /* ---- session.c: one image ------------------------------------------------ */
@@ -304,6 +309,7 @@ uint64_t clk_ns(const struct clk *c, uint64_t stamp);
 /*
  * Read everything the rings hold now, in timestamp order across the
  * images (@only: that image alone); @final: the producers are gone.
+ * True if it stopped with entries left; t->lively if it took many.
  */
 bool reader_drain(struct dp_inproc *t, struct ip_proc *only, bool final);
 /* An image's rings are read: free them. */

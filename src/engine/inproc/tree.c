@@ -290,7 +290,10 @@ static void serve(struct dp_inproc *t, bool busy)
 	unsigned n = nopen(t) + 1, i = 0;
 	struct pollfd *pf = calloc(n, sizeof(*pf));
 	struct ip_proc **who = calloc(n, sizeof(*who));
-	const struct timespec ms = { 0, busy ? 0 : 1000000 };
+	/* no wait with entries left; a tenth of the idle one while the
+	 * producers keep filling the rings */
+	const struct timespec ms = { 0, busy ? 0 : t->lively ? 100000 :
+				     1000000 };
 	struct ip_proc *p;
 
 	if (!pf || !who)
