@@ -28,14 +28,19 @@
 # keep every record only where lost is 0 in every run.
 # Then two real programs, each run whole (BENCH_REAL=0 skips them):
 # SQLite from Debian's libsqlite3.a (bench/fgraph_sqlite.c: every one of
-# its functions has a symbol) building a table and querying it, and
-# python3.11 running a small script (its ~1,500 exported functions):
-# the wall time untraced, under dprobe record --tracer function_graph
-# (--buffer-size BENCH_BUFFER, the records it lost in its last run
-# printed) and under uftrace record -P .; the calls are dprobe's events
-# kept / 2 (fewer than made when it lost some), the overhead per call
-# the difference in wall time over them (arming included: what a user
-# waits for).
+# its functions has a symbol) building a table of BENCH_SQL_N rows
+# (default 20000) and querying it, and python3.11 encoding a list of
+# BENCH_PY_N dicts (default 30000) to JSON (its ~1,500 exported
+# functions): the wall time untraced, under dprobe record --tracer
+# function_graph (--buffer-size BENCH_BUFFER, the records it lost in its
+# last run printed) and under uftrace record -P ., each at size 0 and at
+# the size.  Size 0 is the fixed cost (start, arming, the program's own
+# start, writing the files: what a user waits for whatever the program
+# does); the cost per call is the difference between the two sizes'
+# times, less the untraced difference, over the calls the bigger size
+# makes more, each tool's own: dprobe's records (kept and lost) / 2,
+# the calls in uftrace's report (it also hooks the PLT calls into
+# libraries, and skips functions it cannot patch).
 # uftrace keeps every record (it waits for its writer).  The CPU's
 # clock features are printed first: the agent's cost per hit depends on
 # them.
@@ -162,8 +167,10 @@ awk -v calls="$CALLS" -v reps="$REPEATS" -v buf="$buf" '
 [ "${BENCH_REAL:-1}" = 1 ] || exit 0
 SQLITE_A=/usr/lib/x86_64-linux-gnu/libsqlite3.a
 PY=/usr/bin/python3.11
-SQL_N=${BENCH_SQL_N:-2000}
-PY_SCRIPT='import json; print(len(json.dumps([{"k": i, "v": str(i)} for i in range(3000)])))'
+SQL_N=${BENCH_SQL_N:-20000}
+PY_N=${BENCH_PY_N:-30000}
+PY_SCRIPT='import json, sys
+print(len(json.dumps([{"k": i, "v": str(i)} for i in range(int(sys.argv[1]))])))'
 
 wall() {	# CMD... -> seconds, the command's output to $tmp/out
 	s=$(date +%s.%N)
@@ -180,42 +187,77 @@ median3() {	# a run of CMD... REPEATS times -> the median seconds
 	sort -n "$tmp/w" | sed -n "$(( (REPEATS + 1) / 2 ))p"
 }
 
-real_rows() {	# NAME CMD...
-	name=$1
-	shift
-	base=$(median3 "$@") || return 1
-	rm -f "$tmp/r.dat"
-	dp=$(median3 "$DPROBE" record --engine agent --tracer function_graph \
-		--buffer-size "$buf" --force -o "$tmp/r.dat" -- "$@") || return 1
+# dprobe's events in its last run (-> $ev) and records lost (-> $lost)
+dp_counts() {
 	ev=$(sed -n 's/^dprobe: \([0-9]*\) events, .*/\1/p' "$tmp/err")
 	lost=$(sed -n 's/.*, \([0-9]*\) lost$/\1/p' "$tmp/err" | tail -n 1)
-	uf=n/a
+}
+
+dp_run() {	# CMD... under dprobe record --tracer function_graph
+	median3 "$DPROBE" record --engine agent --tracer function_graph \
+		--buffer-size "$buf" --force -o "$tmp/r.dat" -- "$@"
+}
+
+uf_run() {	# CMD... under uftrace record -P .
+	rm -rf "$tmp/ufd"
+	(cd "$tmp" && median3 uftrace record -d "$tmp/ufd" -P . "$@")
+}
+
+# the calls uftrace recorded in its last run: not dprobe's, as it also
+# hooks the PLT calls into libraries and skips what it cannot patch
+uf_calls() {
+	uftrace report -d "$tmp/ufd" --no-pager -f call 2>/dev/null |
+		awk '$1 ~ /^[0-9]+$/ { s += $1 } END { print s + 0 }'
+}
+
+real_rows() {	# NAME SIZE CMD...: CMD with 0 and SIZE as its last argument
+	name=$1
+	size=$2
+	shift 2
+	b0=$(median3 "$@" 0) && bn=$(median3 "$@" "$size") || return 1
+	d0=$(dp_run "$@" 0) || return 1
+	dp_counts
+	ev0=$ev
+	lost0=$lost
+	dn=$(dp_run "$@" "$size") || return 1
+	dp_counts
+	u0=n/a
+	un=n/a
+	uc0=0
+	ucn=0
 	if [ $have_uftrace = 1 ]; then
-		rm -rf "$tmp/ufd"
-		uf=$(cd "$tmp" && median3 uftrace record -d "$tmp/ufd" -P . "$@") ||
-			uf=n/a
+		u0=$(uf_run "$@" 0) && uc0=$(uf_calls) &&
+			un=$(uf_run "$@" "$size") && ucn=$(uf_calls) || u0=n/a
 	fi
-	awk -v n="$name" -v b="$base" -v d="$dp" -v u="$uf" -v ev="$ev" \
-		-v lost="$lost" 'BEGIN {
-		calls = ev / 2
-		printf "| %s | %d | %.3f | %.3f | %.0f | %d | %s | %s |\n", n,
-			calls, b, d, (d - b) * 1e9 / calls, lost, u,
-			u == "n/a" ? "n/a" : sprintf("%.0f", (u - b) * 1e9 / calls)
+	# dprobe's calls: the records it made (kept or lost) / 2
+	awk -v n="$name" -v b0="$b0" -v bn="$bn" -v d0="$d0" -v dn="$dn" \
+		-v u0="$u0" -v un="$un" -v ev="$ev" -v ev0="$ev0" \
+		-v lost="$lost" -v lost0="$lost0" -v uc0="$uc0" -v ucn="$ucn" \
+		'BEGIN {
+		calls = (ev + lost - ev0 - lost0) / 2
+		printf "| %s | %.3f | %d | %.3f (%.3f) | %.0f | %d | ", n, bn,
+			calls, dn, d0, ((dn - d0) - (bn - b0)) * 1e9 / calls,
+			lost
+		if (u0 == "n/a" || ucn <= uc0)
+			print "n/a | n/a | n/a |"
+		else
+			printf "%d | %.3f (%.3f) | %.0f |\n", ucn - uc0, un, u0,
+				((un - u0) - (bn - b0)) * 1e9 / (ucn - uc0)
 	}'
 }
 
 echo
-echo "| program | calls | untraced s | dprobe s | dprobe ns/call | dprobe lost (last run) | uftrace -P . s | uftrace ns/call |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| program | untraced s | dprobe calls | dprobe s (size 0) | dprobe ns/call | dprobe lost (last run) | uftrace calls | uftrace -P . s (size 0) | uftrace ns/call |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 if [ -f "$SQLITE_A" ] &&
 	gcc -g -O2 -o "$tmp/fsq" "$here/fgraph_sqlite.c" "$SQLITE_A" -lm \
 		2>/dev/null; then
-	real_rows "sqlite ($SQL_N rows)" "$tmp/fsq" "$SQL_N"
+	real_rows "sqlite ($SQL_N rows)" "$SQL_N" "$tmp/fsq"
 else
 	echo "| sqlite | n/a: no $SQLITE_A (libsqlite3-dev) |"
 fi
 if [ -x "$PY" ]; then
-	real_rows "python3.11 script" "$PY" -c "$PY_SCRIPT"
+	real_rows "python3.11 json ($PY_N dicts)" "$PY_N" "$PY" -c "$PY_SCRIPT"
 else
 	echo "| python3.11 | n/a: no $PY |"
 fi
