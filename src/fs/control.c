@@ -113,7 +113,7 @@ bool dp_fs_is_writable(enum dp_fs_kind k)
 static bool group_exists(const struct dp_fs *fs, const char *group)
 {
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
-		if (!strcmp(ev->group, group))
+		if (!ev->hidden && !strcmp(ev->group, group))
 			return true;
 	return false;
 }
@@ -287,7 +287,7 @@ void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 			for (e2 = fs->reg.events; e2 != ev; e2 = e2->next)
 				if (!strcmp(e2->group, ev->group))
 					break;
-			if (e2 == ev)
+			if (e2 == ev && !ev->hidden)
 				fill(priv, ev->group, true);
 		}
 		break;
@@ -438,7 +438,7 @@ static char enable_state(struct dp_fs *fs, const char *group)
 	bool on = false, off = false;
 
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
-		if (group && strcmp(ev->group, group))
+		if (ev->hidden || (group && strcmp(ev->group, group)))
 			continue;
 		if (registered(fs, ev))
 			on = true;
@@ -604,7 +604,8 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		break;
 	case F_AVAILABLE_EVENTS:
 		for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
-			fprintf(out, "%s:%s\n", ev->group, ev->name);
+			if (!ev->hidden)
+				fprintf(out, "%s:%s\n", ev->group, ev->name);
 		break;
 	case F_AVAILABLE_FUNCS:
 		dp_fs_list_functions(fs, out);
@@ -710,6 +711,8 @@ static int set_enabled(struct dp_fs *fs, ev_pred pred, const void *arg,
 		return -ENOMEM;
 	for (ev = fs->reg.events, i = 0; ev; ev = ev->next, i++) {
 		old[i] = ev->enabled;
+		if (ev->hidden)
+			continue;
 		if (pred(ev, arg))
 			dp_fs_trigger_enabled(fs, ev, on);
 		if (!pred(ev, arg) || ev->enabled == on)

@@ -484,6 +484,7 @@ static void mark_soft(struct dp_fs *fs)
 		dp_fs_trigger_mark(fs, ev);
 		dp_fs_inst_mark(fs, ev);
 		dp_fs_tracer_mark(fs, ev);
+		dp_fs_fcmd_mark(fs, ev);
 	}
 	while (changed) {
 		changed = false;
@@ -768,6 +769,7 @@ static void store_rec(struct dp_fs *fs, unsigned id, const char *data,
 	dp_fs_trigger_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 	dp_fs_inst_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 	dp_fs_tracer_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
+	dp_fs_fcmd_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 }
 
 static void store_ack(struct dp_fs_lane *lane, int result)
