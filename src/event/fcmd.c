@@ -146,12 +146,13 @@ static unsigned c_ops(const struct dp_fcmd *c)
 	return ops_of(c->row, &c->trig);
 }
 
-int dp_fcmd_add(struct dp_fcmd_set *s, unsigned site, const char *name,
-		const char *lib, const struct dp_fcmd_req *req)
+int dp_fcmd_add(struct dp_fcmd_set *s, unsigned site,
+		const struct dp_event *ev, const char *name, const char *lib,
+		const struct dp_fcmd_req *req)
 {
 	unsigned ops = ops_of(req->row, &req->trig);
-	struct dp_fcmd c = { site, strdup(name), lib ? strdup(lib) : NULL,
-			     req->row, req->trig }, *v;
+	struct dp_fcmd c = { site, ev, strdup(name),
+			     lib ? strdup(lib) : NULL, req->row, req->trig }, *v;
 
 	for (size_t i = 0; i < s->n; i++)
 		if (s->v[i].site == site && c_ops(&s->v[i]) == ops &&
@@ -223,6 +224,15 @@ int dp_fcmd_remove(struct dp_fcmd_set *s, const struct dp_fcmd_req *req,
 	if (n && !ops_used(s, ops))
 		s->seq[ops] = 0;
 	return n ? n : -EINVAL;
+}
+
+const struct dp_event *dp_fcmd_site_event(const struct dp_fcmd_set *s,
+					  unsigned site)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].site == site)
+			return s->v[i].ev;
+	return NULL;
 }
 
 bool dp_fcmd_on_site(const struct dp_fcmd_set *s, unsigned site)

@@ -34,6 +34,7 @@
 /* One command on one function (under one of its names). */
 struct dp_fcmd {
 	unsigned site;			/* the caller's: which function */
+	const struct dp_event *ev;	/* the caller's: the site's event */
 	char *name;			/* the function's name, as matched */
 	char *lib;			/* " [lib]" in the listing; NULL: none */
 	unsigned row;			/* the command */
@@ -71,11 +72,13 @@ int dp_fcmd_parse(const char *word, dp_trigger_find_t find, void *priv,
 		  struct dp_fcmd_req *req);
 void dp_fcmd_req_free(struct dp_fcmd_req *req);
 
-/* @req's command on @site under @name (@lib: NULL, or its library's
+/* @req's command on @site (@ev: the caller's event for it, handed back
+ * by dp_fcmd_site_event()) under @name (@lib: NULL, or its library's
  * name): 1 if added, 0 if it has that ops under that name already,
  * -ENOMEM. */
-int dp_fcmd_add(struct dp_fcmd_set *s, unsigned site, const char *name,
-		const char *lib, const struct dp_fcmd_req *req);
+int dp_fcmd_add(struct dp_fcmd_set *s, unsigned site,
+		const struct dp_event *ev, const char *name, const char *lib,
+		const struct dp_fcmd_req *req);
 
 /*
  * Take @req's ops off the functions whose name its glob matches ("" and
@@ -86,6 +89,9 @@ int dp_fcmd_remove(struct dp_fcmd_set *s, const struct dp_fcmd_req *req,
 		   void (*gone)(void *priv, const struct dp_fcmd *c),
 		   void *priv);
 
+/* The event given with @site's commands; NULL: none is on it. */
+const struct dp_event *dp_fcmd_site_event(const struct dp_fcmd_set *s,
+					  unsigned site);
 /* Whether any command is on @site; a stacktrace one. */
 bool dp_fcmd_on_site(const struct dp_fcmd_set *s, unsigned site);
 bool dp_fcmd_site_stacks(const struct dp_fcmd_set *s, unsigned site);

@@ -18,8 +18,11 @@
  * puts its event in soft mode as an enable_event trigger does.  A `>`
  * write clears the filter, not the commands, as in the kernel.
  *
- * The sites and the commands change under fs->lock and buf_lock both;
- * the reader threads read them under buf_lock.
+ * The sites (and their events) are the top level's; each instance has
+ * commands of its own on them, which act on the instance (its
+ * tracing_on, buffer, events), as the kernel's per-instance function
+ * probes.  The commands change under fs->lock and buf_lock both; the
+ * reader threads read them under buf_lock.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +33,13 @@
 #include "util/util.h"
 
 #define FCMD_GROUP "fcmd"
+
+/* The sites are the top level's, as the probes: an instance's commands
+ * are on them too. */
+static struct dp_fs *top_of(struct dp_fs *fs)
+{
+	return fs->top ? fs->top : fs;
+}
 
 struct dp_fs_fsite {
 	struct dp_event *ev;		/* its hidden event */
@@ -93,7 +103,7 @@ static struct dp_fs_fsite *site_of(struct dp_fs *fs, const struct dp_func *f,
 static int add_one(struct dp_fs *fs, const struct dp_fcmd_req *req,
 		   const struct dp_func *f, const char *program)
 {
-	struct dp_fs_fsite *s = site_of(fs, f, program);
+	struct dp_fs_fsite *s = site_of(top_of(fs), f, program);
 	const char *lib = strcmp(f->path, program) ? dp_base_name(f->path) :
 						     NULL;
 	int ret;
@@ -101,7 +111,7 @@ static int add_one(struct dp_fs *fs, const struct dp_fcmd_req *req,
 	if (!s)
 		return 0;	/* a function no probe can be placed on */
 	pthread_mutex_lock(&fs->buf_lock);
-	ret = dp_fcmd_add(&fs->fcmds, s->ev->id, f->name, lib, req);
+	ret = dp_fcmd_add(&fs->fcmds, s->ev->id, s->ev, f->name, lib, req);
 	if (ret > 0 && req->trig.cmd == DP_TRIG_SNAPSHOT)
 		dp_fs_snapshot_arm_locked(fs);
 	pthread_mutex_unlock(&fs->buf_lock);
@@ -175,7 +185,7 @@ static int command(struct dp_fs *fs, const char *word)
 		return ret;
 	/* the calls made before this write meet the commands as they
 	 * were */
-	if (fs->nfsites)
+	if (top_of(fs)->nfsites)
 		dp_fs_update_profile(fs);
 	ret = req.remove ? remove_on(fs, &req) : add_on(fs, &req);
 	if (!ret && req.trig.target)
@@ -218,13 +228,26 @@ void dp_fs_fcmd_print(struct dp_fs *fs, FILE *out)
 	pthread_mutex_unlock(&fs->buf_lock);
 }
 
+/* The top level and every instance: whether one has a command on
+ * event @id's site; @stacks: a stacktrace command. */
+static bool sites_want(struct dp_fs *fs, unsigned id, bool stacks)
+{
+	bool (*has)(const struct dp_fcmd_set *, unsigned) =
+		stacks ? dp_fcmd_site_stacks : dp_fcmd_on_site;
+
+	for (struct dp_fs *i = fs->insts; i; i = i->inst_next)
+		if (has(&i->fcmds, id))
+			return true;
+	return has(&fs->fcmds, id);
+}
+
 void dp_fs_fcmd_mark(struct dp_fs *fs, struct dp_event *ev)
 {
-	if (!ev->hidden || !dp_fcmd_on_site(&fs->fcmds, ev->id))
+	if (!ev->hidden || !sites_want(fs, ev->id, false))
 		return;
 	ev->enabled = false;
 	ev->soft = ev->triggered = true;
-	ev->stack = dp_fcmd_site_stacks(&fs->fcmds, ev->id);
+	ev->stack = sites_want(fs, ev->id, true);
 }
 
 void dp_fs_fcmd_record(struct dp_fs *fs, unsigned id, const void *rec,
@@ -233,9 +256,7 @@ void dp_fs_fcmd_record(struct dp_fs *fs, unsigned id, const void *rec,
 	struct dp_fs_run r = { fs, NULL, rec, len, meta };
 
 	pthread_mutex_lock(&fs->buf_lock);
-	for (size_t i = 0; i < fs->nfsites && !r.ev; i++)
-		if (fs->fsites[i].ev->id == id)
-			r.ev = fs->fsites[i].ev;
+	r.ev = dp_fcmd_site_event(&fs->fcmds, id);
 	if (r.ev)
 		dp_fcmd_run(&fs->fcmds, id, &dp_fs_trigger_ops, &r);
 	pthread_mutex_unlock(&fs->buf_lock);
@@ -244,6 +265,11 @@ void dp_fs_fcmd_record(struct dp_fs *fs, unsigned id, const void *rec,
 bool dp_fs_fcmd_targets(const struct dp_fs *fs, const struct dp_event *ev)
 {
 	return dp_fcmd_targets(&fs->fcmds, ev);
+}
+
+bool dp_fs_fcmd_any(const struct dp_fs *fs)
+{
+	return fs->fcmds.n != 0;
 }
 
 void dp_fs_fcmd_fini(struct dp_fs *fs)

@@ -371,6 +371,8 @@ void dp_fs_fcmd_record(struct dp_fs *fs, unsigned id, const void *rec,
 /* Whether an enable_event or disable_event command names @ev (buf_lock
  * held). */
 bool dp_fs_fcmd_targets(const struct dp_fs *fs, const struct dp_event *ev);
+/* Whether @fs (an instance) has a function command. */
+bool dp_fs_fcmd_any(const struct dp_fs *fs);
 void dp_fs_fcmd_fini(struct dp_fs *fs);
 
 /* trigger.c: trigger commands other than hist (event/trigger.h), the

@@ -52,7 +52,7 @@ static int add(const char *word, unsigned site, const char *name)
 	int ret;
 
 	cr_assert_eq(parse(word, &r), 0, "%s", word);
-	ret = dp_fcmd_add(&set, site, name, NULL, &r);
+	ret = dp_fcmd_add(&set, site, NULL, name, NULL, &r);
 	dp_fcmd_req_free(&r);
 	return ret;
 }
