@@ -85,7 +85,11 @@ void dp_fs_buf_dump_locked(struct dp_fs *fs, int cpu, FILE *out)
 	struct dp_fs_line **pp = &r->head, *l;
 	size_t n = 0;
 
-	fputs("Dumping ftrace buffer:\n", out);
+	if (fs->top)
+		fprintf(out, "Dumping ftrace instance %s buffer:\n",
+			fs->inst_name);
+	else
+		fputs("Dumping ftrace buffer:\n", out);
 	while ((l = *pp)) {
 		if (cpu >= 0 && l->cpu != cpu) {
 			pp = &l->next;

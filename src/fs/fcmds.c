@@ -18,11 +18,12 @@
  * puts its event in soft mode as an enable_event trigger does.  A `>`
  * write clears the filter, not the commands, as in the kernel.
  *
- * The sites (and their events) are the top level's; each instance has
- * commands of its own on them, which act on the instance (its
- * tracing_on, buffer, events), as the kernel's per-instance function
- * probes.  The commands change under fs->lock and buf_lock both; the
- * reader threads read them under buf_lock.
+ * The sites (and their events) are the top level's, made and read under
+ * its fs->lock; each instance has commands of its own on them, which act
+ * on the instance (its tracing_on, buffer, events), as the kernel's
+ * per-instance function probes.  The commands change under fs->lock and
+ * buf_lock both; the reader threads read them (and, from them, the
+ * site's event) under buf_lock.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -92,10 +93,8 @@ static struct dp_fs_fsite *site_of(struct dp_fs *fs, const struct dp_func *f,
 	}
 	free(line);
 	p->event->builtin = p->event->hidden = true;
-	pthread_mutex_lock(&fs->buf_lock);
 	s = &fs->fsites[fs->nfsites++];
 	*s = (struct dp_fs_fsite){ p->event, path, f->vaddr };
-	pthread_mutex_unlock(&fs->buf_lock);
 	return s;
 }
 

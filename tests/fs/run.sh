@@ -1400,8 +1400,8 @@ case_graph_opts() {
 # errors, the listing after the functions, a stack entry, an
 # enable_event putting its event in soft mode, counts running out, `!`
 # taking them off (ENODEV for a command on no function, EINVAL for a
-# glob naming none of its functions), and dump printing the buffer to
-# the mount's stderr, consumed.
+# glob naming none of its functions), dump printing the buffer to the
+# mount's stderr, consumed, and an instance's commands.
 case_fcmds() {
 	R=$WORK/req
 	start_mount "$R" || return 1
@@ -1462,6 +1462,17 @@ case_fcmds() {
 		grep -c -e fcmd -e '^f[0-9]' "$MNT/available_events"
 		ls "$MNT/events" | grep -c fcmd
 	} >>"$WORK/got.fc"
+	# an instance's commands act on it alone
+	w tracing_on 1
+	mkdir "$MNT/instances/i" || return 1
+	w instances/i/set_ftrace_filter 'do_sys_open:traceoff' || return 1
+	req "$R" "open /etc/passwd" || return 1
+	{
+		echo "instance:"
+		cat "$MNT/instances/i/set_ftrace_filter" \
+		    "$MNT/instances/i/tracing_on" "$MNT/tracing_on"
+	} >>"$WORK/got.fc"
+	rmdir "$MNT/instances/i" || return 1
 	# the stacks' frames below main are the C library's
 	sed -i '/=> __libc_start/d' "$WORK/got.fc"
 	check fcmds.out "$WORK/got.fc" || return 1
