@@ -51,8 +51,8 @@ struct dp_event {
 	 * its target): in events/ but in no *_events listing, never deleted */
 	bool builtin;
 	/* with @builtin, shown nowhere (events/, available_events, the
-	 * enable of all events): a set_ftrace_filter function command's
-	 * probe in a dprobe mount */
+	 * enable of all events, profiles): a set_ftrace_filter function
+	 * command's probe in a dprobe mount */
 	bool hidden;
 	/* a synthetic event (DP_KIND_SYNTH): its definition; no probes */
 	struct dp_synth_def *synth;

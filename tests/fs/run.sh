@@ -1461,6 +1461,7 @@ case_fcmds() {
 		# the probes are in no file
 		grep -c -e fcmd -e '^f[0-9]' "$MNT/available_events"
 		ls "$MNT/events" | grep -c fcmd
+		grep -c '^ *f[0-9]' "$MNT/kprobe_profile"
 	} >>"$WORK/got.fc"
 	# an instance's commands act on it alone
 	w tracing_on 1
