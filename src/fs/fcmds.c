@@ -67,6 +67,16 @@ static struct dp_fs_fsite *site_find(struct dp_fs *fs, const struct dp_func *f)
 	return NULL;
 }
 
+static unsigned free_serial(struct dp_fs *fs)
+{
+	char name[32];
+
+	do
+		snprintf(name, sizeof(name), "f%u", fs->fsite_serial++);
+	while (dp_registry_find(&fs->reg, FCMD_GROUP, name));
+	return fs->fsite_serial - 1;
+}
+
 /* The site of @f, its event made if it has none; NULL if it cannot be. */
 static struct dp_fs_fsite *site_of(struct dp_fs *fs, const struct dp_func *f,
 				   const char *program)
@@ -79,7 +89,9 @@ static struct dp_fs_fsite *site_of(struct dp_fs *fs, const struct dp_func *f,
 	if (s || dp_func_place(f, mod, mod ? strlen(mod) : 0, place,
 			       sizeof(place)))
 		return s;
-	if (asprintf(&line, "p:" FCMD_GROUP "/f%u %s", fs->fsite_serial++,
+	/* a name no kprobe_events line took (its line would append to
+	 * that event) */
+	if (asprintf(&line, "p:" FCMD_GROUP "/f%u %s", free_serial(fs),
 		     place) < 0)
 		return NULL;
 	path = strdup(f->path);
