@@ -50,6 +50,10 @@ struct dp_event {
 	/* a static event (an application tracepoint a dprobe mount finds in
 	 * its target): in events/ but in no *_events listing, never deleted */
 	bool builtin;
+	/* with @builtin, shown nowhere (events/, available_events, the
+	 * enable of all events, profiles): a set_ftrace_filter function
+	 * command's probe in a dprobe mount */
+	bool hidden;
 	/* a synthetic event (DP_KIND_SYNTH): its definition; no probes */
 	struct dp_synth_def *synth;
 	struct dp_filter *filter;	/* NULL: no filter */

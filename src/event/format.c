@@ -146,7 +146,8 @@ void dp_registry_profile(const struct dp_registry *reg,
 			 enum dp_probe_kind kind, FILE *out)
 {
 	for (const struct dp_event *ev = reg->events; ev; ev = ev->next) {
-		if (ev->kind != kind || !ev->probes || ev->probes->def.fprobe)
+		if (ev->kind != kind || !ev->probes || ev->probes->def.fprobe ||
+		    ev->hidden)
 			continue;
 		for (const struct dp_probe *p = ev->probes; p; p = p->next) {
 			if (kind == DP_KIND_UPROBE)

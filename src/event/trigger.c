@@ -75,7 +75,7 @@ bool dp_trigger_command(const char *text, char *word, size_t size,
 
 bool dp_trigger_has_target(const struct dp_trigger *t)
 {
-	return t->cmd >= DP_TRIG_ENABLE_EVENT;
+	return t->cmd >= DP_TRIG_ENABLE_EVENT && t->cmd < DP_TRIG_NCMDS;
 }
 
 unsigned dp_trigger_type(const struct dp_trigger *t)
@@ -349,8 +349,8 @@ static bool count_ok(struct dp_trigger *t, const struct dp_trigger_ops *ops,
 	return true;
 }
 
-static void fire(struct dp_trigger *t, const struct dp_trigger_ops *ops,
-		 void *priv)
+void dp_trigger_fire(struct dp_trigger *t, const struct dp_trigger_ops *ops,
+		     void *priv)
 {
 	if (t->counted && !count_ok(t, ops, priv))
 		return;
@@ -375,6 +375,10 @@ static void fire(struct dp_trigger *t, const struct dp_trigger_ops *ops,
 	case DP_TRIG_DISABLE_HIST:
 		ops->hist_pause(priv, t->target, t->cmd == DP_TRIG_DISABLE_HIST);
 		break;
+	case DP_TRIG_DUMP:
+	case DP_TRIG_CPUDUMP:
+		ops->dump(priv, t->cmd == DP_TRIG_DUMP);
+		break;
 	default:
 		break;
 	}
@@ -389,7 +393,7 @@ unsigned dp_trigger_set_call(struct dp_trigger_set *s,
 
 	for (struct dp_trigger *t = s->head; t; t = t->next) {
 		if (!rec) {
-			fire(t, ops, priv);
+			dp_trigger_fire(t, ops, priv);
 			continue;
 		}
 		if (t->filter && !dp_filter_match(t->filter, ev, rec, len, meta))
@@ -398,7 +402,7 @@ unsigned dp_trigger_set_call(struct dp_trigger_set *s,
 			tt |= dp_trigger_type(t);
 			continue;
 		}
-		fire(t, ops, priv);
+		dp_trigger_fire(t, ops, priv);
 	}
 	return tt;
 }
@@ -408,5 +412,5 @@ void dp_trigger_set_post_call(struct dp_trigger_set *s, unsigned tt,
 {
 	for (struct dp_trigger *t = s->head; t; t = t->next)
 		if (dp_trigger_type(t) & tt)
-			fire(t, ops, priv);
+			dp_trigger_fire(t, ops, priv);
 }

@@ -42,7 +42,11 @@ enum dp_trig_cmd {
 	DP_TRIG_DISABLE_EVENT,
 	DP_TRIG_ENABLE_HIST,
 	DP_TRIG_DISABLE_HIST,
-	DP_TRIG_NCMDS
+	DP_TRIG_NCMDS,
+	/* set_ftrace_filter's function commands only (event/fcmd.h): the
+	 * buffer printed to the console, all of it or the hit's CPU's */
+	DP_TRIG_DUMP = DP_TRIG_NCMDS,
+	DP_TRIG_CPUDUMP,
 };
 
 /* The kernel's enum event_trigger_type bits (ETT_*). */
@@ -146,7 +150,16 @@ struct dp_trigger_ops {
 				  bool disabled);
 	void (*hist_pause)(void *priv, const struct dp_event *target,
 			   bool paused);
+	/* dump, cpudump: tracing off, the buffer (@all_cpus, or the CPU of
+	 * the record being processed) printed and consumed */
+	void (*dump)(void *priv, bool all_cpus);
 };
+
+/* Run @t once, as a hit of its event (its count rules first): what
+ * both calls below do for each trigger, and function commands for
+ * theirs. */
+void dp_trigger_fire(struct dp_trigger *t, const struct dp_trigger_ops *ops,
+		     void *priv);
 
 /*
  * The kernel's event_triggers_call(): with @rec NULL every trigger runs

@@ -57,6 +57,7 @@ void dp_fs_ring_add_locked(struct dp_fs *fs, int which, int cpu,
 		return;
 	l->next = NULL;
 	l->len = len;
+	l->cpu = cpu;
 	memcpy(l->text, text, len);
 	if (r->tail)
 		r->tail->next = l;
@@ -70,6 +71,44 @@ void dp_fs_ring_add_locked(struct dp_fs *fs, int which, int cpu,
 		drop_head(r);
 	if (which == fs->live)
 		pthread_cond_broadcast(&fs->buf_cond);
+}
+
+/*
+ * The dump and cpudump function commands (ftrace_dump()): the main
+ * buffer's lines, those of @cpu or all (@cpu < 0), printed to @out (the
+ * mount's stderr: the console) and consumed, between the kernel's
+ * markers.
+ */
+void dp_fs_buf_dump_locked(struct dp_fs *fs, int cpu, FILE *out)
+{
+	struct dp_fs_ring *r = &fs->ring[fs->live];
+	struct dp_fs_line **pp = &r->head, *l;
+	size_t n = 0;
+
+	if (fs->top)
+		fprintf(out, "Dumping ftrace instance %s buffer:\n",
+			fs->inst_name);
+	else
+		fputs("Dumping ftrace buffer:\n", out);
+	while ((l = *pp)) {
+		if (cpu >= 0 && l->cpu != cpu) {
+			pp = &l->next;
+			continue;
+		}
+		fputs(n++ ? "" : "---------------------------------\n", out);
+		fwrite(l->text, 1, l->len, out);
+		*pp = l->next;
+		r->tail = r->tail == l ? NULL : r->tail;
+		r->bytes -= l->len;
+		r->entries--;
+		free(l);
+	}
+	/* the last line kept is the tail again */
+	for (l = r->head; l && !r->tail; l = l->next)
+		r->tail = l->next ? NULL : l;
+	fputs(n ? "---------------------------------\n" :
+		  "   (ftrace buffer empty)\n", out);
+	fflush(out);
 }
 
 /* A line of an event without triggers: in the buffer if tracing is on

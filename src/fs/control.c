@@ -117,7 +117,7 @@ bool dp_fs_is_writable(enum dp_fs_kind k)
 static bool group_exists(const struct dp_fs *fs, const char *group)
 {
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
-		if (!strcmp(ev->group, group))
+		if (!ev->hidden && !strcmp(ev->group, group))
 			return true;
 	return false;
 }
@@ -291,7 +291,7 @@ void dp_fs_list_dir(struct dp_fs *fs, const struct dp_fs_path *p,
 			for (e2 = fs->reg.events; e2 != ev; e2 = e2->next)
 				if (!strcmp(e2->group, ev->group))
 					break;
-			if (e2 == ev)
+			if (e2 == ev && !ev->hidden)
 				fill(priv, ev->group, true);
 		}
 		break;
@@ -355,6 +355,9 @@ static const char readme[] =
 	"\t\t\t  function_graph on the functions set_ftrace_filter\n"
 	"\t\t\t  selects (all of the program's when it is empty)\n"
 	"  set_ftrace_filter\t- Functions to trace: GLOB, !GLOB, GLOB:mod:LIB\n"
+	"\t\t\t  and function commands: FUNC:CMD[:N], !FUNC:CMD removes;\n"
+	"\t\t\t  traceon traceoff stacktrace snapshot dump cpudump\n"
+	"\t\t\t  enable_event:SYS:EVENT disable_event:SYS:EVENT\n"
 	"  set_ftrace_notrace\t- Functions never traced (same words)\n"
 	"  stack_tracer_enabled\t- 1 starts the stack tracer (the kernel's\n"
 	"\t\t\t  sysctl kernel.stack_tracer_enabled), 0 stops it\n"
@@ -447,7 +450,7 @@ static char enable_state(struct dp_fs *fs, const char *group)
 	bool on = false, off = false;
 
 	for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next) {
-		if (group && strcmp(ev->group, group))
+		if (ev->hidden || (group && strcmp(ev->group, group)))
 			continue;
 		if (registered(fs, ev))
 			on = true;
@@ -613,7 +616,8 @@ int dp_fs_read_file(struct dp_fs *fs, const struct dp_fs_path *p, FILE *out)
 		break;
 	case F_AVAILABLE_EVENTS:
 		for (const struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
-			fprintf(out, "%s:%s\n", ev->group, ev->name);
+			if (!ev->hidden)
+				fprintf(out, "%s:%s\n", ev->group, ev->name);
 		break;
 	case F_AVAILABLE_FUNCS:
 		dp_fs_list_functions(fs, out);
@@ -725,6 +729,8 @@ static int set_enabled(struct dp_fs *fs, ev_pred pred, const void *arg,
 		return -ENOMEM;
 	for (ev = fs->reg.events, i = 0; ev; ev = ev->next, i++) {
 		old[i] = ev->enabled;
+		if (ev->hidden)
+			continue;
 		if (pred(ev, arg))
 			dp_fs_trigger_enabled(fs, ev, on);
 		if (!pred(ev, arg) || ev->enabled == on)

@@ -50,7 +50,8 @@ bool dp_fs_inst_root_file(const struct dp_fs *fs, const char *name)
 	static const char *const names[] = {
 		"available_tracers", "buffer_size_kb", "buffer_subbuf_size_kb",
 		"current_tracer",
-		"error_log", "set_event", "snapshot", "trace", "trace_clock",
+		"error_log", "set_event", "set_ftrace_filter", "snapshot",
+		"trace", "trace_clock",
 		"trace_marker", "trace_marker_raw", "trace_options",
 		"trace_pipe", "tracing_cpumask", "tracing_on",
 	};
@@ -208,6 +209,8 @@ static void inst_free(struct dp_fs *inst)
 
 	dp_fs_trigger_fini(inst);
 	dp_fs_hist_fini(inst);
+	dp_fs_fcmd_fini(inst);
+	dp_funcsel_free(&inst->ftrace_filter);
 	dp_fs_buf_fini(inst);
 	dp_fs_log_clear(inst);
 	dp_fs_marker_fini(inst);
@@ -270,6 +273,8 @@ int dp_fs_inst_mkdir(struct dp_fs *fs, const char *path)
 /* Does @inst make the session child arm anything? */
 static bool wants_any(struct dp_fs *inst)
 {
+	if (dp_fs_fcmd_any(inst))
+		return true;
 	for (const struct dp_event *c = inst->reg.events; c; c = c->next)
 		if (c->enabled || dp_fs_triggered(inst, c->id) ||
 		    dp_fs_hist_on(inst, c->id))
@@ -462,6 +467,7 @@ void dp_fs_inst_record(struct dp_fs *fs, unsigned id, const void *rec,
 		dp_fs_hist_add(i, id, rec, len, meta);
 		dp_fs_trigger_record(i, id, rec, len, meta);
 		plain_record(i, id, rec, len, meta);
+		dp_fs_fcmd_record(i, id, rec, len, meta);
 	}
 	pthread_mutex_unlock(&fs->inst_lock);
 }

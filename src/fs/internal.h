@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "event/event.h"
+#include "event/fcmd.h"
 #include "event/sink.h"
 #include "fs/fs.h"
 #include "output/renderer.h"
@@ -63,6 +64,7 @@ enum {
 struct dp_fs_line {
 	struct dp_fs_line *next;
 	size_t len;
+	int cpu;
 	char text[];
 };
 
@@ -82,6 +84,7 @@ struct dp_fs_ring {
 };
 
 struct dp_fs_trig;
+struct dp_fs_fsite;
 
 enum { DP_LANE_PROC, DP_LANE_KERNEL };
 
@@ -194,6 +197,13 @@ struct dp_fs {
 	struct dp_event *stack_ev;
 	unsigned stack_id;
 	struct dp_stack_max stack_max;
+	/* set_ftrace_filter's function commands (fcmds.c), under
+	 * buf_lock too, each on a site: a hidden event with one probe on
+	 * the function's entry, named by its id */
+	struct dp_fcmd_set fcmds;
+	struct dp_fs_fsite *fsites;
+	size_t nfsites;
+	unsigned fsite_serial;
 
 	/* ---- session (session.c) ---- */
 	pthread_mutex_t mgr_lock;
@@ -272,6 +282,9 @@ int dp_fs_snapshot_take(struct dp_fs *fs);
 void dp_fs_snapshot_arm_locked(struct dp_fs *fs);
 void dp_fs_snapshot_disarm_locked(struct dp_fs *fs);
 /* A `<stack trace>` entry with @n frames (buf_lock held). */
+/* The buffer's lines of @cpu (all: -1) printed to @out and consumed,
+ * as the kernel's ftrace_dump() (buf_lock held). */
+void dp_fs_buf_dump_locked(struct dp_fs *fs, int cpu, FILE *out);
 void dp_fs_buf_stack_locked(struct dp_fs *fs, const struct dp_rec_meta *meta,
 			    const uint64_t *ips, size_t n,
 			    const struct dp_symbolizer *sym);
@@ -381,6 +394,24 @@ void dp_fs_stack_record(struct dp_fs *fs, unsigned id,
 			const struct dp_rec_meta *meta);
 void dp_fs_stack_fini(struct dp_fs *fs);
 
+/* fcmds.c: set_ftrace_filter's function commands (event/fcmd.h) */
+/* The command words of @text (set_ftrace_filter's when !@notrace) run
+ * and blanked out, for the rules left (fs->lock held): 0 or -errno. */
+int dp_fs_fcmd_take(struct dp_fs *fs, bool notrace, char *text);
+/* The listing after the functions. */
+void dp_fs_fcmd_print(struct dp_fs *fs, FILE *out);
+/* A site's event is armed raw, with the user stack for stacktrace. */
+void dp_fs_fcmd_mark(struct dp_fs *fs, struct dp_event *ev);
+/* A record of event @id (a reader thread): the commands of its site. */
+void dp_fs_fcmd_record(struct dp_fs *fs, unsigned id, const void *rec,
+		       size_t len, const struct dp_rec_meta *meta);
+/* Whether an enable_event or disable_event command names @ev (buf_lock
+ * held). */
+bool dp_fs_fcmd_targets(const struct dp_fs *fs, const struct dp_event *ev);
+/* Whether @fs (an instance) has a function command. */
+bool dp_fs_fcmd_any(const struct dp_fs *fs);
+void dp_fs_fcmd_fini(struct dp_fs *fs);
+
 /* trigger.c: trigger commands other than hist (event/trigger.h), the
  * events' soft mode, and the records of the events in it */
 /* A write to @ev's trigger file (fs->lock held): 0 or -errno. */
@@ -413,6 +444,18 @@ int dp_fs_trigger_marker(struct dp_fs *fs, const void *rec, size_t len,
 			 const struct dp_rec_meta *meta, const char *line,
 			 size_t linelen);
 void dp_fs_trigger_fini(struct dp_fs *fs);
+/* @ev in soft mode or out of it as what names it now says (fs->lock
+ * held): true if that changed (the child is to be re-armed). */
+bool dp_fs_trigger_sync(struct dp_fs *fs, struct dp_event *ev);
+/* What a trigger runs on, for a record of @ev (buf_lock held). */
+struct dp_fs_run {
+	struct dp_fs *fs;
+	const struct dp_event *ev;
+	const uint8_t *rec;
+	size_t len;
+	const struct dp_rec_meta *meta;
+};
+extern const struct dp_trigger_ops dp_fs_trigger_ops;
 /* @ev's trace line into the main buffer (buf_lock held). */
 void dp_fs_trigger_line_locked(struct dp_fs *fs, const struct dp_event *ev,
 			       const void *rec, size_t len,

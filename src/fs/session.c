@@ -496,6 +496,7 @@ static void mark_soft(struct dp_fs *fs)
 		dp_fs_inst_mark(fs, ev);
 		dp_fs_tracer_mark(fs, ev);
 		dp_fs_stack_mark(fs, ev);
+		dp_fs_fcmd_mark(fs, ev);
 	}
 	while (changed) {
 		changed = false;
@@ -786,6 +787,7 @@ static void store_rec(struct dp_fs *fs, unsigned id, const char *data,
 	dp_fs_inst_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 	dp_fs_tracer_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 	dp_fs_stack_record(fs, id, &meta);
+	dp_fs_fcmd_record(fs, id, data + sizeof(h), len - sizeof(h), &meta);
 }
 
 static void store_ack(struct dp_fs_lane *lane, int result)

@@ -322,12 +322,15 @@ int dp_fs_funcsel_write(struct dp_fs *fs, bool notrace, const char *buf,
 
 	if (!text)
 		return -ENOMEM;
-	ret = dp_funcsel_add(s, text, err, sizeof(err));
+	/* FUNC:COMMAND words first (fcmds.c), the rules of the rest */
+	ret = dp_fs_fcmd_take(fs, notrace, text);
+	if (!ret)
+		ret = dp_funcsel_add(s, text, err, sizeof(err));
 	free(text);
 	for (size_t i = before; !ret && i < s->n; i++)
 		if (!s->v[i].neg && !dp_fs_rule_matches(fs, &s->v[i]))
 			ret = -EINVAL;
-	if (!ret && fs->tracer)
+	if (!ret && fs->tracer && s->n > before)
 		ret = apply(fs, fs->tracer);
 	if (ret) {
 		/* the rules as they were */
@@ -380,6 +383,9 @@ void dp_fs_sel_print(struct dp_fs *fs, const struct dp_funcsel *s,
 		dp_fs_list_selected(fs, s, out);
 	else if (!notrace)
 		fputs("#### all functions enabled ####\n", out);
+	/* the function commands after the functions, as t_probe_show() */
+	if (!notrace)
+		dp_fs_fcmd_print(fs, out);
 }
 
 /* The tracer's events, for the session child: armed raw, their lines
@@ -430,4 +436,5 @@ void dp_fs_tracer_fini(struct dp_fs *fs)
 	dp_funcsel_free(&fs->ftrace_filter);
 	dp_funcsel_free(&fs->ftrace_notrace);
 	dp_fs_graph_fini(fs);
+	dp_fs_fcmd_fini(fs);
 }

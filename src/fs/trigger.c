@@ -60,6 +60,8 @@ bool dp_fs_triggered(struct dp_fs *fs, unsigned id)
 
 static bool targeted(const struct dp_fs *fs, const struct dp_event *ev)
 {
+	if (dp_fs_fcmd_targets(fs, ev))
+		return true;
 	for (size_t i = 0; i < fs->ntrigs; i++)
 		for (const struct dp_trigger *t = fs->trigs[i].set.head; t;
 		     t = t->next)
@@ -108,7 +110,7 @@ out:
  * event is left enabled or not as its soft-disabled bit says.  True if
  * it changed.
  */
-static bool sync_soft(struct dp_fs *fs, struct dp_event *ev)
+bool dp_fs_trigger_sync(struct dp_fs *fs, struct dp_event *ev)
 {
 	bool hist = dp_fs_hist_on(fs, ev->id), changed = false;
 	struct dp_fs_trig *e;
@@ -139,7 +141,7 @@ static bool sync_synth(struct dp_fs *fs)
 
 	for (struct dp_event *ev = fs->reg.events; ev; ev = ev->next)
 		if (ev->synth)
-			changed |= sync_soft(fs, ev);
+			changed |= dp_fs_trigger_sync(fs, ev);
 	return changed;
 }
 
@@ -194,9 +196,9 @@ static int remove_trigger(struct dp_fs *fs, struct dp_event *ev,
 	if (old && dp_trigger_has_target(old))
 		target = (struct dp_event *)old->target;
 	dp_trigger_free(old);
-	changed = sync_soft(fs, ev);
+	changed = dp_fs_trigger_sync(fs, ev);
 	if (target)
-		changed |= sync_soft(fs, target);
+		changed |= dp_fs_trigger_sync(fs, target);
 	return changed ? rearm(fs, ev, target) : 0;
 }
 
@@ -219,7 +221,7 @@ int dp_fs_trigger_write(struct dp_fs *fs, struct dp_event *ev,
 		if (strcmp(word, "hist"))
 			return -EINVAL;	/* the kernel logs nothing */
 		ret = dp_fs_hist_write(fs, ev, text);
-		if (!ret && (sync_soft(fs, ev) | sync_synth(fs)))
+		if (!ret && (dp_fs_trigger_sync(fs, ev) | sync_synth(fs)))
 			ret = rearm(fs, ev, NULL);
 		return ret;
 	}
@@ -251,9 +253,9 @@ int dp_fs_trigger_write(struct dp_fs *fs, struct dp_event *ev,
 	}
 	if (ret)
 		dp_trigger_free(t);
-	sync_soft(fs, ev);
+	dp_fs_trigger_sync(fs, ev);
 	if (target)
-		sync_soft(fs, target);
+		dp_fs_trigger_sync(fs, target);
 	if (!ret)
 		ret = rearm(fs, ev, target);
 	return ret;
@@ -287,9 +289,9 @@ int dp_fs_trigger_truncate(struct dp_fs *fs, struct dp_event *ev)
 		dp_trigger_free(t);
 	}
 	pthread_mutex_unlock(&fs->buf_lock);
-	changed = sync_soft(fs, ev);
+	changed = dp_fs_trigger_sync(fs, ev);
 	for (size_t i = 0; i < n; i++)
-		changed |= sync_soft(fs, targets[i]);
+		changed |= dp_fs_trigger_sync(fs, targets[i]);
 	/* the synthetic events its hist triggers generated may leave soft
 	 * mode (may be deleted) */
 	if (hist)
@@ -395,13 +397,6 @@ void dp_fs_trigger_mark(struct dp_fs *fs, struct dp_event *ev)
 
 /* ---- running them (buf_lock held) ---------------------------------------- */
 
-struct run {
-	struct dp_fs *fs;
-	struct dp_fs_trig *e;
-	const uint8_t *rec;
-	size_t len;
-	const struct dp_rec_meta *meta;
-};
 
 const struct dp_symbolizer *dp_fs_symbolizer(struct dp_fs *fs)
 {
@@ -418,17 +413,17 @@ const struct dp_symbolizer *dp_fs_symbolizer(struct dp_fs *fs)
 
 static bool op_is_on(void *priv)
 {
-	return ((struct run *)priv)->fs->tracing_on;
+	return ((struct dp_fs_run *)priv)->fs->tracing_on;
 }
 
 static void op_set(void *priv, bool on)
 {
-	((struct run *)priv)->fs->tracing_on = on;
+	((struct dp_fs_run *)priv)->fs->tracing_on = on;
 }
 
 static void op_snapshot(void *priv)
 {
-	dp_fs_snapshot_take(((struct run *)priv)->fs);
+	dp_fs_snapshot_take(((struct dp_fs_run *)priv)->fs);
 }
 
 /*
@@ -439,8 +434,8 @@ static void op_snapshot(void *priv)
  */
 static void op_stack(void *priv)
 {
-	struct run *r = priv;
-	const struct dp_event *ev = r->e->ev;
+	struct dp_fs_run *r = priv;
+	const struct dp_event *ev = r->ev;
 	uint64_t ips[2];
 	size_t n = 0;
 
@@ -464,14 +459,14 @@ static void op_stack(void *priv)
 
 static bool op_soft_disabled(void *priv, const struct dp_event *target)
 {
-	struct dp_fs_trig *e = find(((struct run *)priv)->fs, target->id);
+	struct dp_fs_trig *e = find(((struct dp_fs_run *)priv)->fs, target->id);
 
 	return e && e->soft_disabled;
 }
 
 static void op_set_soft(void *priv, const struct dp_event *target, bool off)
 {
-	struct dp_fs_trig *e = find(((struct run *)priv)->fs, target->id);
+	struct dp_fs_trig *e = find(((struct dp_fs_run *)priv)->fs, target->id);
 
 	if (e)
 		e->soft_disabled = off;
@@ -480,10 +475,18 @@ static void op_set_soft(void *priv, const struct dp_event *target, bool off)
 static void op_hist_pause(void *priv, const struct dp_event *target,
 			  bool paused)
 {
-	dp_fs_hist_pause_locked(((struct run *)priv)->fs, target->id, paused);
+	dp_fs_hist_pause_locked(((struct dp_fs_run *)priv)->fs, target->id, paused);
 }
 
-static const struct dp_trigger_ops ops = {
+static void op_dump(void *priv, bool all_cpus)
+{
+	struct dp_fs_run *r = priv;
+
+	r->fs->tracing_on = false;
+	dp_fs_buf_dump_locked(r->fs, all_cpus ? -1 : r->meta->cpu, stderr);
+}
+
+const struct dp_trigger_ops dp_fs_trigger_ops = {
 	.tracing_is_on = op_is_on,
 	.tracing_set = op_set,
 	.snapshot = op_snapshot,
@@ -491,6 +494,7 @@ static const struct dp_trigger_ops ops = {
 	.soft_disabled = op_soft_disabled,
 	.set_soft_disabled = op_set_soft,
 	.hist_pause = op_hist_pause,
+	.dump = op_dump,
 };
 
 static void add_line(struct dp_fs *fs, int which, const struct dp_event *ev,
@@ -520,7 +524,7 @@ void dp_fs_trigger_record(struct dp_fs *fs, unsigned id, const void *rec,
 {
 	bool hist = dp_fs_hist_on(fs, id), tm, cond, buffered, keep;
 	struct dp_fs_trig *e;
-	struct run r = { fs, NULL, rec, len, meta };
+	struct dp_fs_run r = { fs, NULL, rec, len, meta };
 	const struct dp_event *ev;
 	unsigned tt = 0;
 	int where;
@@ -529,13 +533,13 @@ void dp_fs_trigger_record(struct dp_fs *fs, unsigned id, const void *rec,
 	e = find(fs, id);
 	if (!e)
 		goto out;
-	r.e = e;
+	r.ev = e->ev;
 	ev = e->ev;
 	tm = e->set.head || hist;
 	cond = hist || dp_trigger_set_cond(&e->set);
 	/* trace_trigger_soft_disabled(): unconditional triggers first */
 	if (tm && !cond) {
-		dp_trigger_set_call(&e->set, ev, NULL, 0, meta, &ops, &r);
+		dp_trigger_set_call(&e->set, ev, NULL, 0, meta, &dp_fs_trigger_ops, &r);
 		if (e->soft_disabled)
 			goto out;
 	} else if (!tm && e->soft_disabled) {
@@ -552,13 +556,13 @@ void dp_fs_trigger_record(struct dp_fs *fs, unsigned id, const void *rec,
 		where = -1;
 	}
 	if (cond)
-		tt = dp_trigger_set_call(&e->set, ev, rec, len, meta, &ops, &r);
+		tt = dp_trigger_set_call(&e->set, ev, rec, len, meta, &dp_fs_trigger_ops, &r);
 	keep = !e->soft_disabled &&
 	       (!e->filter || dp_filter_match(e->filter, ev, rec, len, meta));
 	if (keep && where >= 0 && (!buffered || fs->tracing_on))
 		add_line(fs, where, ev, rec, len, meta);
 	if (tt)
-		dp_trigger_set_post_call(&e->set, tt, &ops, &r);
+		dp_trigger_set_post_call(&e->set, tt, &dp_fs_trigger_ops, &r);
 out:
 	pthread_mutex_unlock(&fs->buf_lock);
 }
@@ -567,7 +571,7 @@ int dp_fs_trigger_marker(struct dp_fs *fs, const void *rec, size_t len,
 			 const struct dp_rec_meta *meta, const char *line,
 			 size_t linelen)
 {
-	struct run r = { fs, NULL, rec, len, meta };
+	struct dp_fs_run r = { fs, NULL, rec, len, meta };
 	struct dp_fs_trig *e;
 	unsigned tt = 0;
 	int where;
@@ -584,13 +588,13 @@ int dp_fs_trigger_marker(struct dp_fs *fs, const void *rec, size_t len,
 	pthread_mutex_lock(&fs->buf_lock);
 	where = fs->live;
 	e = find(fs, fs->marker->id);
-	r.e = e;
+	r.ev = fs->marker;
 	if (e)
 		tt = dp_trigger_set_call(&e->set, fs->marker, rec, len, meta,
-					 &ops, &r);
+					 &dp_fs_trigger_ops, &r);
 	dp_fs_ring_add_locked(fs, where, meta->cpu, line, linelen);
 	if (tt)
-		dp_trigger_set_post_call(&e->set, tt, &ops, &r);
+		dp_trigger_set_post_call(&e->set, tt, &dp_fs_trigger_ops, &r);
 	pthread_mutex_unlock(&fs->buf_lock);
 	return 0;
 }

@@ -34,7 +34,7 @@ EXP=$HERE/expected
 ALL="seed_kprobe seed_filp seed_vfs_read bad_defs filters trace_pipe \
 uprobes set_event readers pid_attach killed live_switch tracepoints by_name \
 dynevents exec eprobes eprobes_ptrace hist hist_vars hist_stacks triggers \
-instances show tracer graph_opts stack"
+instances show tracer graph_opts stack fcmds"
 CASES=${*:-$ALL}
 
 # shellcheck source=tests/lib.sh
@@ -1461,6 +1461,91 @@ case_stack() {
 		cat "$MNT/kprobe_events"
 	} >>"$WORK/got.st"
 	check stack.out "$WORK/got.st" || return 1
+	quit_server "$R"
+	stop_mount
+}
+
+# set_ftrace_filter's function commands, with no tracer current: their
+# errors, the listing after the functions, a stack entry, an
+# enable_event putting its event in soft mode, counts running out, `!`
+# taking them off (ENODEV for a command on no function, EINVAL for a
+# glob naming none of its functions), dump printing the buffer to the
+# mount's stderr, consumed, and an instance's commands.
+case_fcmds() {
+	R=$WORK/req
+	start_mount "$R" || return 1
+	w kprobe_events 'p:rd vfs_read'
+	for bad in do_sys_open:nosuch do_sys_open:traceoff:x \
+	    do_sys_open:enable_event:kprobes:nosuch \
+	    do_sys_open:enable_event:kprobes no_such_fn:traceon; do
+		expect_fail "Invalid argument" a set_ftrace_filter "$bad" ||
+			return 1
+	done
+	expect_fail "Invalid argument" a set_ftrace_notrace 'vfs_read:traceon' ||
+		return 1
+	expect_fail "No such device" a set_ftrace_filter '!vfs_read:traceon' ||
+		return 1
+	a set_ftrace_filter 'do_sys_open:stacktrace' || return 1
+	a set_ftrace_filter 'do_sys_open:enable_event:kprobes:rd:1' || return 1
+	a set_ftrace_filter 'do_filp_open:traceoff:1' || return 1
+	a set_ftrace_filter 'vfs_read' || return 1
+	expect_fail "Invalid argument" a set_ftrace_filter 'do_sys_open:stacktrace' ||
+		return 1
+	{
+		echo "before:"
+		cat "$MNT/set_ftrace_filter" "$MNT/events/kprobes/rd/enable"
+	} >"$WORK/got.fc"
+	req "$R" "open /etc/passwd" || return 1
+	{
+		echo "opened:"
+		cat "$MNT/tracing_on" "$MNT/events/kprobes/rd/enable"
+		trace_body | norm_vals
+	} >>"$WORK/got.fc"
+	w trace ''
+	w tracing_on 1
+	req "$R" "read /etc/hostname" || return 1
+	req "$R" "open /etc/passwd" || return 1
+	{
+		echo "counts out:"
+		cat "$MNT/tracing_on" "$MNT/set_ftrace_filter"
+		trace_body | norm_vals
+	} >>"$WORK/got.fc"
+	expect_fail "Invalid argument" a set_ftrace_filter '!vfs*:stacktrace' ||
+		return 1
+	a set_ftrace_filter '!do_*:stacktrace' || return 1
+	a set_ftrace_filter '!do_sys_open:enable_event:kprobes:rd:0' || return 1
+	a set_ftrace_filter '!*:traceoff:0' || return 1
+	w set_ftrace_filter 'do_filp_open:dump' || return 1
+	{
+		echo "removed:"
+		cat "$MNT/set_ftrace_filter" "$MNT/events/kprobes/rd/enable"
+	} >>"$WORK/got.fc"
+	req "$R" "open /etc/passwd" || return 1
+	{
+		echo "dumped:"
+		cat "$MNT/tracing_on" "$MNT/set_ftrace_filter"
+		trace_body | norm_vals
+		awk '/^Dumping/ { on = 1 } on { print }
+		     on && /^-+$/ && ++n == 2 { exit }' "$WORK/err" | norm_vals
+		# the probes are in no file
+		grep -c -e fcmd -e '^f[0-9]' "$MNT/available_events"
+		if [ -e "$MNT/events/fcmd" ]; then echo 1; else echo 0; fi
+		grep -c '^ *f[0-9]' "$MNT/kprobe_profile"
+	} >>"$WORK/got.fc"
+	# an instance's commands act on it alone
+	w tracing_on 1
+	mkdir "$MNT/instances/i" || return 1
+	w instances/i/set_ftrace_filter 'do_sys_open:traceoff' || return 1
+	req "$R" "open /etc/passwd" || return 1
+	{
+		echo "instance:"
+		cat "$MNT/instances/i/set_ftrace_filter" \
+		    "$MNT/instances/i/tracing_on" "$MNT/tracing_on"
+	} >>"$WORK/got.fc"
+	rmdir "$MNT/instances/i" || return 1
+	# the stacks' frames below main are the C library's
+	sed -i '/=> __libc_start/d' "$WORK/got.fc"
+	check fcmds.out "$WORK/got.fc" || return 1
 	quit_server "$R"
 	stop_mount
 }

@@ -64,12 +64,13 @@ t_scratch dpftrace
 T_KEEP=${FTRACE_KEEP:-0}
 W=$T_DIR
 # Of the ftrace/ folder, the tests dprobe serves (the others need
-# function commands, a function profiler, the stack tracer's sysctl,
-# set_ftrace_pid or the kernel: sh tests/ftrace/run.sh DPROBE test.d/ftrace/*.tc runs
-# them all, as skips); named here so that make test does not spend its
-# time on skips.
+# a function profiler, the stack tracer's sysctl, set_ftrace_pid or the kernel:
+# sh tests/ftrace/run.sh DPROBE test.d/ftrace/*.tc runs them all, as
+# skips); named here so that make test does not spend its time on skips.
 FTRACE_TESTS="test.d/ftrace/fgraph-filter.tc test.d/ftrace/func-filter-glob.tc
-test.d/ftrace/func_cpumask.tc test.d/ftrace/func_hotplug.tc"
+test.d/ftrace/func_cpumask.tc test.d/ftrace/func_hotplug.tc
+test.d/ftrace/func_set_ftrace_file.tc test.d/ftrace/func_traceonoff_triggers.tc
+test.d/ftrace/func-filter-stacktrace.tc test.d/ftrace/func_event_triggers.tc"
 if [ $# -gt 0 ]; then
 	ALL=$*
 else
@@ -157,10 +158,6 @@ not_yet() {
 	*/event-pid.tc | */event-no-pid.tc)
 		echo "set_event_pid, set_event_notrace_pid and" \
 			"options/event-fork (events by pid)" ;;
-	*/func-filter-stacktrace.tc | */func_event_triggers.tc | \
-	*/func_traceonoff_triggers.tc)
-		echo "function commands in set_ftrace_filter" \
-			"(FUNC:traceoff, :stacktrace, :enable_event)" ;;
 	*) return 1 ;;
 	esac
 }

@@ -221,6 +221,13 @@ KFN void schedule(void)
 	__schedule((int)getpid());
 }
 
+/* the second function the set_ftrace_filter listing test puts a
+ * function command on */
+KFN void sched_tick(void)
+{
+	sink++;
+}
+
 /* names the ftrace/ function-filter tests glob for (mutex*unl*,
  * [Ss]y[Ss]_*): a set_ftrace_filter rule that selects nothing is an
  * error, as in the kernel */
@@ -299,6 +306,7 @@ int main(void)
 		trace_sched_process_exec("/bin/target", (int)getpid(),
 					 (int)getpid());
 		schedule();
+		sched_tick();
 		mutex_unlock(&err);
 		sys_getpid();
 		trace_printk_irq_work(NULL);
