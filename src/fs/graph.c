@@ -178,11 +178,7 @@ int dp_fs_graph_write(struct dp_fs *fs, bool notrace, const char *buf,
 		ret = changed(fs);
 	if (ret && s->n > before) {
 		/* the rules as they were */
-		while (s->n > before) {
-			s->n--;
-			free(s->v[s->n].glob);
-			free(s->v[s->n].mod);
-		}
+		dp_funcsel_truncate(s, before);
 		dp_fs_graph_sync(fs);
 	}
 	return ret;

@@ -374,6 +374,10 @@ void dp_fs_funclist_free(struct dp_funclist *l);
 /* Whether rule @r selects some function (a rule that selects nothing is
  * refused, as the kernel refuses a function it does not have). */
 bool dp_fs_rule_matches(struct dp_fs *fs, const struct dp_funcrule *r);
+/* Rules @from.. of @s each name a function (a `!` rule need not):
+ * 0, or -EINVAL as the kernel's set_ftrace_filter. */
+int dp_fs_rules_check(struct dp_fs *fs, const struct dp_funcsel *s,
+		      size_t from);
 /* A selection as set_ftrace_filter (set_ftrace_notrace: @notrace) shows
  * it: the functions, or the line saying all are. */
 void dp_fs_sel_print(struct dp_fs *fs, const struct dp_funcsel *s,

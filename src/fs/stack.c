@@ -167,18 +167,12 @@ int dp_fs_stack_filter_write(struct dp_fs *fs, const char *buf, size_t len)
 		return -ENOMEM;
 	ret = dp_funcsel_add(s, text, err, sizeof(err));
 	free(text);
-	for (size_t i = before; !ret && i < s->n; i++)
-		if (!s->v[i].neg && !dp_fs_rule_matches(fs, &s->v[i]))
-			ret = -EINVAL;
+	if (!ret)
+		ret = dp_fs_rules_check(fs, s, before);
 	if (!ret && fs->stack_on)
 		ret = apply(fs);
-	if (ret) {
-		while (s->n > before) {
-			s->n--;
-			free(s->v[s->n].glob);
-			free(s->v[s->n].mod);
-		}
-	}
+	if (ret)
+		dp_funcsel_truncate(s, before);	/* the rules as they were */
 	return ret;
 }
 

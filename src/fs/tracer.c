@@ -309,6 +309,15 @@ bool dp_fs_rule_matches(struct dp_fs *fs, const struct dp_funcrule *r)
 	return dp_fs_funcs_count(fs, &one) != 0;
 }
 
+int dp_fs_rules_check(struct dp_fs *fs, const struct dp_funcsel *s,
+		      size_t from)
+{
+	for (size_t i = from; i < s->n; i++)
+		if (!s->v[i].neg && !dp_fs_rule_matches(fs, &s->v[i]))
+			return -EINVAL;
+	return 0;
+}
+
 /* set_ftrace_filter, set_ftrace_notrace: each write adds rules (a `>`
  * cleared them first); a tracer in use is put on the new selection. */
 int dp_fs_funcsel_write(struct dp_fs *fs, bool notrace, const char *buf,
@@ -327,19 +336,12 @@ int dp_fs_funcsel_write(struct dp_fs *fs, bool notrace, const char *buf,
 	if (!ret)
 		ret = dp_funcsel_add(s, text, err, sizeof(err));
 	free(text);
-	for (size_t i = before; !ret && i < s->n; i++)
-		if (!s->v[i].neg && !dp_fs_rule_matches(fs, &s->v[i]))
-			ret = -EINVAL;
+	if (!ret)
+		ret = dp_fs_rules_check(fs, s, before);
 	if (!ret && fs->tracer && s->n > before)
 		ret = apply(fs, fs->tracer);
-	if (ret) {
-		/* the rules as they were */
-		while (s->n > before) {
-			s->n--;
-			free(s->v[s->n].glob);
-			free(s->v[s->n].mod);
-		}
-	}
+	if (ret)
+		dp_funcsel_truncate(s, before);	/* the rules as they were */
 	return ret;
 }
 

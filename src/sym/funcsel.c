@@ -107,6 +107,15 @@ int dp_funcsel_add(struct dp_funcsel *s, const char *line, char *err,
 	return 0;
 }
 
+void dp_funcsel_truncate(struct dp_funcsel *s, size_t n)
+{
+	while (s->n > n) {
+		s->n--;
+		free(s->v[s->n].glob);
+		free(s->v[s->n].mod);
+	}
+}
+
 void dp_funcsel_free(struct dp_funcsel *s)
 {
 	for (size_t i = 0; i < s->n; i++) {

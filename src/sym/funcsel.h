@@ -65,6 +65,8 @@ struct dp_funcsel {
 int dp_funcsel_add(struct dp_funcsel *s, const char *line, char *err,
 		   size_t errlen);
 void dp_funcsel_free(struct dp_funcsel *s);
+/* Only the first @n rules of @s kept: a write taken back. */
+void dp_funcsel_truncate(struct dp_funcsel *s, size_t n);
 
 /* A selected function. */
 struct dp_func {
