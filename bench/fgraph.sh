@@ -15,11 +15,13 @@
 #   dg     dprobe record --tracer function_graph, default buffer (1 MiB
 #          a thread: records the reader could not keep up with are lost,
 #          and counted)
-#   dgb    the same with --buffer-size BENCH_BUFFER (default 8M: a
-#          modest ring, not one the size of the whole trace, which would
-#          measure the kernel faulting in fresh memory, not tracing)
+#   dgb    the same with BENCH_KEEP (default --blocking: a full ring
+#          waits for the reader, every record is kept, as uftrace's
+#          are; "--buffer-size 8M" measures a bigger ring instead, not
+#          one the size of the whole trace, which would measure the
+#          kernel faulting in fresh memory, not tracing)
 #   dgf    dprobe, the -pg -mfentry -mnop-mcount build: the probes go on
-#          the compiler's entry nops (--buffer-size BENCH_BUFFER)
+#          the compiler's entry nops (BENCH_KEEP)
 #   ud     uftrace record -P . (dynamic patching, the -O2 build)
 #   up     uftrace record of the -pg build (mcount)
 # For each: the loop's ns per call, the overhead per call over base (for
@@ -32,7 +34,7 @@
 # (default 20000) and querying it, and python3.11 encoding a list of
 # BENCH_PY_N dicts (default 30000) to JSON (its ~1,500 exported
 # functions): the wall time untraced, under dprobe record --tracer
-# function_graph (--buffer-size BENCH_BUFFER, the records it lost in its
+# function_graph (BENCH_KEEP, the records it lost in its
 # last run printed) and under uftrace record -P ., each at size 0 and at
 # the size.  Size 0 is the fixed cost (start, arming, the program's own
 # start, writing the files: what a user waits for whatever the program
@@ -74,9 +76,10 @@ echo "machine: $(nproc) CPUs, $(uname -r); $N rounds ($CALLS calls)," \
 	"median of $REPEATS"
 have_uftrace=1
 command -v uftrace >/dev/null 2>&1 || have_uftrace=0
-buf=${BENCH_BUFFER:-8M}
+keep=${BENCH_KEEP:---blocking}
 
 # run ID -> "loop_ns events lost" of one run
+# shellcheck disable=SC2086  # BENCH_KEEP is words
 run() {
 	rm -rf "$tmp/rec.dat" "$tmp/ufd"
 	case $1 in
@@ -87,8 +90,8 @@ run() {
 	basef) (cd "$tmp" && "$tmp/fb-pg" "$N") >"$tmp/out" 2>/dev/null
 		echo "$(cut -d' ' -f1 "$tmp/out") 0 0"; return ;;
 	dg) set -- "$tmp/fb" ;;
-	dgb) set -- --buffer-size "$buf" "$tmp/fb" ;;
-	dgf) set -- --buffer-size "$buf" "$tmp/fb-fentry" ;;
+	dgb) set -- $keep "$tmp/fb" ;;
+	dgf) set -- $keep "$tmp/fb-fentry" ;;
 	ud|up)
 		[ "$1" = ud ] && set -- -P . "$tmp/fb" || set -- "$tmp/fb-pg"
 		(cd "$tmp" && uftrace record -d "$tmp/ufd" "$@" "$N") \
@@ -97,10 +100,13 @@ run() {
 		echo "$(cut -d' ' -f1 "$tmp/out") $((CALLS * 2)) 0"
 		return ;;
 	esac
-	bin=$(eval echo "\${$#}")
 	opts=
-	[ $# -gt 1 ] && opts="$1 $2"
-	# shellcheck disable=SC2086  # opts is two words or none
+	while [ $# -gt 1 ]; do
+		opts="$opts $1"
+		shift
+	done
+	bin=$1
+	# shellcheck disable=SC2086  # opts is words
 	"$DPROBE" record --engine agent --tracer function_graph $opts \
 		-o "$tmp/rec.dat" -- "$bin" "$N" >"$tmp/out" 2>"$tmp/err" ||
 		{ cat "$tmp/err" >&2; return 1; }
@@ -128,7 +134,7 @@ done
 echo
 echo "| id | case | ns/call | overhead ns/call | events | lost | runs with none lost |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
-awk -v calls="$CALLS" -v reps="$REPEATS" -v buf="$buf" '
+awk -v calls="$CALLS" -v reps="$REPEATS" -v buf="$keep" '
 	{ ns[$1] = $2; ev[$1] = $3; lost[$1] = $4; whole[$1] = $5
 	  order[NR] = $1 }
 	END {
@@ -136,9 +142,9 @@ awk -v calls="$CALLS" -v reps="$REPEATS" -v buf="$buf" '
 		name["basen"] = "untraced, the -pg -mfentry -mnop-mcount build"
 		name["basef"] = "untraced, the -pg build (gprof mcount)"
 		name["dg"] = "dprobe record --tracer function_graph, default buffer"
-		name["dgb"] = "dprobe, --buffer-size " buf
+		name["dgb"] = "dprobe, " buf
 		name["dgf"] = "dprobe on the -pg -mfentry -mnop-mcount build, " \
-			"--buffer-size " buf
+			buf
 		name["ud"] = "uftrace record -P . (dynamic)"
 		name["up"] = "uftrace record, the -pg build"
 		for (i = 1; i <= NR; i++) {
@@ -156,7 +162,7 @@ awk -v calls="$CALLS" -v reps="$REPEATS" -v buf="$buf" '
 				kept = sprintf("dprobe lost records in %d of %d " \
 					"runs, %d in the median",
 					reps - whole["dgb"], reps, lost["dgb"])
-			printf "\nuftrace -P . / dprobe --buffer-size %s: %.1fx " \
+			printf "\nuftrace -P . / dprobe %s: %.1fx " \
 				"(%s)\n", buf,
 				(ns["ud"] - ns["base"]) / (ns["dgb"] - ns["base"]), kept
 		}
@@ -194,8 +200,9 @@ dp_counts() {
 }
 
 dp_run() {	# CMD... under dprobe record --tracer function_graph
+	# shellcheck disable=SC2086  # BENCH_KEEP is words
 	median3 "$DPROBE" record --engine agent --tracer function_graph \
-		--buffer-size "$buf" --force -o "$tmp/r.dat" -- "$@"
+		$keep --force -o "$tmp/r.dat" -- "$@"
 }
 
 uf_run() {	# CMD... under uftrace record -P .

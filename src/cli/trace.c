@@ -62,6 +62,7 @@ struct trace_opts {
 	bool kernel;			/* --kernel: kernel places */
 	uint64_t buffer_size;
 	bool overwrite;
+	bool blocking;
 	bool dry_run;		/* print the definitions as applied, run nothing */
 	bool quiet_target;	/* the command's stdout, stderr: /dev/null */
 	enum dp_ts_mode ts;	/* --ts */
@@ -250,7 +251,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 }
 
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_JSON, OPT_FORMAT, OPT_DURATION, OPT_PROFILE,
-       OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_KERNEL,
+       OPT_ENGINE, OPT_BUFFER_SIZE, OPT_OVERWRITE, OPT_BLOCKING, OPT_KERNEL,
        OPT_NO_DEMANGLE, OPT_DRY_RUN, OPT_QUIET_TARGET, OPT_TS, OPT_STACK,
        OPT_FLAMEGRAPH, OPT_CALL_GRAPH, OPT_FORCE, OPT_RECOVER,
        OPT_COMPRESS, OPT_TRACER, OPT_FILTER_FUNC, OPT_NOTRACE_FUNC,
@@ -423,6 +424,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 		{ "engine", required_argument, NULL, OPT_ENGINE },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+		{ "blocking", no_argument, NULL, OPT_BLOCKING },
 		{ "kernel", no_argument, NULL, OPT_KERNEL },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
@@ -520,6 +522,7 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 			}
 			break;
 		case OPT_OVERWRITE: o->overwrite = true; break;
+		case OPT_BLOCKING: o->blocking = true; break;
 		case OPT_KERNEL: o->kernel = true; break;
 		case OPT_NO_DEMANGLE: dp_demangle_on = false; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
@@ -594,6 +597,11 @@ static int parse_opts(int argc, char **argv, struct trace_opts *o)
 	if (flame) {
 		o->format = dp_renderer_by_name("flamegraph");
 		o->output = flame;
+	}
+	if (o->overwrite && o->blocking) {
+		fprintf(stderr, "dprobe %s: --overwrite and --blocking: a "
+			"full ring either overwrites or waits\n", cmd);
+		goto usage;
 	}
 	if (o->compress && !o->record) {
 		fprintf(stderr, "dprobe %s: --compress is record's (its "
@@ -1329,7 +1337,8 @@ static int run(int argc, char **argv, bool stat, bool record,
 			 dp_cli_triggers_aggs(&c.trig, aggs, DP_CLI_MAX_TRIGGERS),
 		.child_mask = &blocked, .wake_sig = dp_sup_signal(),
 		.forced = o.engine, .buffer_size = o.buffer_size,
-		.overwrite = o.overwrite, .kernel = o.kernel,
+		.overwrite = o.overwrite, .blocking = o.blocking,
+		.kernel = o.kernel,
 		.tracepoints = (const char *const *)c.ktps,
 		.ntracepoints = c.nktps,
 		.filters = o.filters, .nfilters = (size_t)o.nfilters,

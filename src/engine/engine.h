@@ -80,6 +80,7 @@ struct dp_engine_opts {
 	size_t naggs;
 	uint64_t buffer_size;		/* bytes per thread ring, 0: default */
 	bool overwrite;			/* flight recorder: overwrite old records */
+	bool blocking;			/* a full ring waits for the reader */
 
 	/* kernel engine */
 	bool kernel;			/* --kernel: places are kernel symbols */

@@ -103,7 +103,8 @@ int dp_ring_set_create(struct dp_ring_set *set, unsigned nr_rings,
 
 	if (!nr_rings || nr_rings > DP_RING_MAX_RINGS || !is_pow2(ring_size) ||
 	    ring_size < DP_RING_MIN_SIZE || ring_size > DP_RING_MAX_SIZE ||
-	    (mode != DP_RING_DISCARD && mode != DP_RING_OVERWRITE))
+	    (mode != DP_RING_DISCARD && mode != DP_RING_OVERWRITE &&
+	     mode != DP_RING_BLOCK))
 		return -EINVAL;
 	total = DP_RING_SET_HDR_SIZE + nr_rings * stride;
 	if (total > SET_MAX_BYTES)
@@ -154,7 +155,8 @@ static bool hdr_ok(const struct dp_ring_set_hdr *h, uint64_t size)
 	    !h->nr_rings || h->nr_rings > DP_RING_MAX_RINGS ||
 	    !is_pow2(rs) || rs < DP_RING_MIN_SIZE || rs > DP_RING_MAX_SIZE ||
 	    h->ring_stride != DP_RING_CTRL_SIZE + rs ||
-	    (h->mode != DP_RING_DISCARD && h->mode != DP_RING_OVERWRITE) ||
+	    (h->mode != DP_RING_DISCARD && h->mode != DP_RING_OVERWRITE &&
+	     h->mode != DP_RING_BLOCK) ||
 	    h->max_record != max_record_for(rs))
 		return false;
 	return DP_RING_SET_HDR_SIZE + h->nr_rings * h->ring_stride <= size;

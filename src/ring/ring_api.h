@@ -3,7 +3,8 @@
  * Ring buffers, producer side: the shared-memory layout of a ring set and
  * the code a producer thread runs (claim, reserve, commit, discard).
  *
- * Everything here is header-only and calls nothing: no libc, no syscall, no
+ * Everything here is header-only and calls nothing: no libc, no syscall
+ * (but sched_yield while a full ring waits in block mode), no
  * lock prefix on the fast path, no allocation, no floating point or SIMD
  * (it compiles under -mgeneral-regs-only).  The in-process agent runs it
  * inside probe handlers, which may themselves run inside signal handlers,
@@ -33,7 +34,14 @@
  * counts exactly what it lost.  Records dropped by the producer (full
  * ring, nested reserve, record too big) are announced in the stream by a
  * lost marker record, written before the next record that fits, so the
- * reader knows where the hole is.
+ * reader knows where the hole is.  Block: as discard, but a full ring
+ * first waits for the reader to make room (spinning, as uftrace's and
+ * LTTng's blocking channels make a program wait for their writer): every
+ * record is kept while the reader keeps up on average.  The wait is
+ * bounded, and a reader that frees nothing during a whole wait is taken
+ * for stopped or gone: the producer drops without waiting until the
+ * reader's tail moves again, so a tracer that dies leaves its target
+ * running at full speed.
  *
  * Fast path: reserve checks one limit (free space, the end of the circle,
  * the next block) and writes the header; commit is a release store of
@@ -70,7 +78,14 @@
 enum dp_ring_mode {
 	DP_RING_DISCARD,
 	DP_RING_OVERWRITE,
+	DP_RING_BLOCK,		/* discard, after a bounded wait for room */
 };
+
+/* Block mode: how long a full ring waits for the reader, in TSC ticks
+ * (2^27: some 40-60 ms at 2-3.5 GHz), far longer than the reader sleeps
+ * between looks; between looks at its tail, a sched_yield (the reader
+ * may share the CPU). */
+#define DP_RING_WAIT_TICKS	(1ull << 27)
 
 enum dp_ring_state {
 	DP_RING_FREE,		/* no producer */
@@ -136,6 +151,8 @@ struct dp_ring {
 	uint32_t max_len;	/* largest record, header included */
 	uint32_t blk_shift;	/* log2(block size) */
 	uint32_t mode;
+	uint64_t stall_tail;	/* block: the tail of a reader that did not
+				 * move during a whole wait (~0: none) */
 
 	/* producer, published */
 	uint64_t head __attribute__((aligned(64)));	/* end of the
@@ -330,6 +347,41 @@ static inline int dp_ring_make_room(struct dp_ring *r, uint64_t head,
 	return end <= r->limit;
 }
 
+/* sched_yield(2) without libc: the producer's only system call, made
+ * only while a full ring waits. */
+static inline void dp_ring_yield(void)
+{
+	long ret;
+
+	__asm__ volatile("syscall" : "=a"(ret) : "0"(24L /* SYS_sched_yield */)
+			 : "rcx", "r11", "memory");
+	(void)ret;
+}
+
+/*
+ * Block mode, the ring full: wait for the reader to make room for
+ * [head, end), at most DP_RING_WAIT_TICKS.  A reader that frees nothing
+ * in all that time is stalled (stopped, gone): not waited for again
+ * while its tail stays where it is.
+ */
+static inline int dp_ring_wait_room(struct dp_ring *r, uint64_t head,
+				    uint64_t end)
+{
+	uint64_t tail = __atomic_load_n(&r->tail.pos, __ATOMIC_ACQUIRE);
+	uint64_t t0;
+
+	if (r->mode != DP_RING_BLOCK || tail == r->stall_tail)
+		return 0;
+	t0 = __builtin_ia32_rdtsc();
+	do {
+		dp_ring_yield();
+		if (dp_ring_make_room(r, head, end))
+			return 1;
+	} while (__builtin_ia32_rdtsc() - t0 < DP_RING_WAIT_TICKS);
+	r->stall_tail = __atomic_load_n(&r->tail.pos, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
 /* Leave the reservation state; a nested reserve may run again. */
 static inline void dp_ring_unnest(struct dp_ring *r)
 {
@@ -361,7 +413,8 @@ dp_ring_reserve_slow(struct dp_ring *r, uint32_t size, uint64_t ts,
 	}
 	pr = dp_ring_place(r, p, alen);
 	end = pr + alen;
-	if (end > r->limit && !dp_ring_make_room(r, head, end))
+	if (end > r->limit && !dp_ring_make_room(r, head, end) &&
+	    !dp_ring_wait_room(r, head, end))
 		goto drop;
 
 	if (mark) {
@@ -550,6 +603,7 @@ static inline struct dp_ring *dp_ring_claim(struct dp_ring_set_hdr *set,
 			continue;
 		if (!dp_ring_consts_ok(set, r))
 			return NULL;	/* a set nobody should write into */
+		r->stall_tail = ~(uint64_t)0;
 		__atomic_store_n(&r->pid, pid, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->tid, tid, __ATOMIC_RELEASE);
 		return r;

@@ -789,6 +789,84 @@ Test(ring, race_overwrite)
 	race(DP_RING_OVERWRITE, 16384);
 }
 
+/*
+ * Block mode: a producer far faster than a reader that naps keeps every
+ * record, in order: a full ring waits for the reader.
+ */
+Test(ring, block_keeps_every_record, .timeout = 60)
+{
+	struct dp_ring_set set;
+	struct dp_ring_reader *rd;
+	struct dp_ring_entry e;
+	struct race rc = { .n = 300000 };
+	struct acct a = { 0 };
+	pthread_t th;
+	bool done = false;
+
+	mkset(&set, 1, 16384, DP_RING_BLOCK);
+	rc.r = dp_ring_claim(set.hdr, 1, 1);
+	rd = dp_ring_reader_new(&set, true);
+	cr_assert_eq(pthread_create(&th, NULL, race_producer, &rc), 0);
+	while (!done) {
+		done = __atomic_load_n(&rc.done, __ATOMIC_ACQUIRE);
+		if (done)
+			dp_ring_reader_final(rd);
+		while (dp_ring_read(rd, 0, &e) != DP_RING_EMPTY)
+			acct_entry(&a, &e, 3);
+		usleep(100);	/* the ring fills meanwhile */
+	}
+	pthread_join(th, NULL);
+	cr_assert(!a.bad, "torn, reordered or miscounted records");
+	cr_assert_eq(a.seen, rc.n, "seen %lu of %lu", a.seen, rc.n);
+	cr_assert_eq(rc.r->lost, 0);
+	dp_ring_reader_free(rd);
+	dp_ring_set_close(&set);
+}
+
+/*
+ * Block mode with a reader that never reads (a tracer gone): the first
+ * full ring waits once, bounded; then records drop at once, counted,
+ * until the reader's tail moves, after which the ring takes records
+ * again.
+ */
+Test(ring, block_stalled_reader_is_not_waited_for)
+{
+	struct dp_ring_set set;
+	struct dp_ring_reader *rd;
+	struct dp_ring_entry e;
+	struct dp_ring *r;
+	uint64_t ok = 0, t0, t1, t2;
+
+	mkset(&set, 1, 4096, DP_RING_BLOCK);
+	r = dp_ring_claim(set.hdr, 1, 1);
+	while (ok < 64 && put(r, ok, 4, 48, ok))
+		ok++;
+	cr_assert_eq(ok, 64);
+	t0 = now_ns();
+	cr_assert(!put(r, 100, 4, 48, 0));	/* waits once, then drops */
+	t1 = now_ns();
+	for (int i = 0; i < 10000; i++)
+		cr_assert(!put(r, 200 + i, 4, 48, 0));
+	t2 = now_ns();
+	cr_assert_lt(t1 - t0, 2000000000ull, "the wait took %lu ns",
+		     (unsigned long)(t1 - t0));
+	/* not waited for again: 10,000 drops cost far less than a wait
+	 * each (some 40 ms) */
+	cr_assert_lt(t2 - t1, 200000000ull, "10000 drops took %lu ns",
+		     (unsigned long)(t2 - t1));
+	cr_assert_eq(r->lost, 10001);
+	rd = dp_ring_reader_new(&set, true);
+	for (uint64_t i = 0; i < ok; i++) {
+		cr_assert_eq(dp_ring_read(rd, 0, &e), DP_RING_RECORD);
+		cr_assert_eq(expect_record(&e, 4), i);
+	}
+	cr_assert_eq(dp_ring_read(rd, 0, &e), DP_RING_EMPTY);
+	/* the tail moved: the ring takes a record again */
+	cr_assert(put(r, 5000, 4, 48, 9));
+	dp_ring_reader_free(rd);
+	dp_ring_set_close(&set);
+}
+
 /* ---- producers in another process ------------------------------------------ */
 
 #define MP_THREADS 8

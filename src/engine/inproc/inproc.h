@@ -39,6 +39,7 @@ struct dp_inproc_opts {
 	const char *agent;		/* libdprobe.so, an absolute path */
 	uint64_t buffer_size;		/* bytes per thread ring, 0: default */
 	bool overwrite;			/* flight recorder: overwrite old records */
+	bool blocking;			/* a full ring waits for the reader */
 	bool follow;			/* -f: fork children and exec'd images */
 	const struct dp_agg_req *aggs;	/* hist triggers kept in the images */
 	size_t naggs;

@@ -76,6 +76,7 @@ static struct dp_inproc_opts opts_of(const struct dp_engine_opts *o)
 		.log = o->log, .child_mask = o->child_mask, .agent = o->agent,
 		.quiet_target = o->quiet_target,
 		.buffer_size = o->buffer_size, .overwrite = o->overwrite,
+		.blocking = o->blocking,
 		.follow = o->follow, .aggs = o->aggs, .naggs = o->naggs,
 		.show = o->show,
 	};

@@ -243,6 +243,7 @@ int inproc_ring_set(struct dp_inproc *t, struct dp_ring_set *set)
 		return -E2BIG;
 	return dp_ring_set_create(set, DP_RING_DEFAULT_RINGS, size,
 				  o->overwrite ? DP_RING_OVERWRITE :
+				  o->blocking ? DP_RING_BLOCK :
 				  DP_RING_DISCARD);
 }
 
