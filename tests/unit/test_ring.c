@@ -741,28 +741,39 @@ static void *race_producer(void *arg)
 	return NULL;
 }
 
-static void race(enum dp_ring_mode mode, uint64_t size)
+/* A producer thread writing @rc->n records into @set's first ring, read
+ * as they come (@nap_us between drains), accounted into @a. */
+static void race_read(struct dp_ring_set *set, struct race *rc,
+		      struct acct *a, unsigned nap_us)
 {
-	struct dp_ring_set set;
-	struct dp_ring_reader *rd;
+	struct dp_ring_reader *rd = dp_ring_reader_new(set, true);
 	struct dp_ring_entry e;
-	struct race rc = { .n = 2000000 };
-	struct acct a = { 0 };
 	pthread_t th;
 	bool done = false;
 
-	mkset(&set, 1, size, mode);
-	rc.r = dp_ring_claim(set.hdr, 1, 1);
-	rd = dp_ring_reader_new(&set, true);
-	cr_assert_eq(pthread_create(&th, NULL, race_producer, &rc), 0);
+	rc->r = dp_ring_claim(set->hdr, 1, 1);
+	cr_assert_eq(pthread_create(&th, NULL, race_producer, rc), 0);
 	while (!done) {
-		done = __atomic_load_n(&rc.done, __ATOMIC_ACQUIRE);
+		done = __atomic_load_n(&rc->done, __ATOMIC_ACQUIRE);
 		if (done)
 			dp_ring_reader_final(rd);
 		while (dp_ring_read(rd, 0, &e) != DP_RING_EMPTY)
-			acct_entry(&a, &e, 3);
+			acct_entry(a, &e, 3);
+		if (nap_us)
+			usleep(nap_us);
 	}
 	pthread_join(th, NULL);
+	dp_ring_reader_free(rd);
+}
+
+static void race(enum dp_ring_mode mode, uint64_t size)
+{
+	struct dp_ring_set set;
+	struct race rc = { .n = 2000000 };
+	struct acct a = { 0 };
+
+	mkset(&set, 1, size, mode);
+	race_read(&set, &rc, &a, 0);
 	cr_assert(!a.bad, "torn, reordered or miscounted records");
 	/* Every record is either seen or counted lost, exactly. */
 	cr_assert_eq(a.seen + a.lost_total + a.lost, rc.n,
@@ -775,7 +786,6 @@ static void race(enum dp_ring_mode mode, uint64_t size)
 		cr_assert_eq(a.lost_total + a.lost, rc.r->lost);
 	else
 		cr_assert_eq(rc.r->lost, 0);
-	dp_ring_reader_free(rd);
 	dp_ring_set_close(&set);
 }
 
@@ -796,30 +806,14 @@ Test(ring, race_overwrite)
 Test(ring, block_keeps_every_record, .timeout = 60)
 {
 	struct dp_ring_set set;
-	struct dp_ring_reader *rd;
-	struct dp_ring_entry e;
 	struct race rc = { .n = 300000 };
 	struct acct a = { 0 };
-	pthread_t th;
-	bool done = false;
 
 	mkset(&set, 1, 16384, DP_RING_BLOCK);
-	rc.r = dp_ring_claim(set.hdr, 1, 1);
-	rd = dp_ring_reader_new(&set, true);
-	cr_assert_eq(pthread_create(&th, NULL, race_producer, &rc), 0);
-	while (!done) {
-		done = __atomic_load_n(&rc.done, __ATOMIC_ACQUIRE);
-		if (done)
-			dp_ring_reader_final(rd);
-		while (dp_ring_read(rd, 0, &e) != DP_RING_EMPTY)
-			acct_entry(&a, &e, 3);
-		usleep(100);	/* the ring fills meanwhile */
-	}
-	pthread_join(th, NULL);
+	race_read(&set, &rc, &a, 100);	/* the ring fills meanwhile */
 	cr_assert(!a.bad, "torn, reordered or miscounted records");
 	cr_assert_eq(a.seen, rc.n, "seen %lu of %lu", a.seen, rc.n);
 	cr_assert_eq(rc.r->lost, 0);
-	dp_ring_reader_free(rd);
 	dp_ring_set_close(&set);
 }
 

@@ -209,20 +209,37 @@
  * ring is the traced program's to write: -1 (nothing changed) unless the
  * tag is there, the count is 1 to @max and the frames fit in the record.
  */
+/*
+ * The count in the last word of a record's @len bytes at @b, when its
+ * tag is @tag, the count is 1 to @max and that many entries of @per
+ * bytes fit before the word; 0 otherwise.
+ */
+static inline uint32_t dp_agent_tail_count(const unsigned char *b,
+					   uint32_t len, uint32_t tag,
+					   unsigned max, unsigned per)
+{
+	uint64_t w;
+	uint32_t cnt;
+
+	if (len < 8)
+		return 0;
+	__builtin_memcpy(&w, b + len - 8, 8);
+	cnt = (uint32_t)w;
+	if ((uint32_t)(w >> 32) != tag || !cnt || cnt > max ||
+	    (uint64_t)cnt * per + 8 > len)
+		return 0;
+	return cnt;
+}
+
 static inline int dp_agent_stack_take(const void *rec, uint32_t *len,
 				      uint64_t *out, unsigned max,
 				      unsigned *n)
 {
 	const unsigned char *b = (const unsigned char *)rec;
-	uint64_t w;
-	uint32_t cnt;
+	uint32_t cnt = dp_agent_tail_count(b, *len, DP_AGENT_STACK_TAG, max,
+					   8);
 
-	if (*len < 8)
-		return -1;
-	__builtin_memcpy(&w, b + *len - 8, 8);
-	cnt = (uint32_t)w;
-	if ((uint32_t)(w >> 32) != DP_AGENT_STACK_TAG || !cnt || cnt > max ||
-	    (uint64_t)cnt * 8 + 8 > *len)
+	if (!cnt)
 		return -1;
 	*len -= 8 + cnt * 8;
 	__builtin_memcpy(out, b + *len, (size_t)cnt * 8);
@@ -244,15 +261,10 @@ static inline int dp_agent_depths_take(const void *rec, uint32_t *len,
 				       unsigned max, unsigned *n)
 {
 	const unsigned char *b = (const unsigned char *)rec;
-	uint64_t w;
-	uint32_t cnt;
+	uint32_t cnt = dp_agent_tail_count(b, *len, DP_AGENT_DEPTHS_TAG, max,
+					   16);
 
-	if (*len < 8)
-		return -1;
-	__builtin_memcpy(&w, b + *len - 8, 8);
-	cnt = (uint32_t)w;
-	if ((uint32_t)(w >> 32) != DP_AGENT_DEPTHS_TAG || !cnt || cnt > max ||
-	    (uint64_t)cnt * 16 + 8 > *len)
+	if (!cnt)
 		return -1;
 	*len -= 8 + cnt * 16;
 	__builtin_memcpy(out, b + *len, (size_t)cnt * 8);

@@ -368,16 +368,5 @@ size_t dp_sym_func_pad(uint64_t end, size_t max)
 
 bool dp_sym_uncovered(uint64_t lo, uint64_t hi)
 {
-	const struct obj *o;
-	uint64_t end;
-
-	if (lo >= hi || refresh())
-		return false;
-	o = obj_at(lo, &end);
-	if (!o || o->vdso || o->self || !o->elf || hi > end)
-		return false;
-	for (uint64_t a = lo; a < hi; a++)
-		if (dp_elf_sym_at(o->elf, a - o->bias, NULL))
-			return false;
-	return true;
+	return lo < hi && dp_sym_func_pad(lo, hi - lo) == hi - lo;
 }
