@@ -22,6 +22,8 @@
  *   optret    an entry+return pair: a kretprobe on work(), its entry
  *             jump-optimised, whose entry_handler writes the floor's record
  *             (ip, di, si) and whose handler writes another (ip, ax, sp)
+ *   optrets   optret with KPROBE_FLAG_RP_THREAD: the instance from the
+ *             thread's return stack, not the kretprobe's pool
  * (opt, optrec, optret: the handlers are built with general-regs-only
  * and say so with KPROBE_FLAG_NOSIMD.)  A run of an opt mode fails when
  * the probe is not optimised.
@@ -132,7 +134,7 @@ int main(int argc, char **argv)
 
 	bool opt = !strcmp(mode, "opt") || !strcmp(mode, "optrec") ||
 		   !strcmp(mode, "optsimd");
-	bool optret = !strcmp(mode, "optret");
+	bool optret = !strcmp(mode, "optret") || !strcmp(mode, "optrets");
 	bool floor = !strcmp(mode, "floor");
 
 	if (!strcmp(mode, "post"))
@@ -155,6 +157,8 @@ int main(int argc, char **argv)
 		rp.entry_handler = on_entry_record;
 		rp.handler = on_ret_record;
 		rp.kp.flags = KPROBE_FLAG_NOSIMD;
+		if (!strcmp(mode, "optrets"))
+			rp.kp.flags |= KPROBE_FLAG_RP_THREAD;
 	}
 	if (!strcmp(mode, "kprobe") || !strcmp(mode, "post") || opt)
 		err = register_kprobe(&kp);

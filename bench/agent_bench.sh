@@ -39,10 +39,11 @@ opt	optimised kprobe, empty pre_handler
 optrec	optimised kprobe, pre_handler writing the record
 optsimd	the same without KPROBE_FLAG_NOSIMD (SIMD state saved)
 optret	optimised kretprobe: entry and return handlers each writing the record
+optrets	the same, instances from the thread's return stack (KPROBE_FLAG_RP_THREAD)
 EOF2
 echo "machine: $(nproc) CPUs, $(uname -r); $REPEATS repeats, ~${SECONDS_PER_RUN} s per run" >&2
-for m in base floor opt optrec optsimd optret kprobe post kretprobe; do
+for m in base floor opt optrec optsimd optret optrets kprobe post kretprobe; do
 	case $m in base) pilot=10000000 ;; *) pilot=20000 ;; esac
 	echo "$m $(measure $pilot "$m")"
-done | table "$B/bench/names" base floor "opt optrec optsimd optret"
+done | table "$B/bench/names" base floor "opt optrec optsimd optret optrets"
 rm -f "$SAMPLES" "$B/bench/names"

@@ -142,6 +142,19 @@ struct kprobe {
 					 * hit need not save it (on a
 					 * kretprobe's kp: both its handlers,
 					 * and the return need not either) */
+/* On a kretprobe's kp, set before registering: */
+#define KPROBE_FLAG_RP_THREAD	128	/* instances from the calling
+					 * thread's own stack of calls in
+					 * flight, as the kernel's uretprobes
+					 * and function_graph keep them: no
+					 * limit over all threads (maxactive
+					 * is ignored), at most
+					 * KRETPROBE_THREAD_DEPTH on one
+					 * thread, no locked instruction per
+					 * call; needs data_size <=
+					 * KRETPROBE_THREAD_DATA (else, or on
+					 * a kernel without membarrier(), the
+					 * flag is ignored) */
 
 /*
  * Jump optimisation (the kernel's optprobes).  A registered probe is an
@@ -193,6 +206,8 @@ struct kprobe *kprobe_running(void);
 /* ---- return probes ------------------------------------------------------ */
 
 #define KRETPROBE_MAXACTIVE_MAX 4096
+#define KRETPROBE_THREAD_DEPTH	4096	/* KPROBE_FLAG_RP_THREAD */
+#define KRETPROBE_THREAD_DATA	80
 
 struct kretprobe_holder;
 
@@ -223,7 +238,10 @@ struct kretprobe_instance {
 	kprobe_opcode_t *ret_addr;
 	void *fp;
 	uintptr_t __domain;
-	uint32_t __free_next;
+	union {
+		uint32_t __free_next;	/* in a pool's free stack */
+		uint32_t __gen;		/* KPROBE_FLAG_RP_THREAD: of rph */
+	};
 	uint32_t __state;
 	char data[] __attribute__((aligned(16)));
 };

@@ -1219,6 +1219,23 @@ static void print_processes(const struct trace_opts *o,
 			o->follow ? "" : " (fork children: -f follows them)");
 }
 
+
+/*
+ * A recording given --force over an old one: the old file is removed
+ * and a new one made, not truncated (a plain file with one name; a
+ * symlink or a device is opened as it is).  ext4 writes out at close
+ * the data of a file that was truncated and written again
+ * (auto_da_alloc), which for a trace of hundreds of megabytes is a
+ * wait after the program has ended.
+ */
+static void replace_old(const char *path)
+{
+	struct stat st;
+
+	if (path && !lstat(path, &st) && S_ISREG(st.st_mode) &&
+	    st.st_nlink == 1)
+		unlink(path);
+}
 /* --dry-run: every definition as the registry holds it (names from the
  * debug information translated, C++ places mangled), one per line. */
 static void dry_run(const struct dp_registry *reg)
@@ -1304,6 +1321,8 @@ static int run(int argc, char **argv, bool stat, bool record,
 		ret = DP_EXIT_USAGE;
 		goto out;
 	}
+	if (o.record)
+		replace_old(o.output);
 	if (o.format->dir ? dp_cli_out_dir(o.output) :
 	    o.output && !(c.out = fopen(o.output, "w"))) {
 		if (!o.format->dir)

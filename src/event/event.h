@@ -17,6 +17,10 @@
 #include "lang/lang.h"
 #include "lang/synth.h"
 
+/* The group of the tracers' events (sym/tracer.h; the kernel's is
+ * `ftrace` too): their return probes keep no maxactive (registry.c). */
+#define DP_TRACER_GROUP "ftrace"
+
 struct dp_event;
 
 struct dp_probe {

@@ -314,6 +314,8 @@ static int new_event(struct dp_registry *reg, struct dp_probe *p)
  * register_kretprobe() gives a return probe without MAXACTIVE
  * max(10, 2 * possible CPUs) instances, and kprobe_events lists that
  * number ("r10:"); dprobe keeps the same default for symbol places.
+ * Not for the tracers' events: the kernel's function_graph keeps a
+ * return stack per task, and so do they (no maxactive).
  */
 static int default_maxactive(void)
 {
@@ -330,7 +332,8 @@ static int register_probe(struct dp_registry *reg, const char *line,
 	unsigned diff;
 
 	if (p->def.kind == DP_KIND_KPROBE && p->def.is_return &&
-	    !p->def.fprobe && !p->def.maxactive)
+	    !p->def.fprobe && !p->def.maxactive &&
+	    strcmp(p->def.group, DP_TRACER_GROUP))
 		p->def.maxactive = default_maxactive();
 	/* trace_probe_register_event_call(): an eprobe never appends */
 	if (p->def.kind == DP_KIND_EPROBE &&

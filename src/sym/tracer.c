@@ -38,7 +38,7 @@ struct dp_tracer {
 static const struct dp_tracer tracers[] = {
 	{ "function_graph",
 	  { "p:" DP_TRACER_GROUP "/funcgraph_entry %s sp=%%sp:x64",
-	    "r64:" DP_TRACER_GROUP "/funcgraph_exit %s retval=$retval:x64" } },
+	    "r:" DP_TRACER_GROUP "/funcgraph_exit %s retval=$retval:x64" } },
 	{ "function",
 	  { "p:" DP_TRACER_GROUP "/function %s parent_ip=+0(%%sp):x64" } },
 	{ "stack",

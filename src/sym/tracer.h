@@ -13,10 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "event/event.h"		/* DP_TRACER_GROUP */
 #include "sym/funcsel.h"
-
-/* The group of the tracers' events (the kernel's is `ftrace` too). */
-#define DP_TRACER_GROUP "ftrace"
 /* The stack tracer's event: ftrace/stack. */
 #define DP_TRACER_STACK_EVENT "stack"
 

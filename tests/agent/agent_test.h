@@ -15,6 +15,7 @@
 static int t_cases, t_failed;
 static bool t_ok;
 static const char *t_name;
+static const char *t_prefix = "";	/* before each case's name */
 
 #define BEGIN(name)		\
 	do {			\
@@ -50,8 +51,8 @@ static const char *t_name;
 		t_cases++;						\
 		if (!t_ok)						\
 			t_failed++;					\
-		printf("%s %d - %s\n", t_ok ? "ok" : "not ok", t_cases, \
-		       t_name);						\
+		printf("%s %d - %s%s\n", t_ok ? "ok" : "not ok", t_cases, \
+		       t_prefix, t_name);				\
 		fflush(stdout);						\
 	} while (0)
 

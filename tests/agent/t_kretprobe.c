@@ -23,6 +23,20 @@
 
 #include "agent_test.h"
 
+/*
+ * The whole file runs twice: with the kretprobes' pools, then with the
+ * threads' return stacks (KPROBE_FLAG_RP_THREAD on every kretprobe it
+ * registers), where maxactive sets no limit.
+ */
+static unsigned int rp_flags;
+
+static int register_rp(struct kretprobe *rp)
+{
+	rp->kp.flags |= rp_flags;
+	return register_kretprobe(rp);
+}
+#define register_kretprobe(rp) register_rp(rp)
+
 __attribute__((noipa)) long square(long x)
 {
 	return x * x;
@@ -173,13 +187,16 @@ static void test_recursion(void)
 	CHECK_EQ(register_kretprobe(&rp), 0);
 	fib_rets = 0;
 	calls_deeper_than = 0;
-	fib_count(15, 5);
+	/* a return stack has no maxactive: its limit is its depth */
+	fib_count(15, rp_flags ? KRETPROBE_THREAD_DEPTH : 5);
 	CHECK_EQ(fib(15), 610);
 	CHECK_EQ(rp.nmissed, calls_deeper_than);
 	CHECK_EQ(fib_rets, calls - calls_deeper_than);
 	unregister_kretprobe(&rp);
 	END();
 }
+
+
 
 /* ---- longjmp -------------------------------------------------------------- */
 
@@ -225,6 +242,25 @@ static void test_longjmp(void)
 	CHECK_EQ(deep(3, 0), 3);
 	CHECK_EQ(deep_rets, 4);
 	CHECK_EQ(rp.nmissed, 4 * 50);
+	unregister_kretprobe(&rp);
+	END();
+}
+
+/* A return stack's depth: the calls deeper than it are missed. */
+static void test_stack_depth(void)
+{
+	struct kretprobe rp = { .kp.symbol_name = "deep", .handler = deep_ret };
+	const long n = KRETPROBE_THREAD_DEPTH + 900;
+
+	BEGIN("calls deeper than a thread's return stack are missed");
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	deep_rets = 0;
+	CHECK_EQ(deep(n, 0), n);
+	CHECK_EQ(deep_rets, KRETPROBE_THREAD_DEPTH);
+	CHECK_EQ(rp.nmissed, n + 1 - KRETPROBE_THREAD_DEPTH);
+	deep_rets = 0;
+	CHECK_EQ(deep(10, 0), 10);
+	CHECK_EQ(deep_rets, 11);
 	unregister_kretprobe(&rp);
 	END();
 }
@@ -434,6 +470,87 @@ static void test_unregister_in_flight(void)
 	END();
 }
 
+static int waiter2_rets;
+
+static int waiter2_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	(void)ri;
+	(void)regs;
+	waiter2_rets++;
+	return 0;
+}
+
+/* A return stack's holder is taken again by the next registration. */
+static void test_registered_again_in_flight(void)
+{
+	struct kretprobe rp = { .kp.symbol_name = "waiter", .handler = waiter_ret };
+	struct kretprobe rp2 = { .kp.symbol_name = "waiter",
+				 .handler = waiter2_ret };
+	pthread_t t;
+	void *r;
+
+	BEGIN("a call in flight across unregister and a new kretprobe: untraced");
+	CHECK_EQ(pipe(pipefd), 0);
+	waiter_rets = waiter2_rets = 0;
+	CHECK_EQ(register_kretprobe(&rp), 0);
+	pthread_create(&t, NULL, waiter_thread, NULL);
+	usleep(50000);
+	unregister_kretprobe(&rp);
+	CHECK_EQ(register_kretprobe(&rp2), 0);
+	CHECK(write(pipefd[1], "\5", 1) == 1, "write");
+	pthread_join(t, &r);
+	CHECK_EQ((long)r, 105);
+	CHECK_EQ(waiter_rets, 0);
+	CHECK_EQ(waiter2_rets, 0);
+	CHECK(write(pipefd[1], "\6", 1) == 1, "write");
+	CHECK_EQ(waiter(1), 7);
+	CHECK_EQ(waiter2_rets, 1);
+	unregister_kretprobe(&rp2);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	END();
+}
+
+/* ---- more threads than a chunk of reader slots ---------------------------- */
+
+#define NMANY 150
+static pthread_barrier_t many_bar;
+
+static void *sq_many(void *arg)
+{
+	long r;
+
+	pthread_barrier_wait(&many_bar);
+	r = square((long)(uintptr_t)arg);
+	pthread_barrier_wait(&many_bar);	/* all alive meanwhile */
+	return (void *)r;
+}
+
+static void test_many_threads(void)
+{
+	pthread_t t[NMANY];
+	long bad = 0;
+	void *r;
+
+	BEGIN("150 threads at once each have a return stack");
+	sq_rets = sq_bad = 0;
+	sq_rp.nmissed = 0;
+	pthread_barrier_init(&many_bar, NULL, NMANY);
+	for (long i = 0; i < NMANY; i++)
+		CHECK_EQ(pthread_create(&t[i], NULL, sq_many,
+					(void *)(uintptr_t)i), 0);
+	for (long i = 0; i < NMANY; i++) {
+		pthread_join(t[i], &r);
+		bad += (long)r != i * i;
+	}
+	pthread_barrier_destroy(&many_bar);
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(sq_bad, 0);
+	CHECK_EQ(sq_rets, NMANY);
+	CHECK_EQ(sq_rp.nmissed, 0);
+	END();
+}
+
 /* ---- a sigaltstack above the thread's stack ------------------------------ */
 
 static long alt_result;
@@ -486,7 +603,8 @@ static void test_altstack(void)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(stack != MAP_FAILED && alt != MAP_FAILED && alt > stack, "mmap");
 	CHECK_EQ(register_kretprobe(&rp), 0);
-	sq_rets = 0;
+	sq_rets = raiser_rets = 0;
+	alt_result = 0;
 	pthread_attr_init(&attr);
 	pthread_attr_setstack(&attr, stack, stack_size);
 	pthread_create(&t, &attr, alt_thread, alt);
@@ -497,6 +615,8 @@ static void test_altstack(void)
 	CHECK_EQ(sq_rets, 1);
 	CHECK_EQ(rp.nmissed, 0);
 	unregister_kretprobe(&rp);
+	munmap(stack, stack_size);
+	munmap(alt, 1 << 16);
 	END();
 }
 
@@ -680,7 +800,7 @@ static void test_churn(void)
 	END();
 }
 
-int main(void)
+static void run_all(void)
 {
 	test_values();
 	test_change_and_skip();
@@ -696,6 +816,23 @@ int main(void)
 	test_nested();
 	test_exited_threads();
 	test_churn();
+	unregister_kretprobe(&sq_rp);
+}
+
+int main(void)
+{
+	run_all();
+	t_prefix = "return stacks: ";
+	rp_flags = KPROBE_FLAG_RP_THREAD;
+	sq_rp.kp.addr = NULL;
+	sq_rp.kp.flags = 0;
+	run_all();
+	/* what only a return stack does */
+	sq_rp.kp.addr = NULL;
+	CHECK_EQ(register_kretprobe(&sq_rp), 0);
+	test_stack_depth();
+	test_registered_again_in_flight();
+	test_many_threads();
 	unregister_kretprobe(&sq_rp);
 	return t_exit();
 }

@@ -120,6 +120,7 @@ struct dp_gp_reader {
 	/* instances kept for the owner's next entries of their kretprobes
 	 * (rethook.c), by a hash of the kretprobe's holder */
 	struct kretprobe_instance *spare[DP_GP_SPARES];
+	struct dp_rstack *rstack;	/* the owner's return stack (rethook.c) */
 } __attribute__((aligned(64)));		/* two cache lines per thread */
 
 typedef unsigned int *dp_gp_t;		/* the counter a read side holds */
@@ -130,6 +131,8 @@ extern unsigned int dp_gp_shared[2] DP_HIDDEN;
 DP_HIDDEN dp_gp_t dp_gp_enter_slow(void);
 DP_HIDDEN void dp_gp_leave_shared(dp_gp_t c);
 DP_HIDDEN void dp_synchronize(void);
+/* Every thread gets a reader slot (membarrier() works). */
+DP_HIDDEN bool dp_gp_slots(void);
 /* @fn on every reader slot, owned or not, until it returns true (then
  * true); no lock, no call: usable on the hit path. */
 DP_HIDDEN bool dp_gp_for_each(bool (*fn)(struct dp_gp_reader *, void *),
@@ -557,8 +560,48 @@ struct kretprobe_holder {
 	char *inst;
 	size_t isize;
 	uint32_t n;
+	/*
+	 * KPROBE_FLAG_RP_THREAD: no pool (inst is NULL); the instances are
+	 * on the threads' return stacks and name their holder's gen, which
+	 * moves on when it is unregistered: a holder is never freed, but
+	 * taken again by a later registration (next_dead links the free
+	 * ones), and a call entered before that reads no kretprobe.
+	 */
+	bool per_thread;
+	uint32_t gen;
 	uint64_t free_head;		/* tag << 32 | (index + 1), 0: empty */
 	struct kretprobe_holder *next_dead;
+};
+
+/* The kretprobe of @ri's call, NULL once it was unregistered. */
+static inline struct kretprobe *
+dp_rp_of(const struct kretprobe_instance *ri)
+{
+	const struct kretprobe_holder *h = ri->rph;
+	struct kretprobe *rp = __atomic_load_n(&h->rp, __ATOMIC_ACQUIRE);
+
+	/* after rp: a holder taken again sets its new rp after the gen */
+	if (h->per_thread && __atomic_load_n(&h->gen, __ATOMIC_RELAXED) !=
+			     ri->__gen)
+		return NULL;
+	return rp;
+}
+
+/*
+ * A thread's return stack (KPROBE_FLAG_RP_THREAD): the instances of its
+ * calls in flight, in the order they were entered, each marked in use
+ * (__state) until its call is done with; the top comes down over those
+ * done.  Mapped the first time the reader slot's thread needs it, and
+ * kept with the slot for the threads that take it after.
+ */
+#define DP_RSTACK_SLOT	128u
+_Static_assert(sizeof(struct kretprobe_instance) + KRETPROBE_THREAD_DATA <=
+	       DP_RSTACK_SLOT, "a return stack slot holds an instance");
+
+struct dp_rstack {
+	uint32_t top;			/* slots below are or were in use */
+	uint32_t pad[15];
+	char slot[KRETPROBE_THREAD_DEPTH][DP_RSTACK_SLOT];
 };
 
 static inline struct kretprobe_instance *

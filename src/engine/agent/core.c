@@ -18,6 +18,7 @@
 #include <link.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,10 +156,51 @@ static struct gp_chunk *gp_next(const struct gp_chunk *c)
 	return __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Append @n (zeroed) after the last chunk; false if another thread
+ * appended one first (then @n is not used).  Chunks are never freed.
+ */
+static bool gp_append(struct gp_chunk *n)
+{
+	struct gp_chunk *c = &gp_chunk0, *none = NULL;
+
+	while (gp_next(c))
+		c = gp_next(c);
+	if (!__atomic_compare_exchange_n(&c->next, &none, n, false,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		return false;
+	__atomic_fetch_add(&gp_free, GP_CHUNK, __ATOMIC_RELAXED);
+	return true;
+}
+
+/*
+ * Every slot taken on the hit path: one chunk more, mapped without a
+ * library call, so that every thread has a slot (the return stacks of
+ * KPROBE_FLAG_RP_THREAD are in them).
+ */
+static __attribute__((noinline, cold)) bool gp_grow_now(void)
+{
+	long p = dp_raw_syscall6(SYS_mmap, 0, sizeof(struct gp_chunk),
+				 PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p < 0 && p > -4096)
+		return false;
+	if (!gp_append((struct gp_chunk *)p))
+		dp_raw_syscall(SYS_munmap, p, sizeof(struct gp_chunk), 0);
+	return true;	/* a chunk was added, by us or another thread */
+}
+
+bool dp_gp_slots(void)
+{
+	return __atomic_load_n(&gp_fast, __ATOMIC_ACQUIRE);
+}
+
 static struct dp_gp_reader *gp_claim(void)
 {
 	if (!dp_tls.tid)
 		dp_tls.tid = (int)dp_raw_syscall(SYS_gettid, 0, 0, 0);
+again:
 	for (struct gp_chunk *c = &gp_chunk0; c; c = gp_next(c)) {
 		for (int i = 0; i < GP_CHUNK; i++) {
 			struct dp_gp_reader *r = &c->r[i];
@@ -174,6 +216,8 @@ static struct dp_gp_reader *gp_claim(void)
 			return r;
 		}
 	}
+	if (gp_grow_now())
+		goto again;
 	return NULL;
 }
 
@@ -182,10 +226,10 @@ dp_gp_t dp_gp_enter_slow(void)
 {
 	unsigned int idx;
 
-	/* a hit nested in the claim (a signal) takes the shared counters */
+	/* a hit nested in the claim (a signal) takes the shared counters;
+	 * with no free slot, the claim adds some */
 	if (__atomic_load_n(&gp_fast, __ATOMIC_RELAXED) &&
-	    !dp_tls.gp_claiming &&
-	    __atomic_load_n(&gp_free, __ATOMIC_RELAXED) > 0) {
+	    !dp_tls.gp_claiming) {
 		struct dp_gp_reader *r;
 
 		dp_tls.gp_claiming = true;
@@ -301,13 +345,12 @@ static void gp_barrier(void)
  */
 static void gp_maintain(void)
 {
-	struct gp_chunk *c, *last = NULL, *n;
+	struct gp_chunk *c, *n;
 
 	if (!gp_fast ||
 	    __atomic_load_n(&gp_free, __ATOMIC_RELAXED) >= GP_CHUNK / 4)
 		return;
 	for (c = &gp_chunk0; c; c = gp_next(c)) {
-		last = c;
 		for (int i = 0; i < GP_CHUNK; i++) {
 			struct dp_gp_reader *r = &c->r[i];
 			int tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
@@ -323,8 +366,8 @@ static void gp_maintain(void)
 	if (!n)
 		return;
 	memset(n, 0, sizeof(*n));
-	__atomic_store_n(&last->next, n, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&gp_free, GP_CHUNK, __ATOMIC_RELAXED);
+	if (!gp_append(n))
+		free(n);	/* a thread with no slot added one */
 }
 
 void dp_synchronize(void)

@@ -48,7 +48,8 @@
 #define container_of(p, type, member) \
 	((type *)((char *)(p) - __builtin_offsetof(type, member)))
 
-/* Return probes without r<N>: as many instances as the kernel allows. */
+/* Return probes without r<N> (uprobe places, fprobes, the tracers'):
+ * per thread (KPROBE_FLAG_RP_THREAD), else as many as the kernel allows. */
 #define EV_DEFAULT_MAXACTIVE KRETPROBE_MAXACTIVE_MAX
 
 struct ev_site;
@@ -692,7 +693,8 @@ static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 		}
 		if (p->stackmax && !stack_deeper(t, regs))
 			continue;
-		if (!ready) {
+		/* a fast probe's record is made from the registers alone */
+		if (!ready && !p->fast) {
 			ctx_init(&ctx, regs, t);
 			ctx.ip = s->addr;
 			ready = true;
@@ -1439,6 +1441,10 @@ static int site_register_return(struct ev_site *s)
 {
 	s->rp.kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
 	s->rp.kp.flags = KPROBE_FLAG_NOSIMD;
+	/* no r<N>: a return stack per thread, as the kernel's uretprobes
+	 * and function_graph have, not a pool of a limited size */
+	if (maxactive(s) == EV_DEFAULT_MAXACTIVE)
+		s->rp.kp.flags |= KPROBE_FLAG_RP_THREAD;
 	s->rp.handler = on_return;
 	s->rp.entry_handler = s->timed ? on_return_entry_timed :
 		on_return_entry;

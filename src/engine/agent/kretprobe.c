@@ -149,6 +149,38 @@ static int default_maxactive(void)
 	return n > 5 ? (int)(2 * n) : 10;
 }
 
+/* Holders of KPROBE_FLAG_RP_THREAD kretprobes no longer registered. */
+static struct kretprobe_holder *idle;
+
+/* Does @rp get its instances from the threads' return stacks? */
+static bool per_thread(const struct kretprobe *rp)
+{
+	return (rp->kp.flags & KPROBE_FLAG_RP_THREAD) &&
+	       rp->data_size <= KRETPROBE_THREAD_DATA && dp_gp_slots();
+}
+
+/* A holder for @rp with no pool: an idle one, else a new one. */
+static struct kretprobe_holder *holder_thread(struct kretprobe *rp)
+{
+	struct kretprobe_holder *h;
+
+	dp_lock();
+	h = idle;
+	if (h)
+		idle = h->next_dead;
+	dp_unlock();
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return NULL;
+		h->per_thread = true;
+	}
+	h->next_dead = NULL;
+	/* after the gen (unregister moved it on): see dp_rp_of() */
+	__atomic_store_n(&h->rp, rp, __ATOMIC_RELEASE);
+	return h;
+}
+
 static struct kretprobe_holder *holder_new(struct kretprobe *rp)
 {
 	struct kretprobe_holder *h = calloc(1, sizeof(*h));
@@ -176,6 +208,16 @@ static struct kretprobe_holder *holder_new(struct kretprobe *rp)
 
 static void holder_free(struct kretprobe_holder *h)
 {
+	if (h->per_thread) {
+		/* instances of it may be on return stacks: kept */
+		__atomic_store_n(&h->rp, NULL, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&h->gen, 1, __ATOMIC_RELEASE);
+		dp_lock();
+		h->next_dead = idle;
+		idle = h;
+		dp_unlock();
+		return;
+	}
 	free(h->inst);
 	free(h);
 }
@@ -228,7 +270,7 @@ DP_EXPORT int register_kretprobe(struct kretprobe *rp)
 	/* before rph is touched: it belongs to the registration */
 	if (dp_kprobe_registered(&rp->kp))
 		return -EEXIST;
-	h = holder_new(rp);
+	h = per_thread(rp) ? holder_thread(rp) : holder_new(rp);
 	if (!h)
 		return -ENOMEM;
 	dp_lock();
@@ -269,6 +311,14 @@ DP_EXPORT void unregister_kretprobes(struct kretprobe **rps, int num)
 			continue;	/* not registered */
 		dp_unregister_bottom(&rps[i]->kp);
 		rps[i]->rph = NULL;
+		if (h->per_thread) {
+			/* no hit reads rp any more: the calls still in
+			 * flight are told by the gen */
+			__atomic_add_fetch(&h->gen, 1, __ATOMIC_RELEASE);
+			h->next_dead = idle;
+			idle = h;
+			continue;
+		}
 		h->next_dead = dead;
 		dead = h;
 	}
@@ -300,6 +350,5 @@ DP_EXPORT int register_kretprobes(struct kretprobe **rps, int num)
 
 DP_EXPORT struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
 {
-	return ri && ri->rph ? __atomic_load_n(&ri->rph->rp, __ATOMIC_ACQUIRE)
-			     : NULL;
+	return ri && ri->rph ? dp_rp_of(ri) : NULL;
 }

@@ -19,6 +19,17 @@
  * 64-bit word), so the hit path never allocates.  A call entered while all
  * are in use is not traced and counts in nmissed.
  *
+ * Return stacks (KPROBE_FLAG_RP_THREAD, events.c's return probes with
+ * no maxactive, the tracers'): no pool; a thread takes the instances of
+ * its calls from a stack of its own, as the kernel's uretprobes and
+ * function_graph do, with plain loads and stores.  Only the thread and
+ * its signal handlers touch it, and a hit inside a handler of ours is
+ * not handled (depth), so nothing nests in an update.  Instances are
+ * released in about the order they were taken (a call returns, calls
+ * abandoned by a longjmp are dropped newest first); one released out of
+ * order (the instances an unwinding set aside, dropped while newer calls
+ * are in flight) only waits for those above it to go.
+ *
  * Spares: a returning call's instance is not pushed back at once but
  * kept in the thread's reader slot (struct dp_gp_reader, core.c), in
  * one of DP_GP_SPARES places chosen by its kretprobe, where the thread's
@@ -54,6 +65,7 @@
  * Like hit.c, nothing here calls a library function.
  */
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "engine/agent/agent.h"
@@ -154,11 +166,69 @@ inst_get_slow(struct kretprobe_holder *h, struct kretprobe_instance *ri)
 	return ri;
 }
 
+/* ---- return stacks -------------------------------------------------------- */
+
+static struct kretprobe_instance *rs_slot(struct dp_rstack *rs, uint32_t i)
+{
+	return (struct kretprobe_instance *)(void *)rs->slot[i];
+}
+
+/* The first call of the slot's thread: mapped (no library call here). */
+static __attribute__((noinline, cold)) struct dp_rstack *
+rs_map(struct dp_gp_reader *r)
+{
+	long p = dp_raw_syscall6(SYS_mmap, 0, sizeof(struct dp_rstack),
+				 PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+
+	if (p < 0 && p > -4096)
+		return NULL;
+	r->rstack = (struct dp_rstack *)p;
+	return r->rstack;
+}
+
+static struct kretprobe_instance *rs_push(struct kretprobe_holder *h)
+{
+	struct dp_gp_reader *r = dp_tls.gp;
+	struct dp_rstack *rs = r ? r->rstack : NULL;
+	struct kretprobe_instance *ri;
+
+	if (!rs && (!r || !(rs = rs_map(r))))
+		return NULL;
+	/* none of this thread's calls in flight: what is above was left by
+	 * the slot's earlier owner, an exited thread */
+	if (!dp_tls.ri && !dp_tls.suspended)
+		rs->top = 0;
+	if (rs->top == KRETPROBE_THREAD_DEPTH)
+		return NULL;
+	ri = rs_slot(rs, rs->top++);
+	ri->rph = h;
+	ri->__gen = __atomic_load_n(&h->gen, __ATOMIC_RELAXED);
+	ri->__state = 1;
+	return ri;
+}
+
+static void rs_release(struct kretprobe_instance *ri)
+{
+	struct dp_rstack *rs = dp_tls.gp->rstack;
+
+	ri->__state = 0;
+	while (rs->top && !rs_slot(rs, rs->top - 1)->__state)
+		rs->top--;
+}
+
+/* ---- instances ------------------------------------------------------------ */
+
 /* An instance of @h for a call, or NULL (all in use). */
 static struct kretprobe_instance *inst_get(struct kretprobe_holder *h)
 {
 	struct dp_gp_reader *r = dp_tls.gp;
-	struct kretprobe_instance *ri = r ? spare_take(r, spare_of(h)) : NULL;
+	struct kretprobe_instance *ri;
+
+	if (h->per_thread)
+		return rs_push(h);
+	ri = r ? spare_take(r, spare_of(h)) : NULL;
 
 	if (ri && ri->rph == h) {
 		ri->__state = 1;
@@ -174,6 +244,10 @@ static void inst_put(struct kretprobe_holder *h, const struct kretprobe *rp,
 	struct dp_gp_reader *r = dp_tls.gp;
 	unsigned int k = spare_of(h);
 
+	if (h->per_thread) {
+		rs_release(ri);
+		return;
+	}
 	if (r && rp && !__atomic_load_n(&r->spare[k], __ATOMIC_RELAXED)) {
 		ri->__state = 0;
 		__atomic_store_n(&r->spare[k], ri, __ATOMIC_RELEASE);
@@ -203,11 +277,14 @@ void dp_kretprobe_spares_return(void)
 static void drop(struct kretprobe_instance *ri)
 {
 	struct kretprobe_holder *h = ri->rph;
-	struct kretprobe *rp = __atomic_load_n(&h->rp, __ATOMIC_ACQUIRE);
+	struct kretprobe *rp = dp_rp_of(ri);
 
 	if (rp)
 		__atomic_fetch_add(&rp->nmissed, 1, __ATOMIC_RELAXED);
-	pool_put(h, ri);
+	if (h->per_thread)
+		rs_release(ri);
+	else
+		pool_put(h, ri);
 }
 
 extern const char dp_word_nofault_begin[], dp_word_nofault_end[],
@@ -421,7 +498,7 @@ uint64_t dp_kretprobe_handler(struct pt_regs *regs)
 	/* this call, and those chained to it by tail calls, newest first */
 	while ((ri = *pp) && (uint64_t)(uintptr_t)ri->fp == fp) {
 		struct kretprobe_holder *h = ri->rph;
-		struct kretprobe *rp = __atomic_load_n(&h->rp, __ATOMIC_ACQUIRE);
+		struct kretprobe *rp = dp_rp_of(ri);
 
 		*pp = ri->__next;
 		if (rp && rp->handler && busy) {
@@ -502,7 +579,7 @@ static bool resumable(struct altstack *a, const struct kretprobe_instance *ri,
 	if (dp_copy_nofault(&cur, ri->fp, sizeof(cur)) ||
 	    cur != (uint64_t)(uintptr_t)ri->ret_addr)
 		return false;
-	return __atomic_load_n(&ri->rph->rp, __ATOMIC_ACQUIRE) != NULL;
+	return dp_rp_of(ri) != NULL;
 }
 
 /*
