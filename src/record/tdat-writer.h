@@ -60,7 +60,7 @@ struct addr_note {
 	uint64_t addr;
 	int mm;
 };
-#define ADDR_CACHE	512
+#define ADDR_CACHE	8192
 
 struct fmt {
 	char system[DP_MAX_EVENT_NAME_LEN];
