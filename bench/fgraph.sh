@@ -43,6 +43,10 @@
 # makes more, each tool's own: dprobe's records (kept and lost) / 2,
 # the calls in uftrace's report (it also hooks the PLT calls into
 # libraries, and skips functions it cannot patch).
+# Before each run, outside its time, the last run's files are removed
+# and the dirty pages written out (sync): otherwise a run shares the two
+# CPUs with the kernel's writeback of the hundreds of MB written before
+# it, and the rows move by more than the tools differ.
 # uftrace keeps every record (it waits for its writer).  The CPU's
 # clock features are printed first: the agent's cost per hit depends on
 # them.
@@ -81,7 +85,8 @@ keep=${BENCH_KEEP:---blocking}
 # run ID -> "loop_ns events lost" of one run
 # shellcheck disable=SC2086  # BENCH_KEEP is words
 run() {
-	rm -rf "$tmp/rec.dat" "$tmp/ufd"
+	rm -rf "$tmp/rec.dat" "$tmp/ufd" "$tmp/ufd.old"
+	sync
 	case $1 in
 	base) "$tmp/fb" "$N" >"$tmp/out"; echo "$(cut -d' ' -f1 "$tmp/out") 0 0"
 		return ;;
@@ -185,9 +190,20 @@ wall() {	# CMD... -> seconds, the command's output to $tmp/out
 	echo "$s $e" | awk '{ printf "%.3f\n", $2 - $1 }'
 }
 
+# Before each timed run, outside its time: the last run's files removed
+# (uftrace moves an old directory aside and dprobe --force replaces an
+# old file: a deletion of hundreds of MB either way) and the dirty pages
+# of the runs before written out, so that no run shares the CPUs with
+# the kernel's writeback of another's.
+fresh() {
+	rm -rf "$tmp/r.dat" "$tmp/ufd" "$tmp/ufd.old"
+	sync
+}
+
 median3() {	# a run of CMD... REPEATS times -> the median seconds
 	: >"$tmp/w"
 	for _ in $(seq "$REPEATS"); do
+		fresh
 		wall "$@" >>"$tmp/w" || return 1
 	done
 	sort -n "$tmp/w" | sed -n "$(( (REPEATS + 1) / 2 ))p"
@@ -206,7 +222,6 @@ dp_run() {	# CMD... under dprobe record --tracer function_graph
 }
 
 uf_run() {	# CMD... under uftrace record -P .
-	rm -rf "$tmp/ufd"
 	(cd "$tmp" && median3 uftrace record -d "$tmp/ufd" -P . "$@")
 }
 
