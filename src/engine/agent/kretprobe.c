@@ -159,6 +159,19 @@ static bool per_thread(const struct kretprobe *rp)
 	       rp->data_size <= KRETPROBE_THREAD_DATA && dp_gp_slots();
 }
 
+/*
+ * A return-stack holder whose kretprobe is gone (under the mutex): calls
+ * still in flight find no kretprobe (the gen moves on), and the next
+ * registration may take it.
+ */
+static void holder_idle(struct kretprobe_holder *h)
+{
+	__atomic_store_n(&h->rp, NULL, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&h->gen, 1, __ATOMIC_RELEASE);
+	h->next_dead = idle;
+	idle = h;
+}
+
 /* A holder for @rp with no pool: an idle one, else a new one. */
 static struct kretprobe_holder *holder_thread(struct kretprobe *rp)
 {
@@ -206,18 +219,9 @@ static struct kretprobe_holder *holder_new(struct kretprobe *rp)
 	return h;
 }
 
+/* A pool's holder (a return-stack holder is never freed). */
 static void holder_free(struct kretprobe_holder *h)
 {
-	if (h->per_thread) {
-		/* instances of it may be on return stacks: kept */
-		__atomic_store_n(&h->rp, NULL, __ATOMIC_RELEASE);
-		__atomic_add_fetch(&h->gen, 1, __ATOMIC_RELEASE);
-		dp_lock();
-		h->next_dead = idle;
-		idle = h;
-		dp_unlock();
-		return;
-	}
 	free(h->inst);
 	free(h);
 }
@@ -284,7 +288,12 @@ DP_EXPORT int register_kretprobe(struct kretprobe *rp)
 	err = dp_register(&rp->kp, true);
 	if (err) {
 		rp->rph = NULL;
-		holder_free(h);
+		dp_lock();
+		if (h->per_thread)
+			holder_idle(h);
+		else
+			holder_free(h);
+		dp_unlock();
 		return err;
 	}
 	hook_unwinders();
@@ -312,11 +321,7 @@ DP_EXPORT void unregister_kretprobes(struct kretprobe **rps, int num)
 		dp_unregister_bottom(&rps[i]->kp);
 		rps[i]->rph = NULL;
 		if (h->per_thread) {
-			/* no hit reads rp any more: the calls still in
-			 * flight are told by the gen */
-			__atomic_add_fetch(&h->gen, 1, __ATOMIC_RELEASE);
-			h->next_dead = idle;
-			idle = h;
+			holder_idle(h);	/* no hit reads its rp any more */
 			continue;
 		}
 		h->next_dead = dead;
