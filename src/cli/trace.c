@@ -1219,7 +1219,6 @@ static void print_processes(const struct trace_opts *o,
 			o->follow ? "" : " (fork children: -f follows them)");
 }
 
-
 /*
  * A recording given --force over an old one: the old file is removed
  * and a new one made, not truncated (a plain file with one name; a
@@ -1236,6 +1235,7 @@ static void replace_old(const char *path)
 	    st.st_nlink == 1)
 		unlink(path);
 }
+
 /* --dry-run: every definition as the registry holds it (names from the
  * debug information translated, C++ places mangled), one per line. */
 static void dry_run(const struct dp_registry *reg)

@@ -48,8 +48,9 @@
 #define container_of(p, type, member) \
 	((type *)((char *)(p) - __builtin_offsetof(type, member)))
 
-/* Return probes without r<N> (uprobe places, fprobes, the tracers'):
- * per thread (KPROBE_FLAG_RP_THREAD), else as many as the kernel allows. */
+/* Return probes without r<N> (uprobe places, fprobes, the tracers') take
+ * a thread's return stack (KPROBE_FLAG_RP_THREAD); where there is none (a
+ * kernel without membarrier()), a pool as large as the kernel allows. */
 #define EV_DEFAULT_MAXACTIVE KRETPROBE_MAXACTIVE_MAX
 
 struct ev_site;
@@ -1392,7 +1393,7 @@ static int maxactive(const struct ev_site *s)
 		if (s->probes[i]->def.is_return && v > 0 && (!m || v < m))
 			m = v;
 	}
-	return m ? m : EV_DEFAULT_MAXACTIVE;
+	return m;	/* 0: no r<N> */
 }
 
 static int site_register(struct ev_site *s)
@@ -1444,17 +1445,19 @@ static int site_register_entry(struct ev_site *s)
 
 static int site_register_return(struct ev_site *s)
 {
+	int m = maxactive(s);
+
 	s->rp.kp.addr = (kprobe_opcode_t *)(uintptr_t)s->addr;
 	s->rp.kp.flags = KPROBE_FLAG_NOSIMD;
 	/* no r<N>: a return stack per thread, as the kernel's uretprobes
 	 * and function_graph have, not a pool of a limited size */
-	if (maxactive(s) == EV_DEFAULT_MAXACTIVE)
+	if (!m)
 		s->rp.kp.flags |= KPROBE_FLAG_RP_THREAD;
 	s->rp.handler = on_return;
 	s->rp.entry_handler = s->timed ? on_return_entry_timed :
 		on_return_entry;
 	s->rp.data_size = sizeof(struct ev_ret_data);
-	s->rp.maxactive = maxactive(s);
+	s->rp.maxactive = m ? m : EV_DEFAULT_MAXACTIVE;
 	return register_kretprobe(&s->rp);
 }
 
