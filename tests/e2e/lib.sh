@@ -20,7 +20,7 @@
 # Extra compiler arguments per program (the rest is "-g -$LEVEL").
 prog_flags() {
 	case $1 in
-	threads | busy | stackends | fgraph) echo "-pthread" ;;
+	threads | busy | stackends | fgraph | deeprec) echo "-pthread" ;;
 	fgraphpg) echo "-pthread -pg" ;;
 	dl) echo "-ldl" ;;
 	stack | stackbad | stackmax | unwindfp) echo "-fno-omit-frame-pointer" ;;
