@@ -153,8 +153,9 @@ struct kprobe {
 					 * thread, no locked instruction per
 					 * call; needs data_size <=
 					 * KRETPROBE_THREAD_DATA (else, or on
-					 * a kernel without membarrier(), the
-					 * flag is ignored) */
+					 * a kernel without membarrier(),
+					 * register_kretprobe() clears it:
+					 * it says what is in effect) */
 
 /*
  * Jump optimisation (the kernel's optprobes).  A registered probe is an

@@ -16,7 +16,9 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <dprobe/kprobes.h>
@@ -254,6 +256,7 @@ static void test_stack_depth(void)
 
 	BEGIN("calls deeper than a thread's return stack are missed");
 	CHECK_EQ(register_kretprobe(&rp), 0);
+	CHECK(rp.kp.flags & KPROBE_FLAG_RP_THREAD, "flag cleared");
 	deep_rets = 0;
 	CHECK_EQ(deep(n, 0), n);
 	CHECK_EQ(deep_rets, KRETPROBE_THREAD_DEPTH);
@@ -261,6 +264,16 @@ static void test_stack_depth(void)
 	deep_rets = 0;
 	CHECK_EQ(deep(10, 0), 10);
 	CHECK_EQ(deep_rets, 11);
+	unregister_kretprobe(&rp);
+	/* registered again as it is (the flag kept): a return stack again,
+	 * not a pool of max(10, 2 x CPUs) */
+	rp.kp.addr = NULL;
+	CHECK_EQ((register_kretprobe)(&rp), 0);
+	CHECK(rp.kp.flags & KPROBE_FLAG_RP_THREAD, "flag not kept");
+	deep_rets = 0;
+	CHECK_EQ(deep(300, 0), 300);
+	CHECK_EQ(deep_rets, 301);
+	CHECK_EQ(rp.nmissed, 0);
 	unregister_kretprobe(&rp);
 	END();
 }
@@ -424,10 +437,13 @@ static void test_threads(void)
 
 static int pipefd[2];
 
+static volatile int waiting;	/* a call of waiter() is in flight */
+
 __attribute__((noipa)) long waiter(long x)
 {
 	char c;
 
+	waiting = 1;
 	if (read(pipefd[0], &c, 1) != 1)
 		return -1;
 	return x + c;
@@ -437,6 +453,15 @@ static void *waiter_thread(void *arg)
 {
 	(void)arg;
 	return (void *)waiter(100);
+}
+
+/* A thread in waiter(), its entry seen: the call is in flight. */
+static void start_waiter(pthread_t *t)
+{
+	waiting = 0;
+	pthread_create(t, NULL, waiter_thread, NULL);
+	while (!waiting)
+		usleep(1000);
 }
 
 static int waiter_rets;
@@ -458,8 +483,7 @@ static void test_unregister_in_flight(void)
 	BEGIN("unregister while a call is in flight: it returns home, untraced");
 	CHECK_EQ(pipe(pipefd), 0);
 	CHECK_EQ(register_kretprobe(&rp), 0);
-	pthread_create(&t, NULL, waiter_thread, NULL);
-	usleep(50000);
+	start_waiter(&t);
 	unregister_kretprobe(&rp);
 	CHECK(write(pipefd[1], "\5", 1) == 1, "write");
 	pthread_join(t, &r);
@@ -493,8 +517,7 @@ static void test_registered_again_in_flight(void)
 	CHECK_EQ(pipe(pipefd), 0);
 	waiter_rets = waiter2_rets = 0;
 	CHECK_EQ(register_kretprobe(&rp), 0);
-	pthread_create(&t, NULL, waiter_thread, NULL);
-	usleep(50000);
+	start_waiter(&t);
 	unregister_kretprobe(&rp);
 	CHECK_EQ(register_kretprobe(&rp2), 0);
 	CHECK(write(pipefd[1], "\5", 1) == 1, "write");
@@ -819,6 +842,108 @@ static void run_all(void)
 	unregister_kretprobe(&sq_rp);
 }
 
+/* ---- threads one after another -------------------------------------------- */
+
+static void *sq_once(void *arg)
+{
+	return (void *)square((long)(uintptr_t)arg);
+}
+
+static long vm_size_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static long sq_threads(long n)
+{
+	long bad = 0;
+	pthread_t t;
+	void *r;
+
+	for (long i = 0; i < n; i++) {
+		pthread_create(&t, NULL, sq_once, (void *)(uintptr_t)i);
+		pthread_join(t, &r);
+		bad += (long)r != i * i;
+	}
+	return bad;
+}
+
+/*
+ * Each thread takes a reader slot (and its return stack) at its first
+ * hit; with none free, the slot of a thread that has exited: the
+ * process's memory does not grow with the threads it has had.
+ */
+static void test_slots_taken_over(void)
+{
+	long before, after, bad;
+
+	BEGIN("2000 threads one after another: exited threads' slots reused");
+	sq_rets = sq_bad = 0;
+	sq_rp.nmissed = 0;
+	bad = sq_threads(200);
+	before = vm_size_kb();
+	bad += sq_threads(2000);
+	after = vm_size_kb();
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(sq_rets, 2200);
+	CHECK_EQ(sq_rp.nmissed, 0);
+	CHECK(before > 0 && after - before < 64 * 1024,
+	      "VmSize grew by %ld kB", after - before);
+	END();
+}
+
+/* ---- a vfork child of a thread that never hit a probe --------------------- */
+
+static void *vfork_thread(void *arg)
+{
+	long child;
+	pid_t pid;
+	int st;
+
+	(void)arg;
+	pid = vfork();
+	if (pid == 0) {
+		child = square(3);	/* on the parent thread's TLS */
+		_exit(child == 9 ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st))
+		return (void *)-1L;
+	return (void *)square(4);
+}
+
+/*
+ * The child shares the thread's memory and TLS: it takes no reader slot
+ * in the thread's name (the slot would be freed once the child is gone,
+ * while the thread uses it), so its call has no return stack and is
+ * missed; the thread's own calls are traced as usual.
+ */
+static void test_vfork_child(void)
+{
+	pthread_t t;
+	void *r;
+
+	BEGIN("a vfork child of a thread with no slot: missed, the thread traced");
+	sq_rets = sq_bad = 0;
+	sq_rp.nmissed = 0;
+	pthread_create(&t, NULL, vfork_thread, NULL);
+	pthread_join(t, &r);
+	CHECK_EQ((long)r, 16);
+	CHECK_EQ(sq_rets, 1);
+	CHECK_EQ(sq_rp.nmissed, 1);
+	CHECK_EQ(sq_bad, 0);
+	END();
+}
+
 int main(void)
 {
 	run_all();
@@ -833,6 +958,8 @@ int main(void)
 	test_stack_depth();
 	test_registered_again_in_flight();
 	test_many_threads();
+	test_slots_taken_over();
+	test_vfork_child();
 	unregister_kretprobe(&sq_rp);
 	return t_exit();
 }

@@ -127,6 +127,14 @@ static void atfork_parent(void)
  *    are gone (tgkill() says ESRCH) are taken back when free slots run
  *    low, and a slot whose thread died inside a read side is freed
  *    instead of waited for;
+ *  - a thread that finds no free slot takes over one whose thread is
+ *    gone holding no read side (a CAS on its tid; the writer frees a slot
+ *    with a CAS too, through -1, so the two never both get it), else
+ *    maps one more chunk: every thread has a slot, and a program that
+ *    keeps starting threads does not add chunks without end;
+ *  - a vfork()/posix_spawn() child runs on its parent thread's TLS: it
+ *    claims no slot (its pid is not ours), else the slot would be under
+ *    its tid and freed once it has exec'd while the parent still uses it;
  *  - the writer's own slot and shared read sides are skipped: a handler
  *    that unregisters would otherwise wait for itself;
  *  - fork: the child's only thread keeps its slot (under its new tid)
@@ -147,6 +155,7 @@ struct gp_chunk {
 static struct gp_chunk gp_chunk0;
 static int gp_free = GP_CHUNK;		/* slots with no owner (a hint) */
 static bool gp_fast;			/* membarrier PRIVATE_EXPEDITED works */
+static pid_t gp_pid;			/* this process's, for the hit path */
 
 unsigned int dp_gp_epoch;
 unsigned int dp_gp_shared[2];
@@ -156,17 +165,27 @@ static struct gp_chunk *gp_next(const struct gp_chunk *c)
 	return __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
 }
 
-/*
- * Append @n (zeroed) after the last chunk; false if another thread
- * appended one first (then @n is not used).  Chunks are never freed.
- */
-static bool gp_append(struct gp_chunk *n)
+/* The last chunk now. */
+static struct gp_chunk *gp_last(void)
 {
-	struct gp_chunk *c = &gp_chunk0, *none = NULL;
+	struct gp_chunk *c = &gp_chunk0;
 
 	while (gp_next(c))
 		c = gp_next(c);
-	if (!__atomic_compare_exchange_n(&c->next, &none, n, false,
+	return c;
+}
+
+/*
+ * Append @n (zeroed) after @last, the last chunk when the caller found
+ * no free slot; false if a chunk was appended since (then @n is not
+ * used): threads that all find the slots taken at once add one chunk,
+ * not one each.  Chunks are never freed.
+ */
+static bool gp_append(struct gp_chunk *last, struct gp_chunk *n)
+{
+	struct gp_chunk *none = NULL;
+
+	if (!__atomic_compare_exchange_n(&last->next, &none, n, false,
 					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		return false;
 	__atomic_fetch_add(&gp_free, GP_CHUNK, __ATOMIC_RELAXED);
@@ -178,7 +197,7 @@ static bool gp_append(struct gp_chunk *n)
  * library call, so that every thread has a slot (the return stacks of
  * KPROBE_FLAG_RP_THREAD are in them).
  */
-static __attribute__((noinline, cold)) bool gp_grow_now(void)
+static __attribute__((noinline, cold)) bool gp_grow_now(struct gp_chunk *last)
 {
 	long p = dp_raw_syscall6(SYS_mmap, 0, sizeof(struct gp_chunk),
 				 PROT_READ | PROT_WRITE,
@@ -186,7 +205,7 @@ static __attribute__((noinline, cold)) bool gp_grow_now(void)
 
 	if (p < 0 && p > -4096)
 		return false;
-	if (!gp_append((struct gp_chunk *)p))
+	if (!gp_append(last, (struct gp_chunk *)p))
 		dp_raw_syscall(SYS_munmap, p, sizeof(struct gp_chunk), 0);
 	return true;	/* a chunk was added, by us or another thread */
 }
@@ -196,27 +215,66 @@ bool dp_gp_slots(void)
 	return __atomic_load_n(&gp_fast, __ATOMIC_ACQUIRE);
 }
 
-static struct dp_gp_reader *gp_claim(void)
+/* @r, owned by @from, is ours now (a CAS: no other claimer has it). */
+static bool gp_take(struct dp_gp_reader *r, int from)
 {
-	if (!dp_tls.tid)
-		dp_tls.tid = (int)dp_raw_syscall(SYS_gettid, 0, 0, 0);
-again:
+	if (!__atomic_compare_exchange_n(&r->tid, &from, dp_tls.tid, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return false;
+	/* what the slot's return stack held was a dead thread's */
+	if (r->rstack)
+		r->rstack->top = 0;
+	return true;
+}
+
+/*
+ * The slot of a thread that has exited holding no read side, taken over
+ * (no library call: tgkill() made raw).  Exited threads' slots are
+ * otherwise taken back only by dp_synchronize(), and a program that
+ * keeps starting threads during a recording would grow chunks forever.
+ */
+static __attribute__((noinline, cold)) struct dp_gp_reader *gp_take_dead(void)
+{
 	for (struct gp_chunk *c = &gp_chunk0; c; c = gp_next(c)) {
 		for (int i = 0; i < GP_CHUNK; i++) {
 			struct dp_gp_reader *r = &c->r[i];
-			int none = 0;
+			int tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
 
+			if (tid <= 0 ||
+			    __atomic_load_n(&r->lease[0], __ATOMIC_RELAXED) ||
+			    __atomic_load_n(&r->lease[1], __ATOMIC_RELAXED) ||
+			    dp_raw_syscall(SYS_tgkill, gp_pid, tid, 0) != -ESRCH)
+				continue;
+			if (gp_take(r, tid))
+				return r;
+		}
+	}
+	return NULL;
+}
+
+static struct dp_gp_reader *gp_claim(void)
+{
+	struct dp_gp_reader *r;
+	struct gp_chunk *last;
+
+	if (!dp_tls.tid)
+		dp_tls.tid = (int)dp_raw_syscall(SYS_gettid, 0, 0, 0);
+again:
+	/* before the scan: a chunk appended during it has free slots */
+	last = gp_last();
+	for (struct gp_chunk *c = &gp_chunk0; c; c = gp_next(c)) {
+		for (int i = 0; i < GP_CHUNK; i++) {
+			r = &c->r[i];
 			if (__atomic_load_n(&r->tid, __ATOMIC_RELAXED) ||
-			    !__atomic_compare_exchange_n(&r->tid, &none,
-							 dp_tls.tid, false,
-							 __ATOMIC_SEQ_CST,
-							 __ATOMIC_RELAXED))
+			    !gp_take(r, 0))
 				continue;
 			__atomic_fetch_sub(&gp_free, 1, __ATOMIC_RELAXED);
 			return r;
 		}
 	}
-	if (gp_grow_now())
+	if ((r = gp_take_dead()))
+		return r;
+	if (gp_grow_now(last))
 		goto again;
 	return NULL;
 }
@@ -226,10 +284,16 @@ dp_gp_t dp_gp_enter_slow(void)
 {
 	unsigned int idx;
 
-	/* a hit nested in the claim (a signal) takes the shared counters;
-	 * with no free slot, the claim adds some */
+	/*
+	 * A hit nested in the claim (a signal) takes the shared counters;
+	 * with no free slot, the claim takes a dead thread's or adds some.
+	 * So does a child sharing this thread's memory and TLS (vfork(),
+	 * posix_spawn()): a slot claimed under its tid would be freed once
+	 * it has exec'd, while this thread uses it.
+	 */
 	if (__atomic_load_n(&gp_fast, __ATOMIC_RELAXED) &&
-	    !dp_tls.gp_claiming) {
+	    !dp_tls.gp_claiming &&
+	    dp_raw_syscall(SYS_getpid, 0, 0, 0) == gp_pid) {
 		struct dp_gp_reader *r;
 
 		dp_tls.gp_claiming = true;
@@ -276,9 +340,16 @@ static bool thread_gone(int tid)
 	return syscall(SYS_tgkill, getpid(), tid, 0) && errno == ESRCH;
 }
 
-/* Free a slot whose thread is gone (under the mutex). */
-static void gp_release(struct dp_gp_reader *r)
+/*
+ * Free a slot whose thread @tid is gone (under the mutex), unless a new
+ * thread took it over first (gp_take_dead()): marked -1 meanwhile, which
+ * no claimer takes, so that no one uses the counters being cleared.
+ */
+static void gp_release(struct dp_gp_reader *r, int tid)
 {
+	if (!__atomic_compare_exchange_n(&r->tid, &tid, -1, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return;
 	__atomic_store_n(&r->lease[0], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->lease[1], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->tid, 0, __ATOMIC_RELEASE);
@@ -303,8 +374,9 @@ static void gp_wait_reader(struct dp_gp_reader *r, int idx)
 		int tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
 
 		/* checked now and then: a handler that never returned */
-		if (spins >= 64 && spins % 64 == 0 && tid && thread_gone(tid)) {
-			gp_release(r);
+		if (spins >= 64 && spins % 64 == 0 && tid > 0 &&
+		    thread_gone(tid)) {
+			gp_release(r, tid);
 			return;
 		}
 		gp_pause(spins);
@@ -355,9 +427,9 @@ static void gp_maintain(void)
 			struct dp_gp_reader *r = &c->r[i];
 			int tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
 
-			if (tid && r != dp_tls.gp && !r->lease[0] &&
+			if (tid > 0 && r != dp_tls.gp && !r->lease[0] &&
 			    !r->lease[1] && thread_gone(tid))
-				gp_release(r);
+				gp_release(r, tid);
 		}
 	}
 	if (__atomic_load_n(&gp_free, __ATOMIC_RELAXED) >= GP_CHUNK / 4)
@@ -366,7 +438,7 @@ static void gp_maintain(void)
 	if (!n)
 		return;
 	memset(n, 0, sizeof(*n));
-	if (!gp_append(n))
+	if (!gp_append(gp_last(), n))
 		free(n);	/* a thread with no slot added one */
 }
 
@@ -384,6 +456,7 @@ void dp_synchronize(void)
 
 static void gp_init(void)
 {
+	gp_pid = getpid();
 	long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 
 	if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
@@ -398,6 +471,7 @@ static void gp_fork_child(void)
 	int n = 0;
 
 	dp_tls.tid = (int)syscall(SYS_gettid);
+	gp_pid = getpid();
 	for (struct gp_chunk *c = &gp_chunk0; c; c = c->next) {
 		for (int i = 0; i < GP_CHUNK; i++) {
 			struct dp_gp_reader *r = &c->r[i];

@@ -149,7 +149,7 @@ int dp_register(struct kprobe *p, bool func_entry)
 		goto out;
 	p->addr = (kprobe_opcode_t *)(uintptr_t)addr;
 	p->flags &= KPROBE_FLAG_DISABLED | KPROBE_FLAG_NOOPT |
-		    KPROBE_FLAG_NOSIMD;
+		    KPROBE_FLAG_NOSIMD | KPROBE_FLAG_RP_THREAD;
 	if (r.func_entry)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
 	p->nmissed = 0;

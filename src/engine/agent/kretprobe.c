@@ -274,7 +274,11 @@ DP_EXPORT int register_kretprobe(struct kretprobe *rp)
 	/* before rph is touched: it belongs to the registration */
 	if (dp_kprobe_registered(&rp->kp))
 		return -EEXIST;
-	h = per_thread(rp) ? holder_thread(rp) : holder_new(rp);
+	/* the flag says what is in effect (and is kept by dp_register()) */
+	if (!per_thread(rp))
+		rp->kp.flags &= ~KPROBE_FLAG_RP_THREAD;
+	h = rp->kp.flags & KPROBE_FLAG_RP_THREAD ? holder_thread(rp) :
+						   holder_new(rp);
 	if (!h)
 		return -ENOMEM;
 	dp_lock();

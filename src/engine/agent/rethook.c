@@ -194,12 +194,9 @@ static struct kretprobe_instance *rs_push(struct kretprobe_holder *h)
 	struct dp_rstack *rs = r ? r->rstack : NULL;
 	struct kretprobe_instance *ri;
 
+	/* (a slot's earlier owner left nothing: gp_take() emptied it) */
 	if (!rs && (!r || !(rs = rs_map(r))))
 		return NULL;
-	/* none of this thread's calls in flight: what is above was left by
-	 * the slot's earlier owner, an exited thread */
-	if (!dp_tls.ri && !dp_tls.suspended)
-		rs->top = 0;
 	if (rs->top == KRETPROBE_THREAD_DEPTH)
 		return NULL;
 	ri = rs_slot(rs, rs->top++);
