@@ -82,6 +82,13 @@ static struct kretprobe sq_rp = {
 	.maxactive = 64,
 };
 
+/* The counts of sq_rp's calls back to nothing. */
+static void sq_reset(void)
+{
+	sq_rets = sq_bad = 0;
+	sq_rp.nmissed = 0;
+}
+
 static void test_values(void)
 {
 	long sum = 0;
@@ -418,8 +425,7 @@ static void test_threads(void)
 	void *r;
 
 	BEGIN("threads: every call traced or counted missed");
-	sq_rets = sq_bad = 0;
-	sq_rp.nmissed = 0;
+	sq_reset();
 	for (int i = 0; i < NTHREADS; i++)
 		pthread_create(&t[i], NULL, sq_thread, NULL);
 	for (int i = 0; i < NTHREADS; i++) {
@@ -494,28 +500,18 @@ static void test_unregister_in_flight(void)
 	END();
 }
 
-static int waiter2_rets;
-
-static int waiter2_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	(void)ri;
-	(void)regs;
-	waiter2_rets++;
-	return 0;
-}
-
 /* A return stack's holder is taken again by the next registration. */
 static void test_registered_again_in_flight(void)
 {
 	struct kretprobe rp = { .kp.symbol_name = "waiter", .handler = waiter_ret };
 	struct kretprobe rp2 = { .kp.symbol_name = "waiter",
-				 .handler = waiter2_ret };
+				 .handler = waiter_ret };
 	pthread_t t;
 	void *r;
 
 	BEGIN("a call in flight across unregister and a new kretprobe: untraced");
 	CHECK_EQ(pipe(pipefd), 0);
-	waiter_rets = waiter2_rets = 0;
+	waiter_rets = 0;
 	CHECK_EQ(register_kretprobe(&rp), 0);
 	start_waiter(&t);
 	unregister_kretprobe(&rp);
@@ -523,11 +519,10 @@ static void test_registered_again_in_flight(void)
 	CHECK(write(pipefd[1], "\5", 1) == 1, "write");
 	pthread_join(t, &r);
 	CHECK_EQ((long)r, 105);
-	CHECK_EQ(waiter_rets, 0);
-	CHECK_EQ(waiter2_rets, 0);
+	CHECK_EQ(waiter_rets, 0);	/* neither kretprobe's handler */
 	CHECK(write(pipefd[1], "\6", 1) == 1, "write");
 	CHECK_EQ(waiter(1), 7);
-	CHECK_EQ(waiter2_rets, 1);
+	CHECK_EQ(waiter_rets, 1);	/* rp2's */
 	unregister_kretprobe(&rp2);
 	close(pipefd[0]);
 	close(pipefd[1]);
@@ -556,8 +551,7 @@ static void test_many_threads(void)
 	void *r;
 
 	BEGIN("150 threads at once each have a return stack");
-	sq_rets = sq_bad = 0;
-	sq_rp.nmissed = 0;
+	sq_reset();
 	pthread_barrier_init(&many_bar, NULL, NMANY);
 	for (long i = 0; i < NMANY; i++)
 		CHECK_EQ(pthread_create(&t[i], NULL, sq_many,
@@ -887,8 +881,7 @@ static void test_slots_taken_over(void)
 	long before, after, bad;
 
 	BEGIN("2000 threads one after another: exited threads' slots reused");
-	sq_rets = sq_bad = 0;
-	sq_rp.nmissed = 0;
+	sq_reset();
 	bad = sq_threads(200);
 	before = vm_size_kb();
 	bad += sq_threads(2000);
@@ -933,8 +926,7 @@ static void test_vfork_child(void)
 	void *r;
 
 	BEGIN("a vfork child of a thread with no slot: missed, the thread traced");
-	sq_rets = sq_bad = 0;
-	sq_rp.nmissed = 0;
+	sq_reset();
 	pthread_create(&t, NULL, vfork_thread, NULL);
 	pthread_join(t, &r);
 	CHECK_EQ((long)r, 16);
