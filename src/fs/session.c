@@ -202,23 +202,29 @@ static void child_trigger(void *priv, const struct dp_event *ev,
 static int read_frame(int fd, struct frame *h, char **data);
 static void child_commands(struct child_ctx *c);
 
+/* A frame (or the manager's end: EOF) is there to read now. */
 static bool cmd_waiting(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
-	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLIN | POLLHUP));
 }
 
 static void child_profile(void *priv)
 {
 	struct child_ctx *c = priv;
 
-	/* a `show` read writes its frame, then sends SIGUSR1, which every
-	 * engine's loop takes (the ptrace engine's keeps SIGUSR2 blocked) */
-	if (g_cmd_pending || cmd_waiting(c->cmd_fd)) {
-		g_cmd_pending = 0;
+	/*
+	 * A `show` read writes its frame, then sends SIGUSR1, which every
+	 * engine's loop takes (the ptrace engine's keeps SIGUSR2 blocked).
+	 * The frame itself says a command waits, not the flag: a SIGUSR2
+	 * can arrive after its frame was read, and a read for a frame that
+	 * is not there blocks this child, signals masked, until the next
+	 * command: the manager stopping it would wait for it for ever.
+	 */
+	g_cmd_pending = 0;
+	if (cmd_waiting(c->cmd_fd))
 		child_commands(c);
-	}
 	struct dp_fs_count *v;
 	size_t n = 0;
 
