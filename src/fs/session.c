@@ -202,28 +202,38 @@ static void child_trigger(void *priv, const struct dp_event *ev,
 static int read_frame(int fd, struct frame *h, char **data);
 static void child_commands(struct child_ctx *c);
 
-/* A frame (or the manager's end: EOF) is there to read now. */
-static bool cmd_waiting(int fd)
+/* A frame (or the manager's end: EOF) to read, within @ms. */
+static bool cmd_waiting(int fd, int ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n;
 
-	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLIN | POLLHUP));
+	do
+		n = poll(&pfd, 1, ms);
+	while (n < 0 && errno == EINTR);
+	return n == 1 && (pfd.revents & (POLLIN | POLLHUP));
 }
+
+/* How long a SIGUSR2 waits for its frame, which the manager writes right
+ * after it (the signal first: the child reads while the pipe fills). */
+#define CMD_FRAME_WAIT_MS 250
 
 static void child_profile(void *priv)
 {
 	struct child_ctx *c = priv;
+	bool announced = g_cmd_pending;
 
 	/*
 	 * A `show` read writes its frame, then sends SIGUSR1, which every
 	 * engine's loop takes (the ptrace engine's keeps SIGUSR2 blocked).
-	 * The frame itself says a command waits, not the flag: a SIGUSR2
-	 * can arrive after its frame was read, and a read for a frame that
-	 * is not there blocks this child, signals masked, until the next
-	 * command: the manager stopping it would wait for it for ever.
+	 * A command's SIGUSR2 may also come after its frame was found and
+	 * read here: a frame is read only once poll() sees it, never on the
+	 * flag alone, which would block this child (signals masked) on an
+	 * empty pipe until the next command, and the manager stopping it
+	 * would wait for it for ever.
 	 */
 	g_cmd_pending = 0;
-	if (cmd_waiting(c->cmd_fd))
+	if (cmd_waiting(c->cmd_fd, announced ? CMD_FRAME_WAIT_MS : 0))
 		child_commands(c);
 	struct dp_fs_count *v;
 	size_t n = 0;
