@@ -82,8 +82,6 @@ struct ev_probe {
 	uint32_t rec_max;		/* payload bytes reserved per hit */
 	/* DP_AGENT_F_AGG: how many hist tables its hits are added to (agg) */
 	unsigned nagg;
-	/* what every hit reads is here, in the first cache line */
-	bool is_return;			/* def.is_return */
 	bool counter;			/* count-only: a ring counter, no record */
 	bool fast;			/* @fp holds the record's recipe */
 	bool off;			/* switched off (SLOT): records nothing */
@@ -356,15 +354,15 @@ add_stack(uint8_t *buf, size_t len, const struct ev_probe *p,
 	if (p->snap)
 		return at + dp_user_stack_snap(
 			(const struct pt_regs *)(const void *)ctx->regs,
-			p->is_return ? ctx->func : ctx->ip,
-			p->is_return ? ctx->ret_ip : 0, buf + at, p->snap);
+			p->def.is_return ? ctx->func : ctx->ip,
+			p->def.is_return ? ctx->ret_ip : 0, buf + at, p->snap);
 	/* struct dp_regs is laid out as struct pt_regs */
 	if (p->site->is_tp)
 		n = tp_stack(ctx, fr);
 	else
 		n = dp_user_stack((const struct pt_regs *)(const void *)ctx->regs,
-				  p->is_return ? ctx->func : ctx->ip,
-				  p->is_return ? ctx->ret_ip : 0,
+				  p->def.is_return ? ctx->func : ctx->ip,
+				  p->def.is_return ? ctx->ret_ip : 0,
 				  p->at_entry, fr, DP_STACK_MAX);
 	w = DP_AGENT_STACK_WORD(n);
 	__builtin_memcpy(fr + n, &w, 8);
@@ -459,7 +457,7 @@ static inline void fill_fast(uint8_t *buf, const struct ev_probe *p,
 		ip = 0;				/* a tracepoint's record has no place */
 	else
 		__builtin_memcpy(buf + DP_REC_IP_OFF, &ip, 8); /* or __probe_func */
-	if (p->is_return)
+	if (p->def.is_return)
 		__builtin_memcpy(buf + DP_REC_RET_IP_OFF, &ret_ip, 8);
 	for (unsigned i = 0; i < p->fp.n; i++) {
 		uint64_t v = *(const uint64_t *)(const void *)
@@ -685,7 +683,7 @@ static inline void site_entry(const struct ev_site *s, struct pt_regs *regs)
 	for (unsigned i = n; i-- > 0;) {
 		const struct ev_probe *p = v[i];
 
-		if (p->is_return || __atomic_load_n(&p->off, __ATOMIC_RELAXED))
+		if (p->def.is_return || __atomic_load_n(&p->off, __ATOMIC_RELAXED))
 			continue;
 		if (p->counter) {
 			dp_ring_local_inc(&ring->counters[p->slot]);
@@ -825,7 +823,7 @@ static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	for (unsigned i = n; i-- > 0;) {
 		const struct ev_probe *p = v[i];
 
-		if (!p->is_return || __atomic_load_n(&p->off, __ATOMIC_RELAXED))
+		if (!p->def.is_return || __atomic_load_n(&p->off, __ATOMIC_RELAXED))
 			continue;
 		if (p->counter) {
 			dp_ring_local_inc(&ring->counters[p->slot]);
@@ -1233,7 +1231,6 @@ int dp_ev_add(unsigned slot, unsigned id, uint64_t addr, uint64_t foffs,
 	p->stack = (flags & DP_AGENT_F_STACK) &&
 		!(flags & (DP_AGENT_F_COUNT | DP_AGENT_F_AGG)) &&
 		rings.max_record > DP_RING_HDR_SIZE + 2 * EV_STACK_ROOM;
-	p->is_return = p->def.is_return;
 	p->at_entry = (flags & DP_AGENT_F_ENTRY) && !p->def.is_return;
 	p->stackmax = p->stack && (flags & DP_AGENT_F_STACKMAX) &&
 		!p->def.is_return && p->def.kind != DP_KIND_TRACEPOINT &&
